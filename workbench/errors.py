@@ -1,0 +1,65 @@
+"""Every error and warning the workbench raises on purpose.
+
+Expected user mistakes (an unknown kernel, a missing parameter, a malformed group
+size...) are :class:`WorkbenchError` subclasses; the CLI and the UI turn them into
+one readable line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class WorkbenchError(Exception):
+    """Base class of every error the workbench reports to its user."""
+
+
+class UnknownNameError(WorkbenchError, KeyError):
+    """A kernel, variant, parameter, device or property name that does not exist."""
+
+    def __init__(self, what: str, name: str, known: Iterable[str]):
+        self.what = what
+        self.name = name
+        self.known = sorted(known)
+        close = difflib.get_close_matches(name, self.known, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        listing = ", ".join(self.known) if len(self.known) <= 12 else \
+            ", ".join(self.known[:12]) + ", ..."
+        msg = f"unknown {what} {name!r}.{hint} Known: {listing}"
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return self.args[0]
+
+
+class ParameterError(WorkbenchError):
+    """A parameter value is missing, malformed or violates the kernel's assumptions."""
+
+
+class GroupSizeError(WorkbenchError):
+    """A work-group size that cannot be parsed or does not fit the kernel."""
+
+
+class UnsupportedKernelError(WorkbenchError):
+    """A kernel whose properties cannot be extracted (data-dependent bounds, dtypes...)."""
+
+
+class DeviceError(WorkbenchError):
+    """No OpenCL device matches, or the OpenCL runtime is unusable."""
+
+
+class StoreError(WorkbenchError):
+    """A measurement store that cannot be opened, is not a store, or is too new."""
+
+
+class ModelError(WorkbenchError):
+    """A model that cannot be fitted, loaded or evaluated."""
+
+
+class WorkbenchWarning(UserWarning):
+    """Base class of the workbench's warnings."""
+
+
+class UnexercisedPropertyWarning(WorkbenchWarning):
+    """A model property that no measurement exercises, so its weight is undetermined."""

@@ -1,0 +1,176 @@
+"""What a catalog kernel is: a loopy builder plus the facts a campaign needs.
+
+A :class:`KernelSpec` builds a loopy kernel for one :class:`BuildRequest` (variant,
+dtype, work-group size), knows its size cases (as a function of the per-device
+exponent ``p`` of the unified-model paper, section 4.1), the work-group size sets
+it is measured with, how to make inputs, and how to compute the expected output
+with numpy so that every kernel can be checked numerically.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.errors import GroupSizeError, ParameterError, UnknownNameError
+
+
+class KernelRole(enum.Enum):
+    """Measurement kernels calibrate a model; test kernels judge it (paper, 4.1 and 5)."""
+
+    MEASUREMENT = "measurement"
+    TEST = "test"
+
+
+class DType(enum.Enum):
+    FLOAT32 = "float32"
+    FLOAT64 = "float64"
+
+    @property
+    def numpy(self) -> np.dtype:
+        return np.dtype(self.value)
+
+    @classmethod
+    def parse(cls, text: str | DType | np.dtype | type) -> DType:
+        if isinstance(text, DType):
+            return text
+        name = np.dtype(text).name if not isinstance(text, str) else text
+        try:
+            return cls(name)
+        except ValueError:
+            raise UnknownNameError("dtype", str(name), [d.value for d in cls]) from None
+
+
+GroupSize = tuple[int, ...]
+
+
+def parse_group_size(text: str | GroupSize) -> GroupSize:
+    """``"16x16"`` -> ``(16, 16)``; ``"256"`` -> ``(256,)``. Axis 0 first."""
+    if isinstance(text, tuple):
+        sizes = text
+    else:
+        if not re.fullmatch(r"\s*\d+(\s*[xX,]\s*\d+){0,2}\s*", str(text)):
+            raise GroupSizeError(
+                f"malformed group size {text!r}: expected e.g. '256', '16x16' or '8x8x4'")
+        sizes = tuple(int(s) for s in re.split(r"[xX,]", str(text).replace(" ", "")))
+    if not sizes or any(s <= 0 for s in sizes):
+        raise GroupSizeError(f"group size {text!r} must be positive integers")
+    return tuple(int(s) for s in sizes)
+
+
+def format_group_size(size: GroupSize) -> str:
+    return "x".join(str(s) for s in size)
+
+
+@dataclass(frozen=True)
+class GroupSizeSet:
+    """A named set of work-group sizes (the paper's '2-D Med' etc.)."""
+
+    name: str
+    sizes: tuple[GroupSize, ...]
+
+    @property
+    def dims(self) -> int:
+        return len(self.sizes[0])
+
+
+# The paper's sets (section 4.1). Sizes are (axis 0, axis 1): "16 x 12" is l.0=16, l.1=12.
+GROUP_SIZE_SETS: Mapping[str, GroupSizeSet] = {
+    s.name: s for s in (
+        GroupSizeSet("1d-small", ((192,), (224,), (256,))),
+        GroupSizeSet("1d-med", ((128,), (256,), (384,))),
+        GroupSizeSet("1d-large", ((256,), (384,), (512,))),
+        GroupSizeSet("2d-small", ((16, 12), (16, 14), (16, 16))),
+        GroupSizeSet("2d-med", ((16, 12), (16, 16), (32, 16))),
+        GroupSizeSet("2d-large", ((16, 16), (24, 16), (32, 16))),
+    )
+}
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """Everything that selects one concrete loopy kernel from a catalog entry."""
+
+    variant: str
+    dtype: DType
+    group_size: GroupSize
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One catalog entry.
+
+    ``build(request)`` returns a loopy ``TranslationUnit`` whose size parameters stay
+    symbolic. ``size_cases(p)`` returns the parameter sets of the paper's size cases
+    for exponent ``p``; ``default_p`` is a sensible exponent for a desktop GPU and
+    ``p_choices`` the range the paper allows. ``make_inputs(params, dtype, rng)``
+    returns the kernel's array and scalar arguments (host numpy data) and
+    ``reference(inputs, params)`` the expected outputs keyed by argument name.
+    """
+
+    name: str
+    role: KernelRole
+    description: str
+    parameters: tuple[str, ...]
+    variants: tuple[str, ...]
+    dtypes: tuple[DType, ...]
+    group_dims: int
+    default_group_size_set: str
+    build: Callable[[BuildRequest], object]
+    size_cases: Callable[[int], tuple[Mapping[str, int], ...]]
+    default_p: int
+    p_choices: tuple[int, ...]
+    make_inputs: Callable[[Mapping[str, int], DType, np.random.Generator], dict]
+    reference: Callable[[Mapping[str, np.ndarray], Mapping[str, int]], dict]
+    check_params: Mapping[str, int] = field(default_factory=dict)
+    rtol: float = 1e-4
+
+    @property
+    def default_variant(self) -> str:
+        return self.variants[0]
+
+    def group_sizes(self, set_name: str | None = None) -> tuple[GroupSize, ...]:
+        name = set_name or self.default_group_size_set
+        try:
+            gset = GROUP_SIZE_SETS[name]
+        except KeyError:
+            raise UnknownNameError("group size set", name, GROUP_SIZE_SETS) from None
+        if gset.dims != self.group_dims:
+            raise GroupSizeError(
+                f"kernel {self.name!r} takes {self.group_dims}-D work groups; "
+                f"set {name!r} is {gset.dims}-D")
+        return gset.sizes
+
+    def request(self, variant: str | None = None, dtype: str | DType = "float32",
+                group_size: str | GroupSize | None = None) -> BuildRequest:
+        """Validate user input and turn it into a :class:`BuildRequest`."""
+        variant = variant or self.default_variant
+        if variant not in self.variants:
+            raise UnknownNameError(f"variant of {self.name!r}", variant, self.variants)
+        dt = DType.parse(dtype)
+        if dt not in self.dtypes:
+            raise UnknownNameError(f"dtype of {self.name!r}", dt.value,
+                                   [d.value for d in self.dtypes])
+        gs = parse_group_size(group_size) if group_size is not None \
+            else self.group_sizes()[-1]
+        if len(gs) != self.group_dims:
+            raise GroupSizeError(
+                f"kernel {self.name!r} takes a {self.group_dims}-D work-group size, "
+                f"got {format_group_size(gs)!r}")
+        return BuildRequest(variant, dt, gs)
+
+    def check_parameter_names(self, params: Mapping[str, int]) -> dict[str, int]:
+        unknown = set(params) - set(self.parameters)
+        if unknown:
+            raise UnknownNameError(f"parameter of {self.name!r}", sorted(unknown)[0],
+                                   self.parameters)
+        missing = [p for p in self.parameters if p not in params]
+        if missing:
+            raise ParameterError(
+                f"kernel {self.name!r} needs a value for parameter(s) "
+                f"{', '.join(missing)} (e.g. --param {missing[0]}=1024)")
+        return {k: int(v) for k, v in params.items()}
