@@ -1,0 +1,121 @@
+"""Property extraction pinned against closed forms derived by hand."""
+
+import numpy as np
+import loopy as lp
+import pytest
+
+from workbench.errors import ParameterError, UnknownNameError, UnsupportedKernelError
+from workbench.properties import (
+    Direction, GlobalAccess, LocalAccess, OpCount, OpKind, StrideFraction,
+    extract_properties, parse_feature,
+)
+from workbench.properties.features import Granularity
+
+LV = (2018, 2)
+
+
+def test_triangular_domain_counted_exactly():
+    # sum over j <= i: n(n+1)/2 multiply-adds; barvinok makes this exact, not a box.
+    knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<=i}",
+                         "out[i] = sum(j, a[i, j]*2.0f)",
+                         [lp.GlobalArg("a", np.float32, shape=("n", "n")),
+                          lp.GlobalArg("out", np.float32, shape=("n",)), ...],
+                         lang_version=LV)
+    knl = lp.split_iname(knl, "i", 64, outer_tag="g.0", inner_tag="l.0")
+    props = extract_properties(knl)
+    for n in (64, 128, 640):
+        v = props.evaluate({"n": n})
+        assert v[OpCount("float32", OpKind.MUL)] == n * (n + 1) // 2
+        assert v[OpCount("float32", OpKind.ADD)] == n * (n + 1) // 2
+    # vectorized evaluation agrees with scalar evaluation
+    ns = np.array([64, 128, 640])
+    vec = props.evaluate({"n": ns})[OpCount("float32", OpKind.MUL)]
+    assert list(vec) == [n * (n + 1) // 2 for n in ns]
+
+
+def test_stride_two_half_used_vs_fully_used():
+    def kernel(insn):
+        k = lp.make_kernel("{[i]: 0<=i<n}", insn,
+                           [lp.GlobalArg("a", np.float32, shape=("3*n",)),
+                            lp.GlobalArg("out", np.float32, shape=("n",)), ...],
+                           lang_version=LV)
+        return lp.split_iname(k, "i", 128, outer_tag="g.0", inner_tag="l.0")
+
+    half = extract_properties(kernel("out[i] = a[2*i]")).evaluate_named({"n": 1024})
+    assert half["f_mem_access_global_float32_load_frac1of2"] == 1024
+    assert "f_mem_access_global_float32_load_frac2of2" not in half or \
+        half["f_mem_access_global_float32_load_frac2of2"] == 0
+    full = extract_properties(kernel("out[i] = a[2*i] + a[2*i+1]")).evaluate_named({"n": 1024})
+    assert full["f_mem_access_global_float32_load_frac2of2"] == 2048
+    assert full.get("f_mem_access_global_float32_load_frac1of2", 0) == 0
+    third = extract_properties(kernel("out[i] = a[3*i] + a[3*i+1]")).evaluate_named({"n": 999})
+    assert third["f_mem_access_global_float32_load_frac2of3"] == 2 * 999
+
+
+def test_feature_names_round_trip():
+    names = ["f_op_float32_add", "f_op_float64_special", "f_sync_barrier_local",
+             "f_thread_groups", "f_sync_kernel_launch",
+             "f_mem_access_global_float32_load_stride1",
+             "f_mem_access_global_float64_store_frac3ofgt4",
+             "f_mem_access_global_float32_minls_frac2of2",
+             "f_mem_access_local_float32_load"]
+    for name in names:
+        assert parse_feature(name).name == name
+    assert parse_feature("f_mem_access_global_float32_load_frac1of3") == \
+        GlobalAccess("float32", Direction.LOAD, StrideFraction(3, 1))
+    assert StrideFraction(None, 4).label == "4/>4"
+    with pytest.raises(UnknownNameError):
+        parse_feature("f_op_float32_madd")
+
+
+def test_errors_name_the_cause():
+    knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]",
+                         [lp.GlobalArg("a,out", np.float32, shape=("n",)), ...],
+                         assumptions="n mod 4 = 0", lang_version=LV)
+    props = extract_properties(knl)
+    with pytest.raises(ParameterError, match="needs a value for parameter"):
+        props.evaluate({})
+    with pytest.raises(UnknownNameError, match="unknown parameter"):
+        props.evaluate({"n": 8, "q": 1})
+    with pytest.raises(ParameterError, match="assumptions"):
+        props.evaluate({"n": 6})
+    with pytest.raises(ParameterError, match="sub-group size"):
+        extract_properties(knl, granularity=Granularity.SUBGROUP)
+
+
+def test_data_dependent_bounds_are_refused():
+    knl = lp.make_kernel(
+        ["{[i]: 0<=i<n}", "{[j]: jstart<=j<jend}"],
+        """
+        <> jstart = rowptr[i]  {id=s}
+        <> jend = rowptr[i+1]  {id=e}
+        out[i] = sum(j, vals[j])  {dep=s:e}
+        """,
+        [lp.GlobalArg("rowptr", np.int32, shape=("n+1",)),
+         lp.GlobalArg("vals", np.float32, shape=("nnz",)),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("nnz", np.int32), ...],
+        lang_version=LV)
+    with pytest.raises(UnsupportedKernelError, match="depend on data"):
+        extract_properties(knl)
+
+
+def test_unsupported_dtype_is_refused():
+    knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]",
+                         [lp.GlobalArg("a,out", np.complex64, shape=("n",)), ...],
+                         lang_version=LV)
+    with pytest.raises(UnsupportedKernelError, match="complex64"):
+        extract_properties(knl)
+
+
+def test_subgroup_granularity_counts_arithmetic_per_subgroup():
+    knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] + s",
+                         [lp.GlobalArg("a,out", np.float32, shape=("n",)),
+                          lp.ValueArg("s", np.float32), ...], lang_version=LV)
+    knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    wi = extract_properties(knl).evaluate_named({"n": 4096})
+    sg = extract_properties(knl, granularity="subgroup", subgroup_size=32
+                            ).evaluate_named({"n": 4096})
+    assert wi["f_op_float32_mul"] == 4096
+    assert sg["f_op_float32_mul"] == 4096 // 32
+    # non-uniform global accesses stay per work item in both
+    assert sg["f_mem_access_global_float32_load_stride1"] == 4096

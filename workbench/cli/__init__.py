@@ -1,0 +1,1 @@
+"""Command-line interface (``workbench ...``); the only layer that prints or exits."""

@@ -1,0 +1,54 @@
+"""Argument parsing helpers and output formatting shared by the subcommands."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+
+from workbench.errors import ParameterError
+
+
+def parse_params(items: Sequence[str] | None) -> dict[str, int]:
+    """``["n=1024", "m=512,l=256"]`` -> ``{"n": 1024, "m": 512, "l": 256}``."""
+    params: dict[str, int] = {}
+    for item in items or ():
+        for part in item.split(","):
+            m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*", part)
+            if not m:
+                raise ParameterError(
+                    f"malformed parameter {part!r}: expected NAME=INTEGER, e.g. n=1024")
+            params[m.group(1)] = int(m.group(2))
+    return params
+
+
+def print_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None,
+                file=None) -> None:
+    file = file or sys.stdout
+    if not rows:
+        print("(nothing)", file=file)
+        return
+    columns = list(columns or rows[0].keys())
+    text = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(t[i]) for t in text)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(), file=file)
+    print("  ".join("-" * w for w in widths), file=file)
+    for t in text:
+        print("  ".join(v.ljust(w) for v, w in zip(t, widths)).rstrip(), file=file)
+
+
+def print_json(data, file=None) -> None:
+    json.dump(data, file or sys.stdout, indent=2, sort_keys=False, default=_jsonable)
+    print(file=file or sys.stdout)
+
+
+def _jsonable(obj):
+    import numpy as np
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")

@@ -1,0 +1,41 @@
+"""Entry point of the ``workbench`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from workbench.errors import WorkbenchError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from workbench.cli import kernel_cmds
+
+    parser = argparse.ArgumentParser(
+        prog="workbench", description="Model GPU kernel performance with loopy.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    kernel_cmds.add_parsers(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from loopy.diagnostic import LoopyWarning
+
+    # loopy's chatter is for kernel authors; an inexact count must still be seen.
+    warnings.filterwarnings("ignore", category=LoopyWarning)
+    warnings.filterwarnings("default", message=".*count_overestimate.*")
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as err:
+        print(f"workbench: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

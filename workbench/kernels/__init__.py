@@ -1,0 +1,18 @@
+"""The kernel catalog: the unified-model paper's measurement and test kernels."""
+
+from workbench.kernels.base import (
+    GROUP_SIZE_SETS,
+    BuildRequest,
+    DType,
+    GroupSizeSet,
+    KernelRole,
+    KernelSpec,
+    format_group_size,
+    parse_group_size,
+)
+from workbench.kernels.catalog import all_kernels, get_kernel, register
+
+__all__ = [
+    "GROUP_SIZE_SETS", "BuildRequest", "DType", "GroupSizeSet", "KernelRole", "KernelSpec",
+    "all_kernels", "format_group_size", "get_kernel", "parse_group_size", "register",
+]

@@ -1,0 +1,281 @@
+"""Symbolic, exact extraction of the unified model's kernel properties from loopy.
+
+``extract_properties(kernel)`` returns a :class:`KernelProperties`: one symbolic count
+per property record, valid for every value of the kernel's size parameters, plus a
+vectorized evaluator.  One extraction therefore serves a whole sweep of sizes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import loopy as lp
+import numpy as np
+import pymbolic.primitives as prim
+from loopy.diagnostic import LoopyError
+
+from workbench.errors import UnknownNameError, UnsupportedKernelError
+from workbench.properties.features import (
+    Direction,
+    Feature,
+    GlobalAccess,
+    GlobalMinLoadStore,
+    Granularity,
+    KernelLaunch,
+    LocalAccess,
+    LocalBarriers,
+    OpCount,
+    OpKind,
+    StrideFraction,
+    ThreadGroups,
+    feature_sort_key,
+)
+from workbench.properties.counting import access_counts, op_counts, prepare
+from workbench.properties.footprint import Footprint, global_footprints
+from workbench.properties.symbolic import (
+    Assumptions,
+    Expression,
+    evaluate_many,
+    pwqpolynomial_to_expr,
+    set_to_condition,
+    to_text,
+)
+
+FLOAT_DTYPES = ("float32", "float64")
+SUPPORTED_DTYPES = frozenset({*FLOAT_DTYPES, "int8", "int16", "int32", "int64",
+                              "uint8", "uint16", "uint32", "uint64"})
+
+_OP_KINDS = {"add": OpKind.ADD, "maxmin": OpKind.ADD, "mul": OpKind.MUL,
+             "div": OpKind.DIV, "pow": OpKind.POW, "func:pow": OpKind.POW,
+             "func:powf": OpKind.POW}
+
+
+def _op_kind(loopy_name: str) -> OpKind | None:
+    if loopy_name in _OP_KINDS:
+        return _OP_KINDS[loopy_name]
+    if loopy_name.startswith("func:"):
+        return OpKind.SPECIAL
+    return None  # shifts and bitwise operations are integer-only work
+
+
+@dataclass(frozen=True)
+class KernelProperties:
+    """The symbolic properties of one kernel; evaluate them with :meth:`evaluate`."""
+
+    kernel_name: str
+    parameters: tuple[str, ...]
+    granularity: Granularity
+    subgroup_size: int | None
+    group_size: tuple[int, ...]
+    counts: Mapping[Feature, Expression]
+    assumptions: Assumptions
+    utilization: Mapping[str, Footprint] = field(default_factory=dict)
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return tuple(sorted(self.counts, key=feature_sort_key))
+
+    def symbolic(self, feature: Feature | str) -> str:
+        """The count of one property as readable text, e.g. ``2*n**3``."""
+        return to_text(self.counts[self._feature(feature)])
+
+    def _feature(self, feature: Feature | str) -> Feature:
+        if isinstance(feature, Feature):
+            return feature
+        by_name = {f.name: f for f in self.counts}
+        if feature not in by_name:
+            raise UnknownNameError(f"property of {self.kernel_name!r}", feature, by_name)
+        return by_name[feature]
+
+    def evaluate(self, params: Mapping[str, object]) -> dict[Feature, np.ndarray]:
+        """Counts for one parameter set (scalars) or many (equal-length arrays).
+
+        Missing or unknown parameters and violated assumptions raise ParameterError.
+        """
+        from workbench.errors import ParameterError
+
+        unknown = set(params) - set(self.parameters)
+        if unknown:
+            raise UnknownNameError(f"parameter of {self.kernel_name!r}", sorted(unknown)[0],
+                                   self.parameters)
+        missing = [p for p in self.parameters if p not in params]
+        if missing:
+            raise ParameterError(
+                f"kernel {self.kernel_name!r} needs a value for parameter(s) "
+                f"{', '.join(missing)}")
+        self.assumptions.check(params)
+        return evaluate_many(self.counts, params)
+
+    def evaluate_named(self, params: Mapping[str, object]) -> dict[str, np.ndarray | int]:
+        values = self.evaluate(params)
+        out = {}
+        for f in self.features:
+            v = values[f]
+            out[f.name] = int(v) if np.ndim(v) == 0 else v
+        return out
+
+
+def _entry_kernel(kernel: lp.TranslationUnit) -> lp.LoopKernel:
+    return kernel[kernel.default_entrypoint.name] if hasattr(kernel, "default_entrypoint") \
+        else kernel[next(iter(kernel.entrypoints))]
+
+
+def _check_supported(knl: lp.LoopKernel) -> None:
+    value_args = {a.name for a in knl.args if isinstance(a, lp.ValueArg)}
+    data_dependent = sorted(set(knl.all_params()) - value_args)
+    if data_dependent:
+        raise UnsupportedKernelError(
+            f"kernel {knl.name!r} has loop bounds that depend on data "
+            f"({', '.join(data_dependent)}); their trip counts cannot be counted "
+            "symbolically. Make them kernel parameters (lp.ValueArg) whose values you "
+            "supply as statistics, e.g. the average row length.")
+    for arg in knl.args:
+        dtype = getattr(arg, "dtype", None)
+        if dtype is None or dtype is lp.auto:
+            continue
+        name = np.dtype(dtype.numpy_dtype).name
+        if name not in SUPPORTED_DTYPES:
+            raise UnsupportedKernelError(
+                f"argument {arg.name!r} of kernel {knl.name!r} has dtype {name}, which the "
+                f"model does not cover (supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+
+
+def _stride_class(stride) -> int | None:
+    """Element stride between neighbouring work items -> 0, 1, 2..4 or None (>4)."""
+    if stride is None:
+        return None
+    if isinstance(stride, (int, np.integer)):
+        s = abs(int(stride))
+        return s if s <= StrideFraction.MAX_EXPLICIT_STRIDE else None
+    return None  # symbolic strides (a row length, say) are taken as large
+
+
+def _fraction_terms(count: Expression, stride: int | None, footprint: Footprint | None
+                    ) -> list[tuple[StrideFraction, Expression]]:
+    """Split one access count over the utilization classes it may fall into."""
+    if stride in (0, 1):
+        return [(StrideFraction(stride), count)]
+    denom = stride or StrideFraction.MAX_EXPLICIT_STRIDE
+    if footprint is None:  # footprint unknown: assume the data is fully used
+        return [(StrideFraction(stride, denom), count)]
+    used, filled = footprint.used, footprint.filled
+    terms = []
+    for k in range(1, denom + 1):
+        # Class k is the nearest k/denom to used/filled.  Nearest, not ceiling: the
+        # filled span of a finite strided footprint ends at its last element, so
+        # a[2*i] over n items uses n of 2n-1 cells, a hair above one half.
+        upper = prim.Comparison(2 * denom * used, "<=", (2 * k + 1) * filled) \
+            if k < denom else None
+        lower = prim.Comparison(2 * denom * used, ">", (2 * k - 1) * filled) \
+            if k > 1 else None
+        conds = [c for c in (upper, lower) if c is not None]
+        cond = conds[0] if len(conds) == 1 else prim.LogicalAnd(tuple(conds))
+        terms.append((StrideFraction(stride, k), prim.If(cond, count, 0)))
+    return terms
+
+
+def _add(acc: dict, key, value) -> None:
+    acc[key] = value if key not in acc else acc[key] + value
+
+
+def extract_properties(kernel: lp.TranslationUnit, *,
+                       granularity: Granularity | str = Granularity.WORKITEM,
+                       subgroup_size: int | None = None) -> KernelProperties:
+    """Extract the unified model's properties of a loopy kernel, symbolically."""
+    granularity = Granularity(granularity)
+    if granularity is Granularity.SUBGROUP and not subgroup_size:
+        from workbench.errors import ParameterError
+        raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
+    knl = _entry_kernel(kernel)
+    _check_supported(knl)
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")
+        try:
+            pre = prepare(kernel)
+            ops = op_counts(pre, granularity, subgroup_size)
+            mem = access_counts(pre, granularity, subgroup_size)
+            sync = lp.get_synchronization_map(kernel, subgroup_size=subgroup_size or 1)
+        except LoopyError as err:
+            raise UnsupportedKernelError(
+                f"loopy could not count kernel {knl.name!r}: {err}") from err
+
+    pre_knl = _entry_kernel(pre)
+    callables = pre.callables_table
+    gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(callables)
+    groups: Expression = 1
+    for g in gsize:
+        groups = groups * g
+    group_size = tuple(int(s) for s in lsize) if all(
+        isinstance(s, (int, np.integer)) for s in lsize) else ()
+    workitems_per_group = int(np.prod(group_size)) if group_size else 1
+
+    counts: dict[Feature, Expression] = {}
+
+    for op, poly in ops.items():
+        dtype = np.dtype(op.dtype.numpy_dtype).name
+        kind = _op_kind(op.name)
+        if dtype not in FLOAT_DTYPES or kind is None:
+            continue
+        _add(counts, OpCount(dtype, kind), pwqpolynomial_to_expr(poly.pwqpolynomial))
+
+    global_arrays = {a.name: a for a in pre_knl.args if isinstance(a, lp.ArrayArg)}
+    strides = {}
+    for acc in mem.keys():
+        if acc.mtype == "global":
+            strides[acc] = _stride_class(acc.lid_strides.get(0, 0)
+                                         if acc.lid_strides is not None else None)
+    needs_footprint = {acc.variable for acc, s in strides.items() if s not in (0, 1)}
+    footprints: dict[str, Footprint] = {}
+    if needs_footprint:
+        try:
+            footprints = global_footprints(
+                pre, {n: a for n, a in global_arrays.items() if n in needs_footprint})
+        except LoopyError:
+            footprints = {}  # non-affine index: utilization unknown, taken as full
+
+    by_class: dict[tuple[str, StrideFraction], dict[Direction, Expression]] = \
+        defaultdict(dict)
+    for acc, poly in mem.items():
+        dtype = np.dtype(acc.dtype.numpy_dtype).name
+        count = pwqpolynomial_to_expr(poly.pwqpolynomial)
+        direction = Direction(acc.direction)
+        if acc.mtype == "local":
+            _add(counts, LocalAccess(dtype, direction), count)
+            continue
+        for fraction, term in _fraction_terms(count, strides[acc],
+                                               footprints.get(acc.variable)):
+            _add(counts, GlobalAccess(dtype, direction, fraction), term)
+            _add(by_class[dtype, fraction], direction, term)
+
+    for (dtype, fraction), dirs in by_class.items():
+        if len(dirs) == 2:
+            counts[GlobalMinLoadStore(dtype, fraction)] = prim.Min(
+                (dirs[Direction.LOAD], dirs[Direction.STORE]))
+
+    barriers: Expression = 0
+    for s, poly in sync.items():
+        if s.kind == "barrier_local":
+            barriers = barriers + pwqpolynomial_to_expr(poly.pwqpolynomial)
+    if barriers != 0:
+        # loopy counts the barriers one work item meets; every work item meets them.
+        counts[LocalBarriers()] = barriers * groups * workitems_per_group
+    counts[ThreadGroups()] = groups
+    counts[KernelLaunch()] = 1
+
+    assumptions = knl.assumptions
+    params = tuple(sorted(a.name for a in knl.args if isinstance(a, lp.ValueArg)
+                          and a.name in knl.all_params()))
+    return KernelProperties(
+        kernel_name=knl.name,
+        parameters=params,
+        granularity=granularity,
+        subgroup_size=subgroup_size,
+        group_size=group_size,
+        counts=counts,
+        assumptions=Assumptions(set_to_condition(assumptions), str(assumptions)),
+        utilization=footprints,
+    )

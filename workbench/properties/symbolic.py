@@ -1,0 +1,186 @@
+"""Exact symbolic counts and their fast, vectorized evaluation.
+
+loopy hands out counts as isl piecewise quasi-polynomials.  Evaluating those through
+isl costs tens of microseconds per parameter set, far too slow for sweeps, so we
+translate each one once into a small pymbolic expression tree (``If`` per piece,
+``FloorDiv``/``Remainder`` for the quasi-polynomial parts) and evaluate that tree with
+numpy over whole arrays of parameter sets.  Nothing is ever passed to ``eval``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+import numpy as np
+import pymbolic.primitives as prim
+from loopy.symbolic import qpolynomial_to_expr, set_to_cond_expr
+from pymbolic.mapper import Mapper
+from pymbolic.mapper.stringifier import StringifyMapper
+
+from workbench.errors import ParameterError
+
+Expression = object  # a pymbolic expression or a Python int
+
+
+def pwqpolynomial_to_expr(pwqp: isl.PwQPolynomial) -> Expression:
+    """Piecewise quasi-polynomial -> expression; zero outside every piece (isl's rule)."""
+    result: Expression = 0
+    for piece_set, qpoly in reversed(pwqp.coalesce().get_pieces()):
+        value = qpolynomial_to_expr(qpoly)
+        if piece_set.plain_is_universe():
+            result = value  # pieces are disjoint, a universe piece is the only one
+            continue
+        cond = set_to_cond_expr(piece_set.remove_redundancies())
+        result = prim.If(cond, value, result)
+    return result
+
+
+def set_to_condition(set_: isl.BasicSet | isl.Set) -> Expression:
+    if isinstance(set_, isl.BasicSet):
+        set_ = set_.to_set()
+    if set_.plain_is_universe():
+        return prim.Comparison(0, "==", 0)
+    return set_to_cond_expr(set_)
+
+
+class _NumpyEvaluator(Mapper):
+    """Evaluates an expression over numpy arrays of parameter values.
+
+    Integer arithmetic stays in int64 so counts remain exact; subexpressions shared
+    between properties (the same loopy piece appears in many counts) are computed once
+    per call through ``cache``.
+    """
+
+    def __init__(self, values: Mapping[str, np.ndarray], cache: dict):
+        self.values = values
+        self.cache = cache
+
+    def rec(self, expr, *args, **kwargs):  # noqa: D102 - memoized dispatch
+        if isinstance(expr, (int, np.integer)):
+            return np.int64(expr)
+        if isinstance(expr, (float, np.floating)):
+            return np.float64(expr)
+        try:
+            return self.cache[expr]
+        except (KeyError, TypeError):
+            pass
+        value = super().rec(expr, *args, **kwargs)
+        try:
+            self.cache[expr] = value
+        except TypeError:
+            pass
+        return value
+
+    __call__ = rec
+
+    def map_variable(self, expr):
+        try:
+            return self.values[expr.name]
+        except KeyError:
+            raise ParameterError(f"missing value for parameter {expr.name!r}") from None
+
+    def map_sum(self, expr):
+        children = [self.rec(c) for c in expr.children]
+        out = children[0]
+        for c in children[1:]:
+            out = out + c
+        return out
+
+    def map_product(self, expr):
+        children = [self.rec(c) for c in expr.children]
+        out = children[0]
+        for c in children[1:]:
+            out = out * c
+        return out
+
+    def map_power(self, expr):
+        return self.rec(expr.base) ** int(expr.exponent)
+
+    def map_floor_div(self, expr):
+        return np.floor_divide(self.rec(expr.numerator), self.rec(expr.denominator))
+
+    def map_remainder(self, expr):
+        return np.remainder(self.rec(expr.numerator), self.rec(expr.denominator))
+
+    def map_quotient(self, expr):
+        return np.true_divide(self.rec(expr.numerator), self.rec(expr.denominator))
+
+    def map_min(self, expr):
+        return np.minimum.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+
+    def map_max(self, expr):
+        return np.maximum.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+
+    _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
+                ">": np.greater, ">=": np.greater_equal}
+
+    def map_comparison(self, expr):
+        return self._COMPARE[expr.operator](self.rec(expr.left), self.rec(expr.right))
+
+    def map_logical_and(self, expr):
+        return np.logical_and.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+
+    def map_logical_or(self, expr):
+        return np.logical_or.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+
+    def map_logical_not(self, expr):
+        return np.logical_not(self.rec(expr.child))
+
+    def map_if(self, expr):
+        return np.where(self.rec(expr.condition), self.rec(expr.then), self.rec(expr.else_))
+
+
+def as_parameter_arrays(params: Mapping[str, object]) -> tuple[dict[str, np.ndarray], tuple]:
+    """Broadcast scalars and 1-D sequences of parameter values to int64 arrays."""
+    arrays = {}
+    for name, value in params.items():
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu":
+            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+                arr = arr.astype(np.int64)
+            else:
+                raise ParameterError(f"parameter {name!r} must be an integer, got {value!r}")
+        arrays[name] = arr.astype(np.int64)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
+    return {k: np.broadcast_to(v, shape) for k, v in arrays.items()}, shape
+
+
+def evaluate_many(exprs: Mapping[object, Expression], params: Mapping[str, object]
+                  ) -> dict[object, np.ndarray]:
+    """Evaluate several expressions over the same parameter arrays, sharing work."""
+    arrays, shape = as_parameter_arrays(params)
+    evaluator = _NumpyEvaluator(arrays, {})
+    return {key: np.broadcast_to(evaluator(expr), shape) for key, expr in exprs.items()}
+
+
+class _PrettyMapper(StringifyMapper):
+    def map_if(self, expr, enclosing_prec, *args, **kwargs):
+        return "({} if {} else {})".format(
+            self.rec(expr.then, 0), self.rec(expr.condition, 0), self.rec(expr.else_, 0))
+
+
+def to_text(expr: Expression) -> str:
+    return _PrettyMapper()(expr) if not isinstance(expr, (int, float)) else str(expr)
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """The kernel's assumptions as a condition checked before every evaluation."""
+
+    condition: Expression
+    text: str
+
+    def check(self, params: Mapping[str, object]) -> None:
+        if isinstance(self.condition, prim.Comparison) and self.condition.left == 0 \
+                and self.condition.right == 0:
+            return
+        ok = evaluate_many({"ok": self.condition}, params)["ok"]
+        if not np.all(ok):
+            arrays, _ = as_parameter_arrays(params)
+            bad = np.flatnonzero(~np.asarray(ok).reshape(-1))[0]
+            shown = {k: int(np.asarray(v).reshape(-1)[bad]) if np.ndim(v) else int(v)
+                     for k, v in arrays.items()}
+            raise ParameterError(
+                f"parameters {shown} violate the kernel's assumptions {self.text}")
