@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.common import parse_params, print_json, print_table
-from workbench.kernels import all_kernels, format_group_size, get_kernel
+from workbench.kernels import all_kernels, format_group_size, resolve_kernel
 from workbench.properties import Granularity, kernel_properties
 
 
@@ -49,7 +49,7 @@ def cmd_kernels(args) -> int:
 
 
 def cmd_properties(args) -> int:
-    spec = get_kernel(args.kernel)
+    spec = resolve_kernel(args.kernel)
     params = spec.check_parameter_names(parse_params(args.param))
     props = kernel_properties(spec, variant=args.variant, dtype=args.dtype,
                               group_size=args.group_size, granularity=args.granularity,

@@ -10,12 +10,14 @@ from workbench.errors import WorkbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from workbench.cli import kernel_cmds
+    from workbench.cli import kernel_cmds, measure_cmds, model_cmds
 
     parser = argparse.ArgumentParser(
         prog="workbench", description="Model GPU kernel performance with loopy.")
     sub = parser.add_subparsers(dest="command", required=True)
     kernel_cmds.add_parsers(sub)
+    measure_cmds.add_parsers(sub)
+    model_cmds.add_parsers(sub)
     return parser
 
 

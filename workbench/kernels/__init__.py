@@ -11,8 +11,10 @@ from workbench.kernels.base import (
     parse_group_size,
 )
 from workbench.kernels.catalog import all_kernels, get_kernel, register
+from workbench.kernels.user import load_user_kernel, resolve_kernel, spec_from_loopy
 
 __all__ = [
     "GROUP_SIZE_SETS", "BuildRequest", "DType", "GroupSizeSet", "KernelRole", "KernelSpec",
-    "all_kernels", "format_group_size", "get_kernel", "parse_group_size", "register",
+    "all_kernels", "format_group_size", "get_kernel", "load_user_kernel", "parse_group_size",
+    "register", "resolve_kernel", "spec_from_loopy",
 ]

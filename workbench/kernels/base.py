@@ -106,10 +106,11 @@ class KernelSpec:
 
     ``build(request)`` returns a loopy ``TranslationUnit`` whose size parameters stay
     symbolic. ``size_cases(p)`` returns the parameter sets of the paper's size cases
-    for exponent ``p``; ``default_p`` is a sensible exponent for a desktop GPU and
-    ``p_choices`` the range the paper allows. ``make_inputs(params, dtype, rng)``
-    returns the kernel's array and scalar arguments (host numpy data) and
-    ``reference(inputs, params)`` the expected outputs keyed by argument name.
+    for exponent ``p`` (:meth:`cases` gives those of one variant); ``default_p`` is a
+    sensible exponent for a desktop GPU and ``p_choices`` the range the paper allows.
+    ``make_inputs(params, dtype, rng)`` returns the kernel's array and scalar
+    arguments (host numpy data) and ``reference(inputs, params)`` the expected
+    outputs keyed by argument name.
     """
 
     name: str
@@ -128,12 +129,58 @@ class KernelSpec:
     reference: Callable[[Mapping[str, np.ndarray], Mapping[str, int]], dict]
     check_params: Mapping[str, int] = field(default_factory=dict)
     rtol: float = 1e-4
+    fixed_group_size: GroupSize | None = None  # a user kernel's built-in group size
+    # Per-variant hooks, for kernels whose variants differ in sizes, arguments or
+    # results. When set they take precedence; the plain callables above then describe
+    # the default variant. Use :meth:`cases`, :meth:`inputs` and :meth:`expected`,
+    # which work for every spec.
+    variant_size_cases: Callable[[str, int], tuple[Mapping[str, int], ...]] | None = None
+    variant_make_inputs: Callable[[str, Mapping[str, int], DType, np.random.Generator],
+                                  dict] | None = None
+    variant_reference: Callable[[str, Mapping[str, np.ndarray], Mapping[str, int]],
+                                dict] | None = None
 
     @property
     def default_variant(self) -> str:
         return self.variants[0]
 
+    def _variant(self, variant: str | None) -> str:
+        variant = variant or self.default_variant
+        if variant not in self.variants:
+            raise UnknownNameError(f"variant of {self.name!r}", variant, self.variants)
+        return variant
+
+    def cases(self, p: int, variant: str | None = None) -> tuple[Mapping[str, int], ...]:
+        """The size cases of one variant.
+
+        Most kernels' variants share ``size_cases(p)``. Where the variants *are* shape
+        cases (the paper's tiled matrix multiplication: n=m=l, l=n/2, ...), the same
+        built kernel is measured at different parameter sets per variant.
+        """
+        variant = self._variant(variant)
+        if self.variant_size_cases is None:
+            return self.size_cases(p)
+        return self.variant_size_cases(variant, p)
+
+    def inputs(self, params: Mapping[str, int], dtype: DType, rng: np.random.Generator,
+               variant: str | None = None) -> dict:
+        """Host arguments of one variant (the copy kernel takes one array, sum4 four)."""
+        variant = self._variant(variant)
+        if self.variant_make_inputs is None:
+            return self.make_inputs(params, dtype, rng)
+        return self.variant_make_inputs(variant, params, dtype, rng)
+
+    def expected(self, inputs: Mapping[str, np.ndarray], params: Mapping[str, int],
+                 variant: str | None = None) -> dict:
+        """Reference outputs of one variant (e.g. each arithmetic variant differs)."""
+        variant = self._variant(variant)
+        if self.variant_reference is None:
+            return self.reference(inputs, params)
+        return self.variant_reference(variant, inputs, params)
+
     def group_sizes(self, set_name: str | None = None) -> tuple[GroupSize, ...]:
+        if self.fixed_group_size is not None and set_name is None:
+            return (self.fixed_group_size,)
         name = set_name or self.default_group_size_set
         try:
             gset = GROUP_SIZE_SETS[name]

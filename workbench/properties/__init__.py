@@ -15,11 +15,14 @@ from workbench.properties.features import (
     OpKind,
     StrideFraction,
     ThreadGroups,
+    feature_label,
+    feature_sort_key,
     parse_feature,
 )
 
 __all__ = [
     "Direction", "Feature", "GlobalAccess", "GlobalMinLoadStore", "Granularity",
     "KernelLaunch", "KernelProperties", "LocalAccess", "LocalBarriers", "OpCount",
-    "OpKind", "StrideFraction", "ThreadGroups", "extract_properties", "kernel_properties", "parse_feature",
+    "OpKind", "StrideFraction", "ThreadGroups", "extract_properties", "feature_label", "feature_sort_key",
+    "kernel_properties", "parse_feature",
 ]

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import islpy as isl
 import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
@@ -234,7 +235,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         try:
             footprints = global_footprints(
                 pre, {n: a for n, a in global_arrays.items() if n in needs_footprint})
-        except LoopyError:
+        except (LoopyError, isl.Error, TypeError):
             footprints = {}  # non-affine index: utilization unknown, taken as full
 
     by_class: dict[tuple[str, StrideFraction], dict[Direction, Expression]] = \

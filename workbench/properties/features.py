@@ -211,3 +211,40 @@ def feature_sort_key(feature: Feature) -> tuple:
     order = (OpCount, GlobalAccess, GlobalMinLoadStore, LocalAccess, LocalBarriers,
              ThreadGroups, KernelLaunch)
     return (order.index(type(feature)), feature.name)
+
+
+_KIND_LABELS = {OpKind.ADD: "Addition/Subtraction", OpKind.MUL: "Multiplication",
+                OpKind.DIV: "Division", OpKind.POW: "Exponentiation",
+                OpKind.SPECIAL: "Other Ops (special functions)"}
+
+
+def _dt_label(dtype: str) -> str:
+    return {"float32": "F32", "float64": "F64"}.get(dtype, dtype)
+
+
+def _afr_label(fraction: StrideFraction) -> str:
+    if fraction.stride == 0:
+        return "Stride-0 (uniform)"
+    if fraction.stride == 1:
+        return "Stride-1"
+    pct = round(100 * fraction.used / fraction.denominator)
+    if fraction.stride is None:
+        return f"Uncoalesced ({pct}%)"
+    return f"Stride-{fraction.stride} ({pct}%)"
+
+
+def feature_label(feature: Feature) -> str:
+    """The unified-model paper's wording, as in its Table 2."""
+    if isinstance(feature, OpCount):
+        return f"{_dt_label(feature.dtype)} {_KIND_LABELS[feature.kind]}"
+    if isinstance(feature, GlobalAccess):
+        d = "Loads" if feature.direction is Direction.LOAD else "Stores"
+        return f"{_dt_label(feature.dtype)} {_afr_label(feature.fraction)} {d}"
+    if isinstance(feature, GlobalMinLoadStore):
+        a = _afr_label(feature.fraction)
+        return f"{_dt_label(feature.dtype)} Min({a} Loads, {a} Stores)"
+    if isinstance(feature, LocalAccess):
+        d = "Loads" if feature.direction is Direction.LOAD else "Stores"
+        return f"Local {_dt_label(feature.dtype)} {d}"
+    return {LocalBarriers: "Barriers", ThreadGroups: "Thread Groups",
+            KernelLaunch: "Const(1)"}[type(feature)]

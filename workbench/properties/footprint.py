@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import islpy as isl
 import loopy as lp
 from loopy.kernel.array import FixedStrideArrayDimTag
+from loopy.symbolic import WalkMapper, get_access_map
 
 from workbench.properties.symbolic import Expression, pwqpolynomial_to_expr
 
@@ -53,15 +54,50 @@ def fill_along_axis(footprint: isl.Set, axis: int) -> isl.Set:
     return above_some & below_some
 
 
-def global_footprints(kernel: lp.TranslationUnit, global_arrays: dict) -> dict[str, Footprint]:
-    """Footprints (reads and writes together, per array) of the named global arrays."""
-    sets = lp.gather_access_footprints(kernel)
+class _SubscriptCollector(WalkMapper):
+    """Every subscript of the named arrays in an expression (calls included)."""
+
+    def __init__(self, names):
+        super().__init__()
+        self.names = names
+        self.found = []
+
+    def map_subscript(self, expr, *args, **kwargs):
+        if getattr(expr.aggregate, "name", None) in self.names:
+            self.found.append(expr)
+        return super().map_subscript(expr, *args, **kwargs)
+
+
+def _access_sets(kernel: lp.TranslationUnit, names) -> dict[str, isl.Set]:
+    """Union, per array, of every instruction's accessed index set (Algorithm 2)."""
+    knl = kernel[next(iter(kernel.entrypoints))]
     per_array: dict[str, isl.Set] = {}
-    for (name, _direction), fp in sets.items():
-        if name in global_arrays:
-            per_array[name] = per_array[name] | fp if name in per_array else fp
+    for insn in knl.instructions:
+        if not isinstance(insn, lp.MultiAssignmentBase):
+            continue
+        inames = knl.insn_inames(insn)
+        domain = knl.get_inames_domain(inames).project_out_except(
+            inames, [isl.dim_type.set])
+        collector = _SubscriptCollector(names)
+        collector(insn.expression)
+        for assignee in insn.assignees:
+            collector(assignee)
+        for sub in collector.found:
+            index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
+            accessed = get_access_map(domain, index, knl.assumptions).range()
+            name = sub.aggregate.name
+            per_array[name] = per_array[name] | accessed if name in per_array else accessed
+    return per_array
+
+
+def global_footprints(kernel: lp.TranslationUnit, global_arrays: dict) -> dict[str, Footprint]:
+    """Footprints (reads and writes together, per array) of the named global arrays.
+
+    ``kernel`` must be preprocessed.  An index that is not affine raises isl.Error or
+    TypeError, which the caller treats as an unknown footprint.
+    """
     result = {}
-    for name, fp in per_array.items():
+    for name, fp in _access_sets(kernel, set(global_arrays)).items():
         fp = fp.coalesce()
         filled = fill_along_axis(fp, fastest_axis(global_arrays[name])).coalesce()
         result[name] = Footprint(name, pwqpolynomial_to_expr(fp.card()),

@@ -35,4 +35,7 @@ def kernel_properties(kernel: str | KernelSpec | lp.TranslationUnit, *,
                                   subgroup_size=subgroup_size)
     spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
     request = spec.request(variant, dtype, group_size)
+    if spec.fixed_group_size is not None:  # a user's kernel, not in the catalog
+        return extract_properties(spec.build(request), granularity=granularity,
+                                  subgroup_size=subgroup_size)
     return _catalog_properties(spec.name, request, granularity, subgroup_size)

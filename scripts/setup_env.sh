@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Create or update the virtual environment with the pinned, working dependency set.
+# islpy-barvinok provides the same `islpy` module built with barvinok, so loopy's counts
+# are exact piecewise quasi-polynomials; it must end up installed over plain islpy.
+set -euo pipefail
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -e ".[test]"
+"$VENV/bin/python" -m pip install -q --no-deps --force-reinstall "islpy-barvinok==2025.2.5.post1"
+"$VENV/bin/python" - <<'PY'
+import islpy
+if not hasattr(islpy.Set, "card"):
+    raise SystemExit("islpy was not built with barvinok: counts would be over-estimates")
+print("environment ready: islpy with barvinok", islpy.__version__)
+PY

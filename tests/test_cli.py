@@ -1,0 +1,75 @@
+"""The CLI: real output for good input, one clear line (no traceback) for bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from workbench.cli.main import main
+
+
+def run_cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "workbench", *args],
+                          capture_output=True, text=True, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["properties", "no_such_kernel", "--param", "n=8"], "unknown kernel 'no_such_kernel'"),
+    (["properties", "matmul_naive", "--variant", "bogus", "--param", "n=64"],
+     "unknown variant"),
+    (["properties", "matmul_naive", "--param", "q=64"], "unknown parameter"),
+    (["properties", "matmul_naive"], "needs a value for parameter"),
+    (["properties", "matmul_naive", "--param", "n=64", "--group-size", "16by16"],
+     "malformed group size"),
+    (["properties", "matmul_naive", "--param", "n=64", "--dtype", "float16"],
+     "unknown dtype"),
+    (["properties", "matmul_naive", "--param", "n=sixty"], "malformed parameter"),
+])
+def test_bad_input_gives_one_clear_line(args, message, capsys):
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_input_no_traceback_in_a_real_process():
+    code, out, err = run_cli("properties", "matmul_tiled", "--param", "n=64")
+    assert code == 2 and "needs a value for parameter" in err and "Traceback" not in err
+
+
+def test_properties_json_is_a_name_to_number_map(capsys):
+    assert main(["properties", "matmul_naive", "--param", "n=256", "--group-size", "16x16",
+                 "--format", "json"]) == 0
+    values = json.loads(capsys.readouterr().out)
+    assert values["f_op_float32_mul"] == 256**3
+    assert values["f_thread_groups"] == (256 // 16) ** 2
+    assert all(isinstance(v, int) for v in values.values())
+
+
+def test_kernels_lists_the_catalog(capsys):
+    assert main(["kernels"]) == 0
+    out = capsys.readouterr().out
+    for name in ("matmul_tiled", "matmul_naive", "vector_scale_add", "transpose",
+                 "global_access", "filled_access", "arith", "empty", "finite_diff",
+                 "skinny_matmul", "convolution", "nbody"):
+        assert name in out
+
+
+def test_a_users_own_kernel_from_a_file(tmp_path, capsys):
+    src = tmp_path / "mykernels.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 3*x[i] + y[i]',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...], lang_version=(2018, 2))\n"
+        "axpy = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    assert main(["properties", f"{src}:axpy", "--param", "n=1024", "--format", "json"]) == 0
+    values = json.loads(capsys.readouterr().out)
+    assert values["f_op_float32_mul"] == 1024
+    assert values["f_mem_access_global_float32_load_stride1"] == 2048
+    assert values["f_mem_access_global_float32_store_stride1"] == 1024
+    assert values["f_thread_groups"] == 8
+    assert main(["properties", f"{src}:nope", "--param", "n=8"]) == 2
+    assert "unknown variable" in capsys.readouterr().err

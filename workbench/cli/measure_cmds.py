@@ -1,0 +1,146 @@
+"""``workbench devices``, ``calibrate`` and ``measure``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from workbench.cli.common import parse_params, print_json, print_table
+from workbench.kernels import format_group_size, get_kernel, resolve_kernel
+from workbench.measure import (
+    Campaign,
+    CampaignSettings,
+    MeasurementStore,
+    TimingProtocol,
+    default_store_path,
+    find_device,
+    list_devices,
+    open_device,
+)
+from workbench.measure.campaign import measure_one
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("devices", help="list OpenCL platforms and devices")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_devices)
+
+    p = sub.add_parser("calibrate", help="run the measurement campaign into a store")
+    p.add_argument("--device", help="index or name substring (default: pocl CPU)")
+    p.add_argument("--store", help=f"SQLite store (default: {default_store_path()})")
+    p.add_argument("--quick", action="store_true",
+                   help="few runs, two size cases, one group size: minutes, for CI")
+    p.add_argument("--kernels", help="comma-separated subset of the catalog")
+    p.add_argument("--name", default=None, help="campaign name (resumes if unfinished)")
+    p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
+    p.add_argument("--min-time-factor", type=float, default=None,
+                   help="smallest case must run this many times the launch overhead")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("measure", help="time one configuration with the same protocol")
+    p.add_argument("kernel")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE")
+    p.add_argument("--variant")
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--group-size")
+    p.add_argument("--device")
+    p.add_argument("--runs", type=int, default=30)
+    p.add_argument("--store", help="also record the measurement in this store")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_measure)
+
+
+def cmd_devices(args) -> int:
+    rows = [{"index": d.index, "platform": d.platform, "device": d.name, "vendor": d.vendor,
+             "driver": d.driver_version, "compute_units": d.compute_units,
+             "global_mem_MiB": d.global_mem_bytes >> 20,
+             "local_mem_KiB": d.local_mem_bytes >> 10,
+             "max_group": d.max_work_group_size,
+             "subgroup": d.subgroup_size if d.subgroup_size else "?"}
+            for d in list_devices()]
+    if args.format == "json":
+        print_json(rows)
+    else:
+        print_table(rows)
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    device = find_device(args.device)
+    kernels = tuple(k.strip() for k in args.kernels.split(",")) if args.kernels else ()
+    for k in kernels:
+        get_kernel(k)  # unknown names fail before anything runs
+    settings = CampaignSettings.quick(kernels) if args.quick else CampaignSettings(
+        kernels=kernels)
+    if args.runs is not None or args.min_time_factor is not None:
+        from dataclasses import replace
+        proto = settings.protocol if args.runs is None else TimingProtocol(
+            runs=args.runs, discard_first=min(settings.protocol.discard_first, args.runs - 1))
+        settings = replace(settings, protocol=proto, min_time_factor=(
+            args.min_time_factor or settings.min_time_factor))
+    name = args.name or ("quick" if args.quick else "calibration")
+    _, queue = open_device(device)
+    store_path = args.store or default_store_path()
+    with MeasurementStore.open(store_path) as store:
+        campaign = Campaign(store, device, queue, settings, name=name)
+        print(f"calibrating {device.label}\n  store {store.path}, campaign {name!r} "
+              f"(id {campaign.campaign_id}); {len(campaign._done)} configurations "
+              "already stored", file=sys.stderr)
+        bar = None
+        if not args.no_progress:
+            from tqdm import tqdm
+            bar = tqdm(total=campaign.planned_count(), unit="cfg", file=sys.stderr,
+                       mininterval=0.5 if sys.stderr.isatty() else 15)
+
+        def progress(ev):
+            if bar is not None:
+                bar.total = max(bar.total, ev.done)
+                bar.n = ev.done
+                label = f"{ev.key.kernel}/{ev.key.variant}" if ev.key else ev.message
+                bar.set_postfix_str(label, refresh=True)
+
+        start = time.perf_counter()
+        try:
+            timings = campaign.run(progress)
+        except KeyboardInterrupt:
+            if bar is not None:
+                bar.close()
+            print(f"\ninterrupted: {len(store.done_keys(campaign.campaign_id))} "
+                  "configurations are stored. Run the same command again to resume "
+                  "where it stopped.", file=sys.stderr)
+            return 130
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - start
+    print(f"done in {wall:.1f} s: {timings.measured} measured, {timings.skipped} already "
+          f"stored, {timings.failed} failed; build {timings.build_s:.1f} s, "
+          f"run {timings.run_s:.1f} s, size probing {timings.probe_s:.1f} s")
+    return 0
+
+
+def cmd_measure(args) -> int:
+    spec = resolve_kernel(args.kernel)
+    params = spec.check_parameter_names(parse_params(args.param))
+    request = spec.request(args.variant, args.dtype, args.group_size)
+    device = find_device(args.device)
+    _, queue = open_device(device)
+    protocol = TimingProtocol(runs=args.runs, discard_first=min(4, args.runs - 1))
+    m = measure_one(spec, request, params, device, queue, protocol)
+    if args.store:
+        with MeasurementStore.open(args.store) as store:
+            store.record(m)
+    result = {"kernel": spec.name, "variant": request.variant, "dtype": request.dtype.value,
+              "params": params, "group_size": format_group_size(request.group_size),
+              "device": device.name, "status": m.status.value, "time_s": m.time_s,
+              "raw_times_s": list(m.raw_times_s)}
+    if args.format == "json":
+        print_json(result)
+    elif m.time_s is None:
+        print(f"{spec.name}: {m.status.value}\n{m.log}")
+    else:
+        print(f"{spec.name} [{request.variant}, {request.dtype.value}, "
+              f"{format_group_size(request.group_size)}] {params} on {device.name}: "
+              f"{m.time_s * 1e3:.4f} ms (min of {len(m.raw_times_s) - m.discard_first} runs)")
+    return 0 if m.time_s is not None else 1

@@ -1,0 +1,184 @@
+"""``workbench fit``, ``report`` and ``predict``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+import pandas as pd
+
+from workbench.cli.common import parse_params, print_json, print_table
+from workbench.errors import DeviceError, WorkbenchError
+from workbench.kernels import format_group_size, get_kernel, resolve_kernel
+from workbench.measure import MeasurementStore, default_store_path
+from workbench.models import (
+    MODEL_FAMILIES,
+    build_dataset,
+    get_family,
+    load_model,
+    save_model,
+)
+from workbench.properties import kernel_properties
+from workbench.reports import predictions, table1, table2, to_markdown
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fit", help="fit a model to a device's measurements")
+    p.add_argument("--store", help=f"SQLite store (default: {default_store_path()})")
+    p.add_argument("--device", help="device name substring (default: the store's only one)")
+    p.add_argument("--campaign", help="campaign name or id (default: all)")
+    p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
+    p.add_argument("--bootstrap", type=int, default=200)
+    p.add_argument("-o", "--output", required=True, help="weights file (JSON)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("report", help="Tables 1 and 2 for a fitted model")
+    p.add_argument("--store", help=f"SQLite store (default: {default_store_path()})")
+    p.add_argument("--weights", required=True)
+    p.add_argument("--campaign")
+    p.add_argument("--all-groups", action="store_true",
+                   help="Table 1 over every group size, not only 256 work items")
+    p.add_argument("--format", choices=("table", "json", "csv", "md"), default="table")
+    p.add_argument("--plot", help="write the predicted-vs-measured figure (HTML)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("predict", help="predict the run time of a kernel")
+    p.add_argument("kernel")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE")
+    p.add_argument("--variant")
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--group-size")
+    p.add_argument("--weights", required=True)
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_predict)
+
+
+def store_device_key(store: MeasurementStore, selector: str | None) -> str:
+    devices = store.devices()
+    if not devices:
+        raise DeviceError(f"store {store.path} holds no measurements yet")
+    if selector:
+        hits = [d for d in devices
+                if selector.lower() in f"{d.platform} {d.device} {d.key}".lower()]
+    else:
+        hits = devices
+    if len(hits) != 1:
+        listing = "; ".join(d.key for d in devices)
+        raise DeviceError(("several devices match; name one with --device: " if hits else
+                           f"no device in the store matches {selector!r}: ") + listing)
+    return hits[0].key
+
+
+def _load_dataset(store_path, device_key, campaign, model=None) -> pd.DataFrame:
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        if device_key is None:
+            device_key = store_device_key(store, None)
+        ms = store.measurements(device_key=device_key, campaign=campaign)
+    kwargs = {}
+    if model is not None:
+        kwargs = {"granularity": model.granularity, "subgroup_size": model.subgroup_size}
+    return build_dataset(ms, **kwargs)
+
+
+def cmd_fit(args) -> int:
+    store_path = args.store or default_store_path()
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        key = store_device_key(store, args.device)
+        device = next(d for d in store.devices() if d.key == key)
+    data = _load_dataset(store_path, key, args.campaign)
+    family = get_family(args.family)
+    model = family.fit(data, bootstrap=args.bootstrap, device=device.to_dict(),
+                       provenance={"store": str(Path(store_path).name),
+                                   "campaign": args.campaign})
+    save_model(model, args.output)
+    report = model.report_data()
+    if args.format == "json":
+        print_json({"weights": model.weights, "fit": report["fit"],
+                    "unexercised": report["unexercised"], "output": args.output})
+        return 0
+    print(f"fitted {family.name} on {report['fit']['n_measurements']} measurements of "
+          f"{device.device}; training geomean relative error "
+          f"{report['fit']['training_geomean_rel_error']:.3f} -> {args.output}")
+    print_table(_format_weights(report["parameters"]))
+    if report["unexercised"]:
+        print("not exercised by any measurement kernel (no weight): "
+              + ", ".join(report["unexercised"]))
+    return 0
+
+
+def _format_weights(params: pd.DataFrame) -> list[dict]:
+    return [{"property": r["label"], "name": r["property"],
+             "weight (s/op)": f"{r['weight_s_per_op']:.3e}",
+             "95% CI": f"[{r['ci_low']:.2e}, {r['ci_high']:.2e}]"}
+            for _, r in params.iterrows()]
+
+
+def cmd_report(args) -> int:
+    model = load_model(args.weights)
+    device_key = None
+    if model.device:
+        from workbench.measure import DeviceIdentity
+        device_key = DeviceIdentity.from_dict(model.device).key
+    data = _load_dataset(args.store or default_store_path(), device_key, args.campaign, model)
+    if not len(data):
+        raise WorkbenchError("the store holds no successful measurements for this device")
+    t1 = table1(model, data, group_workitems=None if args.all_groups else 256)
+    t2 = table2(model)
+    if args.plot:
+        from workbench.reports.plots import predicted_vs_measured
+        predicted_vs_measured(predictions(model, data)).write_html(args.plot)
+    if args.format == "json":
+        print_json({**t1.to_json(), "weights": t2.to_dict(orient="records"),
+                    "fit": model.report_data()["fit"]})
+    elif args.format == "csv":
+        sys.stdout.write("# Table 1\n" + t1.layout().to_csv(index=False))
+        sys.stdout.write("# Table 2\n" + t2.to_csv(index=False))
+    elif args.format == "md":
+        sys.stdout.write("### Table 1: predicted vs actual (ms)\n\n"
+                         + to_markdown(t1.layout()))
+        sys.stdout.write("\n### Table 2: weights (s/op)\n\n"
+                         + to_markdown(t2[["label", "property", "weight_s_per_op",
+                                           "ci_low", "ci_high"]], "{:.3e}"))
+    else:
+        print("Table 1: predicted vs actual execution times (ms), geometric mean of "
+              "relative error")
+        print(t1.layout().to_string(index=False, na_rep="",
+                                    float_format=lambda v: f"{v:.4g}"))
+        print("\nTable 2: weights (seconds per operation)")
+        print_table(_format_weights(t2))
+    return 0
+
+
+def cmd_predict(args) -> int:
+    model = load_model(args.weights)
+    spec = resolve_kernel(args.kernel)
+    params = spec.check_parameter_names(parse_params(args.param))
+    props = kernel_properties(spec, variant=args.variant, dtype=args.dtype,
+                              group_size=args.group_size, granularity=model.granularity,
+                              subgroup_size=model.subgroup_size)
+    values = props.evaluate_named(params)
+    frame = pd.DataFrame({k: [float(v)] for k, v in values.items()})
+    total = float(model.predict(frame)[0])
+    missing = model.missing_weights(frame)
+    contributions = [{"property": k, "count": values[k], "weight": model.weights[k],
+                      "seconds": model.weights[k] * float(values[k])}
+                     for k in model.weights if k in values and values[k]]
+    if args.format == "json":
+        print_json({"kernel": spec.name, "params": params, "predicted_s": total,
+                    "group_size": format_group_size(props.group_size),
+                    "contributions": contributions, "properties_without_weight": missing})
+        return 0
+    print(f"{spec.name} {params} group {format_group_size(props.group_size)}: "
+          f"predicted {total * 1e3:.4f} ms")
+    print_table([{**c, "weight": f"{c['weight']:.3e}", "seconds": f"{c['seconds']:.3e}",
+                  "share": f"{c['seconds'] / total:.1%}" if total else ""}
+                 for c in sorted(contributions, key=lambda c: -abs(c["seconds"]))])
+    if missing:
+        print("warning: no weight for " + ", ".join(missing) + " (not calibrated)")
+    return 0
+
+
+

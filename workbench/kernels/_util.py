@@ -1,0 +1,107 @@
+"""Conventions shared by every catalog kernel definition.
+
+All catalog kernels map their loop indices onto work groups the same way (work-group
+axis 0 carries the index that is contiguous in memory, so that "stride 1" means what
+the paper means), keep their size parameters symbolic so that one built kernel serves
+every size case, and are checked numerically against numpy. Keeping these rules in
+one module makes the kernel definitions read like the paper's descriptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import loopy as lp
+import numpy as np
+
+from workbench.errors import GroupSizeError, UnknownNameError
+from workbench.kernels.base import BuildRequest, DType
+
+#: Warnings that every catalog kernel silences. Counting per sub-group uses the
+#: (exact, constant) work-group size as an upper bound; loopy warns about this
+#: because a kernel *could* contain several device programs, which none of ours do.
+BENIGN_WARNINGS: tuple[str, ...] = ("insn_count_subgroups_upper_bound",)
+
+#: Both precisions the paper models; every catalog kernel is meaningful in either.
+FLOATS: tuple[DType, ...] = (DType.FLOAT32, DType.FLOAT64)
+
+#: The loopy language version all kernels are written against (no deprecation noise).
+LANG_VERSION = (2018, 2)
+
+
+def make_kernel(domains: str | Sequence[str], instructions: str,
+                arguments: Iterable[object], *, name: str, assumptions: str,
+                silenced: Iterable[str] = ()) -> lp.TranslationUnit:
+    """``lp.make_kernel`` with the catalog's fixed settings.
+
+    The target is PyOpenCL because that is what measurements and numerical checks
+    run on; callers may retarget the result.
+    """
+    return lp.make_kernel(
+        domains, instructions, list(arguments),
+        name=name,
+        assumptions=assumptions,
+        lang_version=LANG_VERSION,
+        target=lp.PyOpenCLTarget(),
+        silenced_warnings=[*BENIGN_WARNINGS, *silenced],
+    )
+
+
+def size_args(*names: str) -> list[lp.ValueArg]:
+    """Size parameters: int32 value arguments named as in ``KernelSpec.parameters``."""
+    return [lp.ValueArg(n, np.int32) for n in names]
+
+
+def array(name: str, dtype: DType, shape: tuple, order: str = "C") -> lp.GlobalArg:
+    return lp.GlobalArg(name, dtype.numpy, shape=shape, order=order)
+
+
+def require(request: BuildRequest, variants: Sequence[str], dims: int) -> None:
+    """Reject a request a builder cannot honour (builders may be called directly)."""
+    if request.variant not in variants:
+        raise UnknownNameError("variant", request.variant, variants)
+    if len(request.group_size) != dims:
+        raise GroupSizeError(
+            f"expected a {dims}-D work-group size, got {request.group_size!r}")
+
+
+def split_1d(knl: lp.TranslationUnit, iname: str, group_size: tuple[int, ...]
+             ) -> lp.TranslationUnit:
+    """One work item per value of *iname*: ``<iname>_inner`` -> l.0, ``_outer`` -> g.0."""
+    (g0,) = group_size
+    return lp.split_iname(knl, iname, g0, outer_tag="g.0", inner_tag="l.0")
+
+
+def split_2d(knl: lp.TranslationUnit, row: str, col: str, group_size: tuple[int, ...]
+             ) -> lp.TranslationUnit:
+    """One work item per (row, col): *col* (contiguous in row-major data) goes on axis 0.
+
+    ``group_size = (g0, g1)`` follows the paper's "g0 x g1" notation, so a 16 x 12 group
+    has 16 work items along *col* and 12 along *row*. Sizes need not divide the problem:
+    loopy guards the partial groups at the edges.
+    """
+    g0, g1 = group_size
+    knl = lp.split_iname(knl, row, g1, outer_tag="g.1", inner_tag="l.1")
+    return lp.split_iname(knl, col, g0, outer_tag="g.0", inner_tag="l.0")
+
+
+def pow2(p: int, steps: Iterable[int], scale: int = 1) -> tuple[int, ...]:
+    """The paper's size sequence ``2**(p + scale*t)`` for ``t`` in *steps*."""
+    return tuple(2 ** (p + scale * t) for t in steps)
+
+
+def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,
+                 order: str = "C", low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    """Uniform data in ``[low, high)``, in the exact dtype and memory order of the kernel.
+
+    Positive data keeps float32 sums well conditioned, so a relative tolerance of
+    about 1e-4 is meaningful for every catalog kernel.
+    """
+    data = low + (high - low) * rng.random(shape, dtype=np.float64)
+    return np.asarray(data, dtype=dtype.numpy, order=order)
+
+
+def as_dtype_of(value: np.ndarray, like: np.ndarray | DType) -> np.ndarray:
+    """Cast a float64 reference result to the kernel's dtype."""
+    dt = like.numpy if isinstance(like, DType) else like.dtype
+    return np.asarray(value, dtype=dt)

@@ -1,0 +1,342 @@
+"""A calibration campaign: every catalog configuration, timed and stored durably.
+
+The order follows the unified-model paper (section 4.2): the empty kernel first, to
+learn the launch overhead; then, per kernel and variant, the smallest size exponent
+``p`` whose smallest case runs clearly longer than that overhead (chosen on this
+device, not taken from a table); then every size case and work-group size.  Each
+configuration is committed on its own, so a killed campaign resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from workbench.errors import ParameterError
+from workbench.kernels import (
+    BuildRequest,
+    DType,
+    KernelRole,
+    KernelSpec,
+    all_kernels,
+    get_kernel,
+)
+from workbench.measure.devices import DeviceInfo
+from workbench.measure.runner import (
+    INT32_MAX,
+    ConfigurationFailed,
+    KernelRunner,
+    TimingProtocol,
+    array_bytes,
+    launch_facts,
+)
+from workbench.measure.store import ConfigKey, Measurement, MeasurementStore, Status
+
+OVERHEAD_KERNEL = "empty"
+
+
+@dataclass(frozen=True)
+class CampaignSettings:
+    """What a campaign measures and how; stored with the campaign for provenance."""
+
+    protocol: TimingProtocol = TimingProtocol()
+    kernels: tuple[str, ...] = ()           # empty: the whole catalog
+    dtypes: tuple[str, ...] = ("float32",)
+    min_time_factor: float = 10.0           # smallest case >= factor x launch overhead
+    min_groups_per_unit: float = 1.0        # smallest case >= this x compute units groups
+    size_cases: int | None = None           # first k size cases only (quick runs)
+    group_sizes: str = "set"                # "set": the kernel's set; "one": the largest
+    memory_fraction: float = 0.4            # of device memory, for one configuration
+    p_search_below: int = 4                 # exponents tried below the paper's range
+    p_search_above: int = 3
+    probe_runs: int = 3
+
+    def __post_init__(self):
+        if self.min_time_factor <= 0 or not 0 < self.memory_fraction <= 1:
+            raise ParameterError("min_time_factor must be > 0 and memory_fraction in (0, 1]")
+        if self.group_sizes not in ("set", "one"):
+            raise ParameterError("group_sizes is 'set' or 'one'")
+
+    @classmethod
+    def quick(cls, kernels: tuple[str, ...] = ()) -> CampaignSettings:
+        """A few-minute campaign for CI and first looks: fewer runs, cases and groups."""
+        return cls(protocol=TimingProtocol(runs=8, discard_first=2), kernels=kernels,
+                   min_time_factor=3.0, size_cases=2, group_sizes="one",
+                   p_search_below=6, p_search_above=2, probe_runs=2)
+
+    def to_dict(self) -> dict:
+        return {"runs": self.protocol.runs, "discard_first": self.protocol.discard_first,
+                "kernels": list(self.kernels), "dtypes": list(self.dtypes),
+                "min_time_factor": self.min_time_factor,
+                "min_groups_per_unit": self.min_groups_per_unit, "size_cases": self.size_cases,
+                "group_sizes": self.group_sizes, "memory_fraction": self.memory_fraction,
+                "p_search_below": self.p_search_below,
+                "p_search_above": self.p_search_above, "probe_runs": self.probe_runs}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One event of a running campaign, for progress bars and live plots."""
+
+    done: int
+    planned: int
+    key: ConfigKey | None
+    status: Status | None
+    time_s: float | None
+    message: str = ""
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class CampaignTimings:
+    """Where the wall time went: building (loopy + OpenCL compile) vs running."""
+
+    build_s: float = 0.0
+    run_s: float = 0.0
+    probe_s: float = 0.0
+    measured: int = 0
+    skipped: int = 0
+    failed: int = 0
+    p_chosen: dict = field(default_factory=dict)
+
+
+class Campaign:
+    """Runs (or resumes) a named campaign on one device into a store."""
+
+    def __init__(self, store: MeasurementStore, device: DeviceInfo, queue,
+                 settings: CampaignSettings = CampaignSettings(), name: str = "calibration"):
+        self.store = store
+        self.device = device
+        self.settings = settings
+        self.runner = KernelRunner(queue)
+        self.campaign_id = store.start_campaign(name, device.identity, settings.to_dict())
+        self.timings = CampaignTimings()
+        self._done = store.done_keys(self.campaign_id)
+        self._p_recorded = self._recorded_exponents()
+
+    # -- planning -------------------------------------------------------------------
+
+    def specs(self) -> list[KernelSpec]:
+        if self.settings.kernels:
+            specs = [get_kernel(k) for k in self.settings.kernels]
+        else:
+            specs = list(all_kernels(KernelRole.MEASUREMENT)) + \
+                list(all_kernels(KernelRole.TEST))
+        # the overhead kernel goes first, always
+        overhead = get_kernel(OVERHEAD_KERNEL)
+        return [overhead] + [s for s in specs if s.name != OVERHEAD_KERNEL]
+
+    def group_sizes(self, spec: KernelSpec) -> tuple[tuple[int, ...], ...]:
+        sizes = tuple(g for g in spec.group_sizes()
+                      if _prod(g) <= self.device.max_work_group_size)
+        if self.settings.group_sizes == "one":
+            # 256 work items where the set has it: the paper's Table 1 reports those.
+            return tuple(g for g in sizes if _prod(g) == 256)[:1] or sizes[-1:]
+        return sizes
+
+    def _recorded_exponents(self) -> dict[tuple[str, str, str], int]:
+        out = {}
+        for m in self.store.measurements(campaign=self.campaign_id, status=None):
+            if "p" in m.extra:
+                out[m.key.kernel, m.key.variant, m.key.dtype] = int(m.extra["p"])
+        return out
+
+    def _fits(self, spec: KernelSpec, request: BuildRequest, params: Mapping[str, int]) -> bool:
+        """Within the memory budget, and indexable with loopy's int32 sizes."""
+        budget = self.settings.memory_fraction * self.device.global_mem_bytes
+        try:
+            kernel = self.runner.kernel(spec, request)
+        except ConfigurationFailed:
+            return True  # let the measurement record the build failure
+        _, largest = launch_facts(kernel, params)
+        return (array_bytes(kernel, params) <= budget and largest <= INT32_MAX
+                and max(params.values()) <= INT32_MAX)
+
+    def _fills_device(self, spec: KernelSpec, request: BuildRequest,
+                      params: Mapping[str, int]) -> bool:
+        """Enough work groups that every compute unit has work (the paper measured at
+        full occupancy; a half-empty GPU is latency-bound, which no weight captures)."""
+        groups, _ = launch_facts(self.runner.kernel(spec, request), params)
+        return groups >= self.settings.min_groups_per_unit * self.device.compute_units
+
+    def choose_exponent(self, spec: KernelSpec, request: BuildRequest,
+                        overhead_s: float) -> int:
+        """Smallest p whose smallest case runs >= factor x overhead and whose largest fits."""
+        key = (spec.name, request.variant, request.dtype.value)
+        if key in self._p_recorded:
+            return self._p_recorded[key]
+        if spec.name == OVERHEAD_KERNEL:
+            return spec.default_p
+        lo = min(spec.p_choices) - self.settings.p_search_below
+        hi = max(spec.p_choices) + self.settings.p_search_above
+        start = time.perf_counter()
+        chosen = None
+        for p in range(max(lo, 1), hi + 1):
+            cases = self._cases(spec, request.variant, p)
+            if not self._fits(spec, request, cases[-1]):
+                break
+            chosen = p
+            args = self.runner.allocate(spec, request, cases[0])
+            probe = [self.runner.run_once(spec, request, args)
+                     for _ in range(self.settings.probe_runs + 1)][1:]
+            del args
+            if min(probe) >= self.settings.min_time_factor * overhead_s and \
+                    self._fills_device(spec, request, cases[0]):
+                break
+        self.timings.probe_s += time.perf_counter() - start
+        if chosen is None:
+            raise ConfigurationFailed(
+                "launch", f"even the smallest size cases of {spec.name} exceed "
+                f"{self.settings.memory_fraction:.0%} of device memory")
+        return chosen
+
+    def _cases(self, spec: KernelSpec, variant: str, p: int) -> tuple[Mapping[str, int], ...]:
+        cases = spec.cases(p, variant)
+        return cases[: self.settings.size_cases] if self.settings.size_cases else cases
+
+    def planned_count(self) -> int:
+        n = 0
+        for spec in self.specs():
+            dtypes = [d for d in self.settings.dtypes if DType(d) in spec.dtypes]
+            for variant in spec.variants:
+                k = len(self._cases(spec, variant, spec.default_p))
+                n += k * len(self.group_sizes(spec)) * len(dtypes)
+        return n
+
+    # -- running --------------------------------------------------------------------
+
+    def run(self, on_progress: Callable[[Progress], None] | None = None) -> CampaignTimings:
+        for _ in self.iterate(on_progress):
+            pass
+        self.store.finish_campaign(self.campaign_id)
+        return self.timings
+
+    def iterate(self, on_progress: Callable[[Progress], None] | None = None
+                ) -> Iterator[Measurement]:
+        planned = self.planned_count()
+        done = 0
+        began = time.perf_counter()
+        overhead_s = None
+
+        def report(key, status, time_s, message=""):
+            if on_progress:
+                on_progress(Progress(done, planned, key, status, time_s, message,
+                                     time.perf_counter() - began))
+
+        for spec in self.specs():
+            for dtype in self.settings.dtypes:
+                if DType(dtype) not in spec.dtypes:
+                    continue
+                for variant in spec.variants:
+                    groups = self.group_sizes(spec)
+                    first = spec.request(variant, dtype, groups[-1])
+                    try:
+                        p = self.choose_exponent(spec, first, overhead_s or 0.0)
+                    except ConfigurationFailed as failure:
+                        for m in self._fail_all(spec, variant, dtype, groups, failure):
+                            done += 1
+                            report(m.key, m.status, None, failure.stage + " failed")
+                            yield m
+                        continue
+                    self.timings.p_chosen[f"{spec.name}/{variant}/{dtype}"] = p
+                    for t, params in enumerate(self._cases(spec, variant, p)):
+                        todo = [g for g in groups if self._key(spec, variant, dtype, params, g)
+                                not in self._done]
+                        done += len(groups) - len(todo)
+                        self.timings.skipped += len(groups) - len(todo)
+                        if not todo:
+                            continue
+                        args = None
+                        for g in todo:
+                            request = spec.request(variant, dtype, g)
+                            m, args = self._measure(spec, request, params, args,
+                                                    {"p": p, "t": t, "role": spec.role.value})
+                            done += 1
+                            if spec.name == OVERHEAD_KERNEL and m.time_s is not None:
+                                overhead_s = m.time_s if overhead_s is None \
+                                    else min(overhead_s, m.time_s)
+                            report(m.key, m.status, m.time_s)
+                            yield m
+                        del args
+            if spec.name == OVERHEAD_KERNEL and overhead_s is None:
+                overhead_s = self._stored_overhead()
+
+    def _stored_overhead(self) -> float:
+        times = [m.time_s for m in self.store.measurements(
+            campaign=self.campaign_id, kernel=OVERHEAD_KERNEL) if m.time_s is not None]
+        return min(times) if times else 0.0
+
+    def _key(self, spec, variant, dtype, params, group) -> ConfigKey:
+        return ConfigKey.make(spec.name, variant, dtype, params, group,
+                              self.device.identity)
+
+    def _measure(self, spec: KernelSpec, request: BuildRequest, params, args, extra):
+        key = self._key(spec, request.variant, request.dtype.value, params,
+                        request.group_size)
+        proto = self.settings.protocol
+        try:
+            if args is None:
+                args = self.runner.allocate(spec, request, params)
+            start = time.perf_counter()
+            self.runner.run_once(spec, request, args)  # build and first touch
+            built = time.perf_counter()
+            raw = self.runner.time(spec, request, args, proto)
+            self.timings.build_s += built - start
+            self.timings.run_s += time.perf_counter() - built
+            m = Measurement.ok(key, raw, device=self.device.identity,
+                               discard_first=proto.discard_first,
+                               campaign=self.campaign_id, extra=extra)
+            self.timings.measured += 1
+        except ConfigurationFailed as failure:
+            status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
+            m = Measurement.failed(key, status, failure.log, device=self.device.identity,
+                                   discard_first=proto.discard_first,
+                                   campaign=self.campaign_id, extra=extra)
+            self.timings.failed += 1
+        self.store.record(m)
+        self._done.add(key)
+        return m, args
+
+    def _fail_all(self, spec, variant, dtype, groups, failure: ConfigurationFailed):
+        params = self._cases(spec, variant, spec.default_p)[0]
+        status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
+        for g in groups:
+            key = self._key(spec, variant, dtype, params, g)
+            if key in self._done:
+                continue
+            m = Measurement.failed(key, status, failure.log, device=self.device.identity,
+                                   discard_first=self.settings.protocol.discard_first,
+                                   campaign=self.campaign_id,
+                                   extra={"p": spec.default_p, "role": spec.role.value})
+            self.store.record(m)
+            self._done.add(key)
+            self.timings.failed += 1
+            yield m
+
+
+def _prod(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def measure_one(spec: KernelSpec, request: BuildRequest, params: Mapping[str, int],
+                device: DeviceInfo, queue, protocol: TimingProtocol = TimingProtocol()
+                ) -> Measurement:
+    """One configuration, outside any campaign, by the same protocol."""
+    runner = KernelRunner(queue)
+    key = ConfigKey.make(spec.name, request.variant, request.dtype.value, params,
+                         request.group_size, device.identity)
+    try:
+        args = runner.allocate(spec, request, params)
+        runner.run_once(spec, request, args)
+        raw = runner.time(spec, request, args, protocol)
+    except ConfigurationFailed as failure:
+        status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
+        return Measurement.failed(key, status, failure.log, device=device.identity,
+                                  discard_first=protocol.discard_first)
+    return Measurement.ok(key, raw, device=device.identity,
+                          discard_first=protocol.discard_first,
+                          extra={"role": spec.role.value})

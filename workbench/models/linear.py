@@ -1,0 +1,162 @@
+"""The unified, hardware-fitted linear model (Stevens and Klöckner, sections 2 and 4.3).
+
+Run time is a weighted sum of kernel properties, T ~ sum_i a_i p_i(n).  The weights
+minimize the squared *relative* error over the measurement kernels,
+sum_j (1 - sum_i a_i p_ij / T_j)^2, which is linear least squares on the properties
+divided by the measured times.  Weights carry units of seconds per operation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError
+from workbench.measure.provenance import library_versions, utc_now_iso
+from workbench.models.base import geometric_mean, relative_errors
+from workbench.models.dataset import feature_columns
+from workbench.properties import feature_label, feature_sort_key, parse_feature
+
+SCHEMA = "workbench.model"
+SCHEMA_VERSION = 1
+FAMILY = "unified-linear"
+
+
+def _solve_relative(x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, int]:
+    """min_w ||(X w) / t - 1||; columns scaled first, since counts span many decades."""
+    a = x / t[:, None]
+    scale = np.linalg.norm(a, axis=0)
+    scale[scale == 0] = 1.0
+    w, _, rank, _ = np.linalg.lstsq(a / scale, np.ones(len(t)), rcond=None)
+    return w / scale, int(rank)
+
+
+def _sorted_names(names) -> list[str]:
+    return sorted(names, key=lambda n: feature_sort_key(parse_feature(n)))
+
+
+@dataclass
+class FittedLinearModel:
+    weights: dict[str, float]
+    confidence_intervals: dict[str, tuple[float, float]]
+    unexercised: list[str]
+    fit_stats: dict
+    device: dict
+    granularity: str = "workitem"
+    subgroup_size: int | None = None
+    provenance: dict = field(default_factory=dict)
+    family: str = FAMILY
+
+    @property
+    def properties(self) -> list[str]:
+        return list(self.weights)
+
+    def predict(self, data: pd.DataFrame | dict) -> np.ndarray:
+        frame = pd.DataFrame(data) if isinstance(data, dict) else data
+        total = np.zeros(len(frame))
+        for name, w in self.weights.items():
+            if name in frame:
+                total = total + w * frame[name].to_numpy(dtype=float)
+        return total
+
+    def missing_weights(self, data: pd.DataFrame) -> list[str]:
+        """Properties present (non-zero) in ``data`` that the model has no weight for."""
+        return [c for c in feature_columns(data)
+                if c not in self.weights and (data[c] != 0).any()]
+
+    def report_data(self) -> dict:
+        rows = []
+        for name, w in self.weights.items():
+            lo, hi = self.confidence_intervals.get(name, (np.nan, np.nan))
+            rows.append({"property": name, "label": feature_label(parse_feature(name)),
+                         "weight_s_per_op": w, "ci_low": lo, "ci_high": hi})
+        return {"parameters": pd.DataFrame(rows), "fit": dict(self.fit_stats),
+                "unexercised": list(self.unexercised)}
+
+    def to_json(self) -> dict:
+        return {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": self.family,
+            "device": self.device, "granularity": self.granularity,
+            "subgroup_size": self.subgroup_size, "properties": self.properties,
+            "weights": self.weights,
+            "confidence_intervals": {k: list(v) for k, v in self.confidence_intervals.items()},
+            "unexercised_properties": self.unexercised, "fit": self.fit_stats,
+            "provenance": self.provenance,
+        }
+
+
+class UnifiedLinearModel:
+    """Model family 'unified-linear'."""
+
+    name = FAMILY
+
+    def describe(self) -> str:
+        return ("Unified cross-GPU linear model (Stevens & Kloeckner): run time = sum of "
+                "property counts x fitted seconds-per-operation weights; fitted to the "
+                "measurement kernels by minimizing squared relative error. No overlap, "
+                "no occupancy, no caches beyond the stride/utilization classes.")
+
+    def fit(self, data: pd.DataFrame, *, bootstrap: int = 200, confidence: float = 0.95,
+            seed: int = 0, device: dict | None = None, granularity: str = "workitem",
+            subgroup_size: int | None = None, provenance: dict | None = None
+            ) -> FittedLinearModel:
+        train = data[data["role"] == "measurement"]
+        if len(train) == 0:
+            raise ModelError("no measurement-kernel rows to fit on; run a calibration first")
+        features = feature_columns(data)
+        exercised = [c for c in features if (train[c] != 0).any()]
+        unexercised = _sorted_names(c for c in features
+                                    if c not in exercised and (data[c] != 0).any())
+        names = _sorted_names(exercised)
+        x = train[names].to_numpy(dtype=float)
+        t = train["time_s"].to_numpy(dtype=float)
+        if len(t) < len(names):
+            raise ModelError(f"{len(t)} measurements cannot determine {len(names)} weights")
+        w, rank = _solve_relative(x, t)
+
+        rng = np.random.default_rng(seed)
+        samples = []
+        for _ in range(bootstrap):
+            idx = rng.integers(0, len(t), len(t))
+            samples.append(_solve_relative(x[idx], t[idx])[0])
+        alpha = (1 - confidence) / 2
+        if samples:
+            lo, hi = np.quantile(np.array(samples), [alpha, 1 - alpha], axis=0)
+        else:
+            lo = hi = np.full(len(names), np.nan)
+
+        pred = x @ w
+        stats = {
+            "n_measurements": int(len(t)), "n_properties": len(names), "rank": rank,
+            "rank_deficient": rank < len(names),
+            "training_geomean_rel_error": geometric_mean(relative_errors(pred, t)),
+            "training_max_rel_error": float(np.max(relative_errors(pred, t))),
+            "bootstrap_samples": int(bootstrap), "confidence": confidence,
+            "kernels": sorted(train["kernel"].unique().tolist()),
+        }
+        prov = {"library_versions": library_versions(), "created": utc_now_iso(),
+                **(provenance or {})}
+        return FittedLinearModel(
+            weights={n: float(v) for n, v in zip(names, w)},
+            confidence_intervals={n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)},
+            unexercised=unexercised, fit_stats=stats, device=device or {},
+            granularity=granularity, subgroup_size=subgroup_size, provenance=prov)
+
+    def load(self, document: dict) -> FittedLinearModel:
+        if document.get("schema") != SCHEMA or document.get("family") != FAMILY:
+            raise ModelError("not a unified-linear model file")
+        version = document.get("schema_version", 0)
+        if version > SCHEMA_VERSION:
+            raise ModelError(f"model file has schema version {version}; this workbench "
+                             f"reads up to {SCHEMA_VERSION}: upgrade the workbench")
+        return FittedLinearModel(
+            weights={k: float(v) for k, v in document["weights"].items()},
+            confidence_intervals={k: tuple(v) for k, v in
+                                  document.get("confidence_intervals", {}).items()},
+            unexercised=list(document.get("unexercised_properties", [])),
+            fit_stats=dict(document.get("fit", {})), device=dict(document.get("device", {})),
+            granularity=document.get("granularity", "workitem"),
+            subgroup_size=document.get("subgroup_size"),
+            provenance=dict(document.get("provenance", {})))

@@ -1,0 +1,37 @@
+"""The one place model families are registered; the CLI and UI look them up here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from workbench.errors import ModelError, UnknownNameError
+from workbench.models.base import FittedModel, ModelFamily
+from workbench.models.linear import UnifiedLinearModel
+
+MODEL_FAMILIES: dict[str, ModelFamily] = {
+    family.name: family for family in (UnifiedLinearModel(),)
+}
+
+
+def get_family(name: str) -> ModelFamily:
+    try:
+        return MODEL_FAMILIES[name]
+    except KeyError:
+        raise UnknownNameError("model family", name, MODEL_FAMILIES) from None
+
+
+def save_model(model: FittedModel, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(model.to_json(), indent=2) + "\n")
+
+
+def load_model(path: str | Path) -> FittedModel:
+    try:
+        document = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise ModelError(f"model file {str(path)!r} does not exist") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ModelError(f"{str(path)!r} is not a model file (not JSON: {err})") from None
+    if not isinstance(document, dict) or "family" not in document:
+        raise ModelError(f"{str(path)!r} is not a model file (no 'family')")
+    return get_family(document["family"]).load(document)
