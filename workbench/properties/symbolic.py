@@ -9,19 +9,58 @@ numpy over whole arrays of parameter sets.  Nothing is ever passed to ``eval``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import islpy as isl
 import numpy as np
 import pymbolic.primitives as prim
-from loopy.symbolic import qpolynomial_to_expr, set_to_cond_expr
+from loopy.symbolic import aff_to_expr, set_to_cond_expr
 from pymbolic.mapper import Mapper
 from pymbolic.mapper.stringifier import StringifyMapper
 
 from workbench.errors import ParameterError
 
 Expression = object  # a pymbolic expression or a Python int
+
+
+def qpolynomial_to_expr(qpoly: isl.QPolynomial) -> Expression:
+    """Quasi-polynomial -> expression, exact: integer terms over one common denominator.
+
+    Unlike loopy's converter this drops the ``x**0`` factors isl reports for unused
+    integer divisions, which matters for evaluation speed (they are whole arrays).
+    """
+    space = qpoly.space
+    terms = []
+    for term in qpoly.get_terms():
+        factors = []
+        for dt in (isl.dim_type.param, isl.dim_type.set):
+            for i in range(term.dim(dt)):
+                e = term.get_exp(dt, i)
+                if e:
+                    factors.append(prim.Variable(space.get_dim_name(dt, i)) ** e
+                                   if e > 1 else prim.Variable(space.get_dim_name(dt, i)))
+        for i in range(term.dim(isl.dim_type.div)):
+            e = term.get_exp(isl.dim_type.div, i)
+            if e:
+                div = aff_to_expr(term.get_div(i))
+                factors.append(div ** e if e > 1 else div)
+        terms.append((term.get_coefficient_val(), factors))
+    if not terms:
+        return 0
+    den = 1
+    for coeff, _ in terms:
+        d = coeff.get_den_val().to_python()
+        den = den * d // math.gcd(den, d)
+    total = []
+    for coeff, factors in terms:
+        num = (coeff * den).to_python()
+        total.append(prim.Product((num, *factors)) if factors and num != 1 else
+                     (factors[0] if len(factors) == 1 else prim.Product(tuple(factors)))
+                     if factors else num)
+    expr = total[0] if len(total) == 1 else prim.Sum(tuple(total))
+    return prim.FloorDiv(expr, den) if den != 1 else expr
 
 
 def pwqpolynomial_to_expr(pwqp: isl.PwQPolynomial) -> Expression:
@@ -59,7 +98,7 @@ class _NumpyEvaluator(Mapper):
 
     def rec(self, expr, *args, **kwargs):  # noqa: D102 - memoized dispatch
         if isinstance(expr, (int, np.integer)):
-            return np.int64(expr)
+            return int(expr)
         if isinstance(expr, (float, np.floating)):
             return np.float64(expr)
         try:
@@ -147,12 +186,97 @@ def as_parameter_arrays(params: Mapping[str, object]) -> tuple[dict[str, np.ndar
     return {k: np.broadcast_to(v, shape) for k, v in arrays.items()}, shape
 
 
+class _MagnitudeBound(Mapper):
+    """An upper bound of |value| of every subexpression, given bounds of the variables.
+
+    int64 arithmetic wraps silently; floor division of a wrapped numerator would be
+    wrong.  Bounding first decides whether int64 is exact for a batch or whether the
+    slow path with Python integers is needed.
+    """
+
+    def __init__(self, bounds: Mapping[str, int]):
+        self.bounds = bounds
+
+    def map_constant(self, expr):
+        return abs(int(expr)) if not isinstance(expr, float) else int(abs(expr)) + 1
+
+    def map_variable(self, expr):
+        return self.bounds.get(expr.name, 0)
+
+    def map_sum(self, expr):
+        return sum(self.rec(c) for c in expr.children)
+
+    def map_product(self, expr):
+        out = 1
+        for c in expr.children:
+            out *= self.rec(c)
+        return out
+
+    def map_power(self, expr):
+        return self.rec(expr.base) ** int(expr.exponent)
+
+    def map_floor_div(self, expr):
+        return self.rec(expr.numerator) + 1
+
+    def map_remainder(self, expr):
+        return self.rec(expr.denominator)
+
+    map_quotient = map_floor_div
+
+    def map_min(self, expr):
+        return max(self.rec(c) for c in expr.children)
+
+    map_max = map_min
+
+    def map_comparison(self, expr):
+        return max(self.rec(expr.left), self.rec(expr.right))
+
+    def map_logical_and(self, expr):
+        return max(self.rec(c) for c in expr.children)
+
+    map_logical_or = map_logical_and
+
+    def map_logical_not(self, expr):
+        return self.rec(expr.child)
+
+    def map_if(self, expr):
+        return max(self.rec(expr.condition), self.rec(expr.then), self.rec(expr.else_))
+
+
+INT64_SAFE = 2**62
+# Evaluating in slices that stay in the CPU caches is several times faster than
+# whole-array numpy passes for the long polynomials barvinok produces.
+CHUNK = 8192
+
+
 def evaluate_many(exprs: Mapping[object, Expression], params: Mapping[str, object]
                   ) -> dict[object, np.ndarray]:
-    """Evaluate several expressions over the same parameter arrays, sharing work."""
+    """Evaluate several expressions over the same parameter arrays, sharing work.
+
+    Exact: int64 where a magnitude bound proves it cannot overflow, Python integers
+    otherwise.
+    """
     arrays, shape = as_parameter_arrays(params)
-    evaluator = _NumpyEvaluator(arrays, {})
-    return {key: np.broadcast_to(evaluator(expr), shape) for key, expr in exprs.items()}
+    flat = {k: v.reshape(-1) for k, v in arrays.items()}
+    size = int(np.prod(shape)) if shape else 1
+    bounds = {k: int(np.max(np.abs(v))) if v.size else 0 for k, v in flat.items()}
+    bounder = _MagnitudeBound(bounds)
+    safe = {key: bounder(expr) < INT64_SAFE for key, expr in exprs.items()}
+    out = {key: np.empty(size, dtype=np.int64 if safe[key] else object) for key in exprs}
+    fast = {k: e for k, e in exprs.items() if safe[k]}
+    for start in range(0, max(size, 1), CHUNK):
+        part = {k: v[start:start + CHUNK] for k, v in flat.items()} if shape else arrays
+        evaluator = _NumpyEvaluator(part, {})
+        for key, expr in fast.items():
+            out[key][start:start + CHUNK] = evaluator(expr)
+    slow = {k: e for k, e in exprs.items() if not safe[k]}
+    if slow:
+        exact = {k: v.astype(object) for k, v in flat.items()} if shape else \
+            {k: int(v) for k, v in arrays.items()}
+        evaluator = _NumpyEvaluator(exact, {})
+        for key, expr in slow.items():
+            out[key][:] = evaluator(expr)
+    return {key: value.reshape(shape) if shape else value[0] for key, value in out.items()}
 
 
 class _PrettyMapper(StringifyMapper):
