@@ -119,3 +119,31 @@ def test_subgroup_granularity_counts_arithmetic_per_subgroup():
     assert sg["f_op_float32_mul"] == 4096 // 32
     # non-uniform global accesses stay per work item in both
     assert sg["f_mem_access_global_float32_load_stride1"] == 4096
+
+
+def test_evaluation_is_exact_where_int64_intermediates_overflow():
+    # barvinok's halo counts are polynomials whose terms reach n**5 / 4096: far past
+    # int64 at n ~ 2**21, while the counts themselves stay small.  Compare with isl.
+    from workbench.kernels import get_kernel
+    from workbench.properties import kernel_properties
+    from workbench.properties.counting import access_counts, prepare
+    spec = get_kernel("finite_diff")
+    props = kernel_properties(spec)
+    mem = access_counts(prepare(spec.build(spec.request())), Granularity.WORKITEM, None)
+    poly = next(p for a, p in mem.items() if a.mtype == "global" and a.direction == "load")
+    ns = np.array([100, 4096, 32768, 1 << 20, 3 << 20, (1 << 22) + 17])
+    vec = props.evaluate({"n": ns})[GlobalAccess("float32", Direction.LOAD, StrideFraction(1))]
+    for n, v in zip(ns, vec):
+        assert int(v) == poly.eval_with_dict({"n": int(n)})
+
+
+def test_counts_beyond_int64_come_back_as_exact_integers():
+    knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<=i}", "out[i] = sum(j, a[i, j]*2.0f)",
+                         [lp.GlobalArg("a", np.float32, shape=("n", "n")),
+                          lp.GlobalArg("out", np.float32, shape=("n",)), ...],
+                         lang_version=LV)
+    props = extract_properties(lp.split_iname(knl, "i", 64, outer_tag="g.0",
+                                              inner_tag="l.0"))
+    n = 2**33
+    value = props.evaluate({"n": n})[OpCount("float32", OpKind.MUL)]
+    assert int(value) == n * (n + 1) // 2 > 2**63

@@ -92,9 +92,17 @@ class _NumpyEvaluator(Mapper):
     per call through ``cache``.
     """
 
-    def __init__(self, values: Mapping[str, np.ndarray], cache: dict):
+    def __init__(self, values: Mapping[str, np.ndarray], cache: dict, guard=None):
         self.values = values
         self.cache = cache
+        self.guard = guard  # checks int64 operands whose true value might not fit
+
+    def observed(self, expr):
+        """A subexpression whose value (not only its residue mod 2**64) matters."""
+        value = self.rec(expr)
+        if self.guard is not None:
+            self.guard(expr)
+        return value
 
     def rec(self, expr, *args, **kwargs):  # noqa: D102 - memoized dispatch
         if isinstance(expr, (int, np.integer)):
@@ -137,26 +145,31 @@ class _NumpyEvaluator(Mapper):
     def map_power(self, expr):
         return self.rec(expr.base) ** int(expr.exponent)
 
+    # Operators, not ufuncs: on Python integers (the exact path) a ufunc would
+    # silently convert to int64.
     def map_floor_div(self, expr):
-        return np.floor_divide(self.rec(expr.numerator), self.rec(expr.denominator))
+        return self.observed(expr.numerator) // self.rec(expr.denominator)
 
     def map_remainder(self, expr):
-        return np.remainder(self.rec(expr.numerator), self.rec(expr.denominator))
+        return self.observed(expr.numerator) % self.rec(expr.denominator)
 
     def map_quotient(self, expr):
         return np.true_divide(self.rec(expr.numerator), self.rec(expr.denominator))
 
     def map_min(self, expr):
-        return np.minimum.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+        return np.minimum.reduce(np.broadcast_arrays(*[self.observed(c)
+                                                       for c in expr.children]))
 
     def map_max(self, expr):
-        return np.maximum.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
+        return np.maximum.reduce(np.broadcast_arrays(*[self.observed(c)
+                                                       for c in expr.children]))
 
     _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
                 ">": np.greater, ">=": np.greater_equal}
 
     def map_comparison(self, expr):
-        return self._COMPARE[expr.operator](self.rec(expr.left), self.rec(expr.right))
+        return self._COMPARE[expr.operator](self.observed(expr.left),
+                                            self.observed(expr.right))
 
     def map_logical_and(self, expr):
         return np.logical_and.reduce(np.broadcast_arrays(*[self.rec(c) for c in expr.children]))
@@ -196,6 +209,19 @@ class _MagnitudeBound(Mapper):
 
     def __init__(self, bounds: Mapping[str, int]):
         self.bounds = bounds
+        self.cache: dict = {}
+
+    def rec(self, expr, *args, **kwargs):  # noqa: D102 - memoized dispatch
+        if isinstance(expr, (int, float, np.integer, np.floating)):
+            return self.map_constant(expr)
+        try:
+            return self.cache[expr]
+        except KeyError:
+            value = super().rec(expr, *args, **kwargs)
+            self.cache[expr] = value
+            return value
+
+    __call__ = rec
 
     def map_constant(self, expr):
         return abs(int(expr)) if not isinstance(expr, float) else int(abs(expr)) + 1
@@ -249,33 +275,63 @@ INT64_SAFE = 2**62
 CHUNK = 8192
 
 
+class _NeedsExact(Exception):
+    pass
+
+
+class _Int64Guard:
+    """Proves, per chunk, that observed int64 values equal the true integers.
+
+    Sums and products are exact modulo 2**64, so barvinok's expanded polynomials may
+    wrap in their huge intermediate terms as long as each *observed* value (a floor
+    division's numerator, a comparison operand, the result) fits.  Where the
+    magnitude bound cannot promise that, a float64 evaluation of the operand, whose
+    error is below bound * 2**-45, decides; failing that the chunk is redone exactly.
+    """
+
+    def __init__(self, bounder: _MagnitudeBound, values: Mapping[str, np.ndarray]):
+        self.bounder = bounder
+        self.floats = _NumpyEvaluator({k: v.astype(np.float64) for k, v in values.items()},
+                                      {})
+
+    def __call__(self, expr) -> None:
+        bound = self.bounder(expr)
+        if bound < INT64_SAFE:
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            estimate = np.abs(self.floats(expr))
+        if not np.all(np.isfinite(estimate)) or np.any(estimate + bound * 2.0**-45 >= INT64_SAFE):
+            raise _NeedsExact
+
+
 def evaluate_many(exprs: Mapping[object, Expression], params: Mapping[str, object]
                   ) -> dict[object, np.ndarray]:
     """Evaluate several expressions over the same parameter arrays, sharing work.
 
-    Exact: int64 where a magnitude bound proves it cannot overflow, Python integers
-    otherwise.
+    Exact: int64 where the magnitude bound or the float64 check proves the observed
+    values fit, Python integers for the chunks where they might not.
     """
     arrays, shape = as_parameter_arrays(params)
     flat = {k: v.reshape(-1) for k, v in arrays.items()}
     size = int(np.prod(shape)) if shape else 1
+    if not shape:
+        flat = {k: v.reshape(1) for k, v in arrays.items()}
     bounds = {k: int(np.max(np.abs(v))) if v.size else 0 for k, v in flat.items()}
     bounder = _MagnitudeBound(bounds)
-    safe = {key: bounder(expr) < INT64_SAFE for key, expr in exprs.items()}
-    out = {key: np.empty(size, dtype=np.int64 if safe[key] else object) for key in exprs}
-    fast = {k: e for k, e in exprs.items() if safe[k]}
+    out = {key: np.empty(size, dtype=np.int64) for key in exprs}
     for start in range(0, max(size, 1), CHUNK):
-        part = {k: v[start:start + CHUNK] for k, v in flat.items()} if shape else arrays
-        evaluator = _NumpyEvaluator(part, {})
-        for key, expr in fast.items():
-            out[key][start:start + CHUNK] = evaluator(expr)
-    slow = {k: e for k, e in exprs.items() if not safe[k]}
-    if slow:
-        exact = {k: v.astype(object) for k, v in flat.items()} if shape else \
-            {k: int(v) for k, v in arrays.items()}
-        evaluator = _NumpyEvaluator(exact, {})
-        for key, expr in slow.items():
-            out[key][:] = evaluator(expr)
+        part = {k: v[start:start + CHUNK] for k, v in flat.items()}
+        guard = _Int64Guard(bounder, part)
+        evaluator = _NumpyEvaluator(part, {}, guard)
+        for key, expr in exprs.items():
+            try:
+                value = evaluator.observed(expr)
+            except _NeedsExact:
+                exact = _NumpyEvaluator({k: v.astype(object) for k, v in part.items()}, {})
+                value = exact(expr)
+                if out[key].dtype != object:
+                    out[key] = out[key].astype(object)
+            out[key][start:start + CHUNK] = value
     return {key: value.reshape(shape) if shape else value[0] for key, value in out.items()}
 
 
