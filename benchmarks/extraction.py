@@ -48,7 +48,8 @@ def main() -> None:
             continue
         base = spec.size_cases(spec.default_p)[0]
         count = 10**6
-        params = {p: (base[p] * rng.integers(1, 5, count)).astype(np.int64)
+        # distinct sizes up to 16x the first size case: no repeated-value shortcut
+        params = {p: rng.integers(base[p], 16 * base[p] + 1, count).astype(np.int64)
                   for p in props.parameters}
         props.evaluate({p: v[:10] for p, v in params.items()})  # warm-up, checks
         t0 = time.perf_counter()

@@ -102,6 +102,8 @@ def _library_versions_cached() -> tuple[tuple[str, str], ...]:
     versions: dict[str, str] = {"python": platform.python_version()}
     for dist in _TRACKED_DISTRIBUTIONS:
         versions[dist] = _distribution_version(dist)
+    if versions["islpy"] == UNKNOWN:  # the barvinok build ships the same module
+        versions["islpy"] = _distribution_version("islpy-barvinok")
     versions["islpy_barvinok"] = _islpy_has_barvinok()
     versions["workbench"] = _distribution_version(WORKBENCH_DISTRIBUTION)
     if versions["workbench"] == UNKNOWN:  # run from a source tree, not installed

@@ -40,6 +40,7 @@ from workbench.properties.symbolic import (
     Assumptions,
     Expression,
     evaluate_many,
+    intern_expression,
     pwqpolynomial_to_expr,
     set_to_condition,
     to_text,
@@ -266,6 +267,8 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         counts[LocalBarriers()] = barriers * groups * workitems_per_group
     counts[ThreadGroups()] = groups
     counts[KernelLaunch()] = 1
+    shared: dict = {}
+    counts = {f: intern_expression(e, shared) for f, e in counts.items()}
 
     assumptions = knl.assumptions
     params = tuple(sorted(a.name for a in knl.args if isinstance(a, lp.ValueArg)

@@ -9,6 +9,7 @@ numpy over whole arrays of parameter sets.  Nothing is ever passed to ``eval``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -109,15 +110,13 @@ class _NumpyEvaluator(Mapper):
             return int(expr)
         if isinstance(expr, (float, np.floating)):
             return np.float64(expr)
-        try:
-            return self.cache[expr]
-        except (KeyError, TypeError):
-            pass
+        # keyed by identity: expressions are interned (see intern_expression), and
+        # structural equality of large trees would cost more than the arithmetic
+        key = id(expr)
+        if key in self.cache:
+            return self.cache[key]
         value = super().rec(expr, *args, **kwargs)
-        try:
-            self.cache[expr] = value
-        except TypeError:
-            pass
+        self.cache[key] = value
         return value
 
     __call__ = rec
@@ -181,7 +180,36 @@ class _NumpyEvaluator(Mapper):
         return np.logical_not(self.rec(expr.child))
 
     def map_if(self, expr):
-        return np.where(self.rec(expr.condition), self.rec(expr.then), self.rec(expr.else_))
+        cond = self.rec(expr.condition)
+        # a sweep usually lies in one piece: skip the arms no element takes
+        if np.all(cond):
+            return self.rec(expr.then)
+        if not np.any(cond):
+            return self.rec(expr.else_)
+        return np.where(cond, self.rec(expr.then), self.rec(expr.else_))
+
+
+def intern_expression(expr: Expression, table: dict) -> Expression:
+    """Rebuild ``expr`` so that equal subexpressions are one object (hash-consing).
+
+    Counts of one kernel share many pieces (the same floor divisions, the same
+    instruction counts); interning lets the evaluator compute each piece once.
+    """
+    if not isinstance(expr, prim.ExpressionNode):
+        return expr
+    if expr in table:
+        return table[expr]
+    fields = {}
+    for name in (f.name for f in dataclasses.fields(expr) if f.init):
+        value = getattr(expr, name)
+        if isinstance(value, tuple):
+            value = tuple(intern_expression(v, table) for v in value)
+        else:
+            value = intern_expression(value, table)
+        fields[name] = value
+    node = type(expr)(**fields)
+    table[node] = node
+    return node
 
 
 def as_parameter_arrays(params: Mapping[str, object]) -> tuple[dict[str, np.ndarray], tuple]:
@@ -242,6 +270,9 @@ class _MagnitudeBound(Mapper):
         return self.rec(expr.base) ** int(expr.exponent)
 
     def map_floor_div(self, expr):
+        den = expr.denominator
+        if isinstance(den, (int, np.integer)) and den != 0:
+            return self.rec(expr.numerator) // abs(int(den)) + 1
         return self.rec(expr.numerator) + 1
 
     def map_remainder(self, expr):
@@ -272,7 +303,7 @@ class _MagnitudeBound(Mapper):
 INT64_SAFE = 2**62
 # Evaluating in slices that stay in the CPU caches is several times faster than
 # whole-array numpy passes for the long polynomials barvinok produces.
-CHUNK = 8192
+CHUNK = 32768
 
 
 class _NeedsExact(Exception):
