@@ -64,6 +64,25 @@ def _op_kind(loopy_name: str) -> OpKind | None:
 
 
 @dataclass(frozen=True)
+class AccessRecord:
+    """One kind of memory access as loopy sees it, before it is binned into a property.
+
+    Model expressions with stride and AFR constraints (2019 paper) and in-situ access
+    tags select from these.  Strides map a hardware axis to the element stride along
+    it (an int, a symbolic expression, or None when not affine).
+    """
+
+    mtype: str
+    dtype: str
+    direction: Direction
+    variable: str
+    lid_strides: tuple[tuple[int, object], ...]
+    gid_strides: tuple[tuple[int, object], ...]
+    tags: frozenset[str]
+    count: Expression
+
+
+@dataclass(frozen=True)
 class KernelProperties:
     """The symbolic properties of one kernel; evaluate them with :meth:`evaluate`."""
 
@@ -75,6 +94,26 @@ class KernelProperties:
     counts: Mapping[Feature, Expression]
     assumptions: Assumptions
     utilization: Mapping[str, Footprint] = field(default_factory=dict)
+    accesses: tuple[AccessRecord, ...] = ()
+    program: object = field(default=None, compare=False, repr=False)
+    _footprints: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def footprint(self, array: str) -> Footprint:
+        """Symbolic footprint of one global array (computed on first use)."""
+        if array not in self._footprints:
+            if array in self.utilization:
+                self._footprints[array] = self.utilization[array]
+            else:
+                knl = _entry_kernel(self.program)
+                if array not in knl.arg_dict:
+                    raise UnknownNameError(f"array of {self.kernel_name!r}", array,
+                                           knl.arg_dict)
+                shared: dict = {}
+                fp = global_footprints(self.program, {array: knl.arg_dict[array]})[array]
+                self._footprints[array] = Footprint(
+                    array, intern_expression(fp.used, shared),
+                    intern_expression(fp.filled, shared))
+        return self._footprints[array]
 
     @property
     def features(self) -> tuple[Feature, ...]:
@@ -241,10 +280,17 @@ def extract_properties(kernel: lp.TranslationUnit, *,
 
     by_class: dict[tuple[str, StrideFraction], dict[Direction, Expression]] = \
         defaultdict(dict)
+    records = []
     for acc, poly in mem.items():
         dtype = np.dtype(acc.dtype.numpy_dtype).name
         count = pwqpolynomial_to_expr(poly.pwqpolynomial)
         direction = Direction(acc.direction)
+        records.append(AccessRecord(
+            acc.mtype, dtype, direction, acc.variable,
+            tuple(sorted((acc.lid_strides or {}).items())),
+            tuple(sorted((acc.gid_strides or {}).items())),
+            frozenset(str(getattr(t, "name", t)) for t in (acc.variable_tags or ())),
+            count))
         if acc.mtype == "local":
             _add(counts, LocalAccess(dtype, direction), count)
             continue
@@ -269,6 +315,9 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     counts[KernelLaunch()] = 1
     shared: dict = {}
     counts = {f: intern_expression(e, shared) for f, e in counts.items()}
+    records = tuple(AccessRecord(r.mtype, r.dtype, r.direction, r.variable, r.lid_strides,
+                                 r.gid_strides, r.tags, intern_expression(r.count, shared))
+                    for r in records)
 
     assumptions = knl.assumptions
     params = tuple(sorted(a.name for a in knl.args if isinstance(a, lp.ValueArg)
@@ -282,4 +331,6 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         counts=counts,
         assumptions=Assumptions(set_to_condition(assumptions), str(assumptions)),
         utilization=footprints,
+        accesses=records,
+        program=pre,
     )
