@@ -36,6 +36,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
+    p.add_argument("--families", action="store_true",
+                   help="measure the variant families (for 'workbench select') instead")
+    p.add_argument("--family-size", action="append", metavar="FAMILY=N",
+                   help="problem size of a family, repeatable (e.g. matmul=2048)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_calibrate)
 
@@ -67,8 +71,46 @@ def cmd_devices(args) -> int:
     return 0
 
 
+QUICK_FAMILY_SIZES = {"matmul": (128,), "finite_diff": (256,), "transpose": (256,),
+                      "convolution": (32,), "nbody": (1024,)}
+
+
+def family_sizes(items, quick: bool) -> dict | None:
+    if not items:
+        return dict(QUICK_FAMILY_SIZES) if quick else None
+    sizes: dict[str, tuple[int, ...]] = {}
+    for name, n in parse_params(items).items():
+        sizes[name] = sizes.get(name, ()) + (n,)
+    return sizes
+
+
+def cmd_families(args, device) -> int:
+    from workbench.kernels.families import default_families
+    from workbench.measure.campaign import run_configurations
+
+    families = default_families(family_sizes(args.family_size, args.quick))
+    configs = []
+    for fam in families:
+        for c in fam.candidates:
+            spec = get_kernel(c.kernel)
+            configs.append((spec, c.request(), c.params_dict, {"family": fam.name}))
+    protocol = TimingProtocol(runs=args.runs or (8 if args.quick else 30),
+                              discard_first=2 if args.quick else 4)
+    _, queue = open_device(device)
+    with MeasurementStore.open(args.store or default_store_path()) as store:
+        name = args.name or ("families-quick" if args.quick else "families")
+        timings = run_configurations(store, device, queue, configs, name=name,
+                                     protocol=protocol)
+    print(f"variant families on {device.name}: {timings.measured} measured, "
+          f"{timings.skipped} already stored, {timings.failed} failed; build "
+          f"{timings.build_s:.1f} s, run {timings.run_s:.1f} s")
+    return 0
+
+
 def cmd_calibrate(args) -> int:
     device = find_device(args.device)
+    if args.families:
+        return cmd_families(args, device)
     kernels = tuple(k.strip() for k in args.kernels.split(",")) if args.kernels else ()
     for k in kernels:
         get_kernel(k)  # unknown names fail before anything runs

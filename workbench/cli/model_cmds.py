@@ -45,6 +45,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", help="write the predicted-vs-measured figure (HTML)")
     p.set_defaults(func=cmd_report)
 
+    p = sub.add_parser("select", help="rank variant families by prediction")
+    p.add_argument("--store", help="store with measured families ('calibrate --families')")
+    p.add_argument("--weights", required=True)
+    p.add_argument("--family-size", action="append", metavar="FAMILY=N")
+    p.add_argument("--quick", action="store_true", help="the quick (CPU) family sizes")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_select)
+
     p = sub.add_parser("predict", help="predict the run time of a kernel")
     p.add_argument("kernel")
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
@@ -182,3 +190,35 @@ def cmd_predict(args) -> int:
 
 
 
+
+
+def cmd_select(args) -> int:
+    from workbench.cli.measure_cmds import family_sizes
+    from workbench.kernels.families import default_families
+    from workbench.models.selection import measured_times, select
+
+    model = load_model(args.weights)
+    families = default_families(family_sizes(args.family_size, args.quick))
+    measurements = []
+    if args.store:
+        with MeasurementStore.open(args.store, create=False, readonly=True) as store:
+            device_key = None
+            if model.device:
+                from workbench.measure import DeviceIdentity
+                device_key = DeviceIdentity.from_dict(model.device).key
+            measurements = store.measurements(device_key=device_key)
+    results = [select(model, fam, measured_times(measurements, fam)) for fam in families]
+    if args.format == "json":
+        print_json([r.to_json() for r in results])
+        return 0
+    for r in results:
+        print(f"\n{r.family}: predicted pick {r.pick}; best measured {r.best or '?'}; "
+              f"pick reaches {r.fraction_of_best:.1%} of the best")
+        print_table([{"candidate": row.candidate, "predicted_ms": f"{row.predicted_s * 1e3:.4g}",
+                      "measured_ms": "" if row.measured_s != row.measured_s
+                      else f"{row.measured_s * 1e3:.4g}",
+                      "predicted_rank": row.predicted_rank,
+                      "measured_rank": "" if row.measured_rank != row.measured_rank
+                      else int(row.measured_rank)}
+                     for row in r.ranking.itertuples()])
+    return 0

@@ -105,8 +105,10 @@ class Campaign:
     """Runs (or resumes) a named campaign on one device into a store."""
 
     def __init__(self, store: MeasurementStore, device: DeviceInfo, queue,
-                 settings: CampaignSettings = CampaignSettings(), name: str = "calibration"):
+                 settings: CampaignSettings = CampaignSettings(), name: str = "calibration",
+                 specs: tuple[KernelSpec, ...] | None = None):
         self.store = store
+        self._explicit_specs = specs
         self.device = device
         self.settings = settings
         self.runner = KernelRunner(queue)
@@ -118,7 +120,9 @@ class Campaign:
     # -- planning -------------------------------------------------------------------
 
     def specs(self) -> list[KernelSpec]:
-        if self.settings.kernels:
+        if self._explicit_specs is not None:
+            specs = list(self._explicit_specs)
+        elif self.settings.kernels:
             specs = [get_kernel(k) for k in self.settings.kernels]
         else:
             specs = list(all_kernels(KernelRole.MEASUREMENT)) + \
@@ -340,3 +344,55 @@ def measure_one(spec: KernelSpec, request: BuildRequest, params: Mapping[str, in
     return Measurement.ok(key, raw, device=device.identity,
                           discard_first=protocol.discard_first,
                           extra={"role": spec.role.value})
+
+
+def run_configurations(store: MeasurementStore, device: DeviceInfo, queue,
+                       configs, *, name: str,
+                       protocol: TimingProtocol = TimingProtocol(),
+                       on_progress: Callable[[Progress], None] | None = None
+                       ) -> CampaignTimings:
+    """Measure an explicit list of ``(spec, request, params, extra)``; resumable.
+
+    For sets whose sizes are fixed by the question asked (variant families), not
+    chosen per device as in the calibration campaign.
+    """
+    campaign_id = store.start_campaign(
+        name, device.identity, {"runs": protocol.runs,
+                                "discard_first": protocol.discard_first,
+                                "explicit_configurations": True})
+    done_keys = store.done_keys(campaign_id)
+    runner = KernelRunner(queue)
+    timings = CampaignTimings()
+    configs = list(configs)
+    began = time.perf_counter()
+    for i, (spec, request, params, extra) in enumerate(configs):
+        key = ConfigKey.make(spec.name, request.variant, request.dtype.value, params,
+                             request.group_size, device.identity)
+        if key in done_keys:
+            timings.skipped += 1
+            continue
+        try:
+            args = runner.allocate(spec, request, params)
+            start = time.perf_counter()
+            runner.run_once(spec, request, args)
+            built = time.perf_counter()
+            raw = runner.time(spec, request, args, protocol)
+            timings.build_s += built - start
+            timings.run_s += time.perf_counter() - built
+            m = Measurement.ok(key, raw, device=device.identity,
+                               discard_first=protocol.discard_first,
+                               campaign=campaign_id, extra=dict(extra))
+            timings.measured += 1
+        except ConfigurationFailed as failure:
+            status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
+            m = Measurement.failed(key, status, failure.log, device=device.identity,
+                                   discard_first=protocol.discard_first,
+                                   campaign=campaign_id, extra=dict(extra))
+            timings.failed += 1
+        store.record(m)
+        done_keys.add(key)
+        if on_progress:
+            on_progress(Progress(i + 1, len(configs), key, m.status, m.time_s, "",
+                                 time.perf_counter() - began))
+    store.finish_campaign(campaign_id)
+    return timings

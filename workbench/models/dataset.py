@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,40 +17,48 @@ META_COLUMNS = ("kernel", "variant", "dtype", "group_size", "params", "role", "t
                 "device")
 
 
-def build_dataset(measurements: Iterable[Measurement], *,
-                  granularity: Granularity | str = Granularity.WORKITEM,
-                  subgroup_size: int | None = None) -> pd.DataFrame:
-    """One row per successful measurement: metadata columns plus one column per property.
+@dataclass(frozen=True)
+class Row:
+    """One configuration to put in a dataset; ``time_s`` is None for a pure prediction."""
+
+    kernel: str
+    variant: str
+    dtype: str
+    group_size: tuple[int, ...]
+    params: tuple[tuple[str, int], ...]
+    time_s: float | None = None
+    device: str = ""
+
+
+def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granularity.WORKITEM,
+                subgroup_size: int | None = None) -> pd.DataFrame:
+    """Metadata columns plus one column per property, for catalog configurations.
 
     Properties are extracted once per (kernel, variant, dtype, group size) and
     evaluated for all of that build's sizes at once.
     """
-    groups: dict[tuple, list[Measurement]] = defaultdict(list)
-    for m in measurements:
-        if m.time_s is None:
-            continue
-        k = m.key
-        groups[k.kernel, k.variant, k.dtype, k.group_size].append(m)
+    groups: dict[tuple, list[Row]] = defaultdict(list)
+    for r in rows:
+        groups[r.kernel, r.variant, r.dtype, r.group_size].append(r)
 
     frames = []
-    for (kernel, variant, dtype, group), ms in groups.items():
+    for (kernel, variant, dtype, group), rs in groups.items():
         spec = get_kernel(kernel)
         props = kernel_properties(spec, variant=variant, dtype=dtype, group_size=group,
                                   granularity=granularity, subgroup_size=subgroup_size)
-        params = {p: np.array([m.key.params_dict[p] for m in ms]) for p in props.parameters}
+        params = {p: np.array([dict(r.params)[p] for r in rs]) for p in props.parameters}
         values = props.evaluate(params)
         frame = pd.DataFrame({f.name: np.asarray(v, dtype=np.float64).reshape(-1)
-                              if np.ndim(v) else np.full(len(ms), float(v))
+                              if np.ndim(v) else np.full(len(rs), float(v))
                               for f, v in values.items()})
         frame.insert(0, "kernel", kernel)
         frame.insert(1, "variant", variant)
         frame.insert(2, "dtype", dtype)
         frame.insert(3, "group_size", "x".join(map(str, group)))
-        frame.insert(4, "params", [",".join(f"{a}={b}" for a, b in m.key.params)
-                                   for m in ms])
+        frame.insert(4, "params", [",".join(f"{a}={b}" for a, b in r.params) for r in rs])
         frame.insert(5, "role", spec.role.value)
-        frame.insert(6, "time_s", [m.time_s for m in ms])
-        frame.insert(7, "device", [m.device.device for m in ms])
+        frame.insert(6, "time_s", [np.nan if r.time_s is None else r.time_s for r in rs])
+        frame.insert(7, "device", [r.device for r in rs])
         frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=list(META_COLUMNS))
@@ -57,6 +66,16 @@ def build_dataset(measurements: Iterable[Measurement], *,
     feature_cols = [c for c in data.columns if c not in META_COLUMNS]
     data[feature_cols] = data[feature_cols].fillna(0.0)
     return data
+
+
+def build_dataset(measurements: Iterable[Measurement], *,
+                  granularity: Granularity | str = Granularity.WORKITEM,
+                  subgroup_size: int | None = None) -> pd.DataFrame:
+    """One row per successful measurement (see :func:`build_frame`)."""
+    rows = [Row(m.key.kernel, m.key.variant, m.key.dtype, m.key.group_size, m.key.params,
+                m.time_s, m.device.device)
+            for m in measurements if m.time_s is not None]
+    return build_frame(rows, granularity=granularity, subgroup_size=subgroup_size)
 
 
 def feature_columns(data: pd.DataFrame) -> list[str]:
