@@ -101,10 +101,14 @@ def cmd_families(args, device) -> int:
         name = args.name or ("families-quick" if args.quick else "families")
         timings = run_configurations(store, device, queue, configs, name=name,
                                      protocol=protocol)
-    print(f"variant families on {device.name}: {timings.measured} measured, "
-          f"{timings.skipped} already stored, {timings.failed} failed; build "
-          f"{timings.build_s:.1f} s, run {timings.run_s:.1f} s")
+    print(f"variant families on {device.name}: {summary(timings)}")
     return 0
+
+
+def summary(timings) -> str:
+    return (f"{timings.measured} measured, {timings.skipped} already stored, "
+            f"{timings.failed} failed; build {timings.build_s:.1f} s, "
+            f"run {timings.run_s:.1f} s, size probing {timings.probe_s:.1f} s")
 
 
 def cmd_calibrate(args) -> int:
@@ -156,9 +160,7 @@ def cmd_calibrate(args) -> int:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    print(f"done in {wall:.1f} s: {timings.measured} measured, {timings.skipped} already "
-          f"stored, {timings.failed} failed; build {timings.build_s:.1f} s, "
-          f"run {timings.run_s:.1f} s, size probing {timings.probe_s:.1f} s")
+    print(f"done in {wall:.1f} s: {summary(timings)}")
     return 0
 
 

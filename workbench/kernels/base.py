@@ -48,6 +48,18 @@ class DType(enum.Enum):
 GroupSize = tuple[int, ...]
 
 
+def check_parameters(kernel: str, names, params: Mapping[str, object]) -> None:
+    """Every parameter given, and none unknown; the message says which."""
+    unknown = set(params) - set(names)
+    if unknown:
+        raise UnknownNameError(f"parameter of {kernel!r}", sorted(unknown)[0], names)
+    missing = [p for p in names if p not in params]
+    if missing:
+        raise ParameterError(
+            f"kernel {kernel!r} needs a value for parameter(s) "
+            f"{', '.join(missing)} (e.g. --param {missing[0]}=1024)")
+
+
 def parse_group_size(text: str | GroupSize) -> GroupSize:
     """``"16x16"`` -> ``(16, 16)``; ``"256"`` -> ``(256,)``. Axis 0 first."""
     if isinstance(text, tuple):
@@ -211,13 +223,5 @@ class KernelSpec:
         return BuildRequest(variant, dt, gs)
 
     def check_parameter_names(self, params: Mapping[str, int]) -> dict[str, int]:
-        unknown = set(params) - set(self.parameters)
-        if unknown:
-            raise UnknownNameError(f"parameter of {self.name!r}", sorted(unknown)[0],
-                                   self.parameters)
-        missing = [p for p in self.parameters if p not in params]
-        if missing:
-            raise ParameterError(
-                f"kernel {self.name!r} needs a value for parameter(s) "
-                f"{', '.join(missing)} (e.g. --param {missing[0]}=1024)")
+        check_parameters(self.name, self.parameters, params)
         return {k: int(v) for k, v in params.items()}

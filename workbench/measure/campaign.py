@@ -101,6 +101,46 @@ class CampaignTimings:
     p_chosen: dict = field(default_factory=dict)
 
 
+def time_configuration(runner: KernelRunner, spec: KernelSpec, request: BuildRequest,
+                       params: Mapping[str, int], device: DeviceInfo,
+                       protocol: TimingProtocol, *, args=None, campaign: int | None = None,
+                       extra: Mapping | None = None,
+                       timings: CampaignTimings | None = None) -> tuple[Measurement, object]:
+    """Allocate (unless ``args`` are given), build, first-touch and time one configuration.
+
+    Every way of measuring (campaign, explicit list, one-off) goes through here, so
+    they all follow the same protocol and record failures the same way.
+    """
+    timings = timings if timings is not None else CampaignTimings()
+    key = ConfigKey.make(spec.name, request.variant, request.dtype.value, params,
+                         request.group_size, device.identity)
+    extra = dict(extra or {})
+    try:
+        if args is None:
+            args = runner.allocate(spec, request, params)
+        start = time.perf_counter()
+        runner.run_once(spec, request, args)  # build and first touch
+        built = time.perf_counter()
+        raw = runner.time(spec, request, args, protocol)
+        timings.build_s += built - start
+        timings.run_s += time.perf_counter() - built
+        timings.measured += 1
+        return Measurement.ok(key, raw, device=device.identity,
+                              discard_first=protocol.discard_first, campaign=campaign,
+                              extra=extra), args
+    except ConfigurationFailed as failure:
+        timings.failed += 1
+        return _failed(key, failure, device, protocol, campaign, extra), args
+
+
+def _failed(key: ConfigKey, failure: ConfigurationFailed, device: DeviceInfo,
+            protocol: TimingProtocol, campaign: int | None, extra: Mapping) -> Measurement:
+    status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
+    return Measurement.failed(key, status, failure.log, device=device.identity,
+                              discard_first=protocol.discard_first, campaign=campaign,
+                              extra=dict(extra))
+
+
 class Campaign:
     """Runs (or resumes) a named campaign on one device into a store."""
 
@@ -276,43 +316,22 @@ class Campaign:
                               self.device.identity)
 
     def _measure(self, spec: KernelSpec, request: BuildRequest, params, args, extra):
-        key = self._key(spec, request.variant, request.dtype.value, params,
-                        request.group_size)
-        proto = self.settings.protocol
-        try:
-            if args is None:
-                args = self.runner.allocate(spec, request, params)
-            start = time.perf_counter()
-            self.runner.run_once(spec, request, args)  # build and first touch
-            built = time.perf_counter()
-            raw = self.runner.time(spec, request, args, proto)
-            self.timings.build_s += built - start
-            self.timings.run_s += time.perf_counter() - built
-            m = Measurement.ok(key, raw, device=self.device.identity,
-                               discard_first=proto.discard_first,
-                               campaign=self.campaign_id, extra=extra)
-            self.timings.measured += 1
-        except ConfigurationFailed as failure:
-            status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
-            m = Measurement.failed(key, status, failure.log, device=self.device.identity,
-                                   discard_first=proto.discard_first,
-                                   campaign=self.campaign_id, extra=extra)
-            self.timings.failed += 1
+        m, args = time_configuration(self.runner, spec, request, params, self.device,
+                                     self.settings.protocol, args=args,
+                                     campaign=self.campaign_id, extra=extra,
+                                     timings=self.timings)
         self.store.record(m)
-        self._done.add(key)
+        self._done.add(m.key)
         return m, args
 
     def _fail_all(self, spec, variant, dtype, groups, failure: ConfigurationFailed):
         params = self._cases(spec, variant, spec.default_p)[0]
-        status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
         for g in groups:
             key = self._key(spec, variant, dtype, params, g)
             if key in self._done:
                 continue
-            m = Measurement.failed(key, status, failure.log, device=self.device.identity,
-                                   discard_first=self.settings.protocol.discard_first,
-                                   campaign=self.campaign_id,
-                                   extra={"p": spec.default_p, "role": spec.role.value})
+            m = _failed(key, failure, self.device, self.settings.protocol, self.campaign_id,
+                        {"p": spec.default_p, "role": spec.role.value})
             self.store.record(m)
             self._done.add(key)
             self.timings.failed += 1
@@ -330,20 +349,9 @@ def measure_one(spec: KernelSpec, request: BuildRequest, params: Mapping[str, in
                 device: DeviceInfo, queue, protocol: TimingProtocol = TimingProtocol()
                 ) -> Measurement:
     """One configuration, outside any campaign, by the same protocol."""
-    runner = KernelRunner(queue)
-    key = ConfigKey.make(spec.name, request.variant, request.dtype.value, params,
-                         request.group_size, device.identity)
-    try:
-        args = runner.allocate(spec, request, params)
-        runner.run_once(spec, request, args)
-        raw = runner.time(spec, request, args, protocol)
-    except ConfigurationFailed as failure:
-        status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
-        return Measurement.failed(key, status, failure.log, device=device.identity,
-                                  discard_first=protocol.discard_first)
-    return Measurement.ok(key, raw, device=device.identity,
-                          discard_first=protocol.discard_first,
-                          extra={"role": spec.role.value})
+    m, _ = time_configuration(KernelRunner(queue), spec, request, params, device, protocol,
+                              extra={"role": spec.role.value})
+    return m
 
 
 def run_configurations(store: MeasurementStore, device: DeviceInfo, queue,
@@ -371,24 +379,8 @@ def run_configurations(store: MeasurementStore, device: DeviceInfo, queue,
         if key in done_keys:
             timings.skipped += 1
             continue
-        try:
-            args = runner.allocate(spec, request, params)
-            start = time.perf_counter()
-            runner.run_once(spec, request, args)
-            built = time.perf_counter()
-            raw = runner.time(spec, request, args, protocol)
-            timings.build_s += built - start
-            timings.run_s += time.perf_counter() - built
-            m = Measurement.ok(key, raw, device=device.identity,
-                               discard_first=protocol.discard_first,
-                               campaign=campaign_id, extra=dict(extra))
-            timings.measured += 1
-        except ConfigurationFailed as failure:
-            status = Status.BUILD_FAILED if failure.stage == "build" else Status.LAUNCH_FAILED
-            m = Measurement.failed(key, status, failure.log, device=device.identity,
-                                   discard_first=protocol.discard_first,
-                                   campaign=campaign_id, extra=dict(extra))
-            timings.failed += 1
+        m, _ = time_configuration(runner, spec, request, params, device, protocol,
+                                  campaign=campaign_id, extra=extra, timings=timings)
         store.record(m)
         done_keys.add(key)
         if on_progress:

@@ -19,6 +19,7 @@ import pymbolic.primitives as prim
 from loopy.diagnostic import LoopyError
 
 from workbench.errors import UnknownNameError, UnsupportedKernelError
+from workbench.kernels.base import check_parameters
 from workbench.properties.features import (
     Direction,
     Feature,
@@ -136,17 +137,7 @@ class KernelProperties:
 
         Missing or unknown parameters and violated assumptions raise ParameterError.
         """
-        from workbench.errors import ParameterError
-
-        unknown = set(params) - set(self.parameters)
-        if unknown:
-            raise UnknownNameError(f"parameter of {self.kernel_name!r}", sorted(unknown)[0],
-                                   self.parameters)
-        missing = [p for p in self.parameters if p not in params]
-        if missing:
-            raise ParameterError(
-                f"kernel {self.kernel_name!r} needs a value for parameter(s) "
-                f"{', '.join(missing)}")
+        check_parameters(self.kernel_name, self.parameters, params)
         self.assumptions.check(params)
         return evaluate_many(self.counts, params)
 
