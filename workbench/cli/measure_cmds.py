@@ -36,6 +36,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
+    p.add_argument("--set", choices=("catalog", "2019", "work-removed"), default="catalog",
+                   help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
+                        "kernels; work-removed: the catalog with on-chip work removed")
     p.add_argument("--families", action="store_true",
                    help="measure the variant families (for 'workbench select') instead")
     p.add_argument("--family-size", action="append", metavar="FAMILY=N",
@@ -111,6 +114,22 @@ def summary(timings) -> str:
             f"run {timings.run_s:.1f} s, size probing {timings.probe_s:.1f} s")
 
 
+def measurement_specs(which: str, kernels: tuple[str, ...]):
+    """The kernels of a measurement set; None means the catalog (filtered by name)."""
+    if which == "catalog":
+        return None
+    if which == "2019":
+        from workbench.kernels.generators import measurement_set_2019
+        specs = measurement_set_2019()
+    else:
+        from workbench.kernels import all_kernels
+        from workbench.kernels.work_removal import work_removed_spec
+        specs = tuple(work_removed_spec(s) for s in all_kernels() if s.name != "empty")
+    if kernels:
+        specs = tuple(s for s in specs if s.name in kernels)
+    return specs
+
+
 def cmd_calibrate(args) -> int:
     device = find_device(args.device)
     if args.families:
@@ -126,11 +145,13 @@ def cmd_calibrate(args) -> int:
             runs=args.runs, discard_first=min(settings.protocol.discard_first, args.runs - 1))
         settings = replace(settings, protocol=proto, min_time_factor=(
             args.min_time_factor or settings.min_time_factor))
-    name = args.name or ("quick" if args.quick else "calibration")
+    name = args.name or ("quick" if args.quick else "calibration") + (
+        "" if args.set == "catalog" else f"-{args.set}")
+    specs = measurement_specs(args.set, kernels)
     _, queue = open_device(device)
     store_path = args.store or default_store_path()
     with MeasurementStore.open(store_path) as store:
-        campaign = Campaign(store, device, queue, settings, name=name)
+        campaign = Campaign(store, device, queue, settings, name=name, specs=specs)
         print(f"calibrating {device.label}\n  store {store.path}, campaign {name!r} "
               f"(id {campaign.campaign_id}); {len(campaign._done)} configurations "
               "already stored", file=sys.stderr)

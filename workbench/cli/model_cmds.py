@@ -31,6 +31,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
     p.add_argument("--bootstrap", type=int, default=200)
+    p.add_argument("--model", metavar="EXPR|FILE",
+                   help="a model expression ('OUTPUT = EXPR' or 'EXPR', with f_ features "
+                        "and p_ parameters) or a model file (JSON); fits the 'expression' "
+                        "family instead of the linear one")
+    p.add_argument("--granularity", choices=("subgroup", "workitem"),
+                   help="counting granularity of an expression model (default: the model "
+                        "file's, else subgroup)")
+    p.add_argument("--subgroup-size", type=int,
+                   help="sub-group size of an expression model (default: 32)")
     p.add_argument("-o", "--output", required=True, help="weights file (JSON)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_fit)
@@ -92,6 +101,8 @@ def _load_dataset(store_path, device_key, campaign, model=None) -> pd.DataFrame:
 
 
 def cmd_fit(args) -> int:
+    if args.model is not None or args.family == "expression":
+        return _fit_expression(args)
     store_path = args.store or default_store_path()
     with MeasurementStore.open(store_path, create=False, readonly=True) as store:
         key = store_device_key(store, args.device)
@@ -115,6 +126,49 @@ def cmd_fit(args) -> int:
         print("not exercised by any measurement kernel (no weight): "
               + ", ".join(report["unexercised"]))
     return 0
+
+
+def _fit_expression(args) -> int:
+    """``fit --model``: a user-written model (family 'expression')."""
+    if args.model is None:
+        raise WorkbenchError("the expression family needs --model EXPR|FILE")
+    family = get_family("expression")
+    spec = family.spec(args.model, granularity=args.granularity,
+                       subgroup_size=args.subgroup_size)
+    store_path = args.store or default_store_path()
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        key = store_device_key(store, args.device)
+        device = next(d for d in store.devices() if d.key == key)
+    data = _load_dataset(store_path, key, args.campaign, spec)
+    model = family.fit(data, model=spec, device=device.to_dict(),
+                       provenance={"store": str(Path(store_path).name),
+                                   "campaign": args.campaign})
+    save_model(model, args.output)
+    report = model.report_data()
+    fit = model.to_json()["fit"]
+    if args.format == "json":
+        print_json({"family": model.family, "model": model.expression,
+                    "output_feature": spec.model.output, "parameters": model.parameters,
+                    "confidence_intervals": model.to_json()["confidence_intervals"],
+                    "geomean_rel_error": fit["geomean_rel_error"], "fit": fit,
+                    "unexercised": report["unexercised"], "output": args.output})
+        return 0
+    print(f"fitted {family.name} model ({spec.granularity} granularity) on "
+          f"{fit['n_measurements']} measurements of {device.device}; training geomean "
+          f"relative error {fit['geomean_rel_error']:.3f} -> {args.output}")
+    print_table(_format_parameters(report["parameters"]))
+    if report["unexercised"]:
+        print("not determined by any measurement (left at the initial value): "
+              + ", ".join(report["unexercised"]))
+    if not fit.get("converged", True):
+        print(f"warning: the optimizer did not converge: {fit.get('optimizer_message')}")
+    return 0
+
+
+def _format_parameters(params: pd.DataFrame) -> list[dict]:
+    return [{"parameter": r["property"], "value": f"{r['value']:.4e}",
+             "95% CI": f"[{r['ci_low']:.3e}, {r['ci_high']:.3e}]"}
+            for _, r in params.iterrows()]
 
 
 def _format_weights(params: pd.DataFrame) -> list[dict]:
@@ -147,16 +201,24 @@ def cmd_report(args) -> int:
     elif args.format == "md":
         sys.stdout.write("### Table 1: predicted vs actual (ms)\n\n"
                          + to_markdown(t1.layout()))
-        sys.stdout.write("\n### Table 2: weights (s/op)\n\n"
-                         + to_markdown(t2[["label", "property", "weight_s_per_op",
-                                           "ci_low", "ci_high"]], "{:.3e}"))
+        if model.family == "expression":
+            title, columns = "fitted parameters", ["property", "value", "ci_low", "ci_high"]
+        else:
+            title = "weights (s/op)"
+            columns = ["label", "property", "weight_s_per_op", "ci_low", "ci_high"]
+        sys.stdout.write(f"\n### Table 2: {title}\n\n"
+                         + to_markdown(t2[columns], "{:.3e}"))
     else:
         print("Table 1: predicted vs actual execution times (ms), geometric mean of "
               "relative error")
         print(t1.layout().to_string(index=False, na_rep="",
                                     float_format=lambda v: f"{v:.4g}"))
-        print("\nTable 2: weights (seconds per operation)")
-        print_table(_format_weights(t2))
+        if model.family == "expression":
+            print(f"\nTable 2: fitted parameters of {model.expression}")
+            print_table(_format_parameters(t2))
+        else:
+            print("\nTable 2: weights (seconds per operation)")
+            print_table(_format_weights(t2))
     return 0
 
 
@@ -164,6 +226,8 @@ def cmd_predict(args) -> int:
     model = load_model(args.weights)
     spec = resolve_kernel(args.kernel)
     params = spec.check_parameter_names(parse_params(args.param))
+    if model.family == "expression":
+        return _predict_expression(args, model, spec, params)
     props = kernel_properties(spec, variant=args.variant, dtype=args.dtype,
                               group_size=args.group_size, granularity=model.granularity,
                               subgroup_size=model.subgroup_size)
@@ -221,4 +285,25 @@ def cmd_select(args) -> int:
                       "measured_rank": "" if row.measured_rank != row.measured_rank
                       else int(row.measured_rank)}
                      for row in r.ranking.itertuples()])
+    return 0
+
+
+def _predict_expression(args, model, spec, params) -> int:
+    """``predict`` with an expression model: the features its expression needs."""
+    from workbench.models.expression_features import kernel_feature_values
+
+    props, features = kernel_feature_values(
+        spec, model.features, params, variant=args.variant, dtype=args.dtype,
+        group_size=args.group_size, granularity=model.granularity,
+        subgroup_size=model.subgroup_size)
+    total = float(model.evaluate({k: [v] for k, v in features.items()})[0])
+    if args.format == "json":
+        print_json({"kernel": spec.name, "params": params, "predicted_s": total,
+                    "group_size": format_group_size(props.group_size),
+                    "model": model.expression, "features": features,
+                    "parameters": dict(model.parameters)})
+        return 0
+    print(f"{spec.name} {params} group {format_group_size(props.group_size)}: "
+          f"predicted {total * 1e3:.4f} ms with {model.expression}")
+    print_table([{"feature": k, "count": f"{v:.6g}"} for k, v in features.items()])
     return 0

@@ -2,11 +2,19 @@
 
 from workbench.models.base import FittedModel, ModelFamily, geometric_mean, relative_errors
 from workbench.models.dataset import build_dataset, feature_columns
+from workbench.models.expression_lang import ModelExpression, parse_model, smooth_max
+from workbench.models.expression_model import (
+    ExpressionModel,
+    ExpressionModelSpec,
+    FittedExpressionModel,
+)
 from workbench.models.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
 
 __all__ = [
-    "MODEL_FAMILIES", "FittedLinearModel", "FittedModel", "ModelFamily",
+    "MODEL_FAMILIES", "ExpressionModel", "ExpressionModelSpec", "FittedExpressionModel",
+    "FittedLinearModel", "FittedModel", "ModelExpression", "ModelFamily",
     "UnifiedLinearModel", "build_dataset", "feature_columns", "geometric_mean",
-    "get_family", "load_model", "relative_errors", "save_model",
+    "get_family", "load_model", "parse_model", "relative_errors", "save_model",
+    "smooth_max",
 ]

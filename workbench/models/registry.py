@@ -7,10 +7,11 @@ from pathlib import Path
 
 from workbench.errors import ModelError, UnknownNameError
 from workbench.models.base import FittedModel, ModelFamily
+from workbench.models.expression_model import ExpressionModel
 from workbench.models.linear import UnifiedLinearModel
 
 MODEL_FAMILIES: dict[str, ModelFamily] = {
-    family.name: family for family in (UnifiedLinearModel(),)
+    family.name: family for family in (UnifiedLinearModel(), ExpressionModel())
 }
 
 
@@ -26,6 +27,7 @@ def save_model(model: FittedModel, path: str | Path) -> None:
 
 
 def load_model(path: str | Path) -> FittedModel:
+    """A fitted model from its JSON file, by the file's ``family``."""
     try:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:

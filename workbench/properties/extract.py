@@ -16,7 +16,7 @@ import islpy as isl
 import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
-from loopy.diagnostic import LoopyError
+from loopy.diagnostic import LoopyError, UnableToDetermineAccessRangeError
 
 from workbench.errors import UnknownNameError, UnsupportedKernelError
 from workbench.kernels.base import check_parameters
@@ -155,6 +155,15 @@ def _entry_kernel(kernel: lp.TranslationUnit) -> lp.LoopKernel:
         else kernel[next(iter(kernel.entrypoints))]
 
 
+def _tag_name(tag) -> str:
+    """loopy's ``a$aLD`` gives a tag object holding 'aLD'; other tags have a name."""
+    for attr in ("value", "name"):
+        value = getattr(tag, attr, None)
+        if isinstance(value, str):
+            return value
+    return type(tag).__name__
+
+
 def _check_supported(knl: lp.LoopKernel) -> None:
     value_args = {a.name for a in knl.args if isinstance(a, lp.ValueArg)}
     data_dependent = sorted(set(knl.all_params()) - value_args)
@@ -266,7 +275,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         try:
             footprints = global_footprints(
                 pre, {n: a for n, a in global_arrays.items() if n in needs_footprint})
-        except (LoopyError, isl.Error, TypeError):
+        except (LoopyError, UnableToDetermineAccessRangeError, isl.Error, TypeError):
             footprints = {}  # non-affine index: utilization unknown, taken as full
 
     by_class: dict[tuple[str, StrideFraction], dict[Direction, Expression]] = \
@@ -280,7 +289,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             acc.mtype, dtype, direction, acc.variable,
             tuple(sorted((acc.lid_strides or {}).items())),
             tuple(sorted((acc.gid_strides or {}).items())),
-            frozenset(str(getattr(t, "name", t)) for t in (acc.variable_tags or ())),
+            frozenset(_tag_name(t) for t in (acc.variable_tags or ())),
             count))
         if acc.mtype == "local":
             _add(counts, LocalAccess(dtype, direction), count)
@@ -311,8 +320,16 @@ def extract_properties(kernel: lp.TranslationUnit, *,
                     for r in records)
 
     assumptions = knl.assumptions
-    params = tuple(sorted(a.name for a in knl.args if isinstance(a, lp.ValueArg)
-                          and a.name in knl.all_params()))
+    from pymbolic.mapper.dependency import DependencyMapper
+
+    used = set(knl.all_params())
+    deps = DependencyMapper(composite_leaves=False)
+    for expr in [*counts.values(), *(e for fp in footprints.values()
+                                    for e in (fp.used, fp.filled))]:
+        if not isinstance(expr, (int, float)):
+            used |= {v.name for v in deps(expr)}
+    params = tuple(sorted(a.name for a in knl.args
+                          if isinstance(a, lp.ValueArg) and a.name in used))
     return KernelProperties(
         kernel_name=knl.name,
         parameters=params,

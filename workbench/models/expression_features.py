@@ -1,0 +1,499 @@
+"""The ``f_`` names of model expressions, and their values for dataset rows.
+
+Three kinds of feature name are understood:
+
+* every property name of :mod:`workbench.properties.features`, e.g.
+  ``f_op_float32_add``, ``f_mem_access_global_float32_load_stride1``,
+  ``f_sync_barrier_local``, ``f_thread_groups``, ``f_sync_kernel_launch``;
+* the measured output ``f_cl_wall_time`` or ``f_cl_wall_time_<device>``, where
+  ``<device>`` is any part of the device name in lower case with runs of other
+  characters written ``_`` (``f_cl_wall_time_nvidia_h100`` for "NVIDIA H100 80GB
+  HBM3"); it may only be the left-hand side of a model;
+* constrained memory-access features, the 2019 paper's section 6.1.1 syntax::
+
+      f_mem_access[_tag:<tag>][_<mtype>][_<dtype>][_<direction>]
+                  [_lstrides:{<stride constraints>}][_gstrides:{<stride constraints>}]
+                  [_afr:<constraint>]
+
+  The value is the sum of the counts of every access (as loopy reports them, see
+  :class:`workbench.properties.extract.AccessRecord`) that meets all the given
+  parts; a part left out does not constrain.  ``<mtype>`` is ``global`` or
+  ``local``, ``<dtype>`` e.g. ``float32``, ``<direction>`` ``load`` or ``store``.
+  The parts must come in this order.
+
+  ``tag:<tag>`` keeps the accesses whose loopy variable tag is ``<tag>``; a kernel
+  tags an access by writing ``a$aLD[i]`` in an instruction.  This is the paper's
+  "in-situ" feature: ``f_mem_access_tag:aLD`` is every access tagged ``aLD``.  A tag
+  is letters, digits and ``_``; where it is followed by more parts it ends before the
+  first ``_global``/``_local``/``_<dtype>``/... that makes the rest parse, and it may
+  not itself contain the words ``global``, ``local``, ``load``, ``store`` or a dtype
+  between underscores (that would be ambiguous).
+
+  ``<stride constraints>`` is a comma-separated list of ``<axis>:<constraint>``
+  (axis 0 being the fastest-varying work-item axis); ``{}`` does not constrain.
+  ``lstrides`` constrains the element stride between neighbouring work items of a
+  group along ``lid(axis)``, ``gstrides`` that between neighbouring groups along
+  ``gid(axis)``.  An axis the index does not depend on has stride 0.
+  ``<constraint>`` is a comparison and a number: ``1`` or ``=1`` or ``==1`` (equal),
+  ``!=1``, ``>1``, ``>=2``, ``<4``, ``<=4``.  Strides compare by absolute value.
+  A *symbolic* stride (one that depends on a size parameter, a row length ``n`` say)
+  or a non-affine one (None) is taken as large: it meets ``>k``, ``>=k`` and
+  ``!=k`` for every k and no ``=``, ``<`` or ``<=`` constraint.  Examples:
+  ``lstrides:{0:1}`` (lid(0) stride 1: coalesced), ``lstrides:{0:>1}``,
+  ``lstrides:{0:1,1:>=16}``, ``gstrides:{}``.
+
+  ``afr:<constraint>`` constrains the access-to-footprint ratio (AFR) of the
+  accessed *global array*: the number of element accesses made to the array by all
+  work items together (loads and stores, counted per work item whatever the model's
+  granularity, since the ratio is about elements) divided by the number of distinct
+  elements it touches (``KernelProperties.footprint(array).used``).  AFR = 1: every
+  element is touched once; AFR > 1: elements are re-read (a halo, a tile reused by
+  several groups), so caches may help.  The ratio depends on the sizes, so this
+  part is decided per row.  ``afr`` applies to global accesses only; an array whose
+  footprint cannot be counted (a non-affine index such as ``c[m*i]``) has an unknown
+  AFR and meets no afr constraint.  Examples:
+  ``afr:1``, ``afr:>1``, ``afr:<=1``, ``afr:>1.5``.
+
+  Full example: ``f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1``.
+
+Counts come at the granularity of the properties they are computed from (see
+:class:`workbench.properties.Granularity`): a model fitted at sub-group granularity
+must be evaluated on properties extracted at that granularity.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError, UnknownNameError, WorkbenchError
+from workbench.properties import (
+    Direction,
+    Feature,
+    GlobalAccess,
+    GlobalMinLoadStore,
+    Granularity,
+    KernelLaunch,
+    KernelProperties,
+    LocalAccess,
+    LocalBarriers,
+    OpCount,
+    OpKind,
+    StrideFraction,
+    ThreadGroups,
+    kernel_properties,
+    parse_feature,
+)
+from workbench.properties.extract import AccessRecord
+from workbench.properties.symbolic import evaluate_many
+
+OUTPUT_PREFIX = "f_cl_wall_time"
+_DTYPES = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "uint64", "complex64", "complex128")
+
+
+# {{{ constraints
+
+_COMPARE = {"==": np.equal, "!=": np.not_equal, ">": np.greater, ">=": np.greater_equal,
+            "<": np.less, "<=": np.less_equal}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``<op> <value>``, e.g. ``> 1``; ``op`` is one of ``== != > >= < <=``."""
+
+    op: str
+    value: float
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> Constraint:
+        m = re.fullmatch(r"\s*(==|=|!=|>=|<=|>|<)?\s*(\d+(?:\.\d+)?)\s*", text)
+        if not m:
+            raise ModelError(f"malformed constraint {text!r} in {where}: expected a "
+                             "number with an optional comparison, e.g. 1, >1, <=4, !=0")
+        op = {None: "==", "=": "=="}.get(m.group(1), m.group(1))
+        return cls(op, float(m.group(2)))
+
+    def holds(self, value) -> np.ndarray | bool:
+        """Whether a number (or each element of an array) meets the constraint."""
+        return _COMPARE[self.op](value, self.value)
+
+    def holds_for_stride(self, stride: object) -> bool:
+        """Integer strides compare by |stride|; symbolic or unknown ones count as large."""
+        if isinstance(stride, (int, np.integer)):
+            return bool(self.holds(abs(int(stride))))
+        return self.op in (">", ">=", "!=")
+
+    @property
+    def text(self) -> str:
+        number = int(self.value) if float(self.value).is_integer() else self.value
+        return f"{'' if self.op == '==' else self.op}{number}"
+
+
+def _parse_strides(body: str, where: str) -> tuple[tuple[int, Constraint], ...]:
+    body = body.strip()
+    if not body:
+        return ()
+    out: dict[int, Constraint] = {}
+    for item in body.split(","):
+        axis, sep, cond = item.partition(":")
+        if not sep or not axis.strip().isdigit():
+            raise ModelError(f"malformed stride constraint {item.strip()!r} in {where}: "
+                             "expected <axis>:<constraint>, e.g. 0:1 or 1:>16")
+        a = int(axis)
+        if a in out:
+            raise ModelError(f"axis {a} is constrained twice in {where}")
+        out[a] = Constraint.parse(cond, where)
+    return tuple(sorted(out.items()))
+
+# }}}
+
+
+# {{{ feature references
+
+@dataclass(frozen=True)
+class StandardFeature:
+    """A property of :mod:`workbench.properties.features`."""
+
+    name: str
+    feature: Feature
+
+
+@dataclass(frozen=True)
+class OutputFeature:
+    """The measured wall time; ``device`` is the optional device-name part."""
+
+    name: str
+    device: str | None
+
+
+@dataclass(frozen=True)
+class AccessFilter:
+    """A constrained memory-access feature: the accesses that meet every part."""
+
+    name: str
+    tag: str | None = None
+    mtype: str | None = None
+    dtype: str | None = None
+    direction: Direction | None = None
+    lstrides: tuple[tuple[int, Constraint], ...] = ()
+    gstrides: tuple[tuple[int, Constraint], ...] = ()
+    afr: Constraint | None = None
+
+    def selects(self, record: AccessRecord) -> bool:
+        """The static part of the filter (everything but the size-dependent AFR)."""
+        if self.tag is not None and self.tag not in record_tags(record):
+            return False
+        if self.mtype is not None and record.mtype != self.mtype:
+            return False
+        if self.dtype is not None and record.dtype != self.dtype:
+            return False
+        if self.direction is not None and record.direction is not self.direction:
+            return False
+        if self.afr is not None and record.mtype != "global":
+            return False
+        for wanted, have in ((self.lstrides, record.lid_strides),
+                             (self.gstrides, record.gid_strides)):
+            strides = dict(have)
+            for axis, constraint in wanted:
+                if not constraint.holds_for_stride(strides.get(axis, 0)):
+                    return False
+        return True
+
+
+FeatureRef = StandardFeature | OutputFeature | AccessFilter
+
+_ACCESS_FILTER = re.compile(
+    r"f_mem_access"
+    r"(?:_tag:(?P<tag>[A-Za-z0-9_]+?))?"
+    r"(?:_(?P<mtype>global|local))?"
+    rf"(?:_(?P<dtype>{'|'.join(_DTYPES)}))?"
+    r"(?:_(?P<direction>load|store))?"
+    r"(?:_lstrides:\{(?P<lstrides>[^{}]*)\})?"
+    r"(?:_gstrides:\{(?P<gstrides>[^{}]*)\})?"
+    r"(?:_afr:(?P<afr>[^_{}]+))?")
+
+# a tag that contains one of these words swallowed a part that failed to parse
+_GRAMMAR_WORD = re.compile(
+    rf"(?:^|_)(?:global|local|load|store|{'|'.join(_DTYPES)}|lstrides|gstrides|afr)(?:_|$)")
+
+_LOADED_TAG = re.compile(r"\w+\(value=['\"](?P<v>.*)['\"]\)")
+
+
+def record_tags(record: AccessRecord) -> frozenset[str]:
+    """The tag names of an access.
+
+    loopy hands out ``a$aLD`` tags as ``LegacyStringInstructionTag`` objects whose
+    string form is ``LegacyStringInstructionTag(value='aLD')``; both that form and a
+    plain name are understood here, so the feature works whichever the extractor
+    records.
+    """
+    out = set()
+    for tag in record.tags:
+        text = str(getattr(tag, "value", tag))
+        m = _LOADED_TAG.fullmatch(text)
+        out.add(m.group("v") if m else text)
+    return frozenset(out)
+
+
+def device_slug(device: str) -> str:
+    """``'NVIDIA H100 80GB HBM3'`` -> ``'nvidia_h100_80gb_hbm3'``."""
+    return re.sub(r"[^a-z0-9]+", "_", device.lower()).strip("_")
+
+
+@functools.lru_cache(maxsize=1)
+def known_feature_names() -> tuple[str, ...]:
+    """Every standard name, the output and examples of each constrained form."""
+    names = [f.name for f in (LocalBarriers(), ThreadGroups(), KernelLaunch())]
+    for dt in ("float32", "float64"):
+        names += [OpCount(dt, k).name for k in OpKind]
+        for frac in StrideFraction.all():
+            names += [GlobalAccess(dt, d, frac).name for d in Direction]
+            names.append(GlobalMinLoadStore(dt, frac).name)
+        names += [LocalAccess(dt, d).name for d in Direction]
+        names += [f"f_mem_access_global_{dt}_{d.value}" for d in Direction]
+        names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
+                  f"_afr:{a}" for d in Direction for a in ("1", ">1")]
+    names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>"]
+    return tuple(names)
+
+
+def _unknown(name: str) -> WorkbenchError:
+    from workbench.models.expression_lang import UnknownModelNameError
+    return UnknownModelNameError("feature", name, known_feature_names())
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_feature_ref(name: str) -> FeatureRef:
+    """The meaning of one ``f_`` name; unknown names raise with the closest known ones."""
+    if name == OUTPUT_PREFIX or name.startswith(OUTPUT_PREFIX + "_"):
+        device = name[len(OUTPUT_PREFIX) + 1:] or None
+        if device is not None and not re.fullmatch(r"[a-z0-9_]+", device):
+            raise ModelError(f"malformed output name {name!r}: the device part must be "
+                             "lower-case letters, digits and '_'")
+        return OutputFeature(name, device)
+    try:
+        return StandardFeature(name, parse_feature(name))
+    except UnknownNameError:
+        pass
+    if name.startswith("f_mem_access"):
+        m = _ACCESS_FILTER.fullmatch(name)
+        if m and m.group("tag") is not None and _GRAMMAR_WORD.search(m.group("tag")):
+            m = None  # the rest after the tag did not parse; do not swallow it as a tag
+        if m and any(m.group(g) is not None for g in m.groupdict()):
+            where = repr(name)
+            return AccessFilter(
+                name=name, tag=m.group("tag"), mtype=m.group("mtype"),
+                dtype=m.group("dtype"),
+                direction=Direction(m.group("direction")) if m.group("direction") else None,
+                lstrides=_parse_strides(m.group("lstrides") or "", where),
+                gstrides=_parse_strides(m.group("gstrides") or "", where),
+                afr=Constraint.parse(m.group("afr"), where)
+                if m.group("afr") is not None else None)
+        if m is not None or ":" in name:
+            raise ModelError(
+                f"malformed memory-access feature {name!r}; expected "
+                "f_mem_access[_tag:<tag>][_<global|local>][_<dtype>][_<load|store>]"
+                "[_lstrides:{<axis>:<constraint>,...}][_gstrides:{...}][_afr:<constraint>]"
+                " with at least one part, in this order, e.g. "
+                "f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1")
+    raise _unknown(name)
+
+# }}}
+
+
+# {{{ values
+
+def _as_float(value, n: int) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        arr = arr.astype(np.float64)
+    return np.broadcast_to(arr.astype(np.float64), (n,)).copy() if arr.ndim == 0 \
+        else arr.astype(np.float64).reshape(-1)
+
+
+def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
+                         params: Mapping[str, object], *,
+                         workitem_props: KernelProperties | None = None
+                         ) -> dict[str, np.ndarray]:
+    """Values of input features for one kernel build over arrays of parameter sets.
+
+    ``workitem_props`` (the same build at work-item granularity) supplies the access
+    counts of AFR constraints; it defaults to ``props`` when those are per work item.
+    """
+    # every given value is passed on: a footprint may depend on a parameter that only
+    # an index uses (a stride ``m`` in ``c[m*i]``), which is not a loop-bound parameter
+    arrays = {p: np.atleast_1d(np.asarray(v)) for p, v in params.items()}
+    missing = [p for p in props.parameters if p not in params]
+    if missing:
+        raise ModelError(f"kernel {props.kernel_name!r} needs value(s) for "
+                         f"{', '.join(missing)}")
+    n = int(np.broadcast_shapes(*(a.shape for a in arrays.values()))[0]) if arrays else 1
+    if arrays:
+        props.assumptions.check({p: arrays[p] for p in props.parameters})
+
+    exprs: dict = {}
+    filters: list[AccessFilter] = []
+    for ref in refs:
+        if isinstance(ref, StandardFeature):
+            if ref.feature in props.counts:
+                exprs[ref.name] = props.counts[ref.feature]
+        elif isinstance(ref, AccessFilter):
+            filters.append(ref)
+            for i, rec in enumerate(props.accesses):
+                if ref.selects(rec):
+                    exprs["record", i] = rec.count
+        else:
+            raise ModelError(f"{ref.name!r} is the measured output, not an input feature")
+
+    afr_arrays = sorted({rec.variable for f in filters if f.afr is not None
+                         for rec in props.accesses if f.selects(rec)})
+    if afr_arrays:
+        wi = workitem_props if workitem_props is not None else props
+        if wi.granularity is not Granularity.WORKITEM:
+            raise ModelError("AFR constraints need the kernel's work-item counts")
+        for array in afr_arrays:
+            accesses = 0
+            for rec in wi.accesses:
+                if rec.mtype == "global" and rec.variable == array:
+                    accesses = accesses + rec.count
+            try:
+                used = wi.footprint(array).used
+            except WorkbenchError:
+                raise
+            except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
+                used = None    # unknown AFR: meets no afr constraint (module docstring)
+            if used is not None:
+                exprs["afr accesses", array] = accesses
+                exprs["afr used", array] = used
+
+    values = evaluate_many(exprs, arrays) if exprs else {}
+    values = {k: _as_float(v, n) for k, v in values.items()}
+    afr = {}
+    for array in afr_arrays:
+        if ("afr used", array) not in values:
+            afr[array] = np.full(n, np.nan)
+            continue
+        used = values["afr used", array]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            afr[array] = np.where(used > 0, values["afr accesses", array]
+                                  / np.where(used > 0, used, 1), np.nan)
+
+    out: dict[str, np.ndarray] = {}
+    for ref in refs:
+        if isinstance(ref, StandardFeature):
+            out[ref.name] = values.get(ref.name, np.zeros(n))
+        else:
+            total = np.zeros(n)
+            for i, rec in enumerate(props.accesses):
+                if not ref.selects(rec):
+                    continue
+                term = values["record", i]
+                if ref.afr is not None:
+                    term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
+                total = total + term
+            out[ref.name] = total
+    return out
+
+
+def _parse_params_text(text: str) -> dict[str, int]:
+    out = {}
+    for part in str(text).split(","):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = int(v)
+    return out
+
+
+def _group_size_tuple(text) -> tuple[int, ...]:
+    if isinstance(text, tuple):
+        return text
+    return tuple(int(s) for s in str(text).split("x"))
+
+
+_META = ("kernel", "variant", "dtype", "group_size", "params")
+
+
+def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
+                           granularity: Granularity | str,
+                           subgroup_size: int | None) -> dict[str, np.ndarray]:
+    """Values of the named input features for every row of a dataset frame.
+
+    A feature the frame already has as a column is taken from it (the frame must then
+    have been built at the model's granularity, as ``build_dataset`` is by the CLI);
+    the others are computed from each row's kernel, variant, dtype, group size and
+    parameters, one property extraction per build (cached by ``kernel_properties``).
+    """
+    granularity = Granularity(granularity)
+    names = list(dict.fromkeys(names))
+    n = len(data)
+    out = {name: data[name].to_numpy(dtype=np.float64) for name in names
+           if name in data.columns}
+    todo = [parse_feature_ref(nm) for nm in names if nm not in out]
+    if not todo or n == 0:
+        return {**out, **{r.name: np.zeros(n) for r in todo}}
+    lacking = [c for c in _META if c not in data.columns]
+    if lacking:
+        raise ModelError(f"cannot compute feature(s) {', '.join(r.name for r in todo)}: "
+                         f"the data has no column(s) {', '.join(lacking)}")
+    needs_afr = any(isinstance(r, AccessFilter) and r.afr is not None for r in todo)
+    computed = {r.name: np.zeros(n) for r in todo}
+    positions = np.arange(n)
+    keys = data[list(_META[:4])].astype(str)
+    for (kernel, variant, dtype, group), idx in keys.groupby(
+            list(_META[:4]), sort=False).indices.items():
+        rows = positions[idx]
+        try:
+            common = dict(variant=variant, dtype=dtype, group_size=_group_size_tuple(group))
+            props = kernel_properties(kernel, granularity=granularity,
+                                      subgroup_size=subgroup_size, **common)
+            wi = props
+            if needs_afr and granularity is not Granularity.WORKITEM:
+                wi = kernel_properties(kernel, granularity=Granularity.WORKITEM, **common)
+            parsed = [_parse_params_text(t) for t in data["params"].iloc[rows]]
+            names_ = sorted(set(props.parameters).union(*parsed))
+            params = {p: np.array([d[p] for d in parsed]) for p in names_}
+            values = build_feature_values(props, todo, params, workitem_props=wi)
+        except (KeyError, ValueError) as err:
+            raise ModelError(f"cannot compute features for {kernel} ({variant}, {dtype}, "
+                             f"{group}): {err}") from None
+        except WorkbenchError as err:
+            if isinstance(err, ModelError):
+                raise
+            raise ModelError(f"cannot compute features for {kernel} ({variant}, {dtype}, "
+                             f"{group}): {err}") from None
+        for name, v in values.items():
+            computed[name][rows] = v
+    return {**out, **computed}
+
+# }}}
+
+
+def kernel_feature_values(kernel, names: Iterable[str], params: Mapping[str, int], *,
+                          variant: str | None = None, dtype: str = "float32",
+                          group_size: str | tuple[int, ...] | None = None,
+                          granularity: Granularity | str = Granularity.SUBGROUP,
+                          subgroup_size: int | None = None
+                          ) -> tuple[KernelProperties, dict[str, float]]:
+    """The named input features of one kernel build for one parameter set.
+
+    ``kernel`` is anything :func:`kernel_properties` takes (a catalog name, a spec or
+    a loopy kernel); returns the properties used and one number per feature.
+    """
+    granularity = Granularity(granularity)
+    refs = [parse_feature_ref(n) for n in dict.fromkeys(names)]
+    common = dict(variant=variant, dtype=dtype, group_size=group_size)
+    props = kernel_properties(kernel, granularity=granularity, subgroup_size=subgroup_size,
+                              **common)
+    wi = props
+    if granularity is not Granularity.WORKITEM and any(
+            isinstance(r, AccessFilter) and r.afr is not None for r in refs):
+        wi = kernel_properties(kernel, granularity=Granularity.WORKITEM, **common)
+    values = build_feature_values(props, refs, {k: np.array([v]) for k, v in params.items()},
+                                  workitem_props=wi)
+    return props, {k: float(v[0]) for k, v in values.items()}
