@@ -80,10 +80,10 @@ def _loop_items(p: int) -> int:
     return LOOP_ITEMS_FACTOR * 2 ** p
 
 
-def _check_items(group_size: GroupSize) -> int:
-    """The work items of a loop kernel's check: a multiple of every 1-D set size."""
-    sizes = [math.prod(g) for g in GROUP_SIZE_SETS[SET_1D].sizes]
-    return max(math.lcm(*sizes), math.prod(group_size))
+def _check_items() -> int:
+    """Work items of the pocl checks: the smallest multiple of every 1-D set size (768),
+    so each size of the set runs full groups, two to six of them."""
+    return math.lcm(*(math.prod(g) for g in GROUP_SIZE_SETS[SET_1D].sizes))
 
 
 def _require_group(req: BuildRequest, dims: int, fixed: GroupSize | None = None) -> None:
@@ -363,7 +363,7 @@ def global_memory_pattern(n_arrays: int, lid_strides: tuple[int, ...],
         def size_cases(p: int) -> tuple[dict[str, int], ...]:
             return tuple({"n": _loop_items(p + t)} for t in range(4))
         default_p, p_choices = 20, (17, 18, 19, 20, 21, 22)
-        check = {"n": _check_items((1,))}
+        check = {"n": _check_items()}
     else:
         def size_cases(p: int) -> tuple[dict[str, int], ...]:
             return tuple({"groups": 2 ** (p + t)} for t in range(4))
@@ -436,16 +436,18 @@ def _partner(j: int) -> int:
     return (j + PARTNER_OFFSET) % N_PRIVATE
 
 
-def update_schedule() -> tuple[tuple[int, tuple[int, ...]], ...]:
+def update_schedule(op: str = "madd") -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The 32 updates of one loop iteration in order: (variable written, variables read).
 
     Sequence position ``k`` writes ``r[k % 32]`` and reads its partner ``r[(k+16) % 32]``
     (and, except for rsqrt and pow, itself): the nearest read is 16 updates back, well
-    beyond the paper's four, so up to 16 updates are in flight. Each pair
-    (j, j+16) forms a two-variable recurrence chosen to keep values bounded for any
-    trip count (see the op notes in :func:`arithmetic`).
+    beyond the paper's four, so up to 16 independent updates can be in flight. Each
+    pair (j, j+16) forms a two-variable recurrence chosen to keep values bounded for
+    any trip count (see the op notes in :func:`arithmetic`).
     """
-    return tuple((j, (_partner(j), j)) for j in range(N_PRIVATE))
+    reads_self = "{j}" in _UPDATES[_canonical_op(op)][0]
+    return tuple((j, (_partner(j), j) if reads_self else (_partner(j),))
+                 for j in range(N_PRIVATE))
 
 
 def _canonical_op(op: str) -> str:
@@ -546,7 +548,7 @@ def arithmetic(op: str, dtype: str = "float32") -> KernelSpec:
             lines.append(f"<{dt.value}> r{j} = k{j} {{id=init{j}}}")
         lines.append("for it, u")
         inits = ":".join(f"init{j}" for j in range(N_PRIVATE))
-        for j, (p, _) in update_schedule():
+        for j, (p, *_) in update_schedule(op):
             s = "alpha" if j < PARTNER_OFFSET else "beta"
             # A chain of scheduling dependencies fixes the order within the body.
             dep = inits if j == 0 else f"upd{j - 1}"
@@ -598,7 +600,7 @@ def arithmetic(op: str, dtype: str = "float32") -> KernelSpec:
         p_choices=(13, 14, 15, 16, 17),
         make_inputs=make_inputs,
         reference=reference,
-        check_params={"n": _check_items((1,)), "iters": 1},
+        check_params={"n": _check_items(), "iters": 1},
         rtol=1e-4,
     )
 
@@ -703,7 +705,7 @@ def local_memory_moves(dtype: str = "float32", moves_per_barrier: int = 1) -> Ke
         p_choices=(13, 14, 15, 16, 17),
         make_inputs=lambda params, dtype_, rng: {},
         reference=reference,
-        check_params={"n": _check_items((1,)), "iters": 3},
+        check_params={"n": _check_items(), "iters": 3},
     )
 
 
@@ -784,7 +786,7 @@ def barriers(n_barriers: int = 1) -> KernelSpec:
         p_choices=(13, 14, 15, 16, 17),
         make_inputs=lambda params, dtype_, rng: {},
         reference=lambda inputs, params: {"out": np.arange(params["n"], dtype=np.float64)},
-        check_params={"n": _check_items((1,)), "iters": 3},
+        check_params={"n": _check_items(), "iters": 3},
     )
 
 # }}}

@@ -71,9 +71,11 @@ over the local tiles of a tiled matrix product (a reduction without global loads
 collapses to its carriers).  All temporaries but index temporaries disappear; the
 local tiles are replaced by the carriers, so no local memory is left and loopy
 inserts no barriers; explicit local barriers go, global ones stay.  No reduction
-operator survives.  A dropped instruction whose hardware-parallel inames no
-surviving instruction uses leaves a no-op in them, because loopy sizes the launch
-grid over all instructions.
+operator survives.  Inames left without instructions (``k_inner``, the summation
+index of ``arith``) are projected out of the domain, which keeps the other inames'
+points.  A dropped instruction whose hardware-parallel inames no surviving
+instruction uses leaves a no-op in them, because loopy sizes the launch grid over
+all instructions.
 
 *What is kept verbatim.*  Index arithmetic: a temporary read in the index of a
 global access, in a predicate, or by another such instruction is an *index
@@ -713,12 +715,23 @@ class _WorkRemover:
         temps.update(self.new_temps)
         inames = dict(knl.inames)
         inames.update({n: Iname(n, tags) for n, tags in self.new_inames.items()})
-        domains = [*knl.domains, *self.new_domains]
+        # Inames only dropped work used (k_inner, the summation of arith) go: an
+        # unused iname is a loopy warning, and a loop without instructions is no
+        # structure to keep.  Projecting them out keeps the other inames' points.
+        used = set().union(*(i.within_inames for i in final))
+        unused = sorted(set(knl.all_inames()) - used)
+        result = lp.remove_unused_inames(knl.copy(
+            instructions=final, temporary_variables=temps,
+            domains=[*knl.domains, *self.new_domains], inames=inames,
+            silenced_warnings=knl.silenced_warnings | _SILENCED), unused)
+        domains = list(result.domains)
         for group in self._mixed_local_inames(final):
             domains = _decouple(domains, group)
-        return knl.copy(
-            instructions=final, temporary_variables=temps, domains=domains,
-            inames=inames, silenced_warnings=knl.silenced_warnings | _SILENCED)
+        priorities = frozenset(
+            kept for kept in (tuple(i for i in prio if i in used)
+                              for prio in knl.loop_priority) if len(kept) > 1)
+        return result.copy(domains=domains, loop_priority=priorities,
+                           inames={n: v for n, v in inames.items() if n in used})
 
 
 def remove_work(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
