@@ -27,6 +27,7 @@ from workbench.kernels.generators import (
     arithmetic,
     arithmetic_op_counts,
     barriers,
+    default_unroll,
     empty,
     global_memory_pattern,
     local_memory_counts,
@@ -110,7 +111,10 @@ def test_set_composition():
     names = [s.name for s in SET]
     assert len(names) == len(set(names))
     assert len(GMEM) == 24 + 5 + 2
-    assert {s.name for s in ARITH} == {f"arith32x64_{op}_float32" for op in ARITHMETIC_OPS}
+    assert {s.name for s in ARITH} == {
+        "arith32x64_add_float32", "arith32x64_mul_float32", "arith32x64_madd_float32",
+        "arith32x64_unroll4_div_float32", "arith32x64_rsqrt_float32",
+        "arith32x64_unroll1_pow_float32"}
     assert len(ARITHMETIC_OPS) == 6
     assert [s.name for s in LMEM] == ["lmem_moves_1perbarrier_float32",
                                       "lmem_moves_4perbarrier_float32"]
@@ -277,7 +281,8 @@ KIND = {"add": ("add",), "mul": ("mul",), "madd": ("mul", "add"), "div": ("div",
 
 @pytest.mark.parametrize("op", ARITHMETIC_OPS)
 def test_arithmetic_counts(op):
-    spec = BY_NAME[f"arith32x64_{op}_float32"]
+    spec = arithmetic(op)
+    assert spec.name in BY_NAME
     props = props_of(spec)
     for n, iters in ((768, 1), (3 * 2 ** 12, 5)):
         named = {k: v for k, v in props.evaluate_named({"n": n, "iters": iters}).items() if v}
@@ -331,17 +336,36 @@ def test_dependency_checker_can_fail():
 def test_arithmetic_dependency_distance(op, dtype):
     spec = arithmetic(op, dtype)
     code = lp.generate_code_v2(spec.build(spec.request(None, dtype))).device_code()
+    unroll = default_unroll(op, dtype)
+    assert UNROLL % unroll == 0 and (unroll == UNROLL) == (op in ("add", "mul", "madd") or
+                                                          (op, dtype) == ("rsqrt", "float32"))
     updates = _updates_in_loop(code)
-    assert len(updates) == UNROLL * N_PRIVATE  # unrolled: 64 x 32 updates in the source
-    assert [w for w, _ in updates] == list(range(N_PRIVATE)) * UNROLL  # round robin
-    assert all(reads for _, reads in updates)  # every update uses other variables
-    assert all(reads - {w} for w, reads in updates)
+    assert len(updates) == unroll * N_PRIVATE  # 32 updates per written-out inner trip
+    assert [w for w, _ in updates] == list(range(N_PRIVATE)) * unroll  # round robin
+    assert all(reads - {w} for w, reads in updates)  # every update uses another variable
     assert _violations(updates, MIN_DEPENDENCY_DISTANCE) == []
     # the same holds for the design itself, which the builder follows
     design = [(w, set(r)) for w, r in update_schedule(op)]
-    assert updates == design * UNROLL
+    assert updates == design * unroll
     assert _violations(design, MIN_DEPENDENCY_DISTANCE) == []
-    assert "for (int u" not in code  # the inner loop is unrolled, not a loop
+    if unroll == UNROLL:
+        assert "for (int u" not in code  # the inner loop is unrolled, not a loop
+    else:
+        assert re.search(rf"for \(int u_outer = 0; u_outer <= {UNROLL // unroll - 1};", code)
+
+
+def test_arithmetic_unroll_keeps_counts():
+    """The unroll factor changes the source, never the counts or the results."""
+    full, default = arithmetic("div", unroll=64), arithmetic("div")
+    assert full.name == "arith32x64_div_float32"
+    assert default.name == "arith32x64_unroll4_div_float32"
+    params = {"n": 768, "iters": 3}
+    counts = [extract_properties(s.build(s.request(None, "float32", (128,))))
+              .evaluate_named(params) for s in (full, default)]
+    assert counts[0] == counts[1]
+    assert counts[0]["f_op_float32_div"] == 3 * 64 * 32 * 768
+    with pytest.raises(ParameterError):
+        arithmetic("add", unroll=3)
 
 
 def test_arithmetic_aliases_and_errors():
