@@ -11,3 +11,21 @@ wb report --store $d/measurements.sqlite --weights $d/weights-linear.json --form
 wb report --store $d/measurements.sqlite --weights $d/weights-linear.json --format json > $d/table1.json
 wb report --store $d/measurements.sqlite --weights $d/weights-linear.json --all-groups \
   --format md > $d/tables-all-groups.md
+
+# The 2019 mechanism: an overlap model (models/overlap.json) fitted on the catalog, the
+# same model fitted on every H100 measurement set, and model-guided variant selection.
+wb fit --store $d/measurements.sqlite --model models/overlap.json \
+  -o $d/weights-overlap.json > $d/fit-overlap.txt
+wb report --store $d/measurements.sqlite --weights $d/weights-overlap.json \
+  --format md > $d/tables-overlap.md
+wb report --store $d/measurements.sqlite --weights $d/weights-overlap.json \
+  --format json > $d/table1-overlap.json
+wb fit --store $d/measurements.sqlite --store $d/measurements-2019.sqlite \
+  --model models/overlap.json -o $d/weights-overlap-all-sets.json > $d/fit-overlap-all-sets.txt
+wb report --store $d/measurements.sqlite --store $d/measurements-2019.sqlite \
+  --weights $d/weights-overlap-all-sets.json --format md > $d/tables-overlap-all-sets.md
+for m in linear overlap; do
+  wb select --store $d/families.sqlite --weights $d/weights-$m.json > $d/selection-$m.txt
+  wb select --store $d/families.sqlite --weights $d/weights-$m.json --format json \
+    > $d/selection-$m.json
+done

@@ -120,3 +120,30 @@ def test_refit_from_the_shipped_h100_store_reproduces_weights_and_table1():
     assert t1.cross_kernel == pytest.approx(table["cross_kernel_geomean_rel_error"], rel=1e-6)
     for kernel, err in table["per_kernel_geomean_rel_error"].items():
         assert t1.per_kernel[kernel] == pytest.approx(err, rel=1e-6)
+
+
+@pytest.mark.skipif(not (H100 / "weights-overlap.json").exists(), reason="no shipped overlap model")
+def test_refit_of_the_shipped_overlap_model_and_selection(tmp_path, capsys):
+    """The 2019-style overlap model refits to the shipped parameters and Table 1, and
+    variant selection on the shipped families reproduces the shipped fractions."""
+    out = tmp_path / "overlap.json"
+    assert main(["fit", "--store", str(H100 / "measurements.sqlite"),
+                 "--model", str(ROOT / "models" / "overlap.json"), "-o", str(out)]) == 0
+    fitted = json.loads(out.read_text())
+    shipped = json.loads((H100 / "weights-overlap.json").read_text())
+    for name, value in shipped["parameters"].items():
+        assert fitted["parameters"][name] == pytest.approx(value, rel=1e-4, abs=1e-18)
+    capsys.readouterr()
+    assert main(["report", "--store", str(H100 / "measurements.sqlite"),
+                 "--weights", str(out), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    table = json.loads((H100 / "table1-overlap.json").read_text())
+    assert report["cross_kernel_geomean_rel_error"] == pytest.approx(
+        table["cross_kernel_geomean_rel_error"], rel=1e-3)
+    assert main(["select", "--store", str(H100 / "families.sqlite"),
+                 "--weights", str(H100 / "weights-linear.json"), "--format", "json"]) == 0
+    selection = json.loads(capsys.readouterr().out)
+    shipped_sel = json.loads((H100 / "selection-linear.json").read_text())
+    assert [s["pick"] for s in selection] == [s["pick"] for s in shipped_sel]
+    assert [s["fraction_of_best"] for s in selection] == pytest.approx(
+        [s["fraction_of_best"] for s in shipped_sel])

@@ -26,7 +26,8 @@ from workbench.reports import predictions, table1, table2, to_markdown
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fit", help="fit a model to a device's measurements")
-    p.add_argument("--store", help=f"SQLite store (default: {default_store_path()})")
+    p.add_argument("--store", action="append",
+                   help=f"SQLite store, repeatable (default: {default_store_path()})")
     p.add_argument("--device", help="device name substring (default: the store's only one)")
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
@@ -45,7 +46,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("report", help="Tables 1 and 2 for a fitted model")
-    p.add_argument("--store", help=f"SQLite store (default: {default_store_path()})")
+    p.add_argument("--store", action="append",
+                   help=f"SQLite store, repeatable (default: {default_store_path()})")
     p.add_argument("--weights", required=True)
     p.add_argument("--campaign")
     p.add_argument("--all-groups", action="store_true",
@@ -89,11 +91,20 @@ def store_device_key(store: MeasurementStore, selector: str | None) -> str:
     return hits[0].key
 
 
-def _load_dataset(store_path, device_key, campaign, model=None) -> pd.DataFrame:
-    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
-        if device_key is None:
-            device_key = store_device_key(store, None)
-        ms = store.measurements(device_key=device_key, campaign=campaign)
+def _stores(args) -> list[str]:
+    return list(args.store or [str(default_store_path())])
+
+
+def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame:
+    """Successful measurements of one device, from one store or several."""
+    if isinstance(store_paths, (str, Path)):
+        store_paths = [store_paths]
+    ms = []
+    for path in store_paths:
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            if device_key is None:
+                device_key = store_device_key(store, None)
+            ms += store.measurements(device_key=device_key, campaign=campaign)
     kwargs = {}
     if model is not None:
         kwargs = {"granularity": model.granularity, "subgroup_size": model.subgroup_size}
@@ -103,14 +114,14 @@ def _load_dataset(store_path, device_key, campaign, model=None) -> pd.DataFrame:
 def cmd_fit(args) -> int:
     if args.model is not None or args.family == "expression":
         return _fit_expression(args)
-    store_path = args.store or default_store_path()
-    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+    store_paths = _stores(args)
+    with MeasurementStore.open(store_paths[0], create=False, readonly=True) as store:
         key = store_device_key(store, args.device)
         device = next(d for d in store.devices() if d.key == key)
-    data = _load_dataset(store_path, key, args.campaign)
+    data = _load_dataset(store_paths, key, args.campaign)
     family = get_family(args.family)
     model = family.fit(data, bootstrap=args.bootstrap, device=device.to_dict(),
-                       provenance={"store": str(Path(store_path).name),
+                       provenance={"store": ", ".join(Path(p).name for p in store_paths),
                                    "campaign": args.campaign})
     save_model(model, args.output)
     report = model.report_data()
@@ -135,13 +146,13 @@ def _fit_expression(args) -> int:
     family = get_family("expression")
     spec = family.spec(args.model, granularity=args.granularity,
                        subgroup_size=args.subgroup_size)
-    store_path = args.store or default_store_path()
-    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+    store_paths = _stores(args)
+    with MeasurementStore.open(store_paths[0], create=False, readonly=True) as store:
         key = store_device_key(store, args.device)
         device = next(d for d in store.devices() if d.key == key)
-    data = _load_dataset(store_path, key, args.campaign, spec)
+    data = _load_dataset(store_paths, key, args.campaign, spec)
     model = family.fit(data, model=spec, device=device.to_dict(),
-                       provenance={"store": str(Path(store_path).name),
+                       provenance={"store": ", ".join(Path(p).name for p in store_paths),
                                    "campaign": args.campaign})
     save_model(model, args.output)
     report = model.report_data()
@@ -184,7 +195,7 @@ def cmd_report(args) -> int:
     if model.device:
         from workbench.measure import DeviceIdentity
         device_key = DeviceIdentity.from_dict(model.device).key
-    data = _load_dataset(args.store or default_store_path(), device_key, args.campaign, model)
+    data = _load_dataset(_stores(args), device_key, args.campaign, model)
     if not len(data):
         raise WorkbenchError("the store holds no successful measurements for this device")
     t1 = table1(model, data, group_workitems=None if args.all_groups else 256)

@@ -128,7 +128,7 @@ from loopy.symbolic import IdentityMapper, LinearSubscript, Reduction, TaggedVar
 from pymbolic.mapper import WalkMapper
 
 from workbench.errors import UnknownNameError, UnsupportedKernelError
-from workbench.kernels.base import BuildRequest, KernelSpec
+from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 __all__ = ["SUFFIX", "remove_work", "tag_global_accesses", "work_removed_spec"]
 
@@ -758,9 +758,10 @@ def remove_work(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
 def work_removed_spec(spec: KernelSpec) -> KernelSpec:
     """*spec* with every build passed through :func:`remove_work`, named ``<name>_wr``.
 
-    Parameters, size cases, group sizes, role and inputs are those of *spec*: the
+    Parameters, size cases, group sizes and inputs are those of *spec*: the
     derived kernel takes the same arguments and needs nothing new.  Its results
-    are not the original's, so there is no numerical reference.
+    are not the original's, so there is no numerical reference.  It is always a
+    measurement kernel: it measures a (test) kernel's memory traffic in situ.
     """
     original_build = spec.build
 
@@ -768,7 +769,7 @@ def work_removed_spec(spec: KernelSpec) -> KernelSpec:
         return remove_work(original_build(request))
 
     return dataclasses.replace(
-        spec, name=spec.name + SUFFIX, build=build,
+        spec, name=spec.name + SUFFIX, build=build, role=KernelRole.MEASUREMENT,
         description=f"{spec.name} with its on-chip work removed (global-memory "
                     f"accesses only). {spec.description}",
         reference=lambda inputs, params: {}, variant_reference=None)
