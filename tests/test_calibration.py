@@ -140,10 +140,11 @@ def test_refit_of_the_shipped_overlap_model_and_selection(tmp_path, capsys):
     table = json.loads((H100 / "table1-overlap.json").read_text())
     assert report["cross_kernel_geomean_rel_error"] == pytest.approx(
         table["cross_kernel_geomean_rel_error"], rel=1e-3)
-    assert main(["select", "--store", str(H100 / "families.sqlite"),
-                 "--weights", str(H100 / "weights-linear.json"), "--format", "json"]) == 0
-    selection = json.loads(capsys.readouterr().out)
-    shipped_sel = json.loads((H100 / "selection-linear.json").read_text())
-    assert [s["pick"] for s in selection] == [s["pick"] for s in shipped_sel]
-    assert [s["fraction_of_best"] for s in selection] == pytest.approx(
-        [s["fraction_of_best"] for s in shipped_sel])
+    for name, weights in (("linear", H100 / "weights-linear.json"), ("overlap", out)):
+        assert main(["select", "--store", str(H100 / "families.sqlite"),
+                     "--weights", str(weights), "--format", "json"]) == 0
+        selection = json.loads(capsys.readouterr().out)
+        shipped_sel = json.loads((H100 / f"selection-{name}.json").read_text())
+        assert [s["pick"] for s in selection] == [s["pick"] for s in shipped_sel]
+        assert [s["fraction_of_best"] for s in selection] == pytest.approx(
+            [s["fraction_of_best"] for s in shipped_sel])

@@ -73,3 +73,21 @@ def test_a_users_own_kernel_from_a_file(tmp_path, capsys):
     assert values["f_thread_groups"] == 8
     assert main(["properties", f"{src}:nope", "--param", "n=8"]) == 2
     assert "unknown variable" in capsys.readouterr().err
+
+
+def test_more_user_mistakes_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import numpy as np\nthis is not python\n")
+    assert main(["properties", f"{bad}:knl", "--param", "n=8"]) == 2
+    assert "error while loading" in capsys.readouterr().err
+    assert main(["properties", "matmul_naive", "--param", "n=64", "--granularity",
+                 "subgroup", "--subgroup-size", "-3"]) == 2
+    assert "positive" in capsys.readouterr().err
+    assert main(["fit", "--store", "nowhere.sqlite", "-o",
+                 str(tmp_path / "no" / "dir" / "w.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["report", "--store", "x.sqlite", "--weights", str(tmp_path)]) == 2
+    assert "cannot read model file" in capsys.readouterr().err
+    assert main(["calibrate", "--set", "work-removed", "--kernels", "finite_diff",
+                 "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert "finite_diff_wr" in capsys.readouterr().err

@@ -429,7 +429,7 @@ def test_readers_are_not_blocked_by_an_open_write_transaction(tmp_path: Path) ->
             assert len(reader.measurements()) == 1
         with MeasurementStore.open(path, timeout_s=0.2) as writer:
             assert len(writer.measurements()) == 1
-            assert time.monotonic() - start < 1.0
+            assert time.monotonic() - start < 10.0  # generous: only "not blocked for the busy timeout"
             with pytest.raises(StoreError, match="locked"):
                 writer.record(_ok(_key(2)))  # writers wait, then fail clearly
             holder.execute("ROLLBACK")

@@ -126,6 +126,11 @@ def measurement_specs(which: str, kernels: tuple[str, ...]):
         from workbench.kernels.work_removal import work_removed_spec
         specs = tuple(work_removed_spec(s) for s in all_kernels() if s.name != "empty")
     if kernels:
+        known = {s.name for s in specs}
+        for k in kernels:
+            if k not in known:
+                from workbench.errors import UnknownNameError
+                raise UnknownNameError(f"kernel of the {which!r} set", k, known)
         specs = tuple(s for s in specs if s.name in kernels)
     return specs
 
@@ -135,8 +140,9 @@ def cmd_calibrate(args) -> int:
     if args.families:
         return cmd_families(args, device)
     kernels = tuple(k.strip() for k in args.kernels.split(",")) if args.kernels else ()
-    for k in kernels:
-        get_kernel(k)  # unknown names fail before anything runs
+    if args.set == "catalog":
+        for k in kernels:
+            get_kernel(k)  # unknown names fail before anything runs
     settings = CampaignSettings.quick(kernels) if args.quick else CampaignSettings(
         kernels=kernels)
     if args.runs is not None or args.min_time_factor is not None:

@@ -13,6 +13,7 @@ from workbench.cli.common import parse_params, print_json, print_table
 from workbench.errors import DeviceError, WorkbenchError
 from workbench.kernels import format_group_size, get_kernel, resolve_kernel
 from workbench.measure import MeasurementStore, default_store_path
+from workbench.models.registry import check_writable
 from workbench.models import (
     MODEL_FAMILIES,
     build_dataset,
@@ -104,7 +105,10 @@ def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame
         with MeasurementStore.open(path, create=False, readonly=True) as store:
             if device_key is None:
                 device_key = store_device_key(store, None)
-            ms += store.measurements(device_key=device_key, campaign=campaign)
+            # an all-digit campaign is an id, anything else a name
+            ms += store.measurements(device_key=device_key, campaign=(
+                int(campaign) if campaign is not None and str(campaign).isdigit()
+                else campaign))
     kwargs = {}
     if model is not None:
         kwargs = {"granularity": model.granularity, "subgroup_size": model.subgroup_size}
@@ -112,6 +116,7 @@ def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame
 
 
 def cmd_fit(args) -> int:
+    check_writable(args.output)
     if args.model is not None or args.family == "expression":
         return _fit_expression(args)
     store_paths = _stores(args)
@@ -202,7 +207,10 @@ def cmd_report(args) -> int:
     t2 = table2(model)
     if args.plot:
         from workbench.reports.plots import predicted_vs_measured
-        predicted_vs_measured(predictions(model, data)).write_html(args.plot)
+        try:
+            predicted_vs_measured(predictions(model, data)).write_html(args.plot)
+        except OSError as err:
+            raise WorkbenchError(f"cannot write the plot {args.plot!r}: {err}") from None
     if args.format == "json":
         print_json({**t1.to_json(), "weights": t2.to_dict(orient="records"),
                     "fit": model.report_data()["fit"]})

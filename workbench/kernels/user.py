@@ -76,7 +76,11 @@ def load_user_kernel(ref: str) -> KernelSpec:
         raise WorkbenchError(f"a user kernel is named FILE.py:VARIABLE, got {ref!r}")
     if not Path(path).is_file():
         raise WorkbenchError(f"no such file: {path}")
-    namespace = runpy.run_path(path)
+    try:
+        namespace = runpy.run_path(path)
+    except Exception as err:  # noqa: BLE001 - the user's file, any error is theirs
+        raise WorkbenchError(f"error while loading {path}: {type(err).__name__}: {err}"
+                             ) from None
     if var not in namespace:
         raise UnknownNameError(f"variable in {path}", var,
                                [k for k in namespace if not k.startswith("_")])

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from workbench.errors import ParameterError
 from workbench.kernels import (
     BuildRequest,
@@ -194,7 +196,12 @@ class Campaign:
         except ConfigurationFailed:
             return True  # let the measurement record the build failure
         _, largest = launch_facts(kernel, params)
+        itemsize = max((np.dtype(a.dtype.numpy_dtype).itemsize for a in
+                        kernel[next(iter(kernel.entrypoints))].args
+                        if getattr(a, "shape", None) not in (None,)
+                        and hasattr(a, "dtype") and a.dtype is not None), default=8)
         return (array_bytes(kernel, params) <= budget and largest <= INT32_MAX
+                and largest * itemsize <= self.device.max_alloc_bytes
                 and max(params.values()) <= INT32_MAX)
 
     def _fills_device(self, spec: KernelSpec, request: BuildRequest,
@@ -330,8 +337,9 @@ class Campaign:
             key = self._key(spec, variant, dtype, params, g)
             if key in self._done:
                 continue
+            # no "p" here: a resumed campaign must search again, not reuse these sizes
             m = _failed(key, failure, self.device, self.settings.protocol, self.campaign_id,
-                        {"p": spec.default_p, "role": spec.role.value})
+                        {"p_failed": spec.default_p, "role": spec.role.value})
             self.store.record(m)
             self._done.add(key)
             self.timings.failed += 1

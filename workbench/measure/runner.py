@@ -132,6 +132,8 @@ class KernelRunner:
         import pyopencl.array as cla
         from pymbolic import evaluate
 
+        import pyopencl as cl
+
         knl = self.kernel(spec, request)
         kernel_args = knl[next(iter(knl.entrypoints))].args
         args: dict = {}
@@ -140,11 +142,14 @@ class KernelRunner:
             if isinstance(arg, lp.ArrayArg):
                 shape = tuple(int(evaluate(e, dict(params))) for e in arg.shape)
                 dtype = np.dtype(arg.dtype.numpy_dtype)
-                buf = cla.empty(self.queue, shape, dtype, order=_array_order(arg))
-                if dtype.kind == "f":
-                    self._generator.fill_uniform(buf, a=0.5, b=1.5)
-                else:
-                    buf.fill(0)
+                try:
+                    buf = cla.empty(self.queue, shape, dtype, order=_array_order(arg))
+                    if dtype.kind == "f":
+                        self._generator.fill_uniform(buf, a=0.5, b=1.5)
+                    else:
+                        buf.fill(0)
+                except cl.Error:
+                    raise ConfigurationFailed("launch", traceback.format_exc()) from None
                 args[arg.name] = buf
             elif isinstance(arg, lp.ValueArg) and arg.name not in params:
                 if scalars is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from workbench.errors import UnknownNameError, WorkbenchWarning
 from workbench.kernels import get_kernel
 from workbench.measure.store import Measurement
 from workbench.properties import Granularity, kernel_properties
@@ -42,8 +44,13 @@ def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granula
         groups[r.kernel, r.variant, r.dtype, r.group_size].append(r)
 
     frames = []
+    skipped = []
     for (kernel, variant, dtype, group), rs in groups.items():
-        spec = get_kernel(kernel)
+        try:
+            spec = get_kernel(kernel)
+        except UnknownNameError:
+            skipped.append(kernel)  # e.g. a user kernel measured ad hoc
+            continue
         props = kernel_properties(spec, variant=variant, dtype=dtype, group_size=group,
                                   granularity=granularity, subgroup_size=subgroup_size)
         params = {p: np.array([dict(r.params)[p] for r in rs]) for p in props.parameters}
@@ -60,6 +67,9 @@ def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granula
         frame.insert(6, "time_s", [np.nan if r.time_s is None else r.time_s for r in rs])
         frame.insert(7, "device", [r.device for r in rs])
         frames.append(frame)
+    if skipped:
+        warnings.warn(f"left out measurements of kernels that are not in the catalog: "
+                      f"{', '.join(sorted(set(skipped)))}", WorkbenchWarning, stacklevel=2)
     if not frames:
         return pd.DataFrame(columns=list(META_COLUMNS))
     data = pd.concat(frames, ignore_index=True, sort=False)

@@ -112,6 +112,9 @@ class UnifiedLinearModel:
         names = _sorted_names(exercised)
         x = train[names].to_numpy(dtype=float)
         t = train["time_s"].to_numpy(dtype=float)
+        if not np.all(np.isfinite(t) & (t > 0)):
+            raise ModelError("measured times must be positive to fit relative errors; "
+                             "the dataset has zero or missing times")
         if len(t) < len(names):
             raise ModelError(f"{len(t)} measurements cannot determine {len(names)} weights")
         w, rank = _solve_relative(x, t)

@@ -22,8 +22,19 @@ def get_family(name: str) -> ModelFamily:
         raise UnknownNameError("model family", name, MODEL_FAMILIES) from None
 
 
+def check_writable(path: str | Path) -> None:
+    """Fail before a long fit, not after it, when the output cannot be written."""
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise ModelError(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+
+
 def save_model(model: FittedModel, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(model.to_json(), indent=2) + "\n")
+    check_writable(path)
+    try:
+        Path(path).write_text(json.dumps(model.to_json(), indent=2) + "\n")
+    except OSError as err:
+        raise ModelError(f"cannot write model file {str(path)!r}: {err}") from None
 
 
 def load_model(path: str | Path) -> FittedModel:
@@ -32,6 +43,8 @@ def load_model(path: str | Path) -> FittedModel:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise ModelError(f"model file {str(path)!r} does not exist") from None
+    except OSError as err:
+        raise ModelError(f"cannot read model file {str(path)!r}: {err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ModelError(f"{str(path)!r} is not a model file (not JSON: {err})") from None
     if not isinstance(document, dict) or "family" not in document:

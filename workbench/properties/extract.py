@@ -227,9 +227,11 @@ def extract_properties(kernel: lp.TranslationUnit, *,
                        subgroup_size: int | None = None) -> KernelProperties:
     """Extract the unified model's properties of a loopy kernel, symbolically."""
     granularity = Granularity(granularity)
+    from workbench.errors import ParameterError
     if granularity is Granularity.SUBGROUP and not subgroup_size:
-        from workbench.errors import ParameterError
         raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
+    if subgroup_size is not None and subgroup_size < 1:
+        raise ParameterError(f"sub-group size must be a positive integer, got {subgroup_size}")
     knl = _entry_kernel(kernel)
     _check_supported(knl)
 

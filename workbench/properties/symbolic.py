@@ -215,13 +215,16 @@ def intern_expression(expr: Expression, table: dict) -> Expression:
 def as_parameter_arrays(params: Mapping[str, object]) -> tuple[dict[str, np.ndarray], tuple]:
     """Broadcast scalars and 1-D sequences of parameter values to int64 arrays."""
     arrays = {}
+    limit = 2**62  # parameters themselves must leave room for exact int64 arithmetic
     for name, value in params.items():
         arr = np.asarray(value)
+        if arr.dtype.kind == "O":  # Python ints too large for numpy
+            raise ParameterError(f"parameter {name!r} is out of range (|value| < 2**62)")
         if arr.dtype.kind not in "iu":
-            if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-                arr = arr.astype(np.int64)
-            else:
+            if arr.dtype.kind != "f" or not np.all(np.mod(arr, 1) == 0):
                 raise ParameterError(f"parameter {name!r} must be an integer, got {value!r}")
+        if arr.size and (np.max(arr) >= limit or np.min(arr) <= -limit):
+            raise ParameterError(f"parameter {name!r} is out of range (|value| < 2**62)")
         arrays[name] = arr.astype(np.int64)
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
     return {k: np.broadcast_to(v, shape) for k, v in arrays.items()}, shape
@@ -317,7 +320,8 @@ class _Int64Guard:
     wrap in their huge intermediate terms as long as each *observed* value (a floor
     division's numerator, a comparison operand, the result) fits.  Where the
     magnitude bound cannot promise that, a float64 evaluation of the operand, whose
-    error is below bound * 2**-45, decides; failing that the chunk is redone exactly.
+    error is below bound * 2**-40 (a few thousand roundings), decides; failing that,
+    or for bounds past 2**100, the chunk is redone exactly.
     """
 
     def __init__(self, bounder: _MagnitudeBound, values: Mapping[str, np.ndarray]):
@@ -331,7 +335,10 @@ class _Int64Guard:
             return
         with np.errstate(over="ignore", invalid="ignore"):
             estimate = np.abs(self.floats(expr))
-        if not np.all(np.isfinite(estimate)) or np.any(estimate + bound * 2.0**-45 >= INT64_SAFE):
+        # float64 rounding: at most one ulp of the bound per operation; barvinok's
+        # polynomials have hundreds of terms, so allow 2**12 operations' worth
+        if bound >= 2**100 or not np.all(np.isfinite(estimate)) or \
+                np.any(estimate + bound * 2.0**-40 >= INT64_SAFE):
             raise _NeedsExact
 
 
