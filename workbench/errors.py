@@ -59,7 +59,3 @@ class ModelError(WorkbenchError):
 
 class WorkbenchWarning(UserWarning):
     """Base class of the workbench's warnings."""
-
-
-class UnexercisedPropertyWarning(WorkbenchWarning):
-    """A model property that no measurement exercises, so its weight is undetermined."""

@@ -48,6 +48,11 @@ class DType(enum.Enum):
 GroupSize = tuple[int, ...]
 
 
+def entry_kernel(program) -> object:
+    """The one kernel of a loopy translation unit (the workbench builds one per unit)."""
+    return program[next(iter(program.entrypoints))]
+
+
 def check_parameters(kernel: str, names, params: Mapping[str, object]) -> None:
     """Every parameter given, and none unknown; the message says which."""
     unknown = set(params) - set(names)

@@ -14,16 +14,12 @@ import loopy as lp
 import numpy as np
 
 from workbench.errors import GroupSizeError, UnknownNameError, WorkbenchError
-from workbench.kernels.base import BuildRequest, DType, KernelRole, KernelSpec
+from workbench.kernels.base import BuildRequest, DType, KernelRole, KernelSpec, entry_kernel
 from workbench.kernels.catalog import get_kernel
 
 
-def _entry(kernel: lp.TranslationUnit) -> lp.LoopKernel:
-    return kernel[next(iter(kernel.entrypoints))]
-
-
 def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
-    knl = _entry(kernel)
+    knl = entry_kernel(kernel)
     _, lsize = knl.get_grid_size_upper_bounds_as_exprs(kernel.callables_table)
     if not all(isinstance(s, (int, np.integer)) for s in lsize):
         raise GroupSizeError(f"kernel {knl.name!r} has a non-constant work-group size")
@@ -31,7 +27,7 @@ def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
 
 
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
-    knl = _entry(kernel)
+    knl = entry_kernel(kernel)
     name = name or knl.name
     params = tuple(sorted(a.name for a in knl.args
                           if isinstance(a, lp.ValueArg) and a.name in knl.all_params()))

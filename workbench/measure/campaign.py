@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from workbench.kernels import (
     all_kernels,
     get_kernel,
 )
+from workbench.kernels.base import entry_kernel
 from workbench.measure.devices import DeviceInfo
 from workbench.measure.runner import (
     INT32_MAX,
@@ -100,7 +101,6 @@ class CampaignTimings:
     measured: int = 0
     skipped: int = 0
     failed: int = 0
-    p_chosen: dict = field(default_factory=dict)
 
 
 def time_configuration(runner: KernelRunner, spec: KernelSpec, request: BuildRequest,
@@ -197,7 +197,7 @@ class Campaign:
             return True  # let the measurement record the build failure
         _, largest = launch_facts(kernel, params)
         itemsize = max((np.dtype(a.dtype.numpy_dtype).itemsize for a in
-                        kernel[next(iter(kernel.entrypoints))].args
+                        entry_kernel(kernel).args
                         if getattr(a, "shape", None) not in (None,)
                         and hasattr(a, "dtype") and a.dtype is not None), default=8)
         return (array_bytes(kernel, params) <= budget and largest <= INT32_MAX
@@ -290,7 +290,6 @@ class Campaign:
                             report(m.key, m.status, None, failure.stage + " failed")
                             yield m
                         continue
-                    self.timings.p_chosen[f"{spec.name}/{variant}/{dtype}"] = p
                     for t, params in enumerate(self._cases(spec, variant, p)):
                         todo = [g for g in groups if self._key(spec, variant, dtype, params, g)
                                 not in self._done]

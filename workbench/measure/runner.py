@@ -16,6 +16,7 @@ import numpy as np
 
 from workbench.errors import ParameterError
 from workbench.kernels import BuildRequest, KernelSpec
+from workbench.kernels.base import entry_kernel
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,6 @@ class TimingProtocol:
                 f"timing protocol needs runs > discard_first >= 0, got {self.runs} runs "
                 f"discarding {self.discard_first}")
 
-    def summarize(self, raw_times: list[float]) -> float:
-        return float(min(raw_times[self.discard_first:]))
 
 
 class ConfigurationFailed(Exception):
@@ -47,7 +46,7 @@ def array_bytes(kernel, params: Mapping[str, int]) -> int:
     import loopy as lp
     from pymbolic import evaluate
 
-    knl = kernel[next(iter(kernel.entrypoints))]
+    knl = entry_kernel(kernel)
     total = 0
     for arg in knl.args:
         if isinstance(arg, lp.ArrayArg) and arg.shape not in (None, lp.auto):
@@ -79,7 +78,7 @@ def launch_facts(kernel, params: Mapping[str, int]) -> tuple[int, int]:
     import loopy as lp
     from pymbolic import evaluate
 
-    knl = kernel[next(iter(kernel.entrypoints))]
+    knl = entry_kernel(kernel)
     gsize, _ = knl.get_grid_size_upper_bounds_as_exprs(kernel.callables_table)
     groups = 1
     for g in gsize:
@@ -135,7 +134,7 @@ class KernelRunner:
         import pyopencl as cl
 
         knl = self.kernel(spec, request)
-        kernel_args = knl[next(iter(knl.entrypoints))].args
+        kernel_args = entry_kernel(knl).args
         args: dict = {}
         scalars = None
         for arg in kernel_args:
@@ -188,6 +187,3 @@ class KernelRunner:
              protocol: TimingProtocol) -> list[float]:
         return [self.run_once(spec, request, args) for _ in range(protocol.runs)]
 
-    def outputs(self, args: Mapping) -> dict[str, np.ndarray]:
-        import pyopencl.array as cla
-        return {k: v.get() for k, v in args.items() if isinstance(v, cla.Array)}

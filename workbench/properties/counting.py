@@ -23,6 +23,7 @@ from loopy.statistics import (
     _get_insn_count,
 )
 
+from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
 
 
@@ -32,12 +33,8 @@ def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     return infer_unknown_types(preprocess_program(kernel), expect_completion=True)
 
 
-def _entry(program: lp.TranslationUnit) -> lp.LoopKernel:
-    return program[next(iter(program.entrypoints))]
-
-
 def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size: int | None):
-    knl = _entry(program)
+    knl = entry_kernel(program)
     callables = program.callables_table
     result = None
     for insn in knl.instructions:

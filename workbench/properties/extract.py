@@ -19,7 +19,7 @@ import pymbolic.primitives as prim
 from loopy.diagnostic import LoopyError, UnableToDetermineAccessRangeError
 
 from workbench.errors import UnknownNameError, UnsupportedKernelError
-from workbench.kernels.base import check_parameters
+from workbench.kernels.base import check_parameters, entry_kernel
 from workbench.properties.features import (
     Direction,
     Feature,
@@ -105,7 +105,7 @@ class KernelProperties:
             if array in self.utilization:
                 self._footprints[array] = self.utilization[array]
             else:
-                knl = _entry_kernel(self.program)
+                knl = entry_kernel(self.program)
                 if array not in knl.arg_dict:
                     raise UnknownNameError(f"array of {self.kernel_name!r}", array,
                                            knl.arg_dict)
@@ -148,11 +148,6 @@ class KernelProperties:
             v = values[f]
             out[f.name] = int(v) if np.ndim(v) == 0 else v
         return out
-
-
-def _entry_kernel(kernel: lp.TranslationUnit) -> lp.LoopKernel:
-    return kernel[kernel.default_entrypoint.name] if hasattr(kernel, "default_entrypoint") \
-        else kernel[next(iter(kernel.entrypoints))]
 
 
 def _tag_name(tag) -> str:
@@ -232,7 +227,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
     if subgroup_size is not None and subgroup_size < 1:
         raise ParameterError(f"sub-group size must be a positive integer, got {subgroup_size}")
-    knl = _entry_kernel(kernel)
+    knl = entry_kernel(kernel)
     _check_supported(knl)
 
     with warnings.catch_warnings():
@@ -246,7 +241,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
 
-    pre_knl = _entry_kernel(pre)
+    pre_knl = entry_kernel(pre)
     callables = pre.callables_table
     gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(callables)
     groups: Expression = 1

@@ -16,6 +16,7 @@ import loopy as lp
 from loopy.kernel.array import FixedStrideArrayDimTag
 from loopy.symbolic import WalkMapper, get_access_map
 
+from workbench.kernels.base import entry_kernel
 from workbench.properties.symbolic import Expression, pwqpolynomial_to_expr
 
 
@@ -70,7 +71,7 @@ class _SubscriptCollector(WalkMapper):
 
 def _access_sets(kernel: lp.TranslationUnit, names) -> dict[str, isl.Set]:
     """Union, per array, of every instruction's accessed index set (Algorithm 2)."""
-    knl = kernel[next(iter(kernel.entrypoints))]
+    knl = entry_kernel(kernel)
     per_array: dict[str, isl.Set] = {}
     for insn in knl.instructions:
         if not isinstance(insn, lp.MultiAssignmentBase):

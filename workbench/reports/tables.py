@@ -74,8 +74,10 @@ def table1(model: FittedModel, data: pd.DataFrame, *, group_workitems: int | Non
         pred = pd.concat([chosen, pred[pred["kernel"].isin(missing)]])
     rows = []
     for kernel, group in pred.groupby("kernel", sort=True):
-        group = group.assign(_k=group["params"].map(_params_sort_key)).sort_values(
-            ["_k", "group_size"])
+        group = group.assign(
+            _k=group["params"].map(_params_sort_key),
+            _g=group["group_size"].map(lambda g: tuple(int(s) for s in g.split("x")))
+        ).sort_values(["_k", "_g"])
         for i, (_, r) in enumerate(group.iterrows()):
             rows.append({"kernel": kernel, "case": _case_label(i), "variant": r["variant"],
                          "params": r["params"], "group_size": r["group_size"],
