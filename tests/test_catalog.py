@@ -40,19 +40,6 @@ RUNS = [(s.name, v, d.value) for s in SPECS for v in s.variants for d in s.dtype
 
 # {{{ OpenCL fixture and helpers
 
-@pytest.fixture(scope="module")
-def queue():
-    cl = pytest.importorskip("pyopencl")
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error as err:
-        pytest.skip(f"no OpenCL platform available ({err})")
-    for platform in platforms:
-        if "Portable Computing Language" in platform.name and platform.get_devices():
-            ctx = cl.Context([platform.get_devices()[0]])
-            return cl.CommandQueue(ctx)
-    pytest.skip("no pocl ('Portable Computing Language') OpenCL device found")
-
 
 def run_kernel(queue, knl, args: dict) -> dict[str, np.ndarray]:
     knl = lp.set_options(knl, return_dict=True)

@@ -74,18 +74,6 @@ def workitems(spec, params) -> int:
 
 # {{{ OpenCL
 
-@pytest.fixture(scope="module")
-def queue():
-    cl = pytest.importorskip("pyopencl")
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error as err:
-        pytest.skip(f"no OpenCL platform available ({err})")
-    for platform in platforms:
-        if "Portable Computing Language" in platform.name and platform.get_devices():
-            return cl.CommandQueue(cl.Context([platform.get_devices()[0]]))
-    pytest.skip("no pocl ('Portable Computing Language') OpenCL device found")
-
 
 def check_numerics(queue, spec, dtype=None, group_size=None, params=None) -> None:
     request = spec.request(None, dtype or spec.dtypes[0], group_size)

@@ -56,18 +56,6 @@ IDS = [f"{k}-{v}" for k, v, _ in CASES]
 
 # {{{ fixtures and helpers
 
-@pytest.fixture(scope="module")
-def queue():
-    cl = pytest.importorskip("pyopencl")
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error as err:
-        pytest.skip(f"no OpenCL platform available ({err})")
-    for platform in platforms:
-        if "Portable Computing Language" in platform.name and platform.get_devices():
-            return cl.CommandQueue(cl.Context([platform.get_devices()[0]]))
-    pytest.skip("no pocl ('Portable Computing Language') OpenCL device found")
-
 
 @functools.cache
 def built(name: str, variant: str, group: tuple[int, ...], dtype: str = "float32"
