@@ -115,19 +115,26 @@ def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame
     return build_dataset(ms, **kwargs)
 
 
-def cmd_fit(args) -> int:
-    check_writable(args.output)
-    if args.model is not None or args.family == "expression":
-        return _fit_expression(args)
+def _fit_inputs(args, model=None):
+    """The device the fit is for, its dataset (at the model's granularity), provenance."""
     store_paths = _stores(args)
     with MeasurementStore.open(store_paths[0], create=False, readonly=True) as store:
         key = store_device_key(store, args.device)
         device = next(d for d in store.devices() if d.key == key)
-    data = _load_dataset(store_paths, key, args.campaign)
+    data = _load_dataset(store_paths, key, args.campaign, model)
+    provenance = {"store": ", ".join(Path(p).name for p in store_paths),
+                  "campaign": args.campaign}
+    return device, data, provenance
+
+
+def cmd_fit(args) -> int:
+    check_writable(args.output)
+    if args.model is not None or args.family == "expression":
+        return _fit_expression(args)
+    device, data, provenance = _fit_inputs(args)
     family = get_family(args.family)
     model = family.fit(data, bootstrap=args.bootstrap, device=device.to_dict(),
-                       provenance={"store": ", ".join(Path(p).name for p in store_paths),
-                                   "campaign": args.campaign})
+                       provenance=provenance)
     save_model(model, args.output)
     report = model.report_data()
     if args.format == "json":
@@ -151,14 +158,8 @@ def _fit_expression(args) -> int:
     family = get_family("expression")
     spec = family.spec(args.model, granularity=args.granularity,
                        subgroup_size=args.subgroup_size)
-    store_paths = _stores(args)
-    with MeasurementStore.open(store_paths[0], create=False, readonly=True) as store:
-        key = store_device_key(store, args.device)
-        device = next(d for d in store.devices() if d.key == key)
-    data = _load_dataset(store_paths, key, args.campaign, spec)
-    model = family.fit(data, model=spec, device=device.to_dict(),
-                       provenance={"store": ", ".join(Path(p).name for p in store_paths),
-                                   "campaign": args.campaign})
+    device, data, provenance = _fit_inputs(args, spec)
+    model = family.fit(data, model=spec, device=device.to_dict(), provenance=provenance)
     save_model(model, args.output)
     report = model.report_data()
     fit = model.to_json()["fit"]
