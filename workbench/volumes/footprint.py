@@ -1,7 +1,7 @@
 """Unique data footprints of a thread group, by enumeration and by ISL (paper, III-D).
 
 Both methods count, per array, the distinct ``granularity``-byte units (bytes,
-32-byte sectors, 128-byte lines) touched by the accesses of the threads in a
+32-byte sectors, 128-byte lines) overlapped by the elements accessed of the threads in a
 :class:`~workbench.volumes.address.ThreadGroup`, and add the arrays up (no
 aliasing between arrays). They agree exactly:
 
@@ -9,7 +9,7 @@ aliasing between arrays). They agree exactly:
   access over the coordinates the access depends on) and counts ``np.unique`` of
   ``address // granularity``: cost grows with the number of threads.
 * ``"isl"`` builds, per access, the set ``{ [u] : exists coords in the group's box,
-  loop ranges and guards with g*u <= address <= g*u + g - 1 }``, unions them per
+  loop ranges and guards, 0 <= e < element_size with g*u <= address + e < g*u + g }``, unions them per
   array and counts it with barvinok (``card()``): cost depends on the number and
   shape of the accesses, not on how many threads or blocks the group has.
 """
@@ -68,7 +68,13 @@ def _enumerate_units(access: Access, group: ThreadGroup, granularity: int,
         for g in addr.guards:
             mask &= np.broadcast_to(np.asarray(g.holds(values)), shape)
         byte = byte[mask]
-    return np.unique(np.floor_divide(byte.ravel(), granularity))
+    byte = byte.ravel()
+    # An element covers bytes [byte, byte + element_size): these offsets reach every
+    # unit it overlaps (one per unit start, plus its last byte).
+    offsets = sorted(set(range(0, access.element_size, granularity))
+                     | {access.element_size - 1})
+    return np.unique(np.concatenate(
+        [np.floor_divide(byte + off, granularity) for off in offsets]))
 
 
 def _footprint_enumerate(accesses, group, granularity, params) -> dict[str, int]:
@@ -103,8 +109,10 @@ def _isl_units_set(access: Access, group: ThreadGroup, granularity: int,
         constraints.append(f"{aff(g.expr)} {'=' if g.equality else '>='} 0")
     byte = (f"{access.base_alignment} + {access.element_size}*({aff(addr.index)})")
     gran = int(granularity)
-    constraints.append(f"{gran}*u <= {byte} <= {gran}*u + {gran - 1}")
-    coords = ", ".join([*HW_VARS, *rename.values()])
+    # Every unit overlapping the element's bytes [byte, byte + element_size).
+    constraints.append(f"0 <= e < {access.element_size}")
+    constraints.append(f"{gran}*u <= {byte} + e <= {gran}*u + {gran - 1}")
+    coords = ", ".join([*HW_VARS, *rename.values(), "e"])
     return isl.Set(f"{{ [u] : exists ({coords} : {' and '.join(constraints)}) }}")
 
 

@@ -65,6 +65,8 @@ def _hw_names(knl) -> dict[str, str]:
 
 
 def _fix_params(domain: isl.Set, params: Mapping[str, int]) -> isl.Set:
+    if isinstance(domain, isl.BasicSet):
+        domain = domain.to_set()
     for name in domain.get_var_names(isl.dim_type.param):
         if name not in params:
             raise ValueError(f"no value for size parameter {name!r}")
