@@ -448,8 +448,11 @@ class ExpressionModel:
                 **(provenance or {})}
         return FittedExpressionModel(
             spec=spec, parameters={n: float(v) for n, v in zip(names, x)},
-            confidence_intervals={n: (float(v - h), float(v + h))
-                                  for n, v, h in zip(names, x, half)},
+            # the linearized interval knows nothing of the bounds: clip it to them
+            confidence_intervals={
+                n: (float(max(v - h, spec.bounds.get(n, (-math.inf, math.inf))[0])),
+                    float(min(v + h, spec.bounds.get(n, (-math.inf, math.inf))[1])))
+                for n, v, h in zip(names, x, half)},
             unexercised=unexercised, fit_stats=stats, device=dict(device or {}),
             provenance=prov)
 
