@@ -1,0 +1,74 @@
+"""Device descriptions for the data-volume model: a small versioned JSON per device.
+
+A description holds what the estimator and the roofline need: compute units, L1 and
+L2 capacities, line and sector sizes, L1 banks, and bandwidth per memory level.  Each
+figure names where it came from ("measured", "queried" from the driver, or "spec"
+from a vendor document or paper), so measured and nominal numbers are never mixed
+up silently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from workbench.errors import UnknownNameError, WorkbenchError
+
+SCHEMA = "workbench.device_model"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number and where it came from."""
+
+    value: float
+    source: str    # "measured", "queried" or "spec"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceModel:
+    name: str
+    compute_units: Figure
+    l1_bytes: Figure
+    l2_bytes: Figure
+    line_bytes: Figure
+    sector_bytes: Figure
+    l1_banks: Figure
+    l1_bank_bytes: Figure
+    bandwidth_GBps: dict = field(default_factory=dict)   # level -> Figure
+    provenance: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, doc: dict) -> DeviceModel:
+        if doc.get("schema") != SCHEMA:
+            raise WorkbenchError("not a device description (schema field)")
+        if doc.get("schema_version", 0) > SCHEMA_VERSION:
+            raise WorkbenchError(f"device description schema {doc['schema_version']} is "
+                                 f"newer than this workbench ({SCHEMA_VERSION}): upgrade")
+        fig = lambda d: Figure(float(d["value"]), d["source"], d.get("note", ""))  # noqa: E731
+        return cls(
+            name=doc["name"],
+            **{k: fig(doc[k]) for k in ("compute_units", "l1_bytes", "l2_bytes",
+                                        "line_bytes", "sector_bytes", "l1_banks",
+                                        "l1_bank_bytes")},
+            bandwidth_GBps={k: fig(v) for k, v in doc.get("bandwidth_GBps", {}).items()},
+            provenance=dict(doc.get("provenance", {})))
+
+
+SHIPPED = ("v100", "h100")
+
+
+def load_device_model(name_or_path: str) -> DeviceModel:
+    """A shipped description by name (``h100``, ``v100``) or a JSON file's path."""
+    if name_or_path in SHIPPED:
+        text = resources.files("workbench.volumes").joinpath(
+            f"data/{name_or_path}.json").read_text()
+    elif Path(name_or_path).is_file():
+        text = Path(name_or_path).read_text()
+    else:
+        raise UnknownNameError("device model", name_or_path, SHIPPED)
+    return DeviceModel.from_json(json.loads(text))
