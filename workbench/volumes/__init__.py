@@ -28,14 +28,15 @@ with the thread count) and ``method="isl"`` (barvinok ``card()`` of unions of af
 images, cost independent of the thread and block counts); both give exact, equal
 counts. :func:`unit_sets` exposes the ISL sets for intersections (wave overlaps).
 
+Hardware metrics built on these footprints (:mod:`workbench.volumes.metrics`):
+L1 load cycles from bank conflicts per half warp, per-block L2 -> L1 volumes
+(32 B sectors transferred, 128 B lines allocated, write-through stores), the
+capacity-miss function ``R(O)``, and DRAM volumes per wave of concurrent blocks
+with previous-wave overlap and coverage factor (:mod:`workbench.volumes.waves`).
+
 Left for later
 --------------
-* L1 bank conflicts / cycles per half-warp (needs a linear thread order and warp
-  grouping; :class:`ThreadGroup` ``threads=`` already selects sub-blocks);
-* L1 and L2 volume models: compulsory (Vcomp) vs capacity misses, 128 B allocation
-  vs 32 B sector transfer, representative-block averaging;
-* DRAM volumes from waves of concurrently running blocks, previous-wave overlap
-  and coverage factor;
+* fitting the capacity-miss functions (needs measurements);
 * device descriptions (SM count, cache sizes, blocks per SM) and the roofline-style
   performance prediction built on these volumes;
 * control flow beyond affine guards, indirect addressing, non-affine (floor/mod)
@@ -49,10 +50,19 @@ from workbench.volumes.footprint import (
     METHODS, card_int, footprint, unique_bytes, unique_lines, unique_sectors,
     unique_units, unit_sets)
 from workbench.volumes.loopy_bridge import accesses_from_loopy, launch_from_loopy
+from workbench.volumes.metrics import (
+    DramVolume, L2L1Volume, WaveVolume, capacity_miss_factor, capacity_miss_volume,
+    dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
+from workbench.volumes.waves import (
+    linear_range_boxes, num_waves, wave_groups, wave_range)
 
 __all__ = [
     "BLOCK_VARS", "HW_VARS", "METHODS", "THREAD_VARS", "Access", "AddressExpression",
     "AffineExpression", "Constraint", "Direction", "LaunchConfig", "ThreadGroup",
     "accesses_from_loopy", "card_int", "footprint", "launch_from_loopy",
     "unique_bytes", "unique_lines", "unique_sectors", "unique_units", "unit_sets",
+    # metrics (workbench.volumes.metrics, .waves)
+    "DramVolume", "L2L1Volume", "WaveVolume", "capacity_miss_factor",
+    "capacity_miss_volume", "dram_volume", "l1_load_cycles", "l2_l1_volume",
+    "linear_range_boxes", "num_waves", "oversubscription", "wave_groups", "wave_range",
 ]

@@ -1,0 +1,311 @@
+"""Hardware metrics from address expressions (Ernst et al., sections III-B, E, F, G).
+
+Implemented definitions
+-----------------------
+**L1 -> register cycles (III-B), :func:`l1_load_cycles`.** Volta/Ampere deliver
+128 B per cycle to a 16-wide *half warp*: a 128 B line is spread over 16 banks of
+8 B. A half-warp load instruction needs one cycle per distinct 8 B address in the
+most loaded bank ("each additional address per cache bank requires an additional
+cycle"): ``cycles = max_bank |{distinct 8 B words w : w mod 16 == bank}|``. Threads
+reading the same word (broadcast, or two float32 in one 8 B word) count once. Half
+warps are 16 consecutive threads in linear order ``tx + Bx*(ty + By*tz)`` (a
+partial last half warp of a block counts as one); threads masked off by guards
+do not access memory, a half warp with no active thread costs nothing. Only
+*loads* count; the total is the sum over load instructions (every loop iteration
+is one executed instruction) and half warps of a thread block, averaged over the
+representative blocks given. With a half warp of 16 threads the worst case is 16
+cycles (the paper's text says 32 for ``D[threadIdx.x*32]``, which would need 32
+threads per group; we follow the mechanism, not that number).
+
+**L2 -> L1 volume per thread block (III-F), :func:`l2_l1_volume`.** The
+collaborative group of L1 is one thread block (no sharing between blocks on the
+same SM). Loads: compulsory volume ``Vcomp`` = unique footprint of the block in
+32 B sectors (transfer granularity), allocation volume ``Valloc`` = unique
+footprint in 128 B lines. Stores: L1 is write-through, so every store is passed
+on: per store instruction, its own sectors (not merged with other instructions).
+
+**Capacity misses (III-E), :func:`capacity_miss_factor`, :func:`oversubscription`.**
+``R(O) = a * exp(-b * exp(-c * O))`` with ``O`` = allocated volume of the blocks
+resident on one SM / cache capacity (the text's definition: O < 1 means the
+footprint fits; eq. (6) prints the inverse ratio). ``Vcap = R(O) (Vup - Vcomp)``.
+a, b, c are arguments: fitting them needs measurements.
+
+**DRAM -> L2 volume per wave (III-G), :func:`dram_volume`.** The grid is cut into
+waves of ``blocks_per_wave`` consecutive blocks (launch order, x fastest;
+:mod:`workbench.volumes.waves`). A wave's volume is its unique 32 B sector
+footprint ``Vcurr`` minus what it can hit from the previous wave,
+``Voverlap = |curr ∩ prev|``; with an L2 capacity the coverage factor
+``C = (Vcache - (Vcurr - Voverlap)) / Vprev`` is reported and an optional
+miss-ratio function ``R(C)`` turns ``Voverlap`` partly back into traffic:
+``V = Vcurr - (1 - R(C)) Voverlap`` (default ``R = 0``: compulsory only). Loads and
+stores are computed separately (stores are cached in L2 and get their own fit in
+the paper). Everything goes through ISL, so cost does not grow with the grid.
+
+Still missing
+-------------
+* fitting ``R(O)`` for L1 and ``R_load(C)``, ``R_store(C)`` for L2 (needs
+  measurements), and the requested volume ``Vup`` that ``Vcap`` multiplies;
+* device descriptions (SM count, cache sizes, occupancy -> blocks per SM/wave);
+* the roofline-style performance prediction from these metrics;
+* the block-size study (sweeping ``LaunchConfig.block`` as in the paper's figures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.volumes.address import (
+    BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup)
+from workbench.volumes.footprint import (
+    _bound, _select, card_int, footprint, unit_sets)
+from workbench.volumes.waves import num_waves, wave_groups
+
+SECTOR = 32
+LINE = 128
+
+
+def _blocks_list(block) -> list[tuple[int, int, int]]:
+    """A single ``(bx, by, bz)`` or a sequence of them."""
+    if len(block) and isinstance(block[0], (tuple, list)):
+        return [tuple(b) + (0,) * (3 - len(b)) for b in block]
+    return [tuple(block) + (0,) * (3 - len(block))]
+
+
+# {{{ L1 -> registers: bank conflicts per half warp
+
+def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
+                     half_warp: int, banks: int, bank_width: int) -> int:
+    addr = _bound(access, params)
+    bdx, bdy, bdz = launch.block
+    t = np.arange(launch.threads_per_block, dtype=np.int64)
+    values = {"tx": t % bdx, "ty": (t // bdx) % bdy, "tz": t // (bdx * bdy)}
+    values = {k: v.reshape(1, -1) for k, v in values.items()}
+    values.update(dict(zip(BLOCK_VARS, (np.int64(b) for b in block))))
+    loops = addr.loop_ranges
+    if loops:
+        grids = np.meshgrid(*[np.arange(lo, hi, dtype=np.int64)
+                              for lo, hi in loops.values()], indexing="ij")
+        for name, g in zip(loops, grids):
+            values[name] = g.reshape(-1, 1)
+        n_inst = grids[0].size if grids else 1
+    else:
+        n_inst = 1
+    shape = (n_inst, t.size)
+    if n_inst == 0:
+        return 0
+    byte = access.base_alignment + access.element_size * np.broadcast_to(
+        np.asarray(addr.index.evaluate(values), dtype=np.int64), shape)
+    mask = np.ones(shape, dtype=bool)
+    for g in addr.guards:
+        mask &= np.broadcast_to(np.asarray(g.holds(values)), shape)
+    n_hw = -(-t.size // half_warp)
+    inst = (np.arange(n_inst, dtype=np.int64).reshape(-1, 1) * n_hw
+            + (t // half_warp).reshape(1, -1))
+    inst = np.broadcast_to(inst, shape)[mask]
+    byte = byte[mask]
+    if byte.size == 0:
+        return 0
+    offsets = sorted(set(range(0, access.element_size, bank_width))
+                     | {access.element_size - 1})
+    words = np.concatenate([(byte + o) // bank_width for o in offsets])
+    insts = np.tile(inst, len(offsets))
+    pairs = np.unique(np.stack([insts, words]), axis=1)        # distinct words
+    per_bank, counts = np.unique(np.stack([pairs[0], pairs[1] % banks]), axis=1,
+                                 return_counts=True)
+    worst = np.zeros(n_inst * n_hw, dtype=np.int64)
+    np.maximum.at(worst, per_bank[0], counts)
+    return int(worst.sum())
+
+
+def l1_load_cycles(accesses: Iterable[Access], launch: LaunchConfig,
+                   block=(0, 0, 0), params: Mapping[str, int] | None = None, *,
+                   half_warp: int = 16, banks: int = 16, bank_width: int = 8
+                   ) -> float:
+    """L1 -> register cycles of the load instructions of one thread block.
+
+    ``block`` is ``(bx, by, bz)`` or a list of representative blocks (averaged).
+    Per load instruction and half warp: the largest number of distinct
+    ``bank_width``-byte words that fall into one of ``banks`` banks; summed.
+    """
+    loads = _select(accesses, Direction.LOAD)
+    params = dict(params or {})
+    blocks = _blocks_list(block)
+    total = sum(_load_cycles_one(acc, launch, b, params, half_warp, banks, bank_width)
+                for b in blocks for acc in loads)
+    return total / len(blocks)
+
+# }}}
+
+
+# {{{ L2 -> L1 per thread block, capacity misses
+
+@dataclass(frozen=True)
+class L2L1Volume:
+    """Per-block L2 <-> L1 volumes in bytes (averaged over the blocks asked for).
+
+    ``load_sectors_bytes`` = Vcomp of the loads (32 B sectors), ``load_lines_bytes``
+    = Valloc of the loads (128 B lines), ``store_bytes`` = write-through store
+    volume (sectors of each store instruction, summed over instructions).
+    """
+
+    load_sectors_bytes: float
+    load_lines_bytes: float
+    store_bytes: float
+
+    @property
+    def sectors_bytes(self) -> float:
+        """All compulsory L2 <-> L1 traffic at sector granularity (loads + stores)."""
+        return self.load_sectors_bytes + self.store_bytes
+
+    @property
+    def lines_bytes(self) -> float:
+        """Bytes allocated in L1 (128 B lines of the loads)."""
+        return self.load_lines_bytes
+
+
+def l2_l1_volume(accesses: Iterable[Access], launch: LaunchConfig, block=(0, 0, 0),
+                 params: Mapping[str, int] | None = None, *, method: str = "isl",
+                 sector: int = SECTOR, line: int = LINE) -> L2L1Volume:
+    """Compulsory L2 -> L1 volume of one thread block (or the mean over a list)."""
+    accesses = list(accesses)
+    stores = _select(accesses, Direction.STORE)
+    blocks = _blocks_list(block)
+    ls = ll = st = 0
+    for b in blocks:
+        group = ThreadGroup.block(launch, *b)
+        kw = {"method": method, "params": params}
+        ls += sector * sum(footprint(accesses, group, sector, direction="load", **kw
+                                     ).values())
+        ll += line * sum(footprint(accesses, group, line, direction="load", **kw
+                                   ).values())
+        st += sector * sum(sum(footprint([acc], group, sector, **kw).values())
+                           for acc in stores)
+    n = len(blocks)
+    return L2L1Volume(ls / n, ll / n, st / n)
+
+
+def capacity_miss_factor(O, a: float, b: float, c: float):
+    """Fitted capacity-miss ratio ``R(O) = a * exp(-b * exp(-c * O))`` (paper III-E).
+
+    A sigmoid-like stand-in between ``R ~ 0`` (footprint fits) and ``R -> a``
+    (heavily oversubscribed); works on scalars and numpy arrays. a, b, c come from a
+    fit against measurements (not done here).
+    """
+    return a * np.exp(-b * np.exp(-c * np.asarray(O, dtype=float)))
+
+
+def oversubscription(alloc_bytes_per_block: float, blocks_per_sm: int,
+                     cache_bytes: float) -> float:
+    """``O`` = allocated lines of the blocks resident on one SM / cache capacity."""
+    if cache_bytes <= 0:
+        raise ValueError("cache capacity must be positive")
+    return alloc_bytes_per_block * blocks_per_sm / cache_bytes
+
+
+def capacity_miss_volume(ratio: float, v_up: float, v_comp: float) -> float:
+    """``Vcap = R * (Vup - Vcomp)`` (paper eq. 7)."""
+    return ratio * max(v_up - v_comp, 0.0)
+
+# }}}
+
+
+# {{{ DRAM -> L2 per wave
+
+@dataclass(frozen=True)
+class WaveVolume:
+    """One wave's sector volumes in bytes (one direction)."""
+
+    wave: int
+    curr_bytes: int          # Vcurr: unique sectors of the wave
+    prev_bytes: int          # Vprev: unique sectors of the previous wave (0 for wave 0)
+    overlap_bytes: int       # Voverlap: sectors of both
+    coverage: float | None   # C = (Vcache - (Vcurr - Voverlap)) / Vprev
+    bytes: float             # Vcurr - (1 - R(C)) * Voverlap
+
+
+@dataclass(frozen=True)
+class DramVolume:
+    """DRAM -> L2 (loads) and L2 -> DRAM (stores) volume estimates in bytes."""
+
+    load_bytes: float
+    store_bytes: float
+    waves: int
+    exact: bool               # every wave computed, or first/representative/last
+    load_waves: tuple[WaveVolume, ...]
+    store_waves: tuple[WaveVolume, ...]
+
+    @property
+    def total_bytes(self) -> float:
+        return self.load_bytes + self.store_bytes
+
+
+def _wave_sets(accesses, launch, blocks_per_wave, wave, params, direction, sector):
+    sets: dict = {}
+    for group in wave_groups(launch, blocks_per_wave, wave):
+        for name, s in unit_sets(accesses, group, sector, params, direction).items():
+            sets[name] = sets[name] | s if name in sets else s
+    return sets
+
+
+def _count(sets: dict) -> int:
+    return sum(card_int(s.coalesce()) for s in sets.values())
+
+
+def _wave_volume(accesses, launch, bpw, wave, params, direction, sector,
+                 l2_bytes, miss_ratio) -> WaveVolume:
+    curr = _wave_sets(accesses, launch, bpw, wave, params, direction, sector)
+    v_curr = sector * _count(curr)
+    if wave == 0:
+        return WaveVolume(0, v_curr, 0, 0, None, float(v_curr))
+    prev = _wave_sets(accesses, launch, bpw, wave - 1, params, direction, sector)
+    v_prev = sector * _count(prev)
+    v_over = sector * _count({k: curr[k] & prev[k] for k in curr if k in prev})
+    cov = None
+    if l2_bytes is not None and v_prev:
+        cov = (l2_bytes - (v_curr - v_over)) / v_prev
+    r = float(miss_ratio(cov)) if (miss_ratio is not None and cov is not None) else 0.0
+    return WaveVolume(wave, v_curr, v_prev, v_over, cov, v_curr - (1.0 - r) * v_over)
+
+
+def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wave: int,
+                params: Mapping[str, int] | None = None, *, sector: int = SECTOR,
+                l2_bytes: float | None = None,
+                miss_ratio: Callable[[float], float] | None = None,
+                max_exact_waves: int = 16) -> DramVolume:
+    """DRAM volume of a launch from waves of ``blocks_per_wave`` concurrent blocks.
+
+    ``blocks_per_wave`` = SM count x blocks per SM. With at most
+    ``max_exact_waves`` waves every wave is computed; otherwise wave 0, one
+    representative full wave in the middle (with its predecessor) and the last
+    wave, and the middle one stands for all the others. ``l2_bytes`` enables the
+    coverage factor; ``miss_ratio(C)`` (e.g. a fitted :func:`capacity_miss_factor`)
+    the capacity misses on the previous wave's data.
+    """
+    accesses = list(accesses)
+    params = dict(params or {})
+    n = num_waves(launch, blocks_per_wave)
+    exact = n <= max_exact_waves
+    out = {}
+    for direction in (Direction.LOAD, Direction.STORE):
+        if not _select(accesses, direction):
+            out[direction] = (0.0, ())
+            continue
+
+        def wv(k, direction=direction):
+            return _wave_volume(accesses, launch, blocks_per_wave, k, params,
+                                direction, sector, l2_bytes, miss_ratio)
+        if exact:
+            waves = tuple(wv(k) for k in range(n))
+            total = sum(w.bytes for w in waves)
+        else:
+            mid = n // 2
+            waves = (wv(0), wv(mid), wv(n - 1))
+            total = waves[0].bytes + (n - 2) * waves[1].bytes + waves[2].bytes
+        out[direction] = (float(total), waves)
+    return DramVolume(out[Direction.LOAD][0], out[Direction.STORE][0], n, exact,
+                      out[Direction.LOAD][1], out[Direction.STORE][1])
+
+# }}}
