@@ -53,6 +53,9 @@ from workbench.volumes.loopy_bridge import accesses_from_loopy, launch_from_loop
 from workbench.volumes.metrics import (
     DramVolume, L2L1Volume, WaveVolume, capacity_miss_factor, capacity_miss_volume,
     dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
+from workbench.volumes.roofline import (
+    Limiter, RooflineInputs, RooflinePrediction, block_sizes, estimate_inputs,
+    predict_block, rank_blocks, roofline, study_block_sizes)
 from workbench.volumes.waves import (
     linear_range_boxes, num_waves, wave_groups, wave_range)
 
@@ -65,4 +68,7 @@ __all__ = [
     "DramVolume", "L2L1Volume", "WaveVolume", "capacity_miss_factor",
     "capacity_miss_volume", "dram_volume", "l1_load_cycles", "l2_l1_volume",
     "linear_range_boxes", "num_waves", "oversubscription", "wave_groups", "wave_range",
+    # extended roofline (workbench.volumes.roofline)
+    "Limiter", "RooflineInputs", "RooflinePrediction", "block_sizes", "estimate_inputs",
+    "predict_block", "rank_blocks", "roofline", "study_block_sizes",
 ]
