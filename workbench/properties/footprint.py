@@ -55,7 +55,7 @@ def fill_along_axis(footprint: isl.Set, axis: int) -> isl.Set:
     return above_some & below_some
 
 
-class _SubscriptCollector(WalkMapper):
+class SubscriptCollector(WalkMapper):
     """Every subscript of the named arrays in an expression (calls included)."""
 
     def __init__(self, names):
@@ -79,7 +79,7 @@ def _access_sets(kernel: lp.TranslationUnit, names) -> dict[str, isl.Set]:
         inames = knl.insn_inames(insn)
         domain = knl.get_inames_domain(inames).project_out_except(
             inames, [isl.dim_type.set])
-        collector = _SubscriptCollector(names)
+        collector = SubscriptCollector(names)
         collector(insn.expression)
         for assignee in insn.assignees:
             collector(assignee)

@@ -18,24 +18,12 @@ import islpy as isl
 import loopy as lp
 from loopy.kernel.array import FixedStrideArrayDimTag
 from loopy.kernel.data import GroupInameTag, LocalInameTag
-from loopy.symbolic import WalkMapper
 
 from workbench.kernels.base import entry_kernel
+from workbench.properties.footprint import SubscriptCollector
 from workbench.volumes.address import (
     BLOCK_VARS, THREAD_VARS, Access, AddressExpression, AffineExpression, Constraint,
     Direction, LaunchConfig)
-
-
-class _Subscripts(WalkMapper):
-    def __init__(self, names):
-        super().__init__()
-        self.names = names
-        self.found = []
-
-    def map_subscript(self, expr, *args, **kwargs):
-        if getattr(expr.aggregate, "name", None) in self.names:
-            self.found.append(expr)
-        return super().map_subscript(expr, *args, **kwargs)
 
 
 def _evaluate(expr, params) -> int:
@@ -136,7 +124,7 @@ def accesses_from_loopy(program, params: Mapping[str, int],
         subs = []
         for direction, exprs in ((Direction.LOAD, [insn.expression]),
                                  (Direction.STORE, list(insn.assignees))):
-            collector = _Subscripts(set(arrays))
+            collector = SubscriptCollector(set(arrays))
             for e in exprs:
                 collector(e)
             subs += [(direction, s) for s in collector.found]
