@@ -60,7 +60,7 @@ import numpy as np
 from workbench.volumes.address import (
     BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup)
 from workbench.volumes.footprint import (
-    _bound, _select, card_int, footprint, unit_sets)
+    _bound, _enumerate_units, _select, card_int, footprint, unit_sets)
 from workbench.volumes.waves import num_waves, wave_groups
 
 SECTOR = 32
@@ -254,8 +254,44 @@ def _count(sets: dict) -> int:
     return sum(card_int(s.coalesce()) for s in sets.values())
 
 
+def _wave_units(accesses, launch, blocks_per_wave, wave, params, direction, sector):
+    """Enumerated unique sector indices per array of one wave (sorted arrays)."""
+    parts: dict = {}
+    for group in wave_groups(launch, blocks_per_wave, wave):
+        for acc in _select(accesses, direction):
+            parts.setdefault(acc.array, []).append(
+                _enumerate_units(acc, group, sector, params))
+    return {k: np.unique(np.concatenate(v)) for k, v in parts.items()}
+
+
+def _max_loop_trips(accesses) -> int:
+    """The largest loop trip product of any access (constants in the address model)."""
+    most = 1
+    for acc in accesses:
+        trips = 1
+        for _, (lo, hi) in acc.address.loops:
+            trips *= max(0, hi - lo)
+        most = max(most, trips)
+    return most
+
+
+# A wave's addresses fit comfortably in memory below this many: enumeration is then
+# much faster than barvinok's count of unions of many shifted, floor-divided sets.
+ENUMERATE_LIMIT = 30_000_000
+
+
 def _wave_volume(accesses, launch, bpw, wave, params, direction, sector,
-                 l2_bytes, miss_ratio) -> WaveVolume:
+                 l2_bytes, miss_ratio, method="isl") -> WaveVolume:
+    if method == "enumerate":
+        curr_u = _wave_units(accesses, launch, bpw, wave, params, direction, sector)
+        v_curr = sector * sum(u.size for u in curr_u.values())
+        if wave == 0:
+            return WaveVolume(0, v_curr, 0, 0, None, float(v_curr))
+        prev_u = _wave_units(accesses, launch, bpw, wave - 1, params, direction, sector)
+        v_prev = sector * sum(u.size for u in prev_u.values())
+        v_over = sector * sum(np.intersect1d(curr_u[k], prev_u[k], assume_unique=True).size
+                              for k in curr_u if k in prev_u)
+        return _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio)
     curr = _wave_sets(accesses, launch, bpw, wave, params, direction, sector)
     v_curr = sector * _count(curr)
     if wave == 0:
@@ -263,6 +299,10 @@ def _wave_volume(accesses, launch, bpw, wave, params, direction, sector,
     prev = _wave_sets(accesses, launch, bpw, wave - 1, params, direction, sector)
     v_prev = sector * _count(prev)
     v_over = sector * _count({k: curr[k] & prev[k] for k in curr if k in prev})
+    return _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio)
+
+
+def _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio) -> WaveVolume:
     cov = None
     if l2_bytes is not None and v_prev:
         cov = (l2_bytes - (v_curr - v_over)) / v_prev
@@ -274,7 +314,7 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
                 params: Mapping[str, int] | None = None, *, sector: int = SECTOR,
                 l2_bytes: float | None = None,
                 miss_ratio: Callable[[float], float] | None = None,
-                max_exact_waves: int = 16) -> DramVolume:
+                max_exact_waves: int = 16, method: str = "auto") -> DramVolume:
     """DRAM volume of a launch from waves of ``blocks_per_wave`` concurrent blocks.
 
     ``blocks_per_wave`` = SM count x blocks per SM. With at most
@@ -282,11 +322,17 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
     representative full wave in the middle (with its predecessor) and the last
     wave, and the middle one stands for all the others. ``l2_bytes`` enables the
     coverage factor; ``miss_ratio(C)`` (e.g. a fitted :func:`capacity_miss_factor`)
-    the capacity misses on the previous wave's data.
+    the capacity misses on the previous wave's data.  ``method`` is "isl",
+    "enumerate" or "auto" (enumerate when a wave has at most ``ENUMERATE_LIMIT``
+    thread accesses; both give identical counts).
     """
     accesses = list(accesses)
     params = dict(params or {})
     n = num_waves(launch, blocks_per_wave)
+    if method == "auto":
+        threads = int(np.prod(launch.block)) * blocks_per_wave
+        work = threads * max(1, len(accesses)) * _max_loop_trips(accesses)
+        method = "enumerate" if work <= ENUMERATE_LIMIT else "isl"
     exact = n <= max_exact_waves
     out = {}
     for direction in (Direction.LOAD, Direction.STORE):
@@ -296,7 +342,7 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
 
         def wv(k, direction=direction):
             return _wave_volume(accesses, launch, blocks_per_wave, k, params,
-                                direction, sector, l2_bytes, miss_ratio)
+                                direction, sector, l2_bytes, miss_ratio, method)
         if exact:
             waves = tuple(wv(k) for k in range(n))
             total = sum(w.bytes for w in waves)
