@@ -162,11 +162,12 @@ def _fit_expression(args) -> int:
     model = family.fit(data, model=spec, device=device.to_dict(), provenance=provenance)
     save_model(model, args.output)
     report = model.report_data()
-    fit = model.to_json()["fit"]
+    document = model.to_json()
+    fit = document["fit"]
     if args.format == "json":
         print_json({"family": model.family, "model": model.expression,
                     "output_feature": spec.model.output, "parameters": model.parameters,
-                    "confidence_intervals": model.to_json()["confidence_intervals"],
+                    "confidence_intervals": document["confidence_intervals"],
                     "geomean_rel_error": fit["geomean_rel_error"], "fit": fit,
                     "unexercised": report["unexercised"], "output": args.output})
         return 0
