@@ -40,7 +40,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed")
     p.add_argument("--families", action="store_true",
-                   help="measure the variant families (for 'workbench select') instead")
+                   help="measure the variant families (for 'workbench select') instead; "
+                        "with --set work-removed, their work-removed twins (in-situ "
+                        "global-memory features)")
     p.add_argument("--family-size", action="append", metavar="FAMILY=N",
                    help="problem size of a family, repeatable (e.g. matmul=2048)")
     p.add_argument("--no-progress", action="store_true")
@@ -91,17 +93,25 @@ def cmd_families(args, device) -> int:
     from workbench.kernels.families import default_families
     from workbench.measure.campaign import run_configurations
 
+    if args.set == "2019":
+        from workbench.errors import WorkbenchError
+        raise WorkbenchError("--families measures the catalog's variant families or, with "
+                             "--set work-removed, their work-removed twins; not the 2019 set")
+    twins = args.set == "work-removed"
     families = default_families(family_sizes(args.family_size, args.quick))
     configs = []
     for fam in families:
         for c in fam.candidates:
-            spec = get_kernel(c.kernel)
-            configs.append((spec, c.request(), c.params_dict, {"family": fam.name}))
+            # the twin keeps the candidate's variant, dtype, group size and sizes
+            spec = get_kernel(f"{c.kernel}_wr" if twins else c.kernel)
+            request = spec.request(c.variant, c.dtype, c.group_size)
+            configs.append((spec, request, c.params_dict, {"family": fam.name}))
     protocol = TimingProtocol(runs=args.runs or (8 if args.quick else 30),
                               discard_first=2 if args.quick else 4)
     _, queue = open_device(device)
     with MeasurementStore.open(args.store or default_store_path()) as store:
-        name = args.name or ("families-quick" if args.quick else "families")
+        name = args.name or ("families-quick" if args.quick else "families") + (
+            "-work-removed" if twins else "")
         timings = run_configurations(store, device, queue, configs, name=name,
                                      protocol=protocol)
     print(f"variant families on {device.name}: {summary(timings)}")
