@@ -35,11 +35,12 @@ def main() -> None:
     make_spec, total, params = KERNELS[args.kernel]
     spec = make_spec()
     points = params["nx"] * params["ny"] * params["nz"]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     pred = rank_blocks(lambda b: spec.build(spec.request(args.variant, "float64", b)),
                        params, study_block_sizes(total),
                        load_device_model(args.device_model), points=points)
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     with MeasurementStore.open(args.measured, create=False, readonly=True) as store:
         ms = [m for m in store.measurements(kernel=spec.name)
               if m.key.variant == args.variant]
@@ -53,7 +54,8 @@ def main() -> None:
     rho = spearmanr(both["predicted_GLups"], both["measured_GLups"]).statistic
     if args.out:
         pred.drop(columns=["block"], errors="ignore").to_csv(args.out, index=False)
-    print(f"{spec.name} {args.variant}: ranked {len(pred)} blocks in {elapsed:.1f} s; "
+    print(f"{spec.name} {args.variant}: ranked {len(pred)} blocks in {elapsed:.1f} s "
+          f"({cpu:.1f} s CPU); "
           f"predicted best {int(pick.X)}x{int(pick.Y)}x{int(pick.Z)} measures "
           f"{pick.measured_GLups:.1f} GLup/s = {pick.measured_GLups / best:.1%} of the best "
           f"measured ({best:.1f}); Spearman {rho:.3f}")

@@ -36,13 +36,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
-    p.add_argument("--set", choices=("catalog", "2019", "work-removed"), default="catalog",
+    p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed"),
+                   default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
-                        "kernels; work-removed: the catalog with on-chip work removed")
+                        "kernels; work-removed: the catalog with on-chip work removed; "
+                        "2019-work-removed: the generated kernels with on-chip work removed")
     p.add_argument("--families", action="store_true",
                    help="measure the variant families (for 'workbench select') instead; "
                         "with --set work-removed, their work-removed twins (in-situ "
                         "global-memory features)")
+    p.add_argument("--twins-of", metavar="STORE",
+                   help="measure the work-removed twin of every configuration stored in "
+                        "STORE for this device (same sizes and group sizes), for in-situ "
+                        "features (f_wr_wall_time)")
     p.add_argument("--family-size", action="append", metavar="FAMILY=N",
                    help="problem size of a family, repeatable (e.g. matmul=2048)")
     p.add_argument("--no-progress", action="store_true")
@@ -93,7 +99,7 @@ def cmd_families(args, device) -> int:
     from workbench.kernels.families import default_families
     from workbench.measure.campaign import run_configurations
 
-    if args.set == "2019":
+    if args.set.startswith("2019"):
         from workbench.errors import WorkbenchError
         raise WorkbenchError("--families measures the catalog's variant families or, with "
                              "--set work-removed, their work-removed twins; not the 2019 set")
@@ -118,6 +124,53 @@ def cmd_families(args, device) -> int:
     return 0
 
 
+def cmd_twins(args, device) -> int:
+    """The work-removed twin of every stored configuration of this device."""
+    from pathlib import Path
+
+    from workbench.errors import UnknownNameError, WorkbenchError
+    from workbench.measure.campaign import run_configurations
+
+    if args.families or args.kernels or args.set != "catalog":
+        raise WorkbenchError("--twins-of takes its configurations from the store: it "
+                             "cannot be combined with --families, --kernels or --set")
+    source = Path(args.twins_of)
+    with MeasurementStore.open(source, create=False, readonly=True) as store:
+        stored = [m for m in store.measurements()
+                  if m.device.device == device.name and m.time_s is not None]
+    configs, seen, unknown = [], set(), set()
+    for m in stored:
+        k = m.key
+        if k.kernel.endswith("_wr") or k.kernel == "empty":
+            continue
+        try:
+            spec = get_kernel(f"{k.kernel}_wr")
+        except UnknownNameError:
+            unknown.add(k.kernel)  # not a catalog or generated kernel: no twin to build
+            continue
+        ident = (k.kernel, k.variant, k.dtype, k.group_size, k.params)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        configs.append((spec, spec.request(k.variant, k.dtype, k.group_size),
+                        dict(k.params), {"twin_of": k.kernel}))
+    if not configs:
+        raise WorkbenchError(f"{source} holds no configuration of {device.name} with a "
+                             "work-removed twin")
+    if unknown:
+        print(f"no twin for {len(unknown)} kernel(s) outside the catalog: "
+              + ", ".join(sorted(unknown)), file=sys.stderr)
+    protocol = TimingProtocol(runs=args.runs or 30, discard_first=min(4, (args.runs or 30) - 1))
+    _, queue = open_device(device)
+    with MeasurementStore.open(args.store or default_store_path()) as store:
+        timings = run_configurations(store, device, queue, configs,
+                                     name=args.name or f"twins-of-{source.stem}",
+                                     protocol=protocol)
+    print(f"work-removed twins of {len(configs)} configurations of {source.name} on "
+          f"{device.name}: {summary(timings)}")
+    return 0
+
+
 def summary(timings) -> str:
     return (f"{timings.measured} measured, {timings.skipped} already stored, "
             f"{timings.failed} failed; build {timings.build_s:.1f} s, "
@@ -128,9 +181,12 @@ def measurement_specs(which: str, kernels: tuple[str, ...]):
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which == "2019":
+    if which in ("2019", "2019-work-removed"):
         from workbench.kernels.generators import measurement_set_2019
         specs = measurement_set_2019()
+        if which == "2019-work-removed":
+            from workbench.kernels.work_removal import work_removed_spec
+            specs = tuple(work_removed_spec(s) for s in specs if s.name != "empty")
     else:
         from workbench.kernels import all_kernels
         from workbench.kernels.work_removal import work_removed_spec
@@ -147,6 +203,8 @@ def measurement_specs(which: str, kernels: tuple[str, ...]):
 
 def cmd_calibrate(args) -> int:
     device = find_device(args.device)
+    if args.twins_of:
+        return cmd_twins(args, device)
     if args.families:
         return cmd_families(args, device)
     kernels = tuple(k.strip() for k in args.kernels.split(",")) if args.kernels else ()

@@ -21,6 +21,7 @@ from workbench.models import (
     load_model,
     save_model,
 )
+from workbench.models.insitu import TWIN_TIME, attach_twin_times, twin_times
 from workbench.properties import kernel_properties
 from workbench.reports import predictions, table1, table2, to_markdown
 
@@ -58,7 +59,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("select", help="rank variant families by prediction")
-    p.add_argument("--store", help="store with measured families ('calibrate --families')")
+    p.add_argument("--store", action="append",
+                   help="store with measured families ('calibrate --families'), "
+                        "repeatable: also the stores of their work-removed twins for "
+                        "models that use f_wr_wall_time")
     p.add_argument("--weights", required=True)
     p.add_argument("--family-size", action="append", metavar="FAMILY=N")
     p.add_argument("--quick", action="store_true", help="the quick (CPU) family sizes")
@@ -112,7 +116,19 @@ def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame
     kwargs = {}
     if model is not None:
         kwargs = {"granularity": model.granularity, "subgroup_size": model.subgroup_size}
-    return build_dataset(ms, **kwargs)
+    data = build_dataset(ms, **kwargs)
+    if TWIN_TIME in _model_features(model):
+        data = attach_twin_times(data, twin_times(ms))
+    return data
+
+
+def _model_features(model) -> tuple[str, ...]:
+    """The features an expression model (spec or fitted) reads; () for other models."""
+    if model is None:
+        return ()
+    inner = getattr(model, "model", None)
+    features = getattr(inner, "features", None) or getattr(model, "features", None)
+    return tuple(features) if isinstance(features, (tuple, list)) else ()
 
 
 def _fit_inputs(args, model=None):
@@ -285,14 +301,20 @@ def cmd_select(args) -> int:
     model = load_model(args.weights)
     families = default_families(family_sizes(args.family_size, args.quick))
     measurements = []
-    if args.store:
-        with MeasurementStore.open(args.store, create=False, readonly=True) as store:
-            device_key = None
-            if model.device:
-                from workbench.measure import DeviceIdentity
-                device_key = DeviceIdentity.from_dict(model.device).key
-            measurements = store.measurements(device_key=device_key)
-    results = [select(model, fam, measured_times(measurements, fam)) for fam in families]
+    device_key = None
+    if model.device:
+        from workbench.measure import DeviceIdentity
+        device_key = DeviceIdentity.from_dict(model.device).key
+    for path in args.store or ():
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            measurements += store.measurements(device_key=device_key)
+    twins = twin_times(measurements) if TWIN_TIME in _model_features(model) else None
+    if twins is not None and not twins:
+        raise WorkbenchError(f"the model reads {TWIN_TIME}: give the store of the "
+                             "families' work-removed twins too (calibrate --families "
+                             "--set work-removed)")
+    results = [select(model, fam, measured_times(measurements, fam), twins=twins)
+               for fam in families]
     if args.format == "json":
         print_json([r.to_json() for r in results])
         return 0
@@ -302,7 +324,8 @@ def cmd_select(args) -> int:
         print_table([{"candidate": row.candidate, "predicted_ms": f"{row.predicted_s * 1e3:.4g}",
                       "measured_ms": "" if row.measured_s != row.measured_s
                       else f"{row.measured_s * 1e3:.4g}",
-                      "predicted_rank": row.predicted_rank,
+                      "predicted_rank": "" if row.predicted_rank != row.predicted_rank
+                      else int(row.predicted_rank),
                       "measured_rank": "" if row.measured_rank != row.measured_rank
                       else int(row.measured_rank)}
                      for row in r.ranking.itertuples()])

@@ -9,6 +9,7 @@ from workbench.kernels.base import (
     KernelSpec,
     format_group_size,
     parse_group_size,
+    parse_parameters,
 )
 from workbench.kernels.catalog import all_kernels, get_kernel, register
 from workbench.kernels.user import load_user_kernel, resolve_kernel, spec_from_loopy
@@ -16,5 +17,5 @@ from workbench.kernels.user import load_user_kernel, resolve_kernel, spec_from_l
 __all__ = [
     "GROUP_SIZE_SETS", "BuildRequest", "DType", "GroupSizeSet", "KernelRole", "KernelSpec",
     "all_kernels", "format_group_size", "get_kernel", "load_user_kernel", "parse_group_size",
-    "register", "resolve_kernel", "spec_from_loopy",
+    "parse_parameters", "register", "resolve_kernel", "spec_from_loopy",
 ]

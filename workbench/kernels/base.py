@@ -83,6 +83,18 @@ def format_group_size(size: GroupSize) -> str:
     return "x".join(str(s) for s in size)
 
 
+def parse_parameters(text: str) -> dict[str, int]:
+    """``"n=1024, m=512"`` -> ``{"n": 1024, "m": 512}``; empty text -> ``{}``."""
+    params: dict[str, int] = {}
+    for part in (p for p in str(text).split(",") if p.strip()):
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*", part)
+        if not m:
+            raise ParameterError(
+                f"malformed parameter {part.strip()!r}: expected NAME=INTEGER, e.g. n=1024")
+        params[m.group(1)] = int(m.group(2))
+    return params
+
+
 @dataclass(frozen=True)
 class GroupSizeSet:
     """A named set of work-group sizes (the paper's '2-D Med' etc.)."""

@@ -30,6 +30,7 @@ size the spec's ``fixed_group_size`` (32, 4, 8) is used.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 
@@ -133,13 +134,18 @@ def star_stencil_3d(block: tuple[int, int, int], fold: tuple[int, int, int] = (1
     ``out[z,y,x] = c0*u_c + sum_d c_d * (six points at distance d along +-x, +-y,
     +-z)``: 25 global loads, 1 store, 5 multiplications and 24 additions per point.
     """
-    dt = DType.parse(dtype)
-    knl = u.make_kernel(
+    return map_threads_3d(_star_base(DType.parse(dtype)), block, fold)
+
+
+@functools.lru_cache(maxsize=8)
+def _star_base(dt: DType) -> lp.TranslationUnit:
+    """The unmapped stencil (parsing its 25-term statement is the costly part of a
+    build; a block-size sweep maps this one kernel many times)."""
+    return u.make_kernel(
         _DOMAIN, _star_insn(),
         [u.array("u", dt, (f"nz+{2 * R}", f"ny+{2 * R}", f"nx+{2 * R}")),
          u.array("out", dt, ("nz", "ny", "nx")), *u.size_args(*_SIZES)],
         name="star_stencil_3d", assumptions=_ASSUMPTIONS)
-    return map_threads_3d(knl, block, fold)
 
 
 def _star_inputs(params, dtype: DType, rng) -> dict:
@@ -201,16 +207,19 @@ def lbm_like(block: tuple[int, int, int], fold: tuple[int, int, int] = (1, 1, 1)
     with ``lap`` the 3D7pt Laplacian of the phase field ``phi`` (nz+2, ny+2, nx+2).
     Per point: 15 + 7 loads, 15 stores (240 B + phase field in float64).
     """
-    dt = DType.parse(dtype)
+    return map_threads_3d(_lbm_base(DType.parse(dtype)), block, fold)
+
+
+@functools.lru_cache(maxsize=8)
+def _lbm_base(dt: DType) -> lp.TranslationUnit:
     padded = ("nz+2", "ny+2", "nx+2")
-    knl = u.make_kernel(
+    return u.make_kernel(
         _DOMAIN, _lbm_insn(),
         [u.array("f", dt, (Q, *padded)), u.array("phi", dt, padded),
          u.array("f_new", dt, (Q, "nz", "ny", "nx")),
          lp.ValueArg("omega", dt.numpy), lp.ValueArg("kappa", dt.numpy),
          *u.size_args(*_SIZES)],
         name="lbm_like", assumptions=_ASSUMPTIONS)
-    return map_threads_3d(knl, block, fold)
 
 
 def _lbm_inputs(params, dtype: DType, rng) -> dict:

@@ -101,6 +101,7 @@ class CampaignTimings:
     measured: int = 0
     skipped: int = 0
     failed: int = 0
+    stopped: bool = False   # ended early by ``should_stop``; the campaign stays resumable
 
 
 def time_configuration(runner: KernelRunner, spec: KernelSpec, request: BuildRequest,
@@ -257,14 +258,23 @@ class Campaign:
 
     # -- running --------------------------------------------------------------------
 
-    def run(self, on_progress: Callable[[Progress], None] | None = None) -> CampaignTimings:
-        for _ in self.iterate(on_progress):
+    def run(self, on_progress: Callable[[Progress], None] | None = None, *,
+            should_stop: Callable[[], bool] | None = None) -> CampaignTimings:
+        """Measure every configuration not yet stored, then mark the campaign finished.
+
+        ``should_stop`` is asked between configurations (a ``threading.Event``'s
+        ``is_set`` fits); once it answers True the run ends without finishing the
+        campaign, so the same call resumes it later, and ``timings.stopped`` is set.
+        """
+        for _ in self.iterate(on_progress, should_stop=should_stop):
             pass
-        self.store.finish_campaign(self.campaign_id)
+        if not self.timings.stopped:
+            self.store.finish_campaign(self.campaign_id)
         return self.timings
 
-    def iterate(self, on_progress: Callable[[Progress], None] | None = None
-                ) -> Iterator[Measurement]:
+    def iterate(self, on_progress: Callable[[Progress], None] | None = None, *,
+                should_stop: Callable[[], bool] | None = None) -> Iterator[Measurement]:
+        """Measure and yield each configuration; see :meth:`run` for ``should_stop``."""
         planned = self.planned_count()
         done = 0
         began = time.perf_counter()
@@ -275,11 +285,20 @@ class Campaign:
                 on_progress(Progress(done, planned, key, status, time_s, message,
                                      time.perf_counter() - began))
 
+        def stopping() -> bool:
+            # asked before each configuration and before each size search (probes
+            # take as long as a few configurations)
+            if should_stop is not None and should_stop():
+                self.timings.stopped = True
+            return self.timings.stopped
+
         for spec in self.specs():
             for dtype in self.settings.dtypes:
                 if DType(dtype) not in spec.dtypes:
                     continue
                 for variant in spec.variants:
+                    if stopping():
+                        return
                     groups = self.group_sizes(spec)
                     first = spec.request(variant, dtype, groups[-1])
                     try:
@@ -299,6 +318,8 @@ class Campaign:
                             continue
                         args = None
                         for g in todo:
+                            if stopping():
+                                return
                             request = spec.request(variant, dtype, g)
                             m, args = self._measure(spec, request, params, args,
                                                     {"p": p, "t": t, "role": spec.role.value})

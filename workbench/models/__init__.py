@@ -1,7 +1,12 @@
 """Model families (describe / fit / predict / report data) and their registry."""
 
 from workbench.models.base import FittedModel, ModelFamily, geometric_mean, relative_errors
-from workbench.models.dataset import build_dataset, feature_columns
+from workbench.models.dataset import (
+    build_dataset,
+    feature_columns,
+    load_store_dataset,
+    store_device,
+)
 from workbench.models.expression_lang import ModelExpression, parse_model, smooth_max
 from workbench.models.expression_model import (
     ExpressionModel,
@@ -15,6 +20,6 @@ __all__ = [
     "MODEL_FAMILIES", "ExpressionModel", "ExpressionModelSpec", "FittedExpressionModel",
     "FittedLinearModel", "FittedModel", "ModelExpression", "ModelFamily",
     "UnifiedLinearModel", "build_dataset", "feature_columns", "geometric_mean",
-    "get_family", "load_model", "parse_model", "relative_errors", "save_model",
-    "smooth_max",
+    "get_family", "load_model", "load_store_dataset", "parse_model", "relative_errors",
+    "save_model", "smooth_max", "store_device",
 ]

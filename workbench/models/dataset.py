@@ -6,13 +6,15 @@ import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from workbench.errors import UnknownNameError, WorkbenchWarning
+from workbench.errors import DeviceError, UnknownNameError, WorkbenchWarning
 from workbench.kernels import get_kernel
-from workbench.measure.store import Measurement
+from workbench.measure.provenance import DeviceIdentity
+from workbench.measure.store import Measurement, MeasurementStore
 from workbench.properties import Granularity, kernel_properties
 
 META_COLUMNS = ("kernel", "variant", "dtype", "group_size", "params", "role", "time_s",
@@ -90,3 +92,31 @@ def build_dataset(measurements: Iterable[Measurement], *,
 
 def feature_columns(data: pd.DataFrame) -> list[str]:
     return [c for c in data.columns if c not in META_COLUMNS]
+
+
+def store_device(store: MeasurementStore, selector: str | None = None) -> DeviceIdentity:
+    """The store's one device matching ``selector`` (a case-insensitive substring of
+    "platform device key"), or its only device when no selector is given."""
+    devices = store.devices()
+    if not devices:
+        raise DeviceError(f"store {store.path} holds no measurements yet")
+    hits = [d for d in devices if selector is None
+            or selector.lower() in f"{d.platform} {d.device} {d.key}".lower()]
+    if len(hits) != 1:
+        listing = "; ".join(d.key for d in devices)
+        raise DeviceError(("several devices are in the store; name one: " if hits else
+                           f"no device in the store matches {selector!r}: ") + listing)
+    return hits[0]
+
+
+def load_store_dataset(path: str | Path, device: str | None = None, *,
+                       campaign: int | str | None = None,
+                       granularity: Granularity | str = Granularity.WORKITEM,
+                       subgroup_size: int | None = None) -> pd.DataFrame:
+    """The dataset (:func:`build_dataset`) of one device's successful measurements in
+    a store, opened read-only; ``device`` as in :func:`store_device`."""
+    with MeasurementStore.open(path, create=False, readonly=True) as store:
+        key = store_device(store, device).key
+        measurements = store.measurements(device_key=key, campaign=campaign)
+    return build_dataset(measurements, granularity=granularity,
+                         subgroup_size=subgroup_size)

@@ -13,7 +13,7 @@ Three kinds of feature name are understood:
 
       f_mem_access[_tag:<tag>][_<mtype>][_<dtype>][_<direction>]
                   [_lstrides:{<stride constraints>}][_gstrides:{<stride constraints>}]
-                  [_afr:<constraint>]
+                  [_afr:<constraint>][_bankpasses]
 
   The value is the sum of the counts of every access (as loopy reports them, see
   :class:`workbench.properties.extract.AccessRecord`) that meets all the given
@@ -54,6 +54,12 @@ Three kinds of feature name are understood:
   AFR and meets no afr constraint.  Examples:
   ``afr:1``, ``afr:>1``, ``afr:<=1``, ``afr:>1.5``.
 
+  ``bankpasses`` (last, local accesses only) counts each access once per bank pass
+  its sub-group needs: the count times the access's bank-conflict degree (see
+  :mod:`workbench.properties.banks`; 32 banks of 4 bytes, the properties' sub-group
+  size or 32).  ``f_mem_access_local_float32_load_bankpasses`` is 32 times
+  ``f_mem_access_local_float32_load`` for a transposed read of a 32-wide tile.
+
   Full example: ``f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1``.
 
 Counts come at the granularity of the properties they are computed from (see
@@ -89,6 +95,8 @@ from workbench.properties import (
     kernel_properties,
     parse_feature,
 )
+from workbench.models.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
+from workbench.properties.banks import conflict_degree
 from workbench.properties.extract import AccessRecord
 from workbench.properties.symbolic import evaluate_many
 
@@ -184,10 +192,13 @@ class AccessFilter:
     lstrides: tuple[tuple[int, Constraint], ...] = ()
     gstrides: tuple[tuple[int, Constraint], ...] = ()
     afr: Constraint | None = None
+    bank_passes: bool = False
 
     def selects(self, record: AccessRecord) -> bool:
         """The static part of the filter (everything but the size-dependent AFR)."""
         if self.tag is not None and self.tag not in record_tags(record):
+            return False
+        if self.bank_passes and record.mtype != "local":
             return False
         if self.mtype is not None and record.mtype != self.mtype:
             return False
@@ -206,7 +217,15 @@ class AccessFilter:
         return True
 
 
-FeatureRef = StandardFeature | OutputFeature | AccessFilter
+@dataclass(frozen=True)
+class DeviceFeature:
+    """A feature measured or looked up on the device (see :mod:`.insitu`):
+    ``f_wr_wall_time`` or ``f_cu_balance``."""
+
+    name: str
+
+
+FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature
 
 _ACCESS_FILTER = re.compile(
     r"f_mem_access"
@@ -216,11 +235,12 @@ _ACCESS_FILTER = re.compile(
     r"(?:_(?P<direction>load|store))?"
     r"(?:_lstrides:\{(?P<lstrides>[^{}]*)\})?"
     r"(?:_gstrides:\{(?P<gstrides>[^{}]*)\})?"
-    r"(?:_afr:(?P<afr>[^_{}]+))?")
+    r"(?:_afr:(?P<afr>[^_{}]+))?"
+    r"(?:_(?P<bankpasses>bankpasses))?")
 
 # a tag that contains one of these words swallowed a part that failed to parse
 _GRAMMAR_WORD = re.compile(
-    rf"(?:^|_)(?:global|local|load|store|{'|'.join(_DTYPES)}|lstrides|gstrides|afr)(?:_|$)")
+    rf"(?:^|_)(?:global|local|load|store|{'|'.join(_DTYPES)}|lstrides|gstrides|afr|bankpasses)(?:_|$)")
 
 _LOADED_TAG = re.compile(r"\w+\(value=['\"](?P<v>.*)['\"]\)")
 
@@ -259,7 +279,8 @@ def known_feature_names() -> tuple[str, ...]:
         names += [f"f_mem_access_global_{dt}_{d.value}" for d in Direction]
         names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
                   f"_afr:{a}" for d in Direction for a in ("1", ">1")]
-    names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>"]
+    names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
+              TWIN_TIME, CU_BALANCE]
     return tuple(names)
 
 
@@ -277,6 +298,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             raise ModelError(f"malformed output name {name!r}: the device part must be "
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
+    if name in (TWIN_TIME, CU_BALANCE):
+        return DeviceFeature(name)
     try:
         return StandardFeature(name, parse_feature(name))
     except UnknownNameError:
@@ -294,12 +317,13 @@ def parse_feature_ref(name: str) -> FeatureRef:
                 lstrides=_parse_strides(m.group("lstrides") or "", where),
                 gstrides=_parse_strides(m.group("gstrides") or "", where),
                 afr=Constraint.parse(m.group("afr"), where)
-                if m.group("afr") is not None else None)
+                if m.group("afr") is not None else None,
+                bank_passes=m.group("bankpasses") is not None)
         if m is not None or ":" in name:
             raise ModelError(
                 f"malformed memory-access feature {name!r}; expected "
                 "f_mem_access[_tag:<tag>][_<global|local>][_<dtype>][_<load|store>]"
-                "[_lstrides:{<axis>:<constraint>,...}][_gstrides:{...}][_afr:<constraint>]"
+                "[_lstrides:{<axis>:<constraint>,...}][_gstrides:{...}][_afr:<constraint>][_bankpasses]"
                 " with at least one part, in this order, e.g. "
                 "f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1")
     raise _unknown(name)
@@ -348,6 +372,9 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
             for i, rec in enumerate(props.accesses):
                 if ref.selects(rec):
                     exprs["record", i] = rec.count
+        elif isinstance(ref, DeviceFeature):
+            raise ModelError(f"{ref.name!r} comes from the device, not from the kernel's "
+                             "counts; evaluate it on a dataset (dataset_feature_values)")
         else:
             raise ModelError(f"{ref.name!r} is the measured output, not an input feature")
 
@@ -394,11 +421,20 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 if not ref.selects(rec):
                     continue
                 term = values["record", i]
+                if ref.bank_passes:
+                    term = term * _bank_passes(rec, props)
                 if ref.afr is not None:
                     term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
                 total = total + term
             out[ref.name] = total
     return out
+
+
+def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
+    degree = conflict_degree(record.lid_strides, props.group_size,
+                             np.dtype(record.dtype).itemsize,
+                             subgroup_size=props.subgroup_size or 32)
+    return np.nan if degree is None else float(degree)
 
 
 def _parse_params_text(text: str) -> dict[str, int]:
@@ -419,6 +455,27 @@ def _group_size_tuple(text) -> tuple[int, ...]:
 _META = ("kernel", "variant", "dtype", "group_size", "params")
 
 
+def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
+                           granularity: Granularity, subgroup_size: int | None
+                           ) -> np.ndarray:
+    if ref.name == TWIN_TIME:
+        raise ModelError(
+            f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "
+            "data has none: give the store(s) that hold the twins' measurements "
+            "(workbench calibrate --set work-removed, with --families for the families)")
+    if "device" not in data.columns:
+        raise ModelError(f"{CU_BALANCE} needs each row's device (a 'device' column)")
+    groups_name = ThreadGroups().name
+    groups = dataset_feature_values(data, [groups_name], granularity=granularity,
+                                    subgroup_size=subgroup_size)[groups_name]
+    out = np.ones(len(data))
+    devices = data["device"].astype(str).to_numpy()
+    for device in np.unique(devices):
+        rows = devices == device
+        out[rows] = cu_balance(groups[rows], compute_units(device))
+    return out
+
+
 def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
                            granularity: Granularity | str,
                            subgroup_size: int | None) -> dict[str, np.ndarray]:
@@ -435,6 +492,10 @@ def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
     out = {name: data[name].to_numpy(dtype=np.float64) for name in names
            if name in data.columns}
     todo = [parse_feature_ref(nm) for nm in names if nm not in out]
+    device_refs = [r for r in todo if isinstance(r, DeviceFeature)]
+    todo = [r for r in todo if not isinstance(r, DeviceFeature)]
+    for ref in device_refs:
+        out[ref.name] = _device_feature_values(data, ref, granularity, subgroup_size)
     if not todo or n == 0:
         return {**out, **{r.name: np.zeros(n) for r in todo}}
     lacking = [c for c in _META if c not in data.columns]

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ModelError
+from workbench.errors import ModelError, WorkbenchWarning
 from workbench.measure.provenance import library_versions, utc_now_iso
 from workbench.models.base import geometric_mean, relative_errors
 from workbench.models.expression_features import (
@@ -389,6 +390,21 @@ class ExpressionModel:
         features = dataset_feature_values(train, spec.model.features,
                                           granularity=spec.granularity,
                                           subgroup_size=spec.subgroup_size)
+        # a row without a value for a feature (a measurement whose work-removed twin
+        # was never measured, say) cannot inform the fit
+        known = np.ones(len(t), dtype=bool)
+        for v in features.values():
+            known &= np.isfinite(v)
+        if not known.all():
+            lacking = sorted({n for n, v in features.items() if not np.isfinite(v).all()})
+            if not known.any():
+                raise ModelError(f"no measurement has a value for {', '.join(lacking)}")
+            warnings.warn(f"left {int((~known).sum())} of {len(t)} measurements out of the "
+                          f"fit: they have no value for {', '.join(lacking)}",
+                          WorkbenchWarning, stacklevel=2)
+            train = train[known]
+            t = t[known]
+            features = {n: v[known] for n, v in features.items()}
         names = spec.parameters
         if len(t) < len(names):
             raise ModelError(f"{len(t)} measurements cannot determine {len(names)} "

@@ -16,14 +16,24 @@ import pandas as pd
 from workbench.kernels.families import Candidate, VariantFamily
 from workbench.models.base import FittedModel
 from workbench.models.dataset import Row, build_frame
+from workbench.models.insitu import TwinKey, attach_twin_times
 
 
 def rank_candidates(model: FittedModel, family: VariantFamily,
-                    measured: Mapping[Candidate, float] | None = None) -> pd.DataFrame:
-    """One row per candidate: predicted (and measured) time and both ranks."""
+                    measured: Mapping[Candidate, float] | None = None, *,
+                    twins: Mapping[TwinKey, float] | None = None,
+                    device: str | None = None) -> pd.DataFrame:
+    """One row per candidate: predicted (and measured) time and both ranks.
+
+    ``device`` (default: the model's) names the device the candidates run on, for
+    device features; ``twins`` are measured work-removed twins (see
+    :func:`workbench.models.insitu.twin_times`) for models that use their times.
+    """
     measured = measured or {}
-    rows = [Row(c.kernel, c.variant, c.dtype, c.group_size, c.params, measured.get(c))
-            for c in family.candidates]
+    if device is None:
+        device = (getattr(model, "device", None) or {}).get("device", "")
+    rows = [Row(c.kernel, c.variant, c.dtype, c.group_size, c.params, measured.get(c),
+                device) for c in family.candidates]
     granularity = getattr(model, "granularity", "workitem")
     frame = build_frame(rows, granularity=granularity,
                         subgroup_size=getattr(model, "subgroup_size", None))
@@ -32,11 +42,13 @@ def rank_candidates(model: FittedModel, family: VariantFamily,
                ",".join(f"{a}={b}" for a, b in c.params)): c.label for c in family.candidates}
     frame["candidate"] = [labels[k] for k in zip(frame["kernel"], frame["variant"],
                                                  frame["group_size"], frame["params"])]
+    if twins is not None:
+        frame = attach_twin_times(frame, twins)
     frame["predicted_s"] = model.predict(frame)
     frame["measured_s"] = frame["time_s"]
     out = frame[["candidate", "kernel", "variant", "group_size", "params", "predicted_s",
                  "measured_s"]].copy()
-    out["predicted_rank"] = out["predicted_s"].rank(method="min").astype(int)
+    out["predicted_rank"] = out["predicted_s"].rank(method="min")
     out["measured_rank"] = out["measured_s"].rank(method="min")
     return out.sort_values("predicted_rank").reset_index(drop=True)
 
@@ -56,10 +68,15 @@ class FamilySelection:
 
 
 def select(model: FittedModel, family: VariantFamily,
-           measured: Mapping[Candidate, float]) -> FamilySelection:
-    """The predicted pick and how it measures against the best measured candidate."""
-    ranking = rank_candidates(model, family, measured)
-    known = ranking.dropna(subset=["measured_s"])
+           measured: Mapping[Candidate, float], *,
+           twins: Mapping[TwinKey, float] | None = None,
+           device: str | None = None) -> FamilySelection:
+    """The predicted pick and how it measures against the best measured candidate.
+
+    Candidates without a prediction (a missing twin measurement) cannot be picked.
+    """
+    ranking = rank_candidates(model, family, measured, twins=twins, device=device)
+    known = ranking.dropna(subset=["measured_s", "predicted_s"])
     if known.empty:
         return FamilySelection(family.name, ranking, ranking.iloc[0]["candidate"], "",
                                float("nan"))

@@ -13,8 +13,12 @@ Inputs are DataFrames as returned by
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+from workbench.errors import ParameterError, UnknownNameError
 
 LIMITERS = ("L1", "L2", "DRAM", "FLOP")
 
@@ -172,4 +176,229 @@ def volume_scatter(pred, measured, *, value: str = "dram_bytes",
                                  line=dict(color="gray", dash="dash")))
     fig.update_layout(title=title or f"predicted vs measured {value}",
                       xaxis_title=f"predicted {value}", yaxis_title=f"measured {value}")
+    return fig
+
+
+# -- grids of work-group shapes, as data first (the UI's heatmap panel) ---------------
+
+@dataclass(frozen=True)
+class HeatmapLayer:
+    """One panel of a heatmap grid: ``values[row][column]``, NaN where nothing was
+    measured or predicted, with a label per cell.
+
+    ``scale`` says how to colour it: ``sequential`` (times), ``diverging`` (signed
+    relative errors, centred on zero) or ``categorical`` (``values`` index
+    ``categories``, e.g. the limiting level).
+    """
+
+    name: str
+    values: tuple[tuple[float, ...], ...]
+    text: tuple[tuple[str, ...], ...]
+    unit: str
+    scale: str = "sequential"
+    categories: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.scale not in ("sequential", "diverging", "categorical"):
+            raise ValueError(f"unknown heatmap scale {self.scale!r}")
+
+
+@dataclass(frozen=True)
+class HeatmapGrid:
+    """Layers over one grid of block shapes: columns ``xs``, rows ``ys``."""
+
+    title: str
+    x_label: str
+    y_label: str
+    xs: tuple[int, ...]
+    ys: tuple[int, ...]
+    layers: tuple[HeatmapLayer, ...]
+
+    def layer(self, name: str) -> HeatmapLayer:
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise UnknownNameError("heatmap layer", name, [la.name for la in self.layers])
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    return tuple(int(s) for s in str(text).split("x"))
+
+
+def grid_cases(pred, kernel: str, variant: str | None = None) -> list[str]:
+    """The size cases (``params`` texts) of one kernel and variant in :func:`predictions`
+    output, the one measured with the most work-group shapes first."""
+    rows = pred[(pred["kernel"] == kernel) & ((pred["variant"] == variant)
+                                               if variant is not None else True)]
+    shapes = rows.groupby("params", sort=False)["group_size"].nunique()
+    order = sorted(shapes.index, key=lambda p: (-shapes[p], _params_key(p)))
+    return list(order)
+
+
+def _params_key(text: str) -> tuple:
+    return tuple(int(part.split("=")[1]) for part in text.split(",") if "=" in part)
+
+
+def group_size_grid(pred, kernel: str, variant: str | None = None,
+                    params: str | None = None) -> HeatmapGrid:
+    """Predicted time, measured time and signed relative error per work-group shape.
+
+    ``pred`` is :func:`workbench.reports.predictions` output. Columns are the group's
+    axis-0 size and rows its axis-1 size (1 for 1-D groups). ``variant`` defaults to
+    the kernel's first in the data and ``params`` to the size case measured with the
+    most shapes (:func:`grid_cases`).
+    """
+    rows = pred[pred["kernel"] == kernel]
+    if rows.empty:
+        raise UnknownNameError("kernel in these predictions", kernel,
+                               pred["kernel"].unique())
+    variant = variant if variant is not None else rows["variant"].iloc[0]
+    rows = rows[rows["variant"] == variant]
+    if rows.empty:
+        raise UnknownNameError(f"variant of {kernel!r} in these predictions", variant,
+                               pred.loc[pred["kernel"] == kernel, "variant"].unique())
+    cases = grid_cases(rows, kernel, variant)
+    params = params if params is not None else cases[0]
+    rows = rows[rows["params"] == params]
+    if rows.empty:
+        raise UnknownNameError(f"size case of {kernel!r} [{variant}] in these predictions",
+                               params, cases)
+    shapes = [_shape(g) for g in rows["group_size"]]
+    if any(len(s) > 2 for s in shapes):
+        raise ParameterError("group_size_grid lays out 1-D and 2-D work groups only")
+    xs = tuple(sorted({s[0] for s in shapes}))
+    ys = tuple(sorted({s[1] if len(s) > 1 else 1 for s in shapes}))
+    empty = [[math.nan] * len(xs) for _ in ys]
+    predicted, measured, error = (copy.deepcopy(empty) for _ in range(3))
+    text = [[""] * len(xs) for _ in ys]
+    for shape, (_, r) in zip(shapes, rows.iterrows()):
+        i, j = ys.index(shape[1] if len(shape) > 1 else 1), xs.index(shape[0])
+        predicted[i][j] = float(r["predicted_s"]) * 1e3
+        measured[i][j] = float(r["time_s"]) * 1e3
+        error[i][j] = (float(r["predicted_s"]) - float(r["time_s"])) / float(r["time_s"])
+        text[i][j] = r["group_size"]
+    frozen_text = _freeze(text)
+    return HeatmapGrid(
+        title=f"{kernel} [{variant}] {params}: per work-group shape",
+        x_label="group size, axis 0", y_label="group size, axis 1", xs=xs, ys=ys,
+        layers=(HeatmapLayer("predicted", _freeze(predicted), frozen_text, "ms"),
+                HeatmapLayer("measured", _freeze(measured), frozen_text, "ms"),
+                HeatmapLayer("relative error", _freeze(error), frozen_text,
+                             "(predicted - measured) / measured", "diverging")))
+
+
+def _freeze(rows) -> tuple:
+    return tuple(tuple(r) for r in rows)
+
+
+def _measured_time(df):
+    """Measured seconds per row of a block study, or None: ``measured_time_s``, or
+    ``measured_GLups`` converted through the prediction's points (``lups * time``)."""
+    if "measured_time_s" in df:
+        return df["measured_time_s"].astype(float)
+    if "measured_GLups" in df and "lups" in df:
+        points = df["lups"].astype(float) * df["time"].astype(float)
+        return points / (df["measured_GLups"].astype(float) * 1e9)
+    return None
+
+
+def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
+    """Predicted time, and where known measured time, relative error and the limiting
+    level, per thread-block shape of a block-size study.
+
+    ``frame`` is :func:`workbench.volumes.roofline.rank_blocks` output, optionally
+    with measurements (``measured_time_s``, or ``measured_GLups`` as in the shipped
+    ``block-study-predicted-*.csv``). Columns are ``X``; rows are ``Z`` with ``Y``
+    implied (each cell names its block), or ``Y`` when every block has ``Z = 1`` (a
+    2-D study). Where several blocks share a cell, the one predicted fastest is shown.
+    """
+    df = frame[frame["time"].notna()].copy()
+    if df.empty:
+        raise ParameterError("the block study has no predicted block")
+    measured = _measured_time(df)
+    df["_measured"] = measured if measured is not None else math.nan
+    rows_axis = "Y" if (df["Z"] == 1).all() else "Z"
+    xs = tuple(sorted(int(x) for x in df["X"].unique()))
+    ys = tuple(sorted(int(y) for y in df[rows_axis].unique()))
+    best: dict[tuple[int, int], object] = {}
+    for _, r in df.iterrows():
+        cell = (int(r[rows_axis]), int(r["X"]))
+        if cell not in best or r["time"] < best[cell]["time"]:
+            best[cell] = r
+    present = [lim for lim in LIMITERS if "limiter" in df and (df["limiter"] == lim).any()]
+
+    def layer(value) -> tuple:
+        return _freeze([[value(best[(y, x)]) if (y, x) in best else math.nan for x in xs]
+                        for y in ys])
+
+    text = _freeze([[f"{int(best[(y, x)]['X'])}x{int(best[(y, x)]['Y'])}x"
+                     f"{int(best[(y, x)]['Z'])}" if (y, x) in best else "" for x in xs]
+                    for y in ys])
+    layers = [HeatmapLayer("predicted", layer(lambda r: float(r["time"]) * 1e3), text, "ms")]
+    if measured is not None:
+        layers.append(HeatmapLayer("measured", layer(lambda r: float(r["_measured"]) * 1e3),
+                                   text, "ms"))
+        layers.append(HeatmapLayer(
+            "relative error",
+            layer(lambda r: (float(r["time"]) - float(r["_measured"])) / float(r["_measured"])),
+            text, "(predicted - measured) / measured", "diverging"))
+    if present:
+        layers.append(HeatmapLayer(
+            "limiter", layer(lambda r: float(present.index(r["limiter"]))
+                             if r["limiter"] in present else math.nan),
+            _freeze([[f"{t} ({best[(y, x)]['limiter']})" if t else ""
+                      for t, x in zip(row, xs)] for row, y in zip(text, ys)]),
+            "limiting level", "categorical", tuple(present)))
+    implied = "" if rows_axis == "Y" else ", Y implied"
+    return HeatmapGrid(title or f"block-size study (rows {rows_axis}, columns X{implied})",
+                       "X (threads)", f"{rows_axis} (threads)", xs, ys, tuple(layers))
+
+
+_CATEGORY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+
+
+def grid_figure(grid: HeatmapGrid):
+    """One heatmap per layer, side by side; the time layers share one colour scale."""
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    n = len(grid.layers)
+    fig = make_subplots(rows=1, cols=n, subplot_titles=[la.name for la in grid.layers],
+                        shared_yaxes=True, horizontal_spacing=0.1 if n > 1 else 0.0)
+    timed = [np.array(la.values, dtype=float) for la in grid.layers
+             if la.scale == "sequential"]
+    finite = np.concatenate([t[np.isfinite(t)] for t in timed]) if timed else np.array([])
+    shared = (float(finite.min()), float(finite.max())) if finite.size else (None, None)
+    xs = [str(x) for x in grid.xs]
+    ys = [str(y) for y in grid.ys]
+    for k, la in enumerate(grid.layers, start=1):
+        domain = fig.layout[f"xaxis{k if k > 1 else ''}"].domain
+        colorbar = dict(x=domain[1] + 0.005, len=0.9, thickness=10, xpad=2,
+                        tickfont=dict(size=9),
+                        title=dict(text=la.unit if la.scale == "sequential" else "",
+                                   side="right"))
+        trace = dict(z=[list(r) for r in la.values], x=xs, y=ys,
+                     text=[list(r) for r in la.text], texttemplate="%{text}",
+                     hovertemplate=f"%{{text}}<br>{la.name}: %{{z:.4g}} {la.unit}"
+                                   "<extra></extra>", colorbar=colorbar)
+        if la.scale == "sequential":
+            trace.update(colorscale="Viridis", zmin=shared[0], zmax=shared[1])
+        elif la.scale == "diverging":
+            trace.update(colorscale="RdBu_r", zmid=0.0)
+        else:
+            m = len(la.categories)
+            colors = _CATEGORY_COLORS[:m] if m else _CATEGORY_COLORS[:1]
+            scale = []
+            for i, c in enumerate(colors):  # flat bands, one per category
+                scale += [[i / len(colors), c], [(i + 1) / len(colors), c]]
+            colorbar.update(tickvals=list(range(m)), ticktext=list(la.categories))
+            trace.update(colorscale=scale, zmin=-0.5, zmax=max(m - 0.5, 0.5),
+                         hovertemplate="%{text}<extra></extra>")
+        fig.add_trace(go.Heatmap(**trace), row=1, col=k)
+        fig.update_xaxes(title_text=grid.x_label, type="category", row=1, col=k)
+        fig.update_yaxes(title_text=grid.y_label if k == 1 else None, type="category",
+                         row=1, col=k)
+    fig.update_layout(title=grid.title, height=380, width=max(420, 330 * n),
+                      margin=dict(t=80, b=50, l=70, r=50))
     return fig

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from workbench.models.dataset import feature_columns
+
 
 def predicted_vs_measured(pred: pd.DataFrame, title: str = "Predicted vs measured"):
     """Log-log scatter of predicted against measured time, one colour per kernel."""
@@ -23,3 +25,18 @@ def predicted_vs_measured(pred: pd.DataFrame, title: str = "Predicted vs measure
                                  line={"dash": "dash", "color": "grey"}))
     fig.update_layout(xaxis_title="measured (ms)", yaxis_title="predicted (ms)")
     return fig
+
+
+def property_hover_text(data: pd.DataFrame, limit: int = 12) -> pd.Series:
+    """Per dataset row, its non-zero properties as ``name: count`` lines (``<br>``
+    separated, largest counts first, at most ``limit``), for plot hover labels."""
+    columns = feature_columns(data)
+    texts = []
+    for values in data[columns].itertuples(index=False):
+        present = sorted(((v, c) for c, v in zip(columns, values) if v),
+                         key=lambda item: -abs(item[0]))
+        lines = [f"{c}: {v:.4g}" for v, c in present[:limit]]
+        if len(present) > limit:
+            lines.append(f"... {len(present) - limit} more")
+        texts.append("<br>".join(lines))
+    return pd.Series(texts, index=data.index, dtype=object)

@@ -5,12 +5,16 @@ Everything here returns pandas objects; printing and files are the caller's busi
 
 from __future__ import annotations
 
+import operator
+import re
 import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from workbench.errors import ParameterError
 from workbench.models.base import FittedModel, geometric_mean, relative_errors
 
 
@@ -111,3 +115,111 @@ def to_markdown(frame: pd.DataFrame, float_format: str = "{:.4g}") -> str:
     lines += ["| " + " | ".join(cell(v) for v in row) + " |"
               for row in frame.itertuples(index=False)]
     return "\n".join(lines) + "\n"
+
+
+# -- exploring predictions (the UI's explorer and weights panels) ---------------------
+
+_SIZE_CONDITION = re.compile(r"\s*([A-Za-z_]\w*)\s*(<=|>=|==|=|<|>)\s*(-?\d+)\s*")
+_COMPARE = {"=": operator.eq, "==": operator.eq, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+
+
+@dataclass(frozen=True)
+class SizeCondition:
+    """``n>=1024``: a bound on one size parameter of a configuration."""
+
+    parameter: str
+    operator: str
+    value: int
+
+    def __post_init__(self):
+        if self.operator not in _COMPARE:
+            raise ParameterError(f"unknown comparison {self.operator!r}; use one of "
+                                 + " ".join(_COMPARE))
+
+    def holds(self, params: Mapping[str, int]) -> bool:
+        """False where the configuration has no such parameter."""
+        value = params.get(self.parameter)
+        return value is not None and _COMPARE[self.operator](value, self.value)
+
+    def __str__(self) -> str:
+        return f"{self.parameter}{self.operator}{self.value}"
+
+
+def parse_size_conditions(text: str) -> tuple[SizeCondition, ...]:
+    """``"n>=1024, m=512"`` -> two conditions; empty text -> none."""
+    conditions = []
+    for part in (p for p in text.split(",") if p.strip()):
+        m = _SIZE_CONDITION.fullmatch(part)
+        if not m:
+            raise ParameterError(f"malformed size filter {part.strip()!r}: expected "
+                                 "NAME OP INTEGER with OP one of = < <= > >=, e.g. n>=1024")
+        conditions.append(SizeCondition(m.group(1), m.group(2), int(m.group(3))))
+    return tuple(conditions)
+
+
+def params_dict(text: str) -> dict[str, int]:
+    """The ``params`` column of a dataset (``"n=512,m=64"``) as a dict."""
+    return {name: int(value) for name, _, value in
+            (part.partition("=") for part in text.split(",") if "=" in part)}
+
+
+def filter_predictions(pred: pd.DataFrame, *, kernels: Sequence[str] = (),
+                       group_sizes: Sequence[str] = (), roles: Sequence[str] = (),
+                       sizes: str | Sequence[SizeCondition] = ()) -> pd.DataFrame:
+    """Rows of :func:`predictions` (or of a dataset) that pass every filter given.
+
+    An empty filter keeps everything; ``sizes`` is text such as ``"n>=1024"`` or
+    parsed :class:`SizeCondition`s, which a row must all satisfy.
+    """
+    conditions = parse_size_conditions(sizes) if isinstance(sizes, str) else tuple(sizes)
+    keep = np.ones(len(pred), dtype=bool)
+    if kernels:
+        keep &= pred["kernel"].isin(list(kernels)).to_numpy()
+    if group_sizes:
+        keep &= pred["group_size"].isin(list(group_sizes)).to_numpy()
+    if roles:
+        keep &= pred["role"].isin(list(roles)).to_numpy()
+    if conditions:
+        keep &= np.array([all(c.holds(params_dict(p)) for c in conditions)
+                          for p in pred["params"]], dtype=bool)
+    return pred[keep]
+
+
+def worst_predictions(pred: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The ``n`` rows of :func:`predictions` with the largest relative error, worst
+    first, with times in milliseconds and the signed error (positive: over-predicted)."""
+    if n < 0:
+        raise ParameterError(f"the number of worst predictions must be >= 0, got {n}")
+    rows = pred[np.isfinite(pred["rel_error"].to_numpy(dtype=float))]
+    rows = rows.sort_values("rel_error", ascending=False, kind="stable").head(n)
+    out = rows[["kernel", "variant", "params", "group_size", "role"]].copy()
+    out["measured_ms"] = rows["time_s"] * 1e3
+    out["predicted_ms"] = rows["predicted_s"] * 1e3
+    out["rel_error"] = rows["rel_error"]
+    out["signed_error"] = (rows["predicted_s"] - rows["time_s"]) / rows["time_s"]
+    return out.reset_index(drop=True)
+
+
+def compare_weights(models: Mapping[str, FittedModel]) -> pd.DataFrame:
+    """Fitted weights (or expression parameters) of several models, one row per model
+    and property: ``model, property, label, value, ci_low, ci_high``.
+
+    Models are keyed by a label of the caller's choice, e.g. the device name, so
+    that the same property of two devices can be read side by side.
+    """
+    frames = []
+    for label, model in models.items():
+        params = model.report_data()["parameters"]
+        value = "weight_s_per_op" if "weight_s_per_op" in params else "value"
+        frame = pd.DataFrame({
+            "model": label, "property": params["property"],
+            "label": params["label"] if "label" in params else params["property"],
+            "value": params[value].astype(float),
+            "ci_low": params["ci_low"].astype(float),
+            "ci_high": params["ci_high"].astype(float)})
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["model", "property", "label", "value", "ci_low",
+                                     "ci_high"])
+    return pd.concat(frames, ignore_index=True)

@@ -30,6 +30,31 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class MissFunction:
+    """A fitted miss ratio ``R(x) = a * exp(-b * exp(-c * x))`` (Ernst et al., III-E).
+
+    ``l1_capacity``: the share of L1-redundant load sectors that miss, against the
+    oversubscription ``O`` = allocated lines of a SM's resident blocks / L1 bytes.
+    ``l2_reuse``: the share of data an earlier wave left in L2 that misses, against
+    its reuse distance / L2 bytes (:mod:`workbench.volumes.reuse`).
+    """
+
+    a: float
+    b: float
+    c: float
+    source: str = "fitted"
+    note: str = ""
+
+    def __call__(self, x):
+        import numpy as np
+        return self.a * np.exp(-self.b * np.exp(-self.c * np.asarray(x, dtype=float)))
+
+    def to_json(self) -> dict:
+        return {"a": self.a, "b": self.b, "c": self.c, "source": self.source,
+                "note": self.note}
+
+
+@dataclass(frozen=True)
 class DeviceModel:
     name: str
     compute_units: Figure
@@ -41,6 +66,10 @@ class DeviceModel:
     l1_bank_bytes: Figure
     bandwidth_GBps: dict = field(default_factory=dict)   # level -> Figure
     provenance: dict = field(default_factory=dict)
+    miss_functions: dict = field(default_factory=dict)   # "l1_capacity"/"l2_reuse"
+
+    def miss_function(self, name: str) -> MissFunction | None:
+        return self.miss_functions.get(name)
 
     @classmethod
     def from_json(cls, doc: dict) -> DeviceModel:
@@ -56,7 +85,10 @@ class DeviceModel:
                                         "line_bytes", "sector_bytes", "l1_banks",
                                         "l1_bank_bytes")},
             bandwidth_GBps={k: fig(v) for k, v in doc.get("bandwidth_GBps", {}).items()},
-            provenance=dict(doc.get("provenance", {})))
+            provenance=dict(doc.get("provenance", {})),
+            miss_functions={k: MissFunction(float(v["a"]), float(v["b"]), float(v["c"]),
+                                            v.get("source", "fitted"), v.get("note", ""))
+                            for k, v in doc.get("miss_functions", {}).items()})
 
 
 SHIPPED = ("v100", "h100")

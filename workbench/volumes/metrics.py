@@ -76,8 +76,9 @@ def _blocks_list(block) -> list[tuple[int, int, int]]:
 
 # {{{ L1 -> registers: bank conflicts per half warp
 
-def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
-                     half_warp: int, banks: int, bank_width: int) -> int:
+def _thread_bytes(access: Access, launch: LaunchConfig, block, params, group: int):
+    """Byte address of every (instruction instance, thread) of one block that
+    accesses memory, and the index of its ``group``-thread slice (half warp, warp)."""
     addr = _bound(access, params)
     bdx, bdy, bdz = launch.block
     t = np.arange(launch.threads_per_block, dtype=np.int64)
@@ -95,29 +96,71 @@ def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
         n_inst = 1
     shape = (n_inst, t.size)
     if n_inst == 0:
-        return 0
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0
     byte = access.base_alignment + access.element_size * np.broadcast_to(
         np.asarray(addr.index.evaluate(values), dtype=np.int64), shape)
     mask = np.ones(shape, dtype=bool)
     for g in addr.guards:
         mask &= np.broadcast_to(np.asarray(g.holds(values)), shape)
-    n_hw = -(-t.size // half_warp)
+    n_hw = -(-t.size // group)
     inst = (np.arange(n_inst, dtype=np.int64).reshape(-1, 1) * n_hw
-            + (t // half_warp).reshape(1, -1))
+            + (t // group).reshape(1, -1))
     inst = np.broadcast_to(inst, shape)[mask]
-    byte = byte[mask]
+    return byte[mask], inst, n_inst * n_hw
+
+
+def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
+                     half_warp: int, banks: int, bank_width: int) -> int:
+    byte, inst, slices = _thread_bytes(access, launch, block, params, half_warp)
+    n_inst, n_hw = slices, 1
     if byte.size == 0:
         return 0
     offsets = sorted(set(range(0, access.element_size, bank_width))
                      | {access.element_size - 1})
     words = np.concatenate([(byte + o) // bank_width for o in offsets])
     insts = np.tile(inst, len(offsets))
-    pairs = np.unique(np.stack([insts, words]), axis=1)        # distinct words
-    per_bank, counts = np.unique(np.stack([pairs[0], pairs[1] % banks]), axis=1,
-                                 return_counts=True)
+    # distinct (instruction, word) pairs as one int64 key each: 1-D unique is far
+    # faster than unique over columns
+    lo = int(words.min())
+    span = int(words.max()) - lo + 1
+    if span * (n_inst * n_hw) < 2 ** 62:
+        keys = np.unique(insts * span + (words - lo))
+        pair_inst, pair_word = keys // span, keys % span + lo
+    else:  # pragma: no cover - addresses spread over more than 2**62 / instructions
+        pairs = np.unique(np.stack([insts, words]), axis=1)
+        pair_inst, pair_word = pairs[0], pairs[1]
+    bank_keys, counts = np.unique(pair_inst * banks + pair_word % banks,
+                                  return_counts=True)
     worst = np.zeros(n_inst * n_hw, dtype=np.int64)
-    np.maximum.at(worst, per_bank[0], counts)
+    np.maximum.at(worst, bank_keys // banks, counts)
     return int(worst.sum())
+
+
+def _sectors_one(access: Access, launch: LaunchConfig, block, params, warp: int,
+                 sector: int) -> int:
+    byte, inst, _ = _thread_bytes(access, launch, block, params, warp)
+    if byte.size == 0:
+        return 0
+    first, last = byte // sector, (byte + access.element_size - 1) // sector
+    lo = int(first.min())
+    span = int(last.max()) - lo + 1
+    keys = np.concatenate([inst * span + (first - lo), inst * span + (last - lo)])
+    return int(np.unique(keys).size)
+
+
+def l1_requested_sectors(accesses: Iterable[Access], launch: LaunchConfig,
+                         block=(0, 0, 0), params: Mapping[str, int] | None = None, *,
+                         warp: int = 32, sector: int = SECTOR) -> float:
+    """Sectors the loads of one block request from L1 (the paper's ``Vup`` of the
+    L2 -> L1 transfer, in sectors): per load instruction and warp, the distinct
+    ``sector``-byte sectors its threads touch, summed.  This is what L1 would fetch
+    from L2 with no reuse between instructions; mean over the blocks asked for."""
+    loads = _select(accesses, Direction.LOAD)
+    params = dict(params or {})
+    blocks = _blocks_list(block)
+    total = sum(_sectors_one(acc, launch, b, params, warp, sector)
+                for b in blocks for acc in loads)
+    return total / len(blocks)
 
 
 def l1_load_cycles(accesses: Iterable[Access], launch: LaunchConfig,
@@ -154,6 +197,14 @@ class L2L1Volume:
     load_sectors_bytes: float
     load_lines_bytes: float
     store_bytes: float
+    load_requested_bytes: float = 0.0   # Vup: sectors requested per warp instruction
+
+    def with_capacity_misses(self, ratio: float) -> L2L1Volume:
+        """Loads become ``Vcomp + R * (Vup - Vcomp)`` (paper eq. 7)."""
+        from dataclasses import replace
+        extra = capacity_miss_volume(ratio, self.load_requested_bytes,
+                                     self.load_sectors_bytes)
+        return replace(self, load_sectors_bytes=self.load_sectors_bytes + extra)
 
     @property
     def sectors_bytes(self) -> float:
@@ -167,7 +218,7 @@ class L2L1Volume:
 
 
 def l2_l1_volume(accesses: Iterable[Access], launch: LaunchConfig, block=(0, 0, 0),
-                 params: Mapping[str, int] | None = None, *, method: str = "isl",
+                 params: Mapping[str, int] | None = None, *, method: str = "auto",
                  sector: int = SECTOR, line: int = LINE) -> L2L1Volume:
     """Compulsory L2 -> L1 volume of one thread block (or the mean over a list)."""
     accesses = list(accesses)
@@ -184,7 +235,9 @@ def l2_l1_volume(accesses: Iterable[Access], launch: LaunchConfig, block=(0, 0, 
         st += sector * sum(sum(footprint([acc], group, sector, **kw).values())
                            for acc in stores)
     n = len(blocks)
-    return L2L1Volume(ls / n, ll / n, st / n)
+    requested = sector * l1_requested_sectors(accesses, launch, blocks, params,
+                                              sector=sector)
+    return L2L1Volume(ls / n, ll / n, st / n, requested)
 
 
 def capacity_miss_factor(O, a: float, b: float, c: float):
@@ -228,7 +281,12 @@ class WaveVolume:
 
 @dataclass(frozen=True)
 class DramVolume:
-    """DRAM -> L2 (loads) and L2 -> DRAM (stores) volume estimates in bytes."""
+    """DRAM -> L2 (loads) and L2 -> DRAM (stores) volume estimates in bytes.
+
+    With ``reuse="l2"`` the representative waves' reuse profiles are kept, as
+    ``(weight, profile)`` pairs, so a miss function can be re-applied (or fitted)
+    without recomputing the sets: :meth:`with_miss_ratio`.
+    """
 
     load_bytes: float
     store_bytes: float
@@ -236,6 +294,22 @@ class DramVolume:
     exact: bool               # every wave computed, or first/representative/last
     load_waves: tuple[WaveVolume, ...]
     store_waves: tuple[WaveVolume, ...]
+    load_profiles: tuple = ()
+    store_profiles: tuple = ()
+    l2_bytes: float | None = None
+
+    def with_miss_ratio(self, miss_ratio) -> DramVolume:
+        """The same launch under another reuse-distance miss function."""
+        if not (self.load_profiles or self.store_profiles):
+            raise ValueError("no reuse profiles: compute with reuse='l2'")
+        from dataclasses import replace
+
+        def total(profiles, unchanged):
+            if not profiles:
+                return unchanged
+            return sum(w * p.miss_bytes(self.l2_bytes, miss_ratio) for w, p in profiles)
+        return replace(self, load_bytes=total(self.load_profiles, self.load_bytes),
+                       store_bytes=total(self.store_profiles, self.store_bytes))
 
     @property
     def total_bytes(self) -> float:
@@ -264,6 +338,19 @@ def _wave_units(accesses, launch, blocks_per_wave, wave, params, direction, sect
     return {k: np.unique(np.concatenate(v)) for k, v in parts.items()}
 
 
+def _wave_ranges(accesses, launch, blocks_per_wave, wave, params, direction, sector):
+    """Per array, the unit ranges of one wave; None if an access is not handled."""
+    from workbench.volumes.intervals import footprint_ranges
+    parts: dict = {}
+    for group in wave_groups(launch, blocks_per_wave, wave):
+        r = footprint_ranges(_select(accesses, direction), group, sector, params)
+        if r is None:
+            return None
+        for k, v in r.items():
+            parts.setdefault(k, []).extend(v)
+    return parts
+
+
 def _max_loop_trips(accesses) -> int:
     """The largest loop trip product of any access (constants in the address model)."""
     most = 1
@@ -281,7 +368,27 @@ ENUMERATE_LIMIT = 30_000_000
 
 
 def _wave_volume(accesses, launch, bpw, wave, params, direction, sector,
-                 l2_bytes, miss_ratio, method="isl") -> WaveVolume:
+                 l2_bytes, miss_ratio, method="isl", cache=None) -> WaveVolume:
+    if method == "intervals":
+        from workbench.volumes.intervals import union_size
+        cache = {} if cache is None else cache
+
+        def ranges_of(k):
+            if (k, direction) not in cache:
+                cache[k, direction] = _wave_ranges(accesses, launch, bpw, k, params,
+                                                   direction, sector)
+            return cache[k, direction]
+        curr_r = ranges_of(wave)
+        v_curr = sector * sum(union_size(v) for v in curr_r.values())
+        if wave == 0:
+            return WaveVolume(0, v_curr, 0, 0, None, float(v_curr))
+        prev_r = ranges_of(wave - 1)
+        v_prev = sector * sum(union_size(v) for v in prev_r.values())
+        # |A & B| = |A| + |B| - |A | B|, per array
+        v_over = sector * sum(union_size(curr_r[k]) + union_size(prev_r[k])
+                              - union_size(curr_r[k] + prev_r[k])
+                              for k in curr_r if k in prev_r)
+        return _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio)
     if method == "enumerate":
         curr_u = _wave_units(accesses, launch, bpw, wave, params, direction, sector)
         v_curr = sector * sum(u.size for u in curr_u.values())
@@ -310,11 +417,61 @@ def _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio) -> WaveVolu
     return WaveVolume(wave, v_curr, v_prev, v_over, cov, v_curr - (1.0 - r) * v_over)
 
 
+def _dram_volume_reuse(accesses, launch, bpw, params, sector, l2_bytes, miss_ratio,
+                       n, exact, cache) -> DramVolume:
+    from workbench.volumes.reuse import flatten, reuse_profile, size
+    arrays = sorted({a.array for a in accesses})
+    picks = [(k, 1.0) for k in range(n)] if exact else \
+        [(0, 1.0), (n // 2, float(n - 2)), (n - 1, 1.0)]
+    out = {}
+    for direction in (Direction.LOAD, Direction.STORE):
+        if not _select(accesses, direction):
+            out[direction] = (0.0, (), ())
+            continue
+        if direction is Direction.STORE:
+            # dirty lines are written back once each; a store only saves DRAM traffic
+            # when the same line is written again while still in L2, which for the
+            # write-once outputs of these kernels is the previous wave at most (the
+            # paper's treatment)
+            waves = tuple(_wave_volume(accesses, launch, bpw, k, params, direction,
+                                       sector, l2_bytes, None, "intervals", cache)
+                          for k, _ in picks)
+            total = sum(w * v.bytes for (_, w), v in zip(picks, waves))
+            out[direction] = (float(total), waves, ())
+            continue
+
+        def sets(k, direction=direction):
+            if ("flat", k, direction) not in cache:
+                cache["flat", k, direction] = flatten(_wave_ranges(
+                    accesses, launch, bpw, k, params, direction, sector), arrays)
+            return cache["flat", k, direction]
+        if exact:
+            profiles = tuple((w, reuse_profile(sets, k, sector, l2_bytes))
+                             for k, w in picks)
+        else:
+            # the last (often partial) wave reuses data as the middle one does: its
+            # profile is the middle wave's, scaled to its own volume
+            first, mid = (reuse_profile(sets, k, sector, l2_bytes) for k, _ in picks[:2])
+            last = mid.scaled(n - 1, sector * size(sets(n - 1)))
+            profiles = tuple(zip((w for _, w in picks), (first, mid, last)))
+        waves = tuple(WaveVolume(p.wave, p.curr_bytes,
+                                 p.distance_bytes[0] if p.distance_bytes else 0,
+                                 sum(p.first_hit_bytes), None,
+                                 p.miss_bytes(l2_bytes, miss_ratio))
+                      for _, p in profiles)
+        total = sum(w * p.miss_bytes(l2_bytes, miss_ratio) for w, p in profiles)
+        out[direction] = (float(total), waves, profiles)
+    return DramVolume(out[Direction.LOAD][0], out[Direction.STORE][0], n, exact,
+                      out[Direction.LOAD][1], out[Direction.STORE][1],
+                      out[Direction.LOAD][2], out[Direction.STORE][2], l2_bytes)
+
+
 def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wave: int,
                 params: Mapping[str, int] | None = None, *, sector: int = SECTOR,
                 l2_bytes: float | None = None,
                 miss_ratio: Callable[[float], float] | None = None,
-                max_exact_waves: int = 16, method: str = "auto") -> DramVolume:
+                max_exact_waves: int = 16, method: str = "auto",
+                reuse: str = "previous") -> DramVolume:
     """DRAM volume of a launch from waves of ``blocks_per_wave`` concurrent blocks.
 
     ``blocks_per_wave`` = SM count x blocks per SM. With at most
@@ -323,17 +480,38 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
     wave, and the middle one stands for all the others. ``l2_bytes`` enables the
     coverage factor; ``miss_ratio(C)`` (e.g. a fitted :func:`capacity_miss_factor`)
     the capacity misses on the previous wave's data.  ``method`` is "isl",
-    "enumerate" or "auto" (enumerate when a wave has at most ``ENUMERATE_LIMIT``
-    thread accesses; both give identical counts).
+    "enumerate", "intervals" or "auto" (intervals where every access is contiguous
+    along some coordinate, else enumerate when a wave has at most
+    ``ENUMERATE_LIMIT`` thread accesses, else ISL; all give identical counts).
+    ``reuse`` says which earlier data a wave may hit in L2: the ``"previous"`` wave
+    only (the paper; ``miss_ratio`` is then a function of the coverage factor), or
+    ``"l2"``: data of any earlier wave, by reuse distance (see
+    :mod:`workbench.volumes.reuse`; ``miss_ratio`` is then a function of reuse
+    distance / L2 capacity, an ideal LRU cache without it; intervals method only).
     """
+    if reuse not in ("previous", "l2"):
+        raise ValueError(f"reuse must be 'previous' or 'l2', got {reuse!r}")
     accesses = list(accesses)
     params = dict(params or {})
+    cache: dict = {}
     n = num_waves(launch, blocks_per_wave)
     if method == "auto":
         threads = int(np.prod(launch.block)) * blocks_per_wave
         work = threads * max(1, len(accesses)) * _max_loop_trips(accesses)
-        method = "enumerate" if work <= ENUMERATE_LIMIT else "isl"
+        if _wave_ranges(accesses, launch, blocks_per_wave, 0, params, None,
+                        sector) is not None:
+            method = "intervals"
+        else:
+            method = "enumerate" if work <= ENUMERATE_LIMIT else "isl"
+    if reuse == "l2" and method != "intervals":
+        raise ValueError("reuse='l2' needs the intervals method (accesses contiguous "
+                         "along some coordinate)")
     exact = n <= max_exact_waves
+    if reuse == "l2":
+        if l2_bytes is None:
+            raise ValueError("reuse='l2' needs l2_bytes")
+        return _dram_volume_reuse(accesses, launch, blocks_per_wave, params, sector,
+                                  float(l2_bytes), miss_ratio, n, exact, cache)
     out = {}
     for direction in (Direction.LOAD, Direction.STORE):
         if not _select(accesses, direction):
@@ -342,7 +520,8 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
 
         def wv(k, direction=direction):
             return _wave_volume(accesses, launch, blocks_per_wave, k, params,
-                                direction, sector, l2_bytes, miss_ratio, method)
+                                direction, sector, l2_bytes, miss_ratio, method,
+                                cache)
         if exact:
             waves = tuple(wv(k) for k in range(n))
             total = sum(w.bytes for w in waves)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from workbench.errors import ParameterError
 from workbench.volumes.address import LaunchConfig
 from workbench.volumes.metrics import (
-    DramVolume, L2L1Volume, dram_volume, l1_load_cycles, l2_l1_volume)
+    DramVolume, L2L1Volume, dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
 
 MAX_THREADS_PER_SM = 2048
 MAX_BLOCKS_PER_SM = 32
@@ -182,8 +182,8 @@ def _bw(device_model, level: str) -> float:
 
 def estimate_inputs(program, params: Mapping[str, int], device_model, *,
                     blocks_per_sm: int | None = None, rep_blocks: int = 2,
-                    count_flops_too: bool = False, flops: float | None = None
-                    ) -> RooflineInputs:
+                    count_flops_too: bool = False, flops: float | None = None,
+                    reuse: str = "l2") -> RooflineInputs:
     """The estimated metrics (L1 cycles, L2 -> L1 and DRAM volumes) of ``program``."""
     from workbench.volumes.loopy_bridge import accesses_from_loopy
     params = dict(params)
@@ -197,12 +197,53 @@ def estimate_inputs(program, params: Mapping[str, int], device_model, *,
     sector = int(device_model.sector_bytes.value)
     line = int(device_model.line_bytes.value)
     l2 = l2_l1_volume(accesses, launch, list(reps), params, sector=sector, line=line)
-    dram = dram_volume(accesses, launch, bpw, params, sector=sector,
-                       l2_bytes=device_model.l2_bytes.value)
+    try:
+        dram = dram_volume(accesses, launch, bpw, params, sector=sector,
+                           l2_bytes=device_model.l2_bytes.value, reuse=reuse)
+    except ValueError:
+        if reuse != "l2":
+            raise
+        # an access that is not contiguous along any coordinate: the paper's
+        # previous-wave reuse, counted by enumeration or ISL
+        dram = dram_volume(accesses, launch, bpw, params, sector=sector,
+                           l2_bytes=device_model.l2_bytes.value, reuse="previous")
     if flops is None and count_flops_too:
         flops = count_flops(program, params)
     return RooflineInputs(launch, launch.blocks, bps, bpw, reps, float(cycles), l2, dram,
                           None if flops is None else float(flops))
+
+
+def l1_oversubscription(inputs: RooflineInputs, device_model) -> float:
+    """``O``: 128 B lines the loads of a SM's resident blocks allocate / L1 bytes."""
+    return oversubscription(inputs.l2_l1.load_lines_bytes, inputs.blocks_per_sm,
+                            device_model.l1_bytes.value)
+
+
+def apply_miss_functions(inputs: RooflineInputs, device_model
+                         ) -> tuple[RooflineInputs, list[str]]:
+    """The device's fitted capacity-miss functions applied to compulsory volumes.
+
+    Without a fitted ``l1_capacity`` function the L2 -> L1 volume stays compulsory
+    (no capacity misses); without ``l2_reuse`` the DRAM volume keeps what it was
+    computed with (an ideal LRU L2 for ``reuse="l2"``).
+    """
+    from dataclasses import replace
+    notes = []
+    l1 = device_model.miss_function("l1_capacity")
+    if l1 is not None:
+        ratio = float(l1(l1_oversubscription(inputs, device_model)))
+        inputs = replace(inputs, l2_l1=inputs.l2_l1.with_capacity_misses(ratio))
+        notes.append(f"L1 capacity misses: fitted R(O), {l1.note}".rstrip(", "))
+    else:
+        notes.append("L1 capacity misses left out (no fitted R(O) for this device)")
+    l2 = device_model.miss_function("l2_reuse")
+    if inputs.dram.load_profiles:
+        if l2 is not None:
+            inputs = replace(inputs, dram=inputs.dram.with_miss_ratio(l2))
+            notes.append(f"L2 reuse misses: fitted R(distance), {l2.note}".rstrip(", "))
+        else:
+            notes.append("L2 reuse: ideal LRU cache (no fitted miss function)")
+    return inputs, notes
 
 
 def roofline(inputs: RooflineInputs, device_model, *, clock_hz: float | None = None,
@@ -211,13 +252,13 @@ def roofline(inputs: RooflineInputs, device_model, *, clock_hz: float | None = N
     """Times per limiter from estimated metrics; the largest is the prediction."""
     clock = clock_hz or default_clock_hz(device_model)
     sms = device_model.compute_units.value
+    inputs, notes = apply_miss_functions(inputs, device_model)
     times: dict[Limiter, float | None] = {
         Limiter.L1: inputs.l1_cycles_per_block * inputs.blocks / (sms * clock),
         Limiter.L2: inputs.l2_l1.sectors_bytes * inputs.blocks / _bw(device_model, "l2"),
         Limiter.DRAM: inputs.dram.total_bytes / _bw(device_model, "dram"),
         Limiter.FLOP: None,
     }
-    notes = []
     for level in ("l1", "l2", "dram"):
         fig = device_model.bandwidth_GBps.get(level)
         if fig is not None:
@@ -240,7 +281,8 @@ def roofline(inputs: RooflineInputs, device_model, *, clock_hz: float | None = N
 def predict_block(program, params: Mapping[str, int], block, device_model, *,
                   blocks_per_sm: int | None = None, clock_hz: float | None = None,
                   flop_rate: float | None = None, flops: float | None = None,
-                  points: int | None = None, rep_blocks: int = 2) -> RooflinePrediction:
+                  points: int | None = None, rep_blocks: int = 2,
+                  reuse: str = "l2") -> RooflinePrediction:
     """Extended-roofline prediction of ``program`` (built for thread block ``block``).
 
     ``flop_rate`` is the peak in flop/s; without it the FLOP limiter is left out.
@@ -250,7 +292,7 @@ def predict_block(program, params: Mapping[str, int], block, device_model, *,
     """
     inputs = estimate_inputs(program, params, device_model, blocks_per_sm=blocks_per_sm,
                              rep_blocks=rep_blocks, count_flops_too=bool(flop_rate),
-                             flops=flops)
+                             flops=flops, reuse=reuse)
     if block is not None and _block3(block) != _block3(inputs.launch.block):
         raise ParameterError(f"block {tuple(block)} does not match the program's "
                              f"work-group size {inputs.launch.block}")
@@ -324,3 +366,15 @@ def rank_blocks(build: Callable[[tuple[int, ...]], object], params: Mapping[str,
     return df
 
 # }}}
+
+
+def candidate_blocks(total: int, dims: int) -> list[tuple[int, ...]]:
+    """The study's block shapes of ``total`` threads (eq. 9) that a ``dims``-D kernel
+    can take, as ``dims``-tuples: trailing axes of size 1 dropped, the others left out."""
+    if not 1 <= dims <= 3:
+        raise ParameterError(f"a kernel's work groups have 1 to 3 axes, not {dims}")
+    out: list[tuple[int, ...]] = []
+    for block in block_sizes(total):
+        if all(b == 1 for b in block[dims:]) and block[:dims] not in out:
+            out.append(block[:dims])
+    return out

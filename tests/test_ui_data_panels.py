@@ -1,0 +1,220 @@
+"""The weights, explorer and heatmap panels and the dashboard on the shipped H100
+data, driven without a browser."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+go = pytest.importorskip("plotly.graph_objects")
+
+from workbench.models import load_model  # noqa: E402
+from workbench.ui import (  # noqa: E402
+    Dashboard,
+    ExplorerPanel,
+    HeatmapPanel,
+    Session,
+    WeightsPanel,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+H100 = ROOT / "sample_data" / "h100"
+STORE = H100 / "measurements.sqlite"
+LINEAR = H100 / "weights-linear.json"
+STUDY = H100 / "block-study-predicted-star_stencil-nofold.csv"
+
+pytestmark = pytest.mark.skipif(not (STORE.exists() and LINEAR.exists()),
+                                reason="no shipped H100 data")
+
+
+@pytest.fixture(scope="module")
+def h100_session():
+    """The shipped H100 store and linear model, loaded once for the module."""
+    session = Session()
+    session.use_data(STORE, LINEAR)
+    session.want_data()
+    assert session.data_error == ""
+    return session
+
+
+def test_the_explorer_shows_every_configuration_and_filters_narrow_them(h100_session):
+    panel = ExplorerPanel(h100_session)
+    everything = len(h100_session.data.predictions)
+    assert everything == 438 and len(panel.filtered) == everything
+    assert "438 of 438 configurations" in panel.summary.value
+    assert "wb-worst-table" in panel.worst_table._dom_classes
+    kernels = {t.name for t in panel.scatter.data} - {"exact"}
+    assert "finite_diff" in kernels and "nbody" in kernels
+
+    panel.kernel_filter.value = ("finite_diff",)
+    assert set(panel.filtered["kernel"]) == {"finite_diff"}
+    assert [t.name for t in panel.scatter.data] == ["finite_diff", "exact"]
+    n_kernel = len(panel.filtered)
+    panel.group_filter.value = ("16x16",)
+    assert set(panel.filtered["group_size"]) == {"16x16"} and len(panel.filtered) < n_kernel
+    n_group = len(panel.filtered)
+    panel.size_filter.value = "n>=16384"
+    assert 0 < len(panel.filtered) < n_group
+    assert all(int(p.split("=")[1]) >= 16384 for p in panel.filtered["params"])
+    assert f"{len(panel.filtered)} of 438" in panel.summary.value
+    panel.size_filter.value = ""
+    panel.group_filter.value = ()
+    panel.kernel_filter.value = ()
+    panel.role_filter.value = "test"
+    assert set(panel.filtered["role"]) == {"test"}
+
+
+def test_hovering_a_point_shows_its_properties(h100_session):
+    panel = ExplorerPanel(h100_session)
+    panel.kernel_filter.value = ("matmul_tiled",)
+    trace = panel.scatter.data[0]
+    label, error, properties = trace.customdata[0]
+    assert label.startswith("matmul_tiled [")
+    assert "f_op_float32_mul" in properties and "f_thread_groups" in properties
+    assert "%{customdata[2]}" in trace.hovertemplate
+
+
+def test_the_worst_predictions_table_is_sorted_and_follows_the_filters(h100_session):
+    panel = ExplorerPanel(h100_session, worst=5)
+    worst = panel.worst
+    assert len(worst) == 5
+    assert worst["rel_error"].tolist() == sorted(worst["rel_error"], reverse=True)
+    assert worst["rel_error"].iloc[0] == pytest.approx(h100_session.data.predictions[
+        "rel_error"].max())
+    assert worst.loc[0, "kernel"] in panel.worst_table.value
+    panel.kernel_filter.value = ("skinny_matmul",)
+    assert set(panel.worst["kernel"]) == {"skinny_matmul"}
+    panel.worst_count.value = 2
+    assert len(panel.worst) == 2
+
+
+def test_a_bad_size_filter_is_a_message_and_the_panel_recovers(h100_session):
+    panel = ExplorerPanel(h100_session)
+    panel.size_filter.value = "n>>3"
+    assert "malformed size filter" in panel.errors.text
+    panel.size_filter.value = "n=4096"
+    assert panel.errors.value == "" and set(panel.filtered["params"]) >= {"n=4096"}
+
+
+def test_the_weights_panel_shows_intervals_for_two_devices(h100_session, tmp_path):
+    shipped = json.loads(LINEAR.read_text())
+    # a second device: the same document under another name, weights doubled
+    other = dict(shipped, device=dict(shipped["device"], device="Other GPU"),
+                 weights={k: 2 * v for k, v in shipped["weights"].items()})
+    other_file = tmp_path / "other.json"
+    other_file.write_text(json.dumps(other))
+    panel = WeightsPanel(h100_session, models=[other_file])
+    table = panel.table.value
+    assert "wb-weights-table" in panel.table._dom_classes
+    assert "NVIDIA H100 80GB HBM3, unified-linear" in table
+    assert "Other GPU, unified-linear" in table
+    assert table.count("95% interval") == 2
+    lo, hi = shipped["confidence_intervals"]["f_op_float32_add"]
+    assert f"[{lo:.2e}, {hi:.2e}]" in table
+    # the ratio column, H100 / Other GPU, is one half for every weight
+    assert "NVIDIA H100 80GB HBM3 / Other GPU" in table
+    assert table.count('<td class="num">0.5</td>') == len(shipped["weights"])
+    assert list(panel.shown) == ["NVIDIA H100 80GB HBM3, unified-linear",
+                                 "Other GPU, unified-linear"]
+    # an interval that spans zero is marked as undetermined
+    assert "spans zero" in table
+
+
+def test_adding_a_missing_model_file_is_a_message(h100_session):
+    panel = WeightsPanel(h100_session)
+    panel.file.value = "no/such/weights.json"
+    assert "does not exist" in panel.errors.text
+    assert len(panel.shown) == 1
+
+
+def test_the_heatmap_panel_builds_a_group_shape_grid_from_the_h100_store(h100_session):
+    panel = HeatmapPanel(h100_session)
+    panel.kernel.value = "finite_diff"
+    grid = panel.grid
+    assert grid.xs == (16, 24, 32) and grid.ys == (16,)
+    measured = grid.layer("measured").values[0]
+    pred = h100_session.data.predictions
+    rows = pred[(pred["kernel"] == "finite_diff") & (pred["params"] == panel.size.value)]
+    by_group = dict(zip(rows["group_size"], rows["time_s"] * 1e3))
+    assert measured == pytest.approx((by_group["16x16"], by_group["24x16"], by_group["32x16"]))
+    assert isinstance(panel.figure, go.FigureWidget)
+    assert "wb-heatmap" in panel.figure._dom_classes
+    assert [t.type for t in panel.figure.data] == ["heatmap"] * 3
+    assert np.array(panel.figure.data[1].z, dtype=float).shape == (1, 3)
+    panel.size.value = panel.size.options[-1]
+    assert panel.grid.title.endswith(f"{panel.size.value}: per work-group shape")
+    panel.kernel.value = "nbody"
+    assert panel.grid.xs == (256, 384, 512) and panel.grid.ys == (1,)
+
+
+def test_the_heatmap_panel_shows_a_block_study_with_its_limiters(h100_session):
+    if not STUDY.exists():
+        pytest.skip("no shipped block study")
+    panel = HeatmapPanel(h100_session, block_studies=[STUDY])
+    panel.source.value = "star_stencil-nofold"
+    names = [layer.name for layer in panel.grid.layers]
+    assert names == ["predicted", "measured", "relative error", "limiter"]
+    assert set(panel.grid.layer("limiter").categories) <= {"L1", "L2", "DRAM", "FLOP"}
+    assert len(panel.figure.data) == 4
+    assert panel.store_controls.layout.display == "none"
+
+
+def test_panels_without_data_say_so_instead_of_failing():
+    session = Session()
+    explorer, heatmaps = ExplorerPanel(session), HeatmapPanel(session)
+    assert "no store chosen" in explorer.summary.value
+    assert heatmaps.figure is None and "no store chosen" in heatmaps.note.value
+    session.use_data("no/such/store.sqlite")
+    assert "no measurement store at" in explorer.errors.text
+    assert "no measurement store at" in heatmaps.errors.text
+
+
+def test_the_dashboard_composes_every_panel_on_one_session(h100_session):
+    board = Dashboard(device="h100", background=False)
+    assert "wb-dashboard" in board._dom_classes
+    assert board.session.device.shipped.name == "h100"
+    for panel in (board.properties, board.calibration, board.weights, board.heatmaps,
+                  board.explorer):
+        assert panel.session is board.session and panel.errors is board.errors
+    assert len(board.explorer.filtered) == 438
+    assert board.heatmaps.grid is not None and "NVIDIA H100" in board.weights.table.value
+    # the picker drives the properties and the heatmap's kernel
+    board.picker.kernel_select.value = "finite_diff"
+    assert board.properties.counts["f_thread_groups"] > 0
+    assert board.heatmaps.kernel.value == "finite_diff"
+    board.picker.params.value = "n=oops"
+    assert "malformed parameter" in board.errors.text
+    assert board.errors.value.count("wb-error-message") == 1
+
+
+def test_the_dashboard_loads_in_the_background_without_blocking(h100_session):
+    board = Dashboard(device="h100")
+    assert board.session.wait_for_data(timeout=120)
+    assert board.session.data is not None and len(board.explorer.filtered) == 438
+    assert board.heatmaps.figure is not None
+
+
+def test_a_store_without_a_model_can_be_fitted_from_the_weights_panel(tmp_path):
+    session = Session()
+    panel = WeightsPanel(session, bootstrap=5)
+    panel.fit_button.click()
+    assert "no store to fit on" in panel.errors.text
+    session.use_data(STORE)
+    model = panel.fit()
+    assert session.model is model and model.device["device"] == "NVIDIA H100 80GB HBM3"
+    shipped = load_model(LINEAR)
+    assert model.weights["f_op_float32_add"] == pytest.approx(
+        shipped.weights["f_op_float32_add"], rel=1e-6)
+    assert "wb-weights-table" in panel.table._dom_classes and "F32 Addition" in panel.table.value
+
+
+def test_an_expression_model_shows_its_parameters(h100_session):
+    overlap = H100 / "weights-overlap.json"
+    if not overlap.exists():
+        pytest.skip("no shipped overlap model")
+    panel = WeightsPanel(h100_session, models={"overlap": overlap})
+    assert "p_launch" in panel.table.value and "overlap" in panel.table.value

@@ -1,0 +1,285 @@
+"""The kernel and device picker: a catalog kernel or the user's own, its variant,
+dtype, sizes and work-group size, and the device (found here, or shipped data)."""
+
+from __future__ import annotations
+
+import html
+import sys
+from collections.abc import Mapping
+
+import ipywidgets as widgets
+
+from workbench.errors import UnknownNameError, WorkbenchError
+from workbench.kernels import (
+    KernelSpec,
+    all_kernels,
+    format_group_size,
+    get_kernel,
+    load_user_kernel,
+    parse_parameters,
+    spec_from_loopy,
+)
+from workbench.ui.errors_view import ErrorArea
+from workbench.ui.session import (
+    DeviceChoice,
+    KernelSelection,
+    Session,
+    available_devices,
+    default_params,
+    resolve_device,
+)
+
+DEFAULT_KERNEL = "matmul_tiled"
+
+
+def _is_loopy_kernel(value) -> bool:
+    import loopy as lp
+    return isinstance(value, (lp.LoopKernel, lp.TranslationUnit))
+
+
+def notebook_namespace() -> Mapping[str, object]:
+    """The notebook's variables (IPython's user namespace), else ``__main__``'s."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        shell = None
+    if shell is not None:
+        return shell.user_ns
+    return vars(sys.modules["__main__"])
+
+
+class KernelPicker(widgets.VBox):
+    """Choose what the other panels look at; publishes a :class:`KernelSelection` and
+    a :class:`DeviceChoice` to the session.
+
+    ``namespace`` is where a user kernel's name is looked up (default: the notebook's
+    variables); ``devices`` replaces the device list (default: shipped data, then the
+    OpenCL devices of this machine).
+    """
+
+    def __init__(self, session: Session | None = None, *, kernel: str | None = None,
+                 variant: str | None = None, params: str | Mapping[str, int] | None = None,
+                 group_size: str | None = None, dtype: str = "float32", device=None,
+                 namespace: Mapping[str, object] | None = None,
+                 devices: tuple[DeviceChoice, ...] | None = None,
+                 errors: ErrorArea | None = None):
+        self.session = session if session is not None else Session()
+        self.errors = errors if errors is not None else ErrorArea()
+        self._own_errors = errors is None
+        self._namespace = namespace
+        self._syncing = False
+
+        self.kernel_select = widgets.Dropdown(description="kernel", options=self._kernel_options())
+        self.kernel_select.add_class("wb-kernel-select")
+        self.user_kernel = widgets.Text(
+            description="your kernel", continuous_update=False,
+            placeholder="notebook variable, or file.py:name")
+        self.user_kernel.add_class("wb-user-kernel")
+        self.user_kernel_button = widgets.Button(description="use", button_style="info",
+                                                 layout=widgets.Layout(width="60px"))
+        self.user_kernel_button.add_class("wb-user-kernel-button")
+        self.variant_select = widgets.Dropdown(description="variant")
+        self.variant_select.add_class("wb-variant-select")
+        self.dtype_select = widgets.Dropdown(description="dtype", options=[dtype], value=dtype)
+        self.dtype_select.add_class("wb-dtype-select")
+        self.params = widgets.Text(description="sizes", continuous_update=False,
+                                   placeholder="n=1024,m=512")
+        self.params.add_class("wb-params")
+        self.group_size = widgets.Text(description="group size", continuous_update=False,
+                                       placeholder="16x16")
+        self.group_size.add_class("wb-group-size")
+        self.device_choices = devices if devices is not None else available_devices()
+        self.device_select = widgets.Dropdown(
+            description="device", options=[(c.label, c) for c in self.device_choices],
+            value=None, layout=widgets.Layout(width="520px"))
+        self.device_select.add_class("wb-device-select")
+        self.description = widgets.HTML()
+        self.description.add_class("wb-kernel-description")
+
+        rows = [widgets.HBox([self.kernel_select, self.variant_select, self.dtype_select]),
+                widgets.HBox([self.params, self.group_size]),
+                widgets.HBox([self.user_kernel, self.user_kernel_button]),
+                self.device_select, self.description]
+        super().__init__(rows + ([self.errors] if self._own_errors else []))
+        self.add_class("wb-picker")
+
+        guard = self.errors.guard
+        self.kernel_select.observe(guard("kernel", self._on_kernel), names="value")
+        for w in (self.variant_select, self.dtype_select, self.params, self.group_size):
+            w.observe(guard("kernel", self._on_build_or_size), names="value")
+        self.user_kernel.observe(guard("your kernel", lambda ch: self.use_kernel(ch["new"])),
+                                 names="value")
+        self.user_kernel_button.on_click(
+            guard("your kernel", lambda _: self.use_kernel(self.user_kernel.value)))
+        self.device_select.observe(guard("device", self._on_device), names="value")
+        self.session.observe(guard("kernel", self._on_session_kernels), names="user_kernels")
+        self.session.observe(guard("device", self._on_session_device), names="device")
+
+        with self.errors.catching("kernel"):
+            self.select(kernel or self._initial_kernel(), variant=variant, params=params,
+                        group_size=group_size, dtype=dtype)
+        with self.errors.catching("device"):
+            choice = self.session.device or resolve_device(device, self.device_choices)
+            if choice is not None and choice not in self.device_choices:
+                self.device_choices += (choice,)
+                self.device_select.options = [(c.label, c) for c in self.device_choices]
+            self.device_select.value = choice
+            if self.session.device != choice:
+                self.session.choose_device(choice)
+
+    # -- the public API --------------------------------------------------------------
+
+    def select(self, kernel: str, *, variant: str | None = None,
+               params: str | Mapping[str, int] | None = None,
+               group_size: str | None = None, dtype: str | None = None) -> None:
+        """Choose a kernel (catalog or added user kernel) and, optionally, the rest;
+        what is left out gets the kernel's defaults.  Raises on bad input."""
+        spec = self._spec(kernel)
+        self._syncing = True
+        try:
+            self.kernel_select.value = spec.name
+            self._fill_for(spec, variant=variant, params=params, group_size=group_size,
+                           dtype=dtype)
+        finally:
+            self._syncing = False
+        self.publish()
+
+    def publish(self) -> KernelSelection:
+        """Validate the widgets' values and hand them to the session (raises on bad input)."""
+        spec = self._spec(self.kernel_select.value)
+        selection = KernelSelection.make(
+            spec, self.variant_select.value, self.dtype_select.value,
+            parse_parameters(self.params.value),
+            self.group_size.value.strip() or None)
+        self.session.selection = selection
+        return selection
+
+    def use_kernel(self, reference: str) -> KernelSpec | None:
+        """A notebook variable holding a loopy kernel, ``file.py:name``, or a catalog
+        name; the kernel is added to the list and selected."""
+        reference = reference.strip()
+        if not reference:
+            return None
+        if ":" in reference or reference.endswith(".py"):
+            spec = load_user_kernel(reference)
+        else:
+            try:
+                spec = get_kernel(reference)
+            except UnknownNameError:
+                spec = self._kernel_from_namespace(reference)
+        if spec.fixed_group_size is not None:
+            self.session.add_user_kernel(spec)
+        self.select(spec.name)
+        return spec
+
+    def add_user_kernel(self, name: str, kernel) -> KernelSpec:
+        """Add a loopy kernel object under ``name`` and select it."""
+        import loopy as lp
+        if isinstance(kernel, lp.LoopKernel):
+            kernel = lp.make_program(kernel)
+        if not isinstance(kernel, lp.TranslationUnit):
+            raise WorkbenchError(f"{name} is a {type(kernel).__name__}, not a loopy kernel")
+        spec = spec_from_loopy(kernel, name=name)
+        self.session.add_user_kernel(spec)
+        self.select(spec.name)
+        return spec
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _kernel_from_namespace(self, name: str) -> KernelSpec:
+        namespace = self._namespace if self._namespace is not None else notebook_namespace()
+        if name not in namespace:
+            kernels = [k for k, v in namespace.items()
+                       if not k.startswith("_") and _is_loopy_kernel(v)]
+            catalog = [s.name for s in all_kernels()]
+            raise UnknownNameError("kernel (neither in the catalog nor a notebook "
+                                   "variable)", name, kernels + catalog)
+        value = namespace[name]
+        if not _is_loopy_kernel(value):
+            raise WorkbenchError(f"notebook variable {name!r} is a {type(value).__name__}, "
+                                 "not a loopy kernel")
+        import loopy as lp
+        if isinstance(value, lp.LoopKernel):
+            value = lp.make_program(value)
+        return spec_from_loopy(value, name=name)
+
+    def _spec(self, name: str | None) -> KernelSpec:
+        if not name:
+            raise WorkbenchError("choose a kernel")
+        if name in self.session.user_kernels:
+            return self.session.user_kernels[name]
+        return get_kernel(name)
+
+    def _kernel_options(self) -> list[tuple[str, str]]:
+        options = [(f"{s.name} ({s.role.value})", s.name) for s in all_kernels()]
+        user = getattr(self, "session", None)
+        if user is not None:
+            options += [(f"{name} (your kernel)", name) for name in user.user_kernels]
+        return options
+
+    def _initial_kernel(self) -> str:
+        if self.session.selection is not None:
+            return self.session.selection.name
+        names = [v for _, v in self.kernel_select.options]
+        return DEFAULT_KERNEL if DEFAULT_KERNEL in names else names[0]
+
+    def _fill_for(self, spec: KernelSpec, *, variant=None, params=None, group_size=None,
+                  dtype=None) -> None:
+        """Set the build and size widgets for ``spec`` (defaults where not given)."""
+        self.variant_select.options = list(spec.variants)
+        self.variant_select.value = variant or spec.default_variant
+        dtypes = [d.value for d in spec.dtypes]
+        self.dtype_select.options = dtypes
+        self.dtype_select.value = dtype if dtype in dtypes else dtypes[0]
+        if params is None:
+            params = default_params(spec, self.variant_select.value)
+        self.params.value = params if isinstance(params, str) else \
+            ",".join(f"{k}={v}" for k, v in params.items())
+        fixed = spec.fixed_group_size is not None
+        self.group_size.value = group_size or format_group_size(spec.group_sizes()[-1])
+        self.group_size.disabled = fixed
+        note = " (built into the kernel)" if fixed else ""
+        groups = ", ".join(map(format_group_size, spec.group_sizes()))
+        self.description.value = "<small>" + html.escape(
+            f"{spec.description} Parameters: {', '.join(spec.parameters) or 'none'}; "
+            f"group sizes measured: {groups}{note}.", quote=False) + "</small>"
+
+    # -- callbacks ------------------------------------------------------------------
+
+    def _on_kernel(self, change) -> None:
+        if self._syncing or change["new"] is None:
+            return
+        self.select(change["new"])
+
+    def _on_build_or_size(self, change) -> None:
+        if not self._syncing:
+            self.publish()
+
+    def _on_device(self, change) -> None:
+        if not self._syncing and change["new"] is not None \
+                and change["new"] != self.session.device:
+            self.session.choose_device(change["new"])
+
+    def _on_session_kernels(self, change) -> None:
+        current = self.kernel_select.value
+        self._syncing = True
+        try:
+            self.kernel_select.options = self._kernel_options()
+            if current in [v for _, v in self.kernel_select.options]:
+                self.kernel_select.value = current
+        finally:
+            self._syncing = False
+
+    def _on_session_device(self, change) -> None:
+        choice = change["new"]
+        if choice is None or choice == self.device_select.value:
+            return
+        self._syncing = True
+        try:
+            if choice not in self.device_choices:
+                self.device_choices += (choice,)
+                self.device_select.options = [(c.label, c) for c in self.device_choices]
+            self.device_select.value = choice
+        finally:
+            self._syncing = False

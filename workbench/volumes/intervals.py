@@ -1,0 +1,250 @@
+"""Footprints as unions of contiguous address runs: the fast exact method.
+
+Most GPU array accesses walk memory contiguously along one coordinate: the thread
+x index ``tx`` (stride one element), usually joined by the block index ``bx`` with
+stride ``blockDim.x``.  For a group of threads, such an access touches one run of
+consecutive elements per combination of the *other* coordinates.  Counting distinct
+units (bytes, sectors, lines) then needs only the runs, not every address:
+
+1. merge coordinate pairs that form one longer contiguous coordinate: ``a`` in
+   ``[0, A)`` and ``b`` whose coefficient is ``A`` times ``a``'s, in the index and in
+   every guard (``tx + 32*bx`` becomes one ``x`` over the group's whole x extent);
+2. pick a coordinate of element stride +-1 as the run direction; enumerate the others
+   (broadcasting), clip each run by the guards (a guard is affine, so it bounds the
+   run coordinate from one side per row);
+3. turn each run's bytes into an inclusive range of unit indices and count the union
+   of all ranges of an array with one sort.
+
+The result equals enumeration and ISL exactly (tests check all three); the cost is
+proportional to the number of runs, not of threads.  An access with no unit-stride
+coordinate, or a guard that is an equality, is not handled here (None): the caller
+falls back to enumeration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from workbench.volumes.address import Access, ThreadGroup
+
+# runs are enumerated as numpy arrays; beyond this many per access the caller should
+# fall back (enumeration or ISL) rather than allocate without bound
+MAX_RUNS = 20_000_000
+
+
+def _merge_coordinates(index: dict, guards: list[dict], ranges: dict) -> None:
+    """Join contiguous coordinate pairs in place (see the module docstring, step 1)."""
+    merged = True
+    while merged:
+        merged = False
+        for a in list(ranges):
+            lo_a, hi_a = ranges[a]
+            if lo_a != 0 or a not in index:
+                continue
+            span = hi_a
+            for b in list(ranges):
+                if b == a or b not in index or index[b] != span * index[a]:
+                    continue
+                if any(g.get(b, 0) != span * g.get(a, 0) for g in guards):
+                    continue
+                lo_b, hi_b = ranges[b]
+                name = f"({a}+{span}*{b})"
+                ranges[name] = (span * lo_b, span * hi_b)
+                index[name] = index.pop(a)
+                index.pop(b)
+                for g in guards:
+                    ca = g.pop(a, 0)
+                    g.pop(b, None)
+                    if ca:
+                        g[name] = ca
+                del ranges[a], ranges[b]
+                merged = True
+                break
+            if merged:
+                break
+
+
+_PREPARED: dict = {}
+
+
+def _prepared(access: Access, params: tuple[tuple[str, int], ...]):
+    """:func:`_prepare`, memoized by object identity (hashing an access walks all of
+    its expressions, which costs more than the counting it saves)."""
+    key = (id(access), params)
+    hit = _PREPARED.get(key)
+    if hit is None or hit[0] is not access:
+        if len(_PREPARED) > 4096:
+            _PREPARED.clear()
+        hit = _PREPARED[key] = (access, _prepare(access, params))
+    return hit[1]
+
+
+def _prepare(access: Access, params: tuple[tuple[str, int], ...]):
+    """What does not depend on the thread group: the bound address, one-variable
+    guards as range limits, the other guards; None if an equality guard couples
+    several variables (not handled here)."""
+    from workbench.volumes.footprint import _bound
+    addr = _bound(access, dict(params))
+    limits: list[tuple[str, int, int]] = []      # (var, lo, hi) half-open limits
+    guards, guard_consts = [], []
+    for g in addr.guards:
+        coeffs = g.expr.coeffs
+        d = g.expr.const
+        if len(coeffs) == 1:
+            (v, c), = coeffs.items()                # c*v + d >= 0  (or == 0)
+            if g.equality:
+                if d % c:
+                    limits.append((v, 0, 0))        # no integer solution: empty
+                else:
+                    limits.append((v, -d // c, -d // c + 1))
+            elif c > 0:
+                limits.append((v, -(d // c), np.iinfo(np.int64).max))
+            else:
+                limits.append((v, np.iinfo(np.int64).min, d // -c + 1))
+        elif g.equality:
+            return None
+        elif coeffs:
+            guards.append(tuple(sorted(coeffs.items())))   # hashable: batches key on it
+            guard_consts.append(d)
+        elif d < 0:
+            limits.append(("", 0, 0))               # never true: empty
+    return (addr, addr.variables(), tuple(limits), tuple(guards), tuple(guard_consts),
+            addr.index.coeffs, addr.index.const, dict(addr.loop_ranges))
+
+
+def unit_ranges(access: Access, group: ThreadGroup, granularity: int,
+                params: Mapping[str, int]) -> np.ndarray | None:
+    """Inclusive ``[first, last]`` unit-index ranges of one access over a group,
+    shape (runs, 2); None when this method does not apply."""
+    prep = _prepared(access, tuple(sorted(params.items())))
+    if prep is None:
+        return None
+    runs = _element_runs(prep, group)
+    if runs is None:
+        return None
+    return _to_units(runs, (prep[6],), access.element_size, access.base_alignment,
+                     granularity)
+
+
+def _to_units(runs, consts, size: int, base: int, granularity: int) -> np.ndarray:
+    """Unit ranges of element runs shifted by each index constant in ``consts``."""
+    first_elem, last_elem = runs
+    shift = np.asarray(consts, dtype=np.int64).reshape(-1, 1)
+    first_byte = base + size * (first_elem.reshape(1, -1) + shift)
+    last_byte = base + size * (last_elem.reshape(1, -1) + shift) + size - 1
+    g = int(granularity)
+    return np.stack([first_byte.ravel() // g, last_byte.ravel() // g], axis=1)
+
+
+def _element_runs(prep, group: ThreadGroup):
+    """First and last element index (before the index constant) of every run."""
+    addr, used, limits, guard_list, guard_consts, index_coeffs, index_const, loops = prep
+    # a coordinate nothing depends on only repeats the same runs: drop it
+    ranges = {v: r for v, r in {**group.ranges(), **loops}.items() if v in used}
+    for v, lo, hi in limits:
+        if v == "":
+            return _EMPTY_RUNS
+        a, b = ranges.get(v, (0, 0))
+        ranges[v] = (max(a, lo), min(b, hi))
+    guards = [dict(g) for g in guard_list]
+    guard_consts = list(guard_consts)
+    if any(hi <= lo for lo, hi in ranges.values()):
+        return _EMPTY_RUNS
+    index = dict(index_coeffs)
+    _merge_coordinates(index, guards, ranges)
+    runs = [v for v in ranges if abs(index.get(v, 0)) == 1]
+    if not runs:
+        return None
+    run = max(runs, key=lambda v: ranges[v][1] - ranges[v][0])
+    others = [v for v in ranges if v != run]
+    count = 1
+    for v in others:
+        count *= ranges[v][1] - ranges[v][0]
+    if count > MAX_RUNS:
+        return None
+    shape = [1] * len(others)
+    values = {}
+    for axis, v in enumerate(others):
+        lo, hi = ranges[v]
+        s = list(shape)
+        s[axis] = hi - lo
+        values[v] = np.arange(lo, hi, dtype=np.int64).reshape(s)
+    full = tuple(ranges[v][1] - ranges[v][0] for v in others)
+
+    def partial(coeffs: dict, const: int) -> np.ndarray:
+        out = np.full(full, const, dtype=np.int64)
+        for v in others:
+            c = coeffs.get(v, 0)
+            if c:
+                out = out + c * values[v]
+        return np.broadcast_to(out, full)
+
+    lo = np.full(full, ranges[run][0], dtype=np.int64)
+    hi = np.full(full, ranges[run][1] - 1, dtype=np.int64)
+    for g, const in zip(guards, guard_consts):
+        c = g.get(run, 0)
+        rest = partial(g, const)          # guard: c*run + rest >= 0
+        if c > 0:
+            lo = np.maximum(lo, -np.floor_divide(rest, c))          # ceil(-rest / c)
+        elif c < 0:
+            hi = np.minimum(hi, np.floor_divide(rest, -c))
+        else:
+            hi = np.where(rest >= 0, hi, lo - 1)
+    keep = hi >= lo
+    start = partial(index, 0)[keep]
+    lo, hi = lo[keep], hi[keep]
+    step = index[run]
+    return (start + step * np.where(step > 0, lo, hi),
+            start + step * np.where(step > 0, hi, lo))
+
+
+_EMPTY_RUNS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
+def union_size(parts: Iterable[np.ndarray]) -> int:
+    """Number of integers in the union of inclusive ranges (arrays of shape (k, 2))."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return 0
+    r = np.concatenate(parts)
+    order = np.argsort(r[:, 0], kind="stable")
+    first, last = r[order, 0], r[order, 1]
+    reach = np.maximum.accumulate(last)
+    new = np.empty(len(first), dtype=bool)
+    new[0] = True
+    new[1:] = first[1:] > reach[:-1]
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:] - 1, len(first) - 1)
+    return int((reach[ends] - first[starts] + 1).sum())
+
+
+def footprint_ranges(accesses: Iterable[Access], group: ThreadGroup, granularity: int,
+                     params: Mapping[str, int]) -> dict[str, list[np.ndarray]] | None:
+    """Per array, the unit ranges of every access; None if any access is not handled.
+
+    Accesses that differ only in the index constant (a stencil's 25 loads of ``u``)
+    share their runs: those are computed once and shifted.
+    """
+    key_params = tuple(sorted(params.items()))
+    batches: dict[tuple, list] = {}
+    for acc in accesses:
+        prep = _prepared(acc, key_params)
+        if prep is None:
+            return None
+        addr, used, limits, guards, guard_consts, coeffs, const, loops = prep
+        signature = (acc.array, acc.element_size, acc.base_alignment, used, limits,
+                     guards, guard_consts, tuple(sorted(coeffs.items())),
+                     tuple(sorted(loops.items())))
+        batches.setdefault(signature, [prep, []])[1].append(const)
+    out: dict[str, list[np.ndarray]] = {}
+    for (array, size, base, *_), (prep, consts) in batches.items():
+        runs = _element_runs(prep, group)
+        if runs is None:
+            return None
+        out.setdefault(array, []).append(_to_units(runs, consts, size, base, granularity))
+    return out
+
+
+__all__ = ["unit_ranges", "union_size", "footprint_ranges"]
