@@ -29,3 +29,21 @@ for m in linear overlap; do
   wb select --store $d/families.sqlite --weights $d/weights-$m.json --format json \
     > $d/selection-$m.json
 done
+
+# The in-situ overlap model (models/insitu-overlap.json): the work-removed twins' measured
+# times as the global-memory term (twins.sqlite, families-work-removed.sqlite), local
+# accesses weighted by bank passes, the on-chip term scaled by the compute-unit balance.
+wb fit --store $d/measurements.sqlite --store $d/twins.sqlite \
+  --model models/insitu-overlap.json -o $d/weights-insitu-catalog.json > $d/fit-insitu-catalog.txt
+wb fit --store $d/measurements.sqlite --store $d/measurements-2019.sqlite --store $d/twins.sqlite \
+  --model models/insitu-overlap.json -o $d/weights-insitu.json > $d/fit-insitu.txt
+for m in insitu insitu-catalog; do
+  wb report --store $d/measurements.sqlite --store $d/twins.sqlite --weights $d/weights-$m.json \
+    --format md > $d/tables-$m.md
+  wb report --store $d/measurements.sqlite --store $d/twins.sqlite --weights $d/weights-$m.json \
+    --format json > $d/table1-$m.json
+  wb select --store $d/families.sqlite --store $d/families-work-removed.sqlite \
+    --weights $d/weights-$m.json > $d/selection-$m.txt
+  wb select --store $d/families.sqlite --store $d/families-work-removed.sqlite \
+    --weights $d/weights-$m.json --format json > $d/selection-$m.json
+done
