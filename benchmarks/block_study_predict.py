@@ -31,6 +31,10 @@ def main() -> None:
     parser.add_argument("--device-model", default="h100")
     parser.add_argument("--measured", required=True)
     parser.add_argument("--out")
+    parser.add_argument("--method", default="auto",
+                        choices=("auto", "intervals", "enumerate", "isl"),
+                        help="footprint method (enumerate and isl imply the paper's "
+                             "previous-wave L2 reuse)")
     args = parser.parse_args()
     make_spec, total, params = KERNELS[args.kernel]
     spec = make_spec()
@@ -38,7 +42,8 @@ def main() -> None:
     start, cpu = time.perf_counter(), time.process_time()
     pred = rank_blocks(lambda b: spec.build(spec.request(args.variant, "float64", b)),
                        params, study_block_sizes(total),
-                       load_device_model(args.device_model), points=points)
+                       load_device_model(args.device_model), points=points,
+                       method=args.method, skip_errors=False)
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
     with MeasurementStore.open(args.measured, create=False, readonly=True) as store:
@@ -54,7 +59,7 @@ def main() -> None:
     rho = spearmanr(both["predicted_GLups"], both["measured_GLups"]).statistic
     if args.out:
         pred.drop(columns=["block"], errors="ignore").to_csv(args.out, index=False)
-    print(f"{spec.name} {args.variant}: ranked {len(pred)} blocks in {elapsed:.1f} s "
+    print(f"{spec.name} {args.variant} [{args.method}]: ranked {len(pred)} blocks in {elapsed:.1f} s "
           f"({cpu:.1f} s CPU); "
           f"predicted best {int(pick.X)}x{int(pick.Y)}x{int(pick.Z)} measures "
           f"{pick.measured_GLups:.1f} GLup/s = {pick.measured_GLups / best:.1%} of the best "

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Mapping, Sequence
 
 from workbench.errors import ParameterError
+from workbench.kernels.base import parse_parameters
 
 
 def parse_params(items: Sequence[str] | None) -> dict[str, int]:
     """``["n=1024", "m=512,l=256"]`` -> ``{"n": 1024, "m": 512, "l": 256}``."""
     params: dict[str, int] = {}
     for item in items or ():
-        for part in item.split(","):
-            m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*", part)
-            if not m:
-                raise ParameterError(
-                    f"malformed parameter {part!r}: expected NAME=INTEGER, e.g. n=1024")
-            params[m.group(1)] = int(m.group(2))
+        if not item.strip():
+            raise ParameterError("empty --param: expected NAME=INTEGER, e.g. n=1024")
+        params.update(parse_parameters(item))
     return params
 
 

@@ -25,6 +25,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="peak flop/s; without it the FLOP limiter is left out")
     p.add_argument("--points", type=int, default=None,
                    help="grid/lattice points updated, for LUP/s")
+    p.add_argument("--reuse", choices=("l2", "previous"), default="l2",
+                   help="DRAM: L2 reuse of any earlier wave by reuse distance (default), "
+                        "or of the previous wave only (the paper)")
     p.add_argument("--format", choices=("table", "json"), default="table")
 
 
@@ -56,7 +59,7 @@ def _setup(args):
     def build(block):
         return spec.build(spec.request(args.variant, args.dtype, tuple(block)))
     kw = dict(blocks_per_sm=args.blocks_per_sm, clock_hz=args.clock_hz,
-              flop_rate=args.flop_rate)
+              flop_rate=args.flop_rate, reuse=args.reuse)
     return spec, params, model, build, kw
 
 
@@ -97,6 +100,8 @@ def cmd_volumes(args) -> int:
         {"metric": "L2->L1 load sectors per block [B]",
          "value": f"{l2['load_sectors_bytes']:g}"},
         {"metric": "L2->L1 load lines per block [B]", "value": f"{l2['load_lines_bytes']:g}"},
+        {"metric": "L1 requested sectors per block (Vup) [B]",
+         "value": f"{l2['requested_bytes']:g}"},
         {"metric": "L1->L2 stores per block [B]", "value": f"{l2['store_bytes']:g}"},
         {"metric": "DRAM load / store [B]",
          "value": f"{out['dram']['load_bytes']:g} / {out['dram']['store_bytes']:g}"},

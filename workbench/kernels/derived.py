@@ -39,5 +39,18 @@ def _generated(name: str) -> KernelSpec | None:
     return _generated_by_name().get(name)
 
 
+@functools.lru_cache(maxsize=1)
+def _study_by_name() -> dict[str, KernelSpec]:
+    from workbench.kernels.study import lbm_spec, star_stencil_spec
+    return {s.name: s for s in (star_stencil_spec(), lbm_spec())}
+
+
+def _study(name: str) -> KernelSpec | None:
+    """The block-size study's kernels (Ernst et al.), by name, for ``volumes`` and
+    ``rank-blocks``; not part of the calibration catalog."""
+    return _study_by_name().get(name)
+
+
 register_resolver(_work_removed)
 register_resolver(_generated)
+register_resolver(_study)

@@ -31,7 +31,16 @@ Choices made here (documented, not from the paper's text):
   prediction's ``notes`` repeat each figure's source.
 * **Clock**: ``clock_hz`` argument; defaults to the paper's 1.38 GHz for V100 and the
   H100 SXM boost clock (1.98 GHz, vendor spec) for H100; other devices must pass it.
-* Capacity misses are not modelled (compulsory volumes only, no fitted ``R``).
+* **Capacity misses** (paper III-E): where the device description has fitted miss
+  functions (:class:`~workbench.volumes.device_model.MissFunction`), the L2 -> L1
+  loads become ``Vcomp + R_L1(O) * (Vup - Vcomp)`` and the DRAM loads use the fitted
+  reuse-distance miss ratio (:func:`apply_miss_functions`); without them, volumes
+  are compulsory and L2 an ideal LRU cache.
+* **L2 reuse across waves** (``reuse="l2"``, the default): a wave may hit on the
+  data of any earlier wave, by reuse distance (:mod:`workbench.volumes.reuse`); the
+  paper's previous-wave-only model is ``reuse="previous"``.  The H100's 50 MB L2
+  keeps a stencil's halo planes across many waves, which the previous-wave model
+  cannot see.
 """
 
 from __future__ import annotations
@@ -107,10 +116,12 @@ class RooflinePrediction:
                 "load_lines_bytes": i.l2_l1.load_lines_bytes,
                 "store_bytes": i.l2_l1.store_bytes,
                 "sectors_bytes": i.l2_l1.sectors_bytes,
+                "requested_bytes": i.l2_l1.load_requested_bytes,
                 "lines_bytes": i.l2_l1.lines_bytes},
             "dram": {"load_bytes": i.dram.load_bytes, "store_bytes": i.dram.store_bytes,
                      "total_bytes": i.dram.total_bytes, "waves": i.dram.waves,
-                     "exact": i.dram.exact},
+                     "exact": i.dram.exact,
+                     "reuse": "l2" if i.dram.load_profiles else "previous"},
             "flops": i.flops,
             "times_s": {lim.value: t for lim, t in self.times.items()},
             "limiter": self.limiter.value,
@@ -183,7 +194,7 @@ def _bw(device_model, level: str) -> float:
 def estimate_inputs(program, params: Mapping[str, int], device_model, *,
                     blocks_per_sm: int | None = None, rep_blocks: int = 2,
                     count_flops_too: bool = False, flops: float | None = None,
-                    reuse: str = "l2") -> RooflineInputs:
+                    reuse: str = "l2", method: str = "auto") -> RooflineInputs:
     """The estimated metrics (L1 cycles, L2 -> L1 and DRAM volumes) of ``program``."""
     from workbench.volumes.loopy_bridge import accesses_from_loopy
     params = dict(params)
@@ -196,10 +207,16 @@ def estimate_inputs(program, params: Mapping[str, int], device_model, *,
                             bank_width=int(device_model.l1_bank_bytes.value))
     sector = int(device_model.sector_bytes.value)
     line = int(device_model.line_bytes.value)
-    l2 = l2_l1_volume(accesses, launch, list(reps), params, sector=sector, line=line)
+    if method not in ("auto", "intervals", "enumerate", "isl"):
+        raise ParameterError(f"unknown footprint method {method!r}")
+    if method in ("enumerate", "isl"):
+        reuse = "previous"        # reuse distances need the intervals method
+    l2 = l2_l1_volume(accesses, launch, list(reps), params, sector=sector, line=line,
+                      method=method)
     try:
         dram = dram_volume(accesses, launch, bpw, params, sector=sector,
-                           l2_bytes=device_model.l2_bytes.value, reuse=reuse)
+                           l2_bytes=device_model.l2_bytes.value, reuse=reuse,
+                           method=method)
     except ValueError:
         if reuse != "l2":
             raise
@@ -282,7 +299,7 @@ def predict_block(program, params: Mapping[str, int], block, device_model, *,
                   blocks_per_sm: int | None = None, clock_hz: float | None = None,
                   flop_rate: float | None = None, flops: float | None = None,
                   points: int | None = None, rep_blocks: int = 2,
-                  reuse: str = "l2") -> RooflinePrediction:
+                  reuse: str = "l2", method: str = "auto") -> RooflinePrediction:
     """Extended-roofline prediction of ``program`` (built for thread block ``block``).
 
     ``flop_rate`` is the peak in flop/s; without it the FLOP limiter is left out.
@@ -292,7 +309,7 @@ def predict_block(program, params: Mapping[str, int], block, device_model, *,
     """
     inputs = estimate_inputs(program, params, device_model, blocks_per_sm=blocks_per_sm,
                              rep_blocks=rep_blocks, count_flops_too=bool(flop_rate),
-                             flops=flops, reuse=reuse)
+                             flops=flops, reuse=reuse, method=method)
     if block is not None and _block3(block) != _block3(inputs.launch.block):
         raise ParameterError(f"block {tuple(block)} does not match the program's "
                              f"work-group size {inputs.launch.block}")
