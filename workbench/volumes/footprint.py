@@ -161,13 +161,14 @@ def footprint(accesses: Iterable[Access], group: ThreadGroup, granularity: int =
     selected = _select(accesses, direction)
     params = dict(params or {})
     if method in ("intervals", "auto"):
-        from workbench.volumes.intervals import footprint_ranges, union_size
+        from workbench.volumes.intervals import MAX_RUNS, footprint_ranges, union_size
         ranges = footprint_ranges(selected, group, granularity, params)
         if ranges is not None:
             return {name: union_size(parts) for name, parts in ranges.items()}
         if method == "intervals":
             raise ValueError("the intervals method needs, per access, a coordinate of "
-                             "element stride +-1 and no multi-variable equality guard")
+                             "element stride +-1, no multi-variable equality guard, and "
+                             f"at most {MAX_RUNS} runs")
         method = "isl"
     if method == "enumerate":
         return _footprint_enumerate(selected, group, granularity, params)

@@ -141,10 +141,13 @@ def _sectors_one(access: Access, launch: LaunchConfig, block, params, warp: int,
     byte, inst, _ = _thread_bytes(access, launch, block, params, warp)
     if byte.size == 0:
         return 0
-    first, last = byte // sector, (byte + access.element_size - 1) // sector
-    lo = int(first.min())
-    span = int(last.max()) - lo + 1
-    keys = np.concatenate([inst * span + (first - lo), inst * span + (last - lo)])
+    # an element overlaps the sectors of its first byte, of every sector start inside
+    # it, and of its last byte
+    offsets = sorted(set(range(0, access.element_size, sector)) | {access.element_size - 1})
+    sectors = [(byte + o) // sector for o in offsets]
+    lo = int(sectors[0].min())
+    span = int(sectors[-1].max()) - lo + 1
+    keys = np.concatenate([inst * span + (s - lo) for s in sectors])
     return int(np.unique(keys).size)
 
 

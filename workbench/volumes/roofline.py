@@ -250,14 +250,15 @@ def apply_miss_functions(inputs: RooflineInputs, device_model
     if l1 is not None:
         ratio = float(l1(l1_oversubscription(inputs, device_model)))
         inputs = replace(inputs, l2_l1=inputs.l2_l1.with_capacity_misses(ratio))
-        notes.append(f"L1 capacity misses: fitted R(O), {l1.note}".rstrip(", "))
+        notes.append("L1 capacity misses: fitted R(O)" + (f", {l1.note}" if l1.note else ""))
     else:
         notes.append("L1 capacity misses left out (no fitted R(O) for this device)")
     l2 = device_model.miss_function("l2_reuse")
     if inputs.dram.load_profiles:
         if l2 is not None:
             inputs = replace(inputs, dram=inputs.dram.with_miss_ratio(l2))
-            notes.append(f"L2 reuse misses: fitted R(distance), {l2.note}".rstrip(", "))
+            notes.append("L2 reuse misses: fitted R(distance)"
+                         + (f", {l2.note}" if l2.note else ""))
         else:
             notes.append("L2 reuse: ideal LRU cache (no fitted miss function)")
     return inputs, notes
