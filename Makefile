@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO   := build/demo
 
-.PHONY: setup opencl demo test bench clean
+.PHONY: setup opencl browser demo test lab screenshot bench clean
 
 setup: $(STAMP) opencl
 
@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml scripts/setup_env.sh
 # Debian's pocl (the pocl wheel fails on these CPUs); installed when we are root.
 opencl:
 	@bash scripts/ensure_pocl.sh
+
+# Debian's chromium, for the browser test (tests/test_browser.py); installed when we are root.
+browser:
+	@bash scripts/ensure_chromium.sh
 
 demo: setup
 	@mkdir -p $(DEMO)
@@ -34,8 +38,16 @@ demo: setup
 	  $(PY) -m workbench report --store sample_data/h100/measurements.sqlite \
 	    --weights sample_data/h100/weights-linear.json; fi
 
-test: setup
+test: setup browser
 	$(PY) -m pytest -q
+
+# JupyterLab on notebooks/ (the tour, one notebook per reproduced table or figure)
+lab: setup
+	$(PY) -m workbench lab
+
+# docs/dashboard.png, the README's screenshot, taken from the real page in chromium
+screenshot: setup browser
+	$(PY) scripts/screenshot_dashboard.py --out docs/dashboard.png
 
 bench: setup
 	$(PY) benchmarks/extraction.py

@@ -7,11 +7,14 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[test]"
+# [test] brings Playwright for the browser test; it drives Debian's chromium
+# (scripts/ensure_chromium.sh), so Playwright's own browsers are never downloaded.
+"$VENV/bin/python" -m pip install -q -e ".[test,ui]"
 "$VENV/bin/python" -m pip install -q --no-deps --force-reinstall "islpy-barvinok==2025.2.5.post1"
 "$VENV/bin/python" - <<'PY'
 import islpy
 if not hasattr(islpy.Set, "card"):
     raise SystemExit("islpy was not built with barvinok: counts would be over-estimates")
+import playwright.sync_api  # noqa: F401 - the browser test's driver
 print("environment ready: islpy with barvinok", islpy.__version__)
 PY

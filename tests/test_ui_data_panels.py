@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 H100 = ROOT / "sample_data" / "h100"
 STORE = H100 / "measurements.sqlite"
 LINEAR = H100 / "weights-linear.json"
-STUDY = H100 / "block-study-predicted-star_stencil-nofold.csv"
+STUDY = H100 / "block-study-predicted.csv"
 
 pytestmark = pytest.mark.skipif(not (STORE.exists() and LINEAR.exists()),
                                 reason="no shipped H100 data")
@@ -155,7 +155,7 @@ def test_the_heatmap_panel_shows_a_block_study_with_its_limiters(h100_session):
     if not STUDY.exists():
         pytest.skip("no shipped block study")
     panel = HeatmapPanel(h100_session, block_studies=[STUDY])
-    panel.source.value = "star_stencil-nofold"
+    panel.source.value = "star_stencil_3d-nofold"
     names = [layer.name for layer in panel.grid.layers]
     assert names == ["predicted", "measured", "relative error", "limiter"]
     assert set(panel.grid.layer("limiter").categories) <= {"L1", "L2", "DRAM", "FLOP"}

@@ -183,7 +183,7 @@ def test_shipped_data_finds_the_h100_store_weights_and_block_study():
     h100 = found["h100"]
     assert h100.device == "NVIDIA H100 80GB HBM3"
     assert h100.linear_weights == H100 / "weights-linear.json"
-    assert any(p.name.startswith("block-study-predicted-") for p in h100.block_studies)
+    assert any(p.name.startswith("block-study-predicted") for p in h100.block_studies)
     assert shipped_data(ROOT / "no-such-folder") == ()
 
 

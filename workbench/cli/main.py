@@ -10,7 +10,7 @@ from workbench.errors import WorkbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from workbench.cli import kernel_cmds, measure_cmds, model_cmds, volume_cmds
+    from workbench.cli import kernel_cmds, lab_cmds, measure_cmds, model_cmds, volume_cmds
 
     parser = argparse.ArgumentParser(
         prog="workbench", description="Model GPU kernel performance with loopy.")
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     measure_cmds.add_parsers(sub)
     model_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
+    lab_cmds.add_parsers(sub)
     return parser
 
 

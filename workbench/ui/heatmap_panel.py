@@ -38,6 +38,20 @@ def study_label(path: Path) -> str:
     return path.stem.removeprefix("block-study-predicted-")
 
 
+def expand_studies(paths) -> dict[str, pd.DataFrame | Path]:
+    """One study per file, or per kernel and variant of a file that holds several
+    (the shipped ``block-study-predicted.csv`` has ``kernel`` and ``variant``)."""
+    out: dict[str, pd.DataFrame | Path] = {}
+    for p in map(Path, paths):
+        frame = pd.read_csv(p)
+        if {"kernel", "variant"} <= set(frame.columns):
+            for (kernel, variant), part in frame.groupby(["kernel", "variant"], sort=True):
+                out[f"{kernel}-{variant}"] = part.reset_index(drop=True)
+        else:
+            out[study_label(p)] = frame
+    return out
+
+
 class HeatmapPanel(widgets.VBox):
     """The ``wb-heatmap`` figure for the session's store and model, or for a block study.
 
@@ -60,7 +74,7 @@ class HeatmapPanel(widgets.VBox):
         self._ranker: threading.Thread | None = None
         self.studies: dict[str, pd.DataFrame | Path] = (
             dict(block_studies) if isinstance(block_studies, Mapping)
-            else {study_label(Path(p)): Path(p) for p in block_studies})
+            else expand_studies(block_studies))
         self._filling = False
 
         self.source = widgets.Dropdown(

@@ -1,0 +1,388 @@
+"""The dashboard in a real browser: JupyterLab served by ``workbench lab``, driven by
+Playwright in headless Chromium (Debian's ``chromium``, never Playwright's download).
+
+    python scripts/screenshot_dashboard.py --out docs/dashboard.png [--shots DIR]
+
+It starts ``workbench lab`` on a free port with a token-less configuration in a
+temporary folder, opens ``notebooks/dashboard.ipynb`` and runs it, chooses a kernel,
+launches a quick calibration on the default OpenCL device (pocl's CPU device), waits
+until the model is fitted, and saves screenshots of every step (``--shots``) and of
+the finished dashboard (``--out``, the README's picture).
+
+``tests/test_browser.py`` goes through the same steps with :class:`LabServer` and
+:class:`DashboardPage`, and checks what the page shows between them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = "dashboard.ipynb"
+
+#: How long the steps may take (ms). A quick calibration on pocl takes well under a
+#: minute on 2 cores; the limits leave room for a slow CI machine.
+STARTUP_MS = 180_000
+CALIBRATION_MS = 300_000
+
+
+def find_chromium() -> str | None:
+    """Debian's chromium (``$WORKBENCH_CHROMIUM`` overrides), or None."""
+    override = os.environ.get("WORKBENCH_CHROMIUM", "").strip()
+    if override:
+        return override if Path(override).exists() else None
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LabServer:
+    """``workbench lab`` on localhost, token-less, with its own Jupyter config,
+    JupyterLab settings, workspace and runtime folders in a temporary folder; it serves
+    a copy of the dashboard notebook (``folder``: serve that folder instead)."""
+
+    def __init__(self, folder: Path | None = None, *, log: Path | None = None,
+                 env: dict | None = None):
+        self._tmp = tempfile.TemporaryDirectory(prefix="workbench-lab-")
+        self.home = Path(self._tmp.name)
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log or self.home / "lab.log"
+        self._extra_env = dict(env or {})
+        self.process: subprocess.Popen | None = None
+
+    def _configure(self) -> dict:
+        config = self.home / "config"
+        settings = self.home / "settings" / "@jupyterlab"
+        for d in (config, settings / "apputils-extension", settings / "docmanager-extension",
+                  self.home / "runtime", self.home / "workspaces"):
+            d.mkdir(parents=True, exist_ok=True)
+        if self.folder is None:
+            # a copy: JupyterLab writes to what it opens (outputs, checkpoints)
+            self.folder = self.home / "notebooks"
+            self.folder.mkdir()
+            shutil.copy2(ROOT / "notebooks" / NOTEBOOK, self.folder / NOTEBOOK)
+        server = {"IdentityProvider": {"token": ""},
+                  "ServerApp": {"password": "", "disable_check_xsrf": True,
+                                "open_browser": False, "allow_root": True},
+                  "LabApp": {"news_url": None, "check_for_updates_class":
+                             "jupyterlab.NeverCheckForUpdate"}}
+        (config / "jupyter_server_config.json").write_text(json.dumps(server))
+        # no "news" or "update" notifications over the page
+        (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+            json.dumps({"autosave": False}))
+        env = dict(os.environ)
+        env.update({"JUPYTER_CONFIG_DIR": str(config),
+                    "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
+                    "JUPYTERLAB_SETTINGS_DIR": str(self.home / "settings"),
+                    "JUPYTERLAB_WORKSPACES_DIR": str(self.home / "workspaces"),
+                    "PYTHONUNBUFFERED": "1"})
+        env.update(self._extra_env)
+        return env
+
+    def start(self, timeout_s: float = 90) -> LabServer:
+        env = self._configure()
+        cmd = [sys.executable, "-m", "workbench", "lab", "--no-browser",
+               "--port", str(self.port), "--ip", "127.0.0.1", "--notebooks", str(self.folder)]
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "w")
+        self.process = subprocess.Popen(cmd, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT, cwd=self.home)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"workbench lab exited ({self.process.returncode}); "
+                                   f"see {self.log_path}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"JupyterLab did not answer within {timeout_s} s:\n"
+                           f"{self.log_tail()}")
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text()[-chars:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        if getattr(self, "_log", None) is not None:
+            self._log.close()
+            self._log = None
+        self._tmp.cleanup()
+
+    def __enter__(self) -> LabServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def launch_browser(playwright, chromium: str):
+    # no sandbox: root (as in CI containers) needs that, and without the recommended
+    # chromium-sandbox package nobody else gets one; the page is our own, on localhost
+    return playwright.chromium.launch(executable_path=chromium, headless=True,
+                                      args=["--no-sandbox", "--disable-gpu"])
+
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the test skips (or fails under CI) with a reason
+    PlaywrightTimeout = TimeoutError
+
+
+class DashboardPage:
+    """The steps of the dashboard, on a Playwright page; ``shots`` collects screenshots."""
+
+    def __init__(self, page, server: LabServer, shots: Path | None = None):
+        self.page = page
+        self.server = server
+        self.shots = shots
+        self.saved: list[Path] = []
+        if shots is not None:
+            shots.mkdir(parents=True, exist_ok=True)
+
+    def shot(self, name: str, locator=None) -> Path | None:
+        if self.shots is None:
+            return None
+        path = self.shots / f"{name}.png"
+        (locator or self.page).screenshot(path=str(path))
+        self.saved.append(path)
+        return path
+
+    @contextlib.contextmanager
+    def failure_shot(self):
+        """On an exception, keep a picture of the page as it was (``99-failure.png``)."""
+        try:
+            yield
+        except BaseException:
+            if self.shots is not None:
+                try:
+                    self.page.screenshot(path=str(self.shots / "99-failure.png"),
+                                         full_page=True)
+                except Exception:  # noqa: BLE001 - the original error matters more
+                    pass
+            raise
+
+    def el(self, css: str):
+        return self.page.locator(css).first
+
+    # -- the steps ----------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the dashboard notebook, run its cell, wait for the dashboard."""
+        page = self.page
+        page.goto(f"{self.server.url}/lab/tree/{NOTEBOOK}", timeout=STARTUP_MS)
+        code = page.locator(".jp-Notebook .jp-CodeCell").first
+        code.wait_for(state="visible", timeout=STARTUP_MS)
+        # the kernel (this Python) is connected when the status bar says so
+        page.locator(".jp-StatusBar-Widget", has_text="Idle").first.wait_for(
+            timeout=STARTUP_MS)
+        prompt = code.locator(".jp-InputPrompt")
+        deadline = time.monotonic() + STARTUP_MS / 1000
+        while True:   # a run sent while the kernel still connects can get lost: resend
+            code.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")   # run in place, no new cell
+            try:
+                page.wait_for_function(
+                    "e => /\\[(\\*|\\d+)\\]/.test(e.textContent)", arg=prompt.element_handle(),
+                    timeout=15_000)
+                break
+            except PlaywrightTimeout:
+                if time.monotonic() > deadline:
+                    raise
+        self.el(".wb-dashboard").wait_for(state="visible", timeout=STARTUP_MS)
+        self.el(".wb-properties-table table").wait_for(timeout=STARTUP_MS)
+        self.shot("01-dashboard-opened")
+
+    def choose_kernel(self, kernel: str, *, params: str | None = None,
+                      group_size: str | None = None) -> str:
+        """Pick ``kernel`` in the kernel dropdown (and sizes); returns the counts table's
+        text once it shows the new kernel."""
+        select = self.el(".wb-kernel-select select")
+        options = select.evaluate("s => [...s.options].map(o => o.textContent.trim())")
+        label = next((t for t in options if t.split()[0] == kernel), None)
+        if label is None:
+            raise ValueError(f"no kernel {kernel!r} in the dropdown: {options}")
+        select.select_option(label=label)
+        heading_has = self.page.locator(".wb-properties-panel b", has_text=kernel)
+        heading_has.first.wait_for(timeout=60_000)
+        heading = self.page.locator(".wb-properties-panel .widget-html-content",
+                                    has_text="counts per").first
+        for css, value in ((".wb-group-size input", group_size), (".wb-params input", params)):
+            if value is None:
+                continue
+            box = self.el(css)
+            for attempt in range(3):   # an edit racing the picker's own update is redone
+                box.fill(value)
+                box.press("Enter")
+                try:
+                    self.page.wait_for_function(
+                        "([e, v]) => e.textContent.includes(v)",
+                        arg=[heading.element_handle(), value], timeout=20_000)
+                    break
+                except PlaywrightTimeout:
+                    if attempt == 2:
+                        raise
+        table = self.el(".wb-properties-table table")
+        table.wait_for(timeout=60_000)
+        self.shot("02-kernel-chosen")
+        return table.inner_text()
+
+    def heatmap_count(self) -> int:
+        return self.page.locator(".wb-heatmap").count()
+
+    def mark_heatmaps(self) -> None:
+        """Tag the heatmaps now on the page, to tell the new one from them later."""
+        self.page.evaluate("""() => document.querySelectorAll('.wb-heatmap')
+            .forEach(e => e.setAttribute('data-wb-before', '1'))""")
+
+    def calibrate(self, kernels: str | None = None) -> str:
+        """Click calibrate (over ``kernels``, comma-separated, else the whole catalog) and
+        wait until the progress shows work being done; returns the progress text."""
+        self.mark_heatmaps()
+        if kernels:
+            box = self.el(".wb-calibration-kernels input")
+            box.fill(kernels)
+            box.press("Enter")
+        button = self.el(".wb-calibrate-button")
+        button.wait_for(state="visible")
+        button.scroll_into_view_if_needed()
+        button.click()
+        label = self.el(".wb-progress-label")
+        self.page.wait_for_function(
+            """() => { const e = document.querySelector('.wb-progress-label');
+                       return e && /(^|\\D)[1-9]\\d*\\/\\d+/.test(e.textContent); }""",
+            timeout=CALIBRATION_MS)
+        self.el(".wb-progress").scroll_into_view_if_needed()
+        self.shot("03-calibrating")
+        return label.inner_text()
+
+    def wait_finished(self) -> str:
+        """Wait for ``finished`` in the progress label; returns the label's text."""
+        self.page.wait_for_function(
+            """() => { const e = document.querySelector('.wb-progress-label');
+                       return e && /finished|stopped|cancelled/.test(e.textContent); }""",
+            timeout=CALIBRATION_MS)
+        self.el(".wb-progress").scroll_into_view_if_needed()
+        self.shot("04-calibration-finished")
+        return self.el(".wb-progress-label").inner_text()
+
+    def progress_fraction(self) -> float:
+        """The progress bar's fill, 0..1, as drawn."""
+        return self.page.evaluate("""() => {
+            const bar = document.querySelector('.wb-progress .progress-bar');
+            const box = bar && bar.parentElement;
+            return bar && box ? bar.getBoundingClientRect().width /
+                                box.getBoundingClientRect().width : -1; }""")
+
+    def weights_text(self) -> str:
+        table = self.el(".wb-weights-table table")
+        table.wait_for(timeout=60_000)
+        table.scroll_into_view_if_needed()
+        self.shot("05-weights", self.el(".wb-weights-table"))
+        return table.inner_text()
+
+    def new_heatmap(self):
+        """The heatmap drawn after the calibration (plotly's svg inside ``wb-heatmap``)."""
+        fresh = self.page.locator(".wb-heatmap:not([data-wb-before]) .main-svg").first
+        fresh.wait_for(state="visible", timeout=120_000)
+        heatmap = self.page.locator(".wb-heatmap:not([data-wb-before])").first
+        heatmap.scroll_into_view_if_needed()
+        self.shot("06-heatmap", heatmap)
+        return heatmap
+
+    def dashboard_picture(self, path: Path, width: int = 1600) -> Path:
+        """The whole dashboard as one picture (a tall viewport, so nothing is cut)."""
+        board = self.el(".wb-dashboard")
+        self.page.set_viewport_size({"width": width, "height": 1000})
+        self.page.wait_for_timeout(500)   # the notebook reflows to the new width
+        height = int(self.page.evaluate(
+            "() => document.querySelector('.wb-dashboard').scrollHeight"))
+        self.page.set_viewport_size({"width": width, "height": height + 400})
+        board.scroll_into_view_if_needed()
+        self.page.wait_for_timeout(1000)   # plotly redraws at the new size
+        path.parent.mkdir(parents=True, exist_ok=True)
+        board.screenshot(path=str(path))
+        return path
+
+
+def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
+        group_size: str | None) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        raise SystemExit("no chromium: apt-get install --no-install-recommends chromium "
+                         "(scripts/ensure_chromium.sh)")
+    with LabServer(log=(shots / "jupyterlab.log") if shots else None) as server, \
+            sync_playwright() as p:
+        browser = launch_browser(p, chromium)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            dash = DashboardPage(page, server, shots)
+            with dash.failure_shot():
+                dash.open()
+                dash.choose_kernel(kernel, params=params, group_size=group_size)
+                dash.calibrate()
+                label = dash.wait_finished()
+                if "finished" not in label:
+                    raise SystemExit(f"the calibration did not finish: {label}")
+                dash.weights_text()
+                dash.new_heatmap()
+                if out is not None:
+                    dash.saved.append(dash.dashboard_picture(out))
+        finally:
+            browser.close()
+    return dash.saved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "dashboard.png",
+                        help="the picture of the finished dashboard")
+    parser.add_argument("--shots", type=Path, default=None,
+                        help="also keep a screenshot of every step in this folder")
+    parser.add_argument("--kernel", default="finite_diff")
+    parser.add_argument("--params", default="n=2048")
+    parser.add_argument("--group-size", default="16x16")
+    args = parser.parse_args()
+    for path in run(args.out, args.shots, args.kernel, args.params, args.group_size):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""The dashboard in a real browser: ``workbench lab`` serves notebooks/dashboard.ipynb,
+headless Chromium (Debian's, driven by Playwright) runs it, picks a kernel, reads its
+counts, calibrates on pocl, waits for the fit, and finds the weights and a heatmap.
+
+Screenshots of every step go to build/test-artifacts/browser/ (kept for CI artifacts).
+Without chromium or Playwright the test skips with the reason, except under CI (env
+``CI`` set), where that is a failure: CI must run it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from workbench.errors import DeviceError
+from workbench.kernels import all_kernels
+from workbench.measure import find_device
+from workbench.properties import kernel_properties
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "build" / "test-artifacts" / "browser"
+
+# what the test chooses, and the kernels of its quick calibration (a few measurement
+# kernels and the chosen test kernel: seconds on pocl, enough for a fit and a heatmap)
+KERNEL, PARAMS, GROUP = "finite_diff", {"n": 2048}, "16x16"
+CALIBRATE = "empty,global_access,vector_scale_add,matmul_tiled,finite_diff"
+
+
+def _driver():
+    spec = importlib.util.spec_from_file_location(
+        "screenshot_dashboard", ROOT / "scripts" / "screenshot_dashboard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+driver = _driver()
+
+
+def _missing_browser_parts() -> list[str]:
+    missing = []
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("Playwright (pip install playwright; scripts/setup_env.sh does)")
+    if driver.find_chromium() is None:
+        missing.append("chromium (apt-get install --no-install-recommends chromium; "
+                       "scripts/ensure_chromium.sh does)")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def browser_ready():
+    missing = _missing_browser_parts()
+    if missing:
+        message = "the browser test needs " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message + " (required under CI)")
+        pytest.skip(message)
+    try:
+        return find_device()
+    except DeviceError as err:
+        pytest.skip(f"no OpenCL device to calibrate on ({err})")
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.split("\t")] for line in text.splitlines()
+            if line.strip()]
+
+
+def test_dashboard_in_a_real_browser(browser_ready):
+    from playwright.sync_api import sync_playwright
+
+    device = browser_ready
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    with driver.LabServer(log=ARTIFACTS / "jupyterlab.log") as server, \
+            sync_playwright() as p:
+        browser = driver.launch_browser(p, driver.find_chromium())
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            dash = driver.DashboardPage(page, server, ARTIFACTS)
+            with dash.failure_shot():
+                # 1. the notebook runs and shows the dashboard, with the whole catalog
+                dash.open()
+                options = dash.el(".wb-kernel-select select").evaluate(
+                    "s => [...s.options].map(o => o.textContent.trim().split(/\\s/)[0])")
+                assert set(options) >= {s.name for s in all_kernels()}
+
+                # 2. choose a kernel and sizes: the table shows the library's exact counts
+                table = dash.choose_kernel(KERNEL, params=f"n={PARAMS['n']}", group_size=GROUP)
+                expected = kernel_properties(KERNEL, group_size=GROUP).evaluate_named(PARAMS)
+                header, *body = _table_rows(table)
+                assert header[:3] == ["property", "name", "count"], header
+                rows = {r[1]: r for r in body}
+                assert set(rows) == set(expected), table
+                for name, count in expected.items():
+                    assert rows[name][2] == f"{int(count):,}", (name, rows[name])
+
+                # 3. a quick calibration on pocl, with visible progress
+                running = dash.calibrate(CALIBRATE)
+                assert re.search(r"\d+/\d+ configurations", running), running
+                assert device.name in dash.el(".wb-calibration-device").inner_text()
+
+                # 4. it finishes: every planned configuration, a fitted model, a full bar
+                label = dash.wait_finished()
+                m = re.search(r"finished: (\d+)/(\d+) configurations", label)
+                assert m and m.group(1) == m.group(2) and int(m.group(1)) > 0, label
+                assert "linear model fitted" in label, label
+                assert dash.progress_fraction() == pytest.approx(1.0, abs=0.01)
+                assert dash.el(".wb-cancel-button").is_disabled()
+
+                # 5. the fitted weights of this device, next to the shipped H100's
+                weights = dash.weights_text()
+                assert device.name in weights and "NVIDIA H100" in weights, weights[:500]
+                for prop in ("f_sync_kernel_launch", "f_thread_groups",
+                             "f_mem_access_global_float32_load_stride1"):
+                    assert prop in weights
+
+                # 6. a new heatmap, drawn by plotly (an svg with a heatmap image in it)
+                heatmap = dash.new_heatmap()
+                assert heatmap.locator(".main-svg").count() >= 1
+                assert heatmap.locator(".heatmaplayer image").count() >= 1
+                box = heatmap.bounding_box()
+                assert box and box["width"] > 200 and box["height"] > 150
+        finally:
+            browser.close()
+
+    shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
+    assert shots == ["01-dashboard-opened.png", "02-kernel-chosen.png", "03-calibrating.png",
+                     "04-calibration-finished.png", "05-weights.png", "06-heatmap.png"]
+    for path in ARTIFACTS.glob("*.png"):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 2000
+
+
+def test_readme_screenshot_is_a_real_picture():
+    """docs/dashboard.png (make screenshot) exists, is a PNG, and the README shows it."""
+    png = ROOT / "docs" / "dashboard.png"
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 800 and height >= 600
+    assert "docs/dashboard.png" in (ROOT / "README.md").read_text()

@@ -1,0 +1,97 @@
+"""``workbench lab``: argument handling, without starting a server.
+
+(tests/test_browser.py starts a real one through the same command.)
+"""
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import lab_cmds
+from workbench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Record the commands ``workbench lab`` would run, instead of running them."""
+    seen = []
+
+    def fake_call(cmd, *args, **kwargs):
+        seen.append(list(cmd))
+        return 0
+
+    monkeypatch.setattr(lab_cmds.subprocess, "call", fake_call)
+    return seen
+
+
+def test_dry_run_prints_the_command(capsys, calls):
+    assert main(["lab", "--dry-run", "--port", "8899", "--ip", "127.0.0.1",
+                 "--no-browser"]) == 0
+    cmd = shlex.split(capsys.readouterr().out)
+    assert cmd[:4] == [sys.executable, "-m", "jupyter", "lab"]
+    assert f"--ServerApp.root_dir={ROOT / 'notebooks'}" in cmd
+    assert {"--port=8899", "--ip=127.0.0.1", "--no-browser"} <= set(cmd)
+    assert calls == []   # a dry run starts nothing
+
+
+def test_lab_runs_jupyterlab_on_the_notebooks(calls):
+    assert main(["lab", "--no-browser"]) == 0
+    (cmd,) = calls
+    assert cmd[:4] == [sys.executable, "-m", "jupyter", "lab"]
+    assert f"--ServerApp.root_dir={ROOT / 'notebooks'}" in cmd
+    assert "--no-browser" in cmd
+    assert not any(c.startswith(("--port", "--ip")) for c in cmd)  # JupyterLab's defaults
+
+
+def test_arguments_after_a_double_dash_go_to_jupyterlab(calls):
+    assert main(["lab", "--port", "8899", "--", "--allow-root",
+                 "--ServerApp.base_url=/wb/"]) == 0
+    assert calls[0][-2:] == ["--allow-root", "--ServerApp.base_url=/wb/"]
+    assert "--port=8899" in calls[0]
+
+
+def test_jupyterlab_exit_status_is_passed_on(monkeypatch):
+    monkeypatch.setattr(lab_cmds.subprocess, "call", lambda cmd: 3)
+    assert main(["lab", "--no-browser"]) == 3
+
+
+def test_another_notebooks_folder(tmp_path, calls):
+    assert main(["lab", "--notebooks", str(tmp_path)]) == 0
+    assert f"--ServerApp.root_dir={tmp_path.resolve()}" in calls[0]
+
+
+def test_missing_jupyterlab_is_one_clear_line(monkeypatch, capsys, calls):
+    monkeypatch.setattr(lab_cmds, "jupyterlab_installed", lambda: False)
+    assert main(["lab"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("workbench: error: JupyterLab is not installed")
+    assert "[ui]" in err and "\n" not in err and "Traceback" not in err
+    assert calls == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "0"], "--port must be between 1 and 65535"),
+    (["--port", "70000"], "--port must be between 1 and 65535"),
+    (["--notebooks", "/nonexistent/folder"], "is not a folder"),
+])
+def test_bad_arguments_are_one_line(args, message, capsys, calls):
+    assert main(["lab", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert calls == []
+
+
+def test_jupyterlab_is_detected_in_this_environment():
+    # the test environment installs the 'ui' extra (scripts/setup_env.sh)
+    assert lab_cmds.jupyterlab_installed()
+
+
+def test_dry_run_in_a_real_process():
+    out = subprocess.run([sys.executable, "-m", "workbench", "lab", "--dry-run"],
+                         capture_output=True, text=True, check=True).stdout
+    assert " -m jupyter lab --ServerApp.root_dir=" in out

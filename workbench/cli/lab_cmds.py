@@ -1,0 +1,76 @@
+"""``workbench lab``: JupyterLab on the notebooks (the tour, the paper reproductions)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+INSTALL_HINT = ("pip install 'gpu-perf-workbench[ui]' (or 'make setup' in a checkout)")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("lab", help="open JupyterLab on the notebooks")
+    p.add_argument("--port", type=int, default=None,
+                   help="port to serve on (default: JupyterLab's, 8888 or the next free)")
+    p.add_argument("--ip", default=None,
+                   help="address to listen on (default: JupyterLab's, localhost)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.add_argument("--notebooks", metavar="FOLDER", default=None,
+                   help="folder to serve (default: the checkout's notebooks/)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the command that would run, and exit")
+    p.add_argument("jupyter_args", nargs="*", metavar="-- JUPYTER_ARG",
+                   help="after '--', arguments for jupyter lab itself (e.g. --allow-root)")
+    p.set_defaults(func=cmd_lab)
+
+
+def notebooks_folder(explicit: str | None = None) -> Path:
+    """The folder JupyterLab serves: ``--notebooks``, else the checkout's ``notebooks/``."""
+    if explicit is not None:
+        folder = Path(explicit).expanduser().resolve()
+        if not folder.is_dir():
+            raise WorkbenchError(f"--notebooks {explicit!r} is not a folder")
+        return folder
+    checkout = Path(__file__).resolve().parents[2] / "notebooks"
+    for folder in (checkout, Path.cwd() / "notebooks"):
+        if folder.is_dir():
+            return folder
+    raise WorkbenchError("no notebooks/ folder found next to the package or here; "
+                         "pass --notebooks FOLDER")
+
+
+def lab_command(folder: Path, *, port: int | None = None, ip: str | None = None,
+                no_browser: bool = False, extra: list[str] = ()) -> list[str]:
+    """The ``python -m jupyter lab ...`` command line for this interpreter."""
+    if port is not None and not 0 < port < 65536:
+        raise WorkbenchError(f"--port must be between 1 and 65535, got {port}")
+    cmd = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}"]
+    if port is not None:
+        cmd.append(f"--port={port}")
+    if ip is not None:
+        cmd.append(f"--ip={ip}")
+    if no_browser:
+        cmd.append("--no-browser")
+    return cmd + list(extra)
+
+
+def jupyterlab_installed() -> bool:
+    return importlib.util.find_spec("jupyterlab") is not None
+
+
+def cmd_lab(args) -> int:
+    folder = notebooks_folder(args.notebooks)
+    cmd = lab_command(folder, port=args.port, ip=args.ip, no_browser=args.no_browser,
+                      extra=args.jupyter_args)
+    if args.dry_run:
+        print(shlex.join(cmd))
+        return 0
+    if not jupyterlab_installed():
+        raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
+    return subprocess.call(cmd)
