@@ -160,7 +160,8 @@ def cmd_twins(args, device) -> int:
     if unknown:
         print(f"no twin for {len(unknown)} kernel(s) outside the catalog: "
               + ", ".join(sorted(unknown)), file=sys.stderr)
-    protocol = TimingProtocol(runs=args.runs or 30, discard_first=min(4, (args.runs or 30) - 1))
+    runs = args.runs or 30
+    protocol = TimingProtocol(runs=runs, discard_first=min(4, runs - 1))
     _, queue = open_device(device)
     with MeasurementStore.open(args.store or default_store_path()) as store:
         timings = run_configurations(store, device, queue, configs,

@@ -124,11 +124,7 @@ def _load_dataset(store_paths, device_key, campaign, model=None) -> pd.DataFrame
 
 def _model_features(model) -> tuple[str, ...]:
     """The features an expression model (spec or fitted) reads; () for other models."""
-    if model is None:
-        return ()
-    inner = getattr(model, "model", None)
-    features = getattr(inner, "features", None) or getattr(model, "features", None)
-    return tuple(features) if isinstance(features, (tuple, list)) else ()
+    return tuple(getattr(model, "features", None) or ())
 
 
 def _fit_inputs(args, model=None):

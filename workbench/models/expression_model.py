@@ -159,6 +159,10 @@ class ExpressionModelSpec:
         return spec
 
     @property
+    def features(self) -> tuple[str, ...]:
+        return self.model.features
+
+    @property
     def parameters(self) -> tuple[str, ...]:
         return self.model.parameters
 

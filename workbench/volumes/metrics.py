@@ -112,7 +112,6 @@ def _thread_bytes(access: Access, launch: LaunchConfig, block, params, group: in
 def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
                      half_warp: int, banks: int, bank_width: int) -> int:
     byte, inst, slices = _thread_bytes(access, launch, block, params, half_warp)
-    n_inst, n_hw = slices, 1
     if byte.size == 0:
         return 0
     offsets = sorted(set(range(0, access.element_size, bank_width))
@@ -123,7 +122,7 @@ def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
     # faster than unique over columns
     lo = int(words.min())
     span = int(words.max()) - lo + 1
-    if span * (n_inst * n_hw) < 2 ** 62:
+    if span * slices < 2 ** 62:
         keys = np.unique(insts * span + (words - lo))
         pair_inst, pair_word = keys // span, keys % span + lo
     else:  # pragma: no cover - addresses spread over more than 2**62 / instructions
@@ -131,7 +130,7 @@ def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
         pair_inst, pair_word = pairs[0], pairs[1]
     bank_keys, counts = np.unique(pair_inst * banks + pair_word % banks,
                                   return_counts=True)
-    worst = np.zeros(n_inst * n_hw, dtype=np.int64)
+    worst = np.zeros(slices, dtype=np.int64)
     np.maximum.at(worst, bank_keys // banks, counts)
     return int(worst.sum())
 
