@@ -17,8 +17,8 @@ from scipy.stats import spearmanr
 
 from workbench.kernels.study import lbm_spec, star_stencil_spec, study_block_sizes
 from workbench.measure import MeasurementStore
-from workbench.volumes import rank_blocks
-from workbench.volumes.device_model import load_device_model
+from workbench.models.roofline import rank_blocks
+from workbench.hardware.description import load_device_model
 
 KERNELS = {"star_stencil": (star_stencil_spec, 1024, {"nx": 512, "ny": 512, "nz": 512}),
            "lbm": (lbm_spec, 512, {"nx": 256, "ny": 256, "nz": 256})}

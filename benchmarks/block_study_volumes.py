@@ -38,8 +38,8 @@ from scipy.stats import spearmanr
 
 from workbench.kernels.study import lbm_spec, star_stencil_spec
 from workbench.measure import MeasurementStore
-from workbench.volumes.device_model import MissFunction, load_device_model
-from workbench.volumes.roofline import (
+from workbench.hardware.description import MissFunction, load_device_model
+from workbench.models.roofline.limiters import (
     estimate_inputs,
     l1_oversubscription,
     roofline,

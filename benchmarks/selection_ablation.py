@@ -23,9 +23,9 @@ from workbench.errors import WorkbenchWarning
 from workbench.kernels.families import default_families
 from workbench.measure.store import MeasurementStore
 from workbench.models.dataset import build_dataset
-from workbench.models.insitu import attach_twin_times, twin_times
+from workbench.models.expressions.insitu import attach_twin_times, twin_times
 from workbench.models.registry import get_family
-from workbench.models.selection import measured_times, select
+from workbench.tuning.selection import measured_times, select
 from workbench.reports import table1
 
 ROOT = Path(__file__).resolve().parents[1]

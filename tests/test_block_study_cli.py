@@ -6,7 +6,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.kernels import get_kernel
-from workbench.volumes.device_model import load_device_model
+from workbench.hardware.description import load_device_model
 
 
 def test_study_kernels_resolve_by_name_but_stay_out_of_the_catalog():

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from workbench.errors import UnknownNameError, WorkbenchError
-from workbench.volumes.device_model import load_device_model
+from workbench.hardware.description import load_device_model
 
 
 def test_shipped_descriptions_load_with_sources():

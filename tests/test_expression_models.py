@@ -24,13 +24,13 @@ from workbench.models import (
     save_model,
     smooth_max,
 )
-from workbench.models.expression_features import (
-    AccessFilter,
+from workbench.models.expressions import (
     dataset_feature_values,
     kernel_feature_values,
     parse_feature_ref,
 )
-from workbench.models.expression_lang import SMOOTH_MAX_SOFTNESS
+from workbench.models.expressions.features import AccessFilter
+from workbench.models.expressions import SMOOTH_MAX_SOFTNESS
 from workbench.properties import kernel_properties
 from workbench.reports import predictions, table1
 

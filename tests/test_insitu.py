@@ -13,12 +13,12 @@ from workbench.cli.main import main
 from workbench.errors import ModelError, WorkbenchWarning
 from workbench.kernels.families import default_families
 from workbench.measure.store import MeasurementStore
-from workbench.models.expression_features import (
+from workbench.models.expressions import (
     dataset_feature_values,
     kernel_feature_values,
     parse_feature_ref,
 )
-from workbench.models.insitu import (
+from workbench.models.expressions.insitu import (
     CU_BALANCE,
     TWIN_TIME,
     attach_twin_times,
@@ -27,7 +27,7 @@ from workbench.models.insitu import (
     twin_times,
 )
 from workbench.models.registry import get_family, load_model
-from workbench.models.selection import measured_times, select
+from workbench.tuning.selection import measured_times, select
 from workbench.properties import kernel_properties
 from workbench.properties.banks import conflict_degree
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from workbench.kernels.study import lbm_spec, star_stencil_spec
-from workbench.volumes import (
+from workbench.models.roofline import (
     Access, Direction, LaunchConfig, ThreadGroup, accesses_from_loopy, footprint)
-from workbench.volumes.intervals import footprint_ranges, union_size, unit_ranges
-from workbench.volumes.metrics import l1_requested_sectors
+from workbench.models.roofline.intervals import footprint_ranges, union_size, unit_ranges
+from workbench.models.roofline.metrics import l1_requested_sectors
 
 GRANULARITIES = (1, 32, 128)
 

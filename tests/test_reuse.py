@@ -1,4 +1,4 @@
-"""L2 reuse distances across waves (workbench.volumes.reuse), the DRAM volume with
+"""L2 reuse distances across waves (workbench.models.roofline.reuse), the DRAM volume with
 ``reuse="l2"``, and the fitted miss functions of the device model / roofline."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from workbench.kernels.study import star_stencil_spec
-from workbench.volumes import Access, LaunchConfig, dram_volume
-from workbench.volumes.device_model import Figure, MissFunction, load_device_model
-from workbench.volumes.metrics import capacity_miss_factor
-from workbench.volumes.reuse import (
+from workbench.models.roofline import Access, LaunchConfig, dram_volume
+from workbench.hardware.description import Figure, MissFunction, load_device_model
+from workbench.models.roofline.metrics import capacity_miss_factor
+from workbench.models.roofline.reuse import (
     LOOKBACK_CAPACITIES, ReuseProfile, flatten, merge_ranges, reuse_profile, size)
-from workbench.volumes.roofline import apply_miss_functions, estimate_inputs
+from workbench.models.roofline.limiters import apply_miss_functions, estimate_inputs
 
 
 def ranges_of(units) -> np.ndarray:

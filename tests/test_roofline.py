@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from workbench.kernels import resolve_kernel
-from workbench.volumes import (
+from workbench.models.roofline import (
     Limiter, block_sizes, predict_block, rank_blocks, study_block_sizes)
-from workbench.volumes.device_model import load_device_model
-from workbench.volumes.roofline import default_blocks_per_sm, representative_blocks
+from workbench.hardware.description import load_device_model
+from workbench.models.roofline.limiters import default_blocks_per_sm, representative_blocks
 
 H100 = load_device_model("h100")
 
@@ -103,7 +103,7 @@ def test_rank_blocks_records_errors():
 def test_helpers():
     assert default_blocks_per_sm(1024) == 2
     assert default_blocks_per_sm(32) == 32 and default_blocks_per_sm(1) == 32
-    from workbench.volumes import LaunchConfig
+    from workbench.models.roofline import LaunchConfig
     reps = representative_blocks(LaunchConfig((8, 8, 8), (10, 4, 2)))
     assert reps == ((5, 2, 1), (6, 2, 1))
     assert len(block_sizes(1024)) > 0

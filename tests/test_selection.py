@@ -5,7 +5,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.kernels.families import default_families, finite_diff_family
-from workbench.models.selection import measured_times, rank_candidates, select
+from workbench.tuning.selection import measured_times, rank_candidates, select
 
 
 class ByGroups:

@@ -133,7 +133,7 @@ def test_a_two_dimensional_block_study_has_y_rows():
 
 
 def test_candidate_blocks_fit_the_kernels_dimensions():
-    from workbench.volumes.roofline import candidate_blocks
+    from workbench.models.roofline.blocks import candidate_blocks
     assert candidate_blocks(16, 2) == [(1, 16), (2, 8), (4, 4), (8, 2), (16, 1)]
     assert candidate_blocks(256, 1) == [(256,)]
     assert all(x * y * z == 1024 for x, y, z in candidate_blocks(1024, 3))
@@ -164,7 +164,7 @@ def test_hover_text_lists_the_non_zero_properties_largest_first():
 
 
 def test_compare_weights_puts_models_side_by_side():
-    from workbench.models.linear import FittedLinearModel
+    from workbench.models.unified.linear import FittedLinearModel
     a = FittedLinearModel({"f_op_float32_add": 1e-12}, {"f_op_float32_add": (0.9e-12, 1.1e-12)},
                           [], {}, {"device": "A"})
     b = FittedLinearModel({"f_op_float32_add": 2e-12, "f_thread_groups": 1e-9},

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from workbench.volumes import (
+from workbench.models.roofline import (
     Access, LaunchConfig, ThreadGroup, capacity_miss_factor, dram_volume, footprint,
     l1_load_cycles, l2_l1_volume, linear_range_boxes, oversubscription, wave_groups)
 
@@ -250,7 +250,7 @@ def test_dram_2d_stencil_waves_against_brute_force():
 
 def test_dram_volume_enumeration_equals_isl_on_the_star_stencil():
     """The fast enumerated wave volume and the ISL one agree exactly."""
-    from workbench.volumes import Access, LaunchConfig, dram_volume
+    from workbench.models.roofline import Access, LaunchConfig, dram_volume
     nx = ny = nz = 32
     accs = []
     for axis in range(3):

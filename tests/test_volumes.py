@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from workbench.kernels.catalog import get_kernel
-from workbench.volumes import (
+from workbench.models.roofline import (
     Access, AddressExpression, AffineExpression, Constraint, Direction, LaunchConfig,
     ThreadGroup, accesses_from_loopy, footprint, unique_bytes, unique_lines,
     unique_sectors)

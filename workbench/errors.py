@@ -57,5 +57,10 @@ class ModelError(WorkbenchError):
     """A model that cannot be fitted, loaded or evaluated."""
 
 
+class UnknownModelNameError(UnknownNameError, ModelError):
+    """An unknown feature or parameter name of a model expression; both a ModelError
+    and an UnknownNameError."""
+
+
 class WorkbenchWarning(UserWarning):
     """Base class of the workbench's warnings."""

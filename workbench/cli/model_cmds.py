@@ -21,7 +21,7 @@ from workbench.models import (
     load_model,
     save_model,
 )
-from workbench.models.insitu import TWIN_TIME, attach_twin_times, twin_times
+from workbench.models.expressions.insitu import TWIN_TIME, attach_twin_times, twin_times
 from workbench.properties import kernel_properties
 from workbench.reports import predictions, table1, table2, to_markdown
 
@@ -292,7 +292,7 @@ def cmd_predict(args) -> int:
 def cmd_select(args) -> int:
     from workbench.cli.measure_cmds import family_sizes
     from workbench.kernels.families import default_families
-    from workbench.models.selection import measured_times, select
+    from workbench.tuning.selection import measured_times, select
 
     model = load_model(args.weights)
     families = default_families(family_sizes(args.family_size, args.quick))
@@ -330,7 +330,7 @@ def cmd_select(args) -> int:
 
 def _predict_expression(args, model, spec, params) -> int:
     """``predict`` with an expression model: the features its expression needs."""
-    from workbench.models.expression_features import kernel_feature_values
+    from workbench.models.expressions import kernel_feature_values
 
     props, features = kernel_feature_values(
         spec, model.features, params, variant=args.variant, dtype=args.dtype,

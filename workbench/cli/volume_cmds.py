@@ -47,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _setup(args):
-    from workbench.volumes.device_model import load_device_model
+    from workbench.hardware.description import load_device_model
     spec = resolve_kernel(args.kernel)
     params = spec.check_parameter_names(parse_params(args.param))
     if missing := [n for n in spec.parameters if n not in params]:
@@ -74,7 +74,7 @@ def _fit_block(block, dims: int):
 
 
 def cmd_volumes(args) -> int:
-    from workbench.volumes.roofline import predict_block
+    from workbench.models.roofline.limiters import predict_block
     spec, params, model, build, kw = _setup(args)
     block = _fit_block(parse_group_size(args.block), spec.group_dims)
     if block is None:
@@ -119,7 +119,7 @@ def cmd_volumes(args) -> int:
 
 
 def cmd_rank_blocks(args) -> int:
-    from workbench.volumes.roofline import block_sizes, rank_blocks
+    from workbench.models.roofline.blocks import block_sizes, rank_blocks
     spec, params, model, build, kw = _setup(args)
     if args.blocks:
         candidates = [parse_group_size(b) for b in args.blocks.split(",")]

@@ -1,52 +1,41 @@
-"""The one registry of catalog kernels; every module of kernels registers here.
+"""The catalog of kernels, by name.
 
-Besides the paper's catalog, kernels *derived* from it by name are found here too:
-``<name>_wr`` is the work-removed version of a catalog kernel, and the 2019
-measurement generators' kernels resolve by their generated names.  Resolvers are
-tried in order for names the catalog does not hold.
+The paper's catalog comes from :mod:`workbench.kernels.defs`.  Kernels *derived* from
+it are found by name too (:mod:`workbench.kernels.derived`): ``<name>_wr`` is the
+work-removed version of a catalog kernel, the 2019 measurement generators' kernels
+resolve by their generated names, and the block-size study's kernels by theirs.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 from workbench.errors import UnknownNameError
 from workbench.kernels.base import KernelRole, KernelSpec
+from workbench.kernels.defs import CATALOG_SPECS
+from workbench.kernels.derived import resolve_derived
 
 _CATALOG: dict[str, KernelSpec] = {}
-_RESOLVERS: list[Callable[[str], KernelSpec | None]] = []
+for _spec in CATALOG_SPECS:
+    if _spec.name in _CATALOG:
+        raise ValueError(f"kernel {_spec.name!r} defined twice")
+    _CATALOG[_spec.name] = _spec
 
 
-def register(spec: KernelSpec) -> KernelSpec:
-    if spec.name in _CATALOG:
-        raise ValueError(f"kernel {spec.name!r} registered twice")
-    _CATALOG[spec.name] = spec
-    return spec
-
-
-def register_resolver(resolver: Callable[[str], KernelSpec | None]) -> None:
-    """A function mapping a derived kernel's name to its spec, or None."""
-    _RESOLVERS.append(resolver)
-
-
-def _load_all() -> None:
-    # Importing the definition modules registers their kernels and resolvers.
-    from workbench.kernels import defs  # noqa: F401
-    from workbench.kernels import derived  # noqa: F401
+def _lookup(name: str) -> KernelSpec | None:
+    try:
+        return get_kernel(name)
+    except UnknownNameError:
+        return None
 
 
 @functools.lru_cache(maxsize=None)
 def _derived(name: str) -> KernelSpec | None:
-    for resolver in _RESOLVERS:
-        spec = resolver(name)
-        if spec is not None:
-            return spec
-    return None
+    # a derived kernel's base may itself be derived (a generated kernel's twin)
+    return resolve_derived(name, _lookup)
 
 
 def get_kernel(name: str) -> KernelSpec:
-    _load_all()
     if name in _CATALOG:
         return _CATALOG[name]
     spec = _derived(name)
@@ -57,5 +46,4 @@ def get_kernel(name: str) -> KernelSpec:
 
 def all_kernels(role: KernelRole | None = None) -> tuple[KernelSpec, ...]:
     """The paper's catalog (derived kernels are reached by name only)."""
-    _load_all()
     return tuple(s for s in _CATALOG.values() if role is None or s.role is role)

@@ -1,19 +1,19 @@
 """Model families (describe / fit / predict / report data) and their registry."""
 
-from workbench.models.base import FittedModel, ModelFamily, geometric_mean, relative_errors
+from workbench.models.contract import FittedModel, ModelFamily, geometric_mean, relative_errors
 from workbench.models.dataset import (
     build_dataset,
     feature_columns,
     load_store_dataset,
     store_device,
 )
-from workbench.models.expression_lang import ModelExpression, parse_model, smooth_max
-from workbench.models.expression_model import (
+from workbench.models.expressions import ModelExpression, parse_model, smooth_max
+from workbench.models.expressions.model import (
     ExpressionModel,
     ExpressionModelSpec,
     FittedExpressionModel,
 )
-from workbench.models.linear import FittedLinearModel, UnifiedLinearModel
+from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
 
 __all__ = [

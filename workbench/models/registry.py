@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from workbench.errors import ModelError, UnknownNameError
-from workbench.models.base import FittedModel, ModelFamily
-from workbench.models.expression_model import ExpressionModel
-from workbench.models.linear import UnifiedLinearModel
+from workbench.models.contract import FittedModel, ModelFamily
+from workbench.models.expressions.model import ExpressionModel
+from workbench.models.unified.linear import UnifiedLinearModel
 
 MODEL_FAMILIES: dict[str, ModelFamily] = {
     family.name: family for family in (UnifiedLinearModel(), ExpressionModel())

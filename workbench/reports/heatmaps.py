@@ -6,7 +6,7 @@ cell as ``XxYxZ``. Where several rows of the data share a cell (e.g. different
 totals or variants), the best (highest performance / lowest time) is shown.
 
 Inputs are DataFrames as returned by
-:func:`workbench.volumes.roofline.rank_blocks` (columns ``X``, ``Y``, ``Z``,
+:func:`workbench.models.roofline.blocks.rank_blocks` (columns ``X``, ``Y``, ``Z``,
 ``time``, ``lups``, ``t_L1`` ...); measured values are a DataFrame with ``X``,
 ``Y``, ``Z`` and a value column, or a mapping ``(X, Y, Z) -> value``.
 """
@@ -306,7 +306,7 @@ def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
     """Predicted time, and where known measured time, relative error and the limiting
     level, per thread-block shape of a block-size study.
 
-    ``frame`` is :func:`workbench.volumes.roofline.rank_blocks` output, optionally
+    ``frame`` is :func:`workbench.models.roofline.blocks.rank_blocks` output, optionally
     with measurements (``measured_time_s``, or ``measured_GLups`` as in the shipped
     ``block-study-predicted.csv``). Columns are ``X``; rows are ``Z`` with ``Y``
     implied (each cell names its block), or ``Y`` when every block has ``Z = 1`` (a

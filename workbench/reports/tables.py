@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ParameterError
-from workbench.models.base import FittedModel, geometric_mean, relative_errors
+from workbench.models.contract import FittedModel, geometric_mean, relative_errors
 
 
 def predictions(model: FittedModel, data: pd.DataFrame) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """Heatmaps over block shapes: predicted time, measured time and relative error per
 work-group shape of a measured kernel; or, for a block-size study of the data-volume
-model (``workbench.volumes.roofline.rank_blocks``), the same per thread-block shape
+model (``workbench.models.roofline.blocks.rank_blocks``), the same per thread-block shape
 plus the limiting level (L1, L2, DRAM, FLOP) -- a shipped study, or one ranked here
 for the picked kernel (in the background: it takes seconds per block shape)."""
 
@@ -26,7 +26,7 @@ from workbench.reports.heatmaps import (
 )
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.session import DATA_LOCK, KernelSelection, Session
-from workbench.volumes.device_model import SHIPPED as DEVICE_MODELS
+from workbench.hardware.description import SHIPPED as DEVICE_MODELS
 
 SOURCE = "heatmap"
 STORE_SOURCE = "store"
@@ -55,7 +55,7 @@ def expand_studies(paths) -> dict[str, pd.DataFrame | Path]:
 class HeatmapPanel(widgets.VBox):
     """The ``wb-heatmap`` figure for the session's store and model, or for a block study.
 
-    ``block_studies`` are :func:`~workbench.volumes.roofline.rank_blocks` frames (or
+    ``block_studies`` are :func:`~workbench.models.roofline.blocks.rank_blocks` frames (or
     CSV files of them, optionally with measured columns), as a sequence of files or
     keyed by the label to show.
     """
@@ -149,8 +149,8 @@ class HeatmapPanel(widgets.VBox):
     def rank_blocks(self, wait: bool = False) -> None:
         """Rank the picked kernel's block shapes with the data-volume model (extended
         roofline) in the background, then show them (``wait``: here and now)."""
-        from workbench.volumes.device_model import load_device_model
-        from workbench.volumes.roofline import candidate_blocks
+        from workbench.hardware.description import load_device_model
+        from workbench.models.roofline.blocks import candidate_blocks
 
         if self._ranker is not None and self._ranker.is_alive():
             raise WorkbenchError("a ranking is already running")
@@ -203,7 +203,7 @@ class HeatmapPanel(widgets.VBox):
         return group_size_grid(pred, self.kernel.value, self.variant.value, self.size.value)
 
     def _rank(self, selection: KernelSelection, blocks, model) -> None:
-        from workbench.volumes.roofline import rank_blocks
+        from workbench.models.roofline.blocks import rank_blocks
 
         spec = selection.spec
 

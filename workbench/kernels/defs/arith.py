@@ -39,7 +39,6 @@ import numpy as np
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 #: Operations of the variant's kind per summation step.
 CHAIN_LENGTH = 8
@@ -130,7 +129,7 @@ def _size_cases(p: int) -> tuple[dict[str, int], ...]:
     return tuple({"n": n, "k": k} for k in (256, 512, 728) for n in u.pow2(p, range(3)))
 
 
-register(KernelSpec(
+ARITH = KernelSpec(
     name="arith",
     role=KernelRole.MEASUREMENT,
     description="No global loads; each work item of an n x n output sums, over k "
@@ -148,4 +147,7 @@ register(KernelSpec(
     reference=partial(_reference, "add_sub"),
     variant_reference=_reference,
     check_params={"n": 40, "k": 24},
-))
+)
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (ARITH,)

@@ -13,7 +13,6 @@ import loopy as lp
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 
 def _build(req: BuildRequest) -> lp.TranslationUnit:
@@ -30,7 +29,7 @@ def _build(req: BuildRequest) -> lp.TranslationUnit:
     return u.split_2d(knl, "i", "j", req.group_size)
 
 
-register(KernelSpec(
+EMPTY = KernelSpec(
     name="empty",
     role=KernelRole.MEASUREMENT,
     description="Does nothing; launches the work groups of an n x n grid (measures "
@@ -47,4 +46,7 @@ register(KernelSpec(
     make_inputs=lambda params, dtype, rng: {},
     reference=lambda inputs, params: {},
     check_params={"n": 100},
-))
+)
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (EMPTY,)

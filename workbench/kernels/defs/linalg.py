@@ -21,7 +21,6 @@ import numpy as np
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, DType, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 
 # {{{ matrix multiplication (tiled, skinny, naive)
@@ -85,7 +84,7 @@ def _build_matmul_tiled(req: BuildRequest) -> lp.TranslationUnit:
     return _matmul_kernel("matmul_tiled", req.dtype, req.group_size, tiled=True)
 
 
-register(KernelSpec(
+MATMUL_TILED = KernelSpec(
     name="matmul_tiled",
     role=KernelRole.MEASUREMENT,
     description="Tiled C = A B (A n x m, B m x l, row-major) with local-memory tile "
@@ -104,7 +103,7 @@ register(KernelSpec(
     reference=_matmul_reference,
     # Deliberately not multiples of any group size: exercises loopy's edge guards.
     check_params={"n": 70, "m": 45, "l": 53},
-))
+)
 
 
 def _build_skinny(req: BuildRequest) -> lp.TranslationUnit:
@@ -112,7 +111,7 @@ def _build_skinny(req: BuildRequest) -> lp.TranslationUnit:
     return _matmul_kernel("skinny_matmul", req.dtype, req.group_size, tiled=True)
 
 
-register(KernelSpec(
+SKINNY_MATMUL = KernelSpec(
     name="skinny_matmul",
     role=KernelRole.TEST,
     description="Tiled C = A B with n = l = m/8 (long inner dimension), local-memory "
@@ -129,7 +128,7 @@ register(KernelSpec(
     make_inputs=_matmul_inputs,
     reference=_matmul_reference,
     check_params={"n": 40, "m": 320, "l": 40},
-))
+)
 
 
 def _build_matmul_naive(req: BuildRequest) -> lp.TranslationUnit:
@@ -142,7 +141,7 @@ def _square(p: int) -> tuple[dict[str, int], ...]:
     return tuple({"n": n} for n in u.pow2(p, range(4)))
 
 
-register(KernelSpec(
+MATMUL_NAIVE = KernelSpec(
     name="matmul_naive",
     role=KernelRole.MEASUREMENT,
     description="Untiled square C = A B: each work item forms one inner product "
@@ -159,7 +158,7 @@ register(KernelSpec(
     make_inputs=_matmul_inputs,
     reference=_matmul_reference,
     check_params={"n": 50},
-))
+)
 
 # }}}
 
@@ -197,7 +196,7 @@ def _transpose_inputs(params, dtype, rng) -> dict:
     return {"a": u.random_array(rng, (params["n"], params["n"]), dtype)}
 
 
-register(KernelSpec(
+TRANSPOSE = KernelSpec(
     name="transpose",
     role=KernelRole.MEASUREMENT,
     description="out = a^T for a square n x n row-major matrix, one element per work "
@@ -215,6 +214,9 @@ register(KernelSpec(
     make_inputs=_transpose_inputs,
     reference=lambda inputs, params: {"out": inputs["a"].T.copy()},
     check_params={"n": 70},
-))
+)
 
 # }}}
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (MATMUL_TILED, SKINNY_MATMUL, MATMUL_NAIVE, TRANSPOSE)

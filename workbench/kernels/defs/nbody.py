@@ -25,7 +25,6 @@ import numpy as np
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 #: Softening added to squared distances (see module docstring).
 EPS2 = 2.0 ** -10
@@ -75,7 +74,7 @@ def _reference(inputs, params) -> dict:
     return {"out": u.as_dtype_of((1 / np.sqrt(d2 + EPS2)).sum(axis=1), inputs["x"])}
 
 
-register(KernelSpec(
+NBODY = KernelSpec(
     name="nbody",
     role=KernelRole.TEST,
     description="Sum over all positions j of 1/|x_i - x_j| (softened) for n positions "
@@ -92,4 +91,7 @@ register(KernelSpec(
     make_inputs=_inputs,
     reference=_reference,
     check_params={"n": 700},
-))
+)
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (NBODY,)

@@ -18,7 +18,6 @@ import numpy as np
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 
 # {{{ finite differences
@@ -68,7 +67,7 @@ def _square(p: int) -> tuple[dict[str, int], ...]:
     return tuple({"n": n} for n in u.pow2(p, range(4)))
 
 
-register(KernelSpec(
+FINITE_DIFF = KernelSpec(
     name="finite_diff",
     role=KernelRole.TEST,
     description="5-point stencil with a quadratic source term on an n x n row-major "
@@ -85,7 +84,7 @@ register(KernelSpec(
     make_inputs=_fd_inputs,
     reference=_fd_reference,
     check_params={"n": 70},
-))
+)
 
 # }}}
 
@@ -151,7 +150,7 @@ def _conv_reference(inputs: Mapping[str, np.ndarray], params) -> dict:
     return {"r": u.as_dtype_of(res, inputs["m"])}
 
 
-register(KernelSpec(
+CONVOLUTION = KernelSpec(
     name="convolution",
     role=KernelRole.TEST,
     description="Three 7x7 filters applied to three n x n RGB images (padded by 3), "
@@ -168,6 +167,9 @@ register(KernelSpec(
     make_inputs=_conv_inputs,
     reference=_conv_reference,
     check_params={"n": 40},
-))
+)
 
 # }}}
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (FINITE_DIFF, CONVOLUTION)

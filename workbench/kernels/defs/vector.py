@@ -46,7 +46,6 @@ import numpy as np
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-from workbench.kernels.catalog import register
 
 
 # {{{ vector scale and add
@@ -84,7 +83,7 @@ def _scale_add_reference(variant: str, inputs, params) -> dict:
     return {"out": u.as_dtype_of(res, inputs["x"])}
 
 
-register(KernelSpec(
+VECTOR_SCALE_ADD = KernelSpec(
     name="vector_scale_add",
     role=KernelRole.MEASUREMENT,
     description="out[i] = alpha*x[s*i] + beta*y[s*i]: two vectors scaled and added, "
@@ -103,7 +102,7 @@ register(KernelSpec(
     variant_make_inputs=_scale_add_inputs,
     variant_reference=_scale_add_reference,
     check_params={"n": 1000},
-))
+)
 
 # }}}
 
@@ -148,7 +147,7 @@ def _access_reference(variant: str, inputs, params) -> dict:
     return {"out": u.as_dtype_of(res, inputs["a"])}
 
 
-register(KernelSpec(
+GLOBAL_ACCESS = KernelSpec(
     name="global_access",
     role=KernelRole.MEASUREMENT,
     description="Stride-1 global access on n-vectors: copy (1 load, 1 store), sum of "
@@ -167,7 +166,7 @@ register(KernelSpec(
     variant_make_inputs=_access_inputs,
     variant_reference=_access_reference,
     check_params={"n": 1000},
-))
+)
 
 # }}}
 
@@ -213,7 +212,7 @@ def _filled_reference(inputs, params) -> dict:
     return {"out": u.as_dtype_of(windows.sum(axis=1), a)}
 
 
-register(KernelSpec(
+FILLED_ACCESS = KernelSpec(
     name="filled_access",
     role=KernelRole.MEASUREMENT,
     description="Each work item sums 256 column sums of an s x n column-major array "
@@ -232,6 +231,9 @@ register(KernelSpec(
     reference=_filled_reference,
     variant_make_inputs=_filled_inputs,
     check_params={"n": 700},
-))
+)
 
 # }}}
+
+#: This module's catalog entries, in catalog order.
+SPECS: tuple[KernelSpec, ...] = (VECTOR_SCALE_ADD, GLOBAL_ACCESS, FILLED_ACCESS)

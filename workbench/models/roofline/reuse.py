@@ -12,7 +12,7 @@ back, with ``D_k`` bytes touched by those ``k`` waves, misses with probability
 to measured DRAM volumes (see :func:`fit_reuse_miss`), and without a fit an ideal
 LRU cache (``R = 0`` below capacity, 1 above) is assumed.
 
-The sets are unions of contiguous unit ranges (:mod:`workbench.volumes.intervals`),
+The sets are unions of contiguous unit ranges (:mod:`workbench.models.roofline.intervals`),
 so a wave costs a few thousand ranges, not millions of addresses.
 """
 

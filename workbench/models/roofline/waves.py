@@ -6,7 +6,7 @@ Blocks are scheduled in launch order, ``bx`` fastest, then ``by``, then ``bz``
 A run of consecutive linear indices is not a box of the grid, but it is a union of
 at most five boxes (head of a row, full rows, full planes, full rows, tail of a
 row); :func:`wave_groups` returns those boxes as
-:class:`~workbench.volumes.address.ThreadGroup` objects, so the existing footprint
+:class:`~workbench.models.roofline.address.ThreadGroup` objects, so the existing footprint
 machinery (enumeration and ISL) applies unchanged.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from workbench.volumes.address import LaunchConfig, ThreadGroup
+from workbench.models.roofline.address import LaunchConfig, ThreadGroup
 
 
 def _point(index: int, dims: tuple[int, ...]) -> tuple[tuple[int, int], ...]:

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.kernels.families import Candidate, VariantFamily
-from workbench.models.base import FittedModel
+from workbench.models.contract import FittedModel
 from workbench.models.dataset import Row, build_frame
-from workbench.models.insitu import TwinKey, attach_twin_times
+from workbench.models.expressions.insitu import TwinKey, attach_twin_times
 
 
 def rank_candidates(model: FittedModel, family: VariantFamily,
@@ -27,7 +27,7 @@ def rank_candidates(model: FittedModel, family: VariantFamily,
 
     ``device`` (default: the model's) names the device the candidates run on, for
     device features; ``twins`` are measured work-removed twins (see
-    :func:`workbench.models.insitu.twin_times`) for models that use their times.
+    :func:`workbench.models.expressions.insitu.twin_times`) for models that use their times.
     """
     measured = measured or {}
     if device is None:

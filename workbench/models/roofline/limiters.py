@@ -5,13 +5,13 @@ largest (the limiting level is named):
 
 * **L1** (L1 -> registers): ``T = c_block * blocks / (SMs * clock)`` with
   ``c_block`` the L1 load cycles of one thread block (bank conflicts per half warp,
-  :func:`~workbench.volumes.metrics.l1_load_cycles`), i.e. one half-warp
+  :func:`~workbench.models.roofline.metrics.l1_load_cycles`), i.e. one half-warp
   load-cycle per SM per clock;
 * **L2** (L2 -> L1): ``T = V_block * blocks / B_L2`` with ``V_block`` the
   compulsory per-block L2 <-> L1 traffic at sector granularity (load sectors plus
-  write-through stores, :func:`~workbench.volumes.metrics.l2_l1_volume`);
+  write-through stores, :func:`~workbench.models.roofline.metrics.l2_l1_volume`);
 * **DRAM** (DRAM <-> L2): ``T = V_dram / B_DRAM`` with ``V_dram`` from waves of
-  ``blocks_per_wave`` concurrent blocks (:func:`~workbench.volumes.metrics.dram_volume`);
+  ``blocks_per_wave`` concurrent blocks (:func:`~workbench.models.roofline.metrics.dram_volume`);
 * **FLOP**: ``T = flops / peak``, only when a peak rate is given; otherwise left
   out (the paper also leaves it out: never the limiter for its kernels), and the
   prediction says so in its ``notes``.
@@ -32,12 +32,12 @@ Choices made here (documented, not from the paper's text):
 * **Clock**: ``clock_hz`` argument; defaults to the paper's 1.38 GHz for V100 and the
   H100 SXM boost clock (1.98 GHz, vendor spec) for H100; other devices must pass it.
 * **Capacity misses** (paper III-E): where the device description has fitted miss
-  functions (:class:`~workbench.volumes.device_model.MissFunction`), the L2 -> L1
+  functions (:class:`~workbench.hardware.description.MissFunction`), the L2 -> L1
   loads become ``Vcomp + R_L1(O) * (Vup - Vcomp)`` and the DRAM loads use the fitted
   reuse-distance miss ratio (:func:`apply_miss_functions`); without them, volumes
   are compulsory and L2 an ideal LRU cache.
 * **L2 reuse across waves** (``reuse="l2"``, the default): a wave may hit on the
-  data of any earlier wave, by reuse distance (:mod:`workbench.volumes.reuse`); the
+  data of any earlier wave, by reuse distance (:mod:`workbench.models.roofline.reuse`); the
   paper's previous-wave-only model is ``reuse="previous"``.  The H100's 50 MB L2
   keeps a stencil's halo planes across many waves, which the previous-wave model
   cannot see.
@@ -51,8 +51,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workbench.errors import ParameterError
-from workbench.volumes.address import LaunchConfig
-from workbench.volumes.metrics import (
+from workbench.models.roofline.address import LaunchConfig, block3
+from workbench.models.roofline.metrics import (
     DramVolume, L2L1Volume, dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
 
 MAX_THREADS_PER_SM = 2048
@@ -135,13 +135,6 @@ class RooflinePrediction:
 
 # {{{ helpers
 
-def _block3(block) -> tuple[int, int, int]:
-    b = tuple(int(v) for v in block)
-    if not 1 <= len(b) <= 3 or min(b) < 1:
-        raise ParameterError(f"block size must have 1 to 3 positive entries, got {block!r}")
-    return b + (1,) * (3 - len(b))
-
-
 def default_blocks_per_sm(threads_per_block: int) -> int:
     """``min(32, 2048 // threads)``: resident blocks per SM from thread/block limits."""
     if threads_per_block > 1024:
@@ -196,7 +189,7 @@ def estimate_inputs(program, params: Mapping[str, int], device_model, *,
                     count_flops_too: bool = False, flops: float | None = None,
                     reuse: str = "l2", method: str = "auto") -> RooflineInputs:
     """The estimated metrics (L1 cycles, L2 -> L1 and DRAM volumes) of ``program``."""
-    from workbench.volumes.loopy_bridge import accesses_from_loopy
+    from workbench.models.roofline.from_loopy import accesses_from_loopy
     params = dict(params)
     accesses, launch = accesses_from_loopy(program, params)
     bps = blocks_per_sm or default_blocks_per_sm(launch.threads_per_block)
@@ -311,88 +304,8 @@ def predict_block(program, params: Mapping[str, int], block, device_model, *,
     inputs = estimate_inputs(program, params, device_model, blocks_per_sm=blocks_per_sm,
                              rep_blocks=rep_blocks, count_flops_too=bool(flop_rate),
                              flops=flops, reuse=reuse, method=method)
-    if block is not None and _block3(block) != _block3(inputs.launch.block):
+    if block is not None and block3(block) != block3(inputs.launch.block):
         raise ParameterError(f"block {tuple(block)} does not match the program's "
                              f"work-group size {inputs.launch.block}")
     return roofline(inputs, device_model, clock_hz=clock_hz, flop_rate=flop_rate,
                     points=points)
-
-
-# {{{ block sizes
-
-def study_block_sizes(total: int, xy: Sequence[int] = tuple(2 ** k for k in range(10)),
-                      z: Sequence[int] = tuple(2 ** k for k in range(7))
-                      ) -> list[tuple[int, int, int]]:
-    """Eq. (9): X, Y in {1, ..., 512}, Z in {1, ..., 64} (powers of 2), X*Y*Z = total."""
-    return [(x, y, zz) for zz in z for y in xy for x in xy if x * y * zz == total]
-
-
-def block_sizes(total: int) -> list[tuple[int, int, int]]:
-    """``workbench.kernels.study.study_block_sizes`` when it exists, else eq. (9) here."""
-    try:
-        from workbench.kernels.study import study_block_sizes as theirs
-    except ImportError:
-        return study_block_sizes(total)
-    return [_block3(b) for b in theirs(total)]
-
-
-def rank_blocks(build: Callable[[tuple[int, ...]], object], params: Mapping[str, int],
-                blocks: Iterable, device_model, *, points: int | None = None,
-                skip_errors: bool = True, **predict_kw):
-    """Predict every block size and rank them (fastest first) in a DataFrame.
-
-    ``build(block)`` returns the loopy program for one block. Columns: ``block``
-    ("XxYxZ"), ``X``, ``Y``, ``Z``, ``threads``, ``blocks_per_sm``, ``t_L1``,
-    ``t_L2``, ``t_DRAM``, ``t_FLOP`` (seconds; NaN when left out), ``time``,
-    ``limiter``, ``lups`` (NaN without ``points``), ``l1_cycles_per_block``,
-    ``l2_l1_bytes_per_block``, ``dram_bytes``, ``rank`` (1 = fastest), ``error``.
-    A block whose build or estimate fails gets an ``error`` and ranks last
-    (``skip_errors=False`` re-raises instead).
-    """
-    import pandas as pd
-    rows = []
-    for block in blocks:
-        b3 = _block3(block)
-        row = {"block": "x".join(map(str, b3)), "X": b3[0], "Y": b3[1], "Z": b3[2],
-               "threads": math.prod(b3)}
-        try:
-            pred = predict_block(build(tuple(block)), params, block, device_model,
-                                 points=points, **predict_kw)
-        except Exception as err:  # noqa: BLE001 - recorded per block
-            if not skip_errors:
-                raise
-            row.update(time=math.nan, limiter=None, error=f"{type(err).__name__}: {err}")
-            rows.append(row)
-            continue
-        nan = lambda t: math.nan if t is None else t  # noqa: E731
-        row.update({
-            "blocks_per_sm": pred.inputs.blocks_per_sm,
-            **{f"t_{lim.value}": nan(t) for lim, t in pred.times.items()},
-            "time": pred.time, "limiter": pred.limiter.value,
-            "lups": nan(pred.lups),
-            "l1_cycles_per_block": pred.inputs.l1_cycles_per_block,
-            "l2_l1_bytes_per_block": pred.inputs.l2_l1.sectors_bytes,
-            "dram_bytes": pred.inputs.dram.total_bytes, "error": None})
-        rows.append(row)
-    df = pd.DataFrame(rows)
-    if df.empty:
-        return df
-    # Ties (e.g. all DRAM-bound) are broken by the next limiters' times.
-    keys = [k for k in ("time", "t_L2", "t_L1") if k in df]
-    df = df.sort_values(keys, na_position="last", kind="stable").reset_index(drop=True)
-    df.insert(0, "rank", range(1, len(df) + 1))
-    return df
-
-# }}}
-
-
-def candidate_blocks(total: int, dims: int) -> list[tuple[int, ...]]:
-    """The study's block shapes of ``total`` threads (eq. 9) that a ``dims``-D kernel
-    can take, as ``dims``-tuples: trailing axes of size 1 dropped, the others left out."""
-    if not 1 <= dims <= 3:
-        raise ParameterError(f"a kernel's work groups have 1 to 3 axes, not {dims}")
-    out: list[tuple[int, ...]] = []
-    for block in block_sizes(total):
-        if all(b == 1 for b in block[dims:]) and block[:dims] not in out:
-            out.append(block[:dims])
-    return out

@@ -6,7 +6,7 @@ affine expression in the thread coordinates ``tx, ty, tz``, the block coordinate
 ``bx, by, bz``, loop variables with integer ranges, and size parameters. Optional
 affine *guards* say which of those points really perform the access (a loopy
 domain's bounds, an ``if (x < n)`` that matters, a non-rectangular loop).
-:func:`workbench.volumes.loopy_bridge.accesses_from_loopy` derives the same objects
+:func:`workbench.models.roofline.from_loopy.accesses_from_loopy` derives the same objects
 from a loopy kernel.
 """
 
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import pymbolic.primitives as prim
 from pymbolic import parse as _parse_pymbolic
+
+from workbench.errors import ParameterError
 
 THREAD_VARS: tuple[str, ...] = ("tx", "ty", "tz")
 BLOCK_VARS: tuple[str, ...] = ("bx", "by", "bz")
@@ -346,3 +348,23 @@ class ThreadGroup:
         for lo, hi in self.ranges().values():
             n *= hi - lo
         return n
+
+
+def block3(block) -> tuple[int, int, int]:
+    """A thread-block shape of 1 to 3 positive sizes, padded with 1s to (x, y, z)."""
+    b = tuple(int(v) for v in block)
+    if not 1 <= len(b) <= 3 or min(b) < 1:
+        raise ParameterError(f"block size must have 1 to 3 positive entries, got {block!r}")
+    return b + (1,) * (3 - len(b))
+
+
+def bound_address(access: Access, params: Mapping[str, int]) -> AddressExpression:
+    """The access's address with size parameters bound; every free name must be a
+    hardware coordinate or a loop variable."""
+    addr = access.address.bind(params)
+    free = addr.variables() - set(HW_VARS)
+    unbound = free - set(addr.loop_ranges)
+    if unbound:
+        raise ValueError(f"access to {access.array!r}: no value for "
+                         f"{', '.join(sorted(unbound))} (pass params=...)")
+    return addr

@@ -2,13 +2,13 @@
 
 Both methods count, per array, the distinct ``granularity``-byte units (bytes,
 32-byte sectors, 128-byte lines) overlapped by the elements accessed of the threads in a
-:class:`~workbench.volumes.address.ThreadGroup`, and add the arrays up (no
+:class:`~workbench.models.roofline.address.ThreadGroup`, and add the arrays up (no
 aliasing between arrays). They agree exactly:
 
 * ``"enumerate"`` evaluates every address with numpy (one broadcast array per
   access over the coordinates the access depends on) and counts ``np.unique`` of
   ``address // granularity``: cost grows with the number of threads.
-* ``"intervals"`` (:mod:`workbench.volumes.intervals`) counts unions of contiguous
+* ``"intervals"`` (:mod:`workbench.models.roofline.intervals`) counts unions of contiguous
   address runs: as exact, and far faster, for accesses that are contiguous along some
   coordinate; ``"auto"`` uses it where it applies and ISL elsewhere.
 * ``"isl"`` builds, per access, the set ``{ [u] : exists coords in the group's box,
@@ -24,8 +24,9 @@ from collections.abc import Iterable, Mapping
 import islpy as isl
 import numpy as np
 
-from workbench.volumes.address import (
-    HW_VARS, Access, Direction, ThreadGroup)
+from workbench.models.roofline.address import (
+    HW_VARS, Access, Direction, ThreadGroup, bound_address)
+from workbench.models.roofline.intervals import MAX_RUNS, footprint_ranges, union_size
 
 METHODS = ("enumerate", "isl", "intervals", "auto")
 
@@ -37,21 +38,11 @@ def _select(accesses: Iterable[Access], direction) -> list[Access]:
     return [a for a in accesses if a.direction is direction]
 
 
-def _bound(access: Access, params: Mapping[str, int]):
-    addr = access.address.bind(params)
-    free = addr.variables() - set(HW_VARS)
-    unbound = free - set(addr.loop_ranges)
-    if unbound:
-        raise ValueError(f"access to {access.array!r}: no value for "
-                         f"{', '.join(sorted(unbound))} (pass params=...)")
-    return addr
-
-
 # {{{ enumeration
 
 def _enumerate_units(access: Access, group: ThreadGroup, granularity: int,
                      params: Mapping[str, int]) -> np.ndarray:
-    addr = _bound(access, params)
+    addr = bound_address(access, params)
     ranges = {**group.ranges(), **addr.loop_ranges}
     # Coordinates the access does not depend on cannot add addresses: leave them out.
     used = [v for v in ranges if v in addr.variables()]
@@ -95,7 +86,7 @@ def _footprint_enumerate(accesses, group, granularity, params) -> dict[str, int]
 
 def _isl_units_set(access: Access, group: ThreadGroup, granularity: int,
                    params: Mapping[str, int]) -> isl.Set:
-    addr = _bound(access, params)
+    addr = bound_address(access, params)
     # Loop variables get neutral names (loopy's inames or user names may clash with
     # ISL keywords or the hardware coordinates).
     rename = {name: f"v{k}" for k, (name, _) in enumerate(addr.loops)}
@@ -161,7 +152,6 @@ def footprint(accesses: Iterable[Access], group: ThreadGroup, granularity: int =
     selected = _select(accesses, direction)
     params = dict(params or {})
     if method in ("intervals", "auto"):
-        from workbench.volumes.intervals import MAX_RUNS, footprint_ranges, union_size
         ranges = footprint_ranges(selected, group, granularity, params)
         if ranges is not None:
             return {name: union_size(parts) for name, parts in ranges.items()}

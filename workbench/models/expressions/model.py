@@ -2,8 +2,8 @@
 
 Stevens and Klöckner (2019, sections 6 and 7) let the user write the model,
 T_wall(n) ~ g(feat_0(n), ..., feat_j(n); p_0, ..., p_k) for any differentiable g, as
-text (see :mod:`workbench.models.expression_lang` for the language and
-:mod:`workbench.models.expression_features` for the feature names).  The parameters
+text (see :mod:`workbench.models.expressions.language` for the language and
+:mod:`workbench.models.expressions.features` for the feature names).  The parameters
 minimize the squared relative error over the measurement kernels,
 
     sum_j (1 - g(feat(n_j); p) / T_j)**2,
@@ -48,17 +48,14 @@ import pandas as pd
 
 from workbench.errors import ModelError, WorkbenchWarning
 from workbench.measure.provenance import library_versions, utc_now_iso
-from workbench.models.base import geometric_mean, relative_errors
-from workbench.models.expression_features import (
+from workbench.models.contract import geometric_mean, relative_errors
+from workbench.errors import UnknownModelNameError
+from workbench.models.expressions.expression import ModelExpression, parse_model
+from workbench.models.expressions.feature_values import dataset_feature_values
+from workbench.models.expressions.features import (
     OutputFeature,
-    dataset_feature_values,
     device_slug,
     parse_feature_ref,
-)
-from workbench.models.expression_lang import (
-    UnknownModelNameError,
-    ModelExpression,
-    parse_model,
 )
 from workbench.properties import Granularity
 

@@ -76,7 +76,7 @@ def attach_twin_times(data: pd.DataFrame, twins: Mapping[TwinKey, float]) -> pd.
 @functools.lru_cache(maxsize=64)
 def compute_units(device: str) -> int:
     """Compute units (SMs, CUs) of a device, by its OpenCL name."""
-    from workbench.volumes.device_model import SHIPPED, load_device_model
+    from workbench.hardware.description import SHIPPED, load_device_model
 
     for name in SHIPPED:
         model = load_device_model(name)

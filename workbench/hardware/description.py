@@ -36,7 +36,7 @@ class MissFunction:
     ``l1_capacity``: the share of L1-redundant load sectors that miss, against the
     oversubscription ``O`` = allocated lines of a SM's resident blocks / L1 bytes.
     ``l2_reuse``: the share of data an earlier wave left in L2 that misses, against
-    its reuse distance / L2 bytes (:mod:`workbench.volumes.reuse`).
+    its reuse distance / L2 bytes (:mod:`workbench.models.roofline.reuse`).
     """
 
     a: float
@@ -97,7 +97,7 @@ SHIPPED = ("v100", "h100")
 def load_device_model(name_or_path: str) -> DeviceModel:
     """A shipped description by name (``h100``, ``v100``) or a JSON file's path."""
     if name_or_path in SHIPPED:
-        text = resources.files("workbench.volumes").joinpath(
+        text = resources.files("workbench.hardware").joinpath(
             f"data/{name_or_path}.json").read_text()
     elif Path(name_or_path).is_file():
         text = Path(name_or_path).read_text()

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from workbench.volumes.address import Access, ThreadGroup
+from workbench.models.roofline.address import Access, ThreadGroup, bound_address
 
 # runs are enumerated as numpy arrays; beyond this many per access the caller should
 # fall back (enumeration or ISL) rather than allocate without bound
@@ -85,8 +85,7 @@ def _prepare(access: Access, params: tuple[tuple[str, int], ...]):
     """What does not depend on the thread group: the bound address, one-variable
     guards as range limits, the other guards; None if an equality guard couples
     several variables (not handled here)."""
-    from workbench.volumes.footprint import _bound
-    addr = _bound(access, dict(params))
+    addr = bound_address(access, dict(params))
     limits: list[tuple[str, int, int]] = []      # (var, lo, hi) half-open limits
     guards, guard_consts = [], []
     for g in addr.guards:

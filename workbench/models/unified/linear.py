@@ -15,7 +15,7 @@ import pandas as pd
 
 from workbench.errors import ModelError
 from workbench.measure.provenance import library_versions, utc_now_iso
-from workbench.models.base import geometric_mean, relative_errors
+from workbench.models.contract import geometric_mean, relative_errors
 from workbench.models.dataset import feature_columns
 from workbench.properties import feature_label, feature_sort_key, parse_feature
 

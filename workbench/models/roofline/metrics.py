@@ -32,7 +32,7 @@ a, b, c are arguments: fitting them needs measurements.
 
 **DRAM -> L2 volume per wave (III-G), :func:`dram_volume`.** The grid is cut into
 waves of ``blocks_per_wave`` consecutive blocks (launch order, x fastest;
-:mod:`workbench.volumes.waves`). A wave's volume is its unique 32 B sector
+:mod:`workbench.models.roofline.waves`). A wave's volume is its unique 32 B sector
 footprint ``Vcurr`` minus what it can hit from the previous wave,
 ``Voverlap = |curr ∩ prev|``; with an L2 capacity the coverage factor
 ``C = (Vcache - (Vcurr - Voverlap)) / Vprev`` is reported and an optional
@@ -57,11 +57,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.volumes.address import (
-    BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup)
-from workbench.volumes.footprint import (
-    _bound, _enumerate_units, _select, card_int, footprint, unit_sets)
-from workbench.volumes.waves import num_waves, wave_groups
+from workbench.models.roofline.address import (
+    BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup, bound_address)
+from workbench.models.roofline.footprint import (
+    _enumerate_units, _select, card_int, footprint, unit_sets)
+from workbench.models.roofline.waves import num_waves, wave_groups
 
 SECTOR = 32
 LINE = 128
@@ -79,7 +79,7 @@ def _blocks_list(block) -> list[tuple[int, int, int]]:
 def _thread_bytes(access: Access, launch: LaunchConfig, block, params, group: int):
     """Byte address of every (instruction instance, thread) of one block that
     accesses memory, and the index of its ``group``-thread slice (half warp, warp)."""
-    addr = _bound(access, params)
+    addr = bound_address(access, params)
     bdx, bdy, bdz = launch.block
     t = np.arange(launch.threads_per_block, dtype=np.int64)
     values = {"tx": t % bdx, "ty": (t // bdx) % bdy, "tz": t // (bdx * bdy)}
@@ -342,7 +342,7 @@ def _wave_units(accesses, launch, blocks_per_wave, wave, params, direction, sect
 
 def _wave_ranges(accesses, launch, blocks_per_wave, wave, params, direction, sector):
     """Per array, the unit ranges of one wave; None if an access is not handled."""
-    from workbench.volumes.intervals import footprint_ranges
+    from workbench.models.roofline.intervals import footprint_ranges
     parts: dict = {}
     for group in wave_groups(launch, blocks_per_wave, wave):
         r = footprint_ranges(_select(accesses, direction), group, sector, params)
@@ -372,7 +372,7 @@ ENUMERATE_LIMIT = 30_000_000
 def _wave_volume(accesses, launch, bpw, wave, params, direction, sector,
                  l2_bytes, miss_ratio, method="isl", cache=None) -> WaveVolume:
     if method == "intervals":
-        from workbench.volumes.intervals import union_size
+        from workbench.models.roofline.intervals import union_size
         cache = {} if cache is None else cache
 
         def ranges_of(k):
@@ -421,7 +421,7 @@ def _finish_wave(wave, v_curr, v_prev, v_over, l2_bytes, miss_ratio) -> WaveVolu
 
 def _dram_volume_reuse(accesses, launch, bpw, params, sector, l2_bytes, miss_ratio,
                        n, exact, cache) -> DramVolume:
-    from workbench.volumes.reuse import flatten, reuse_profile, size
+    from workbench.models.roofline.reuse import flatten, reuse_profile, size
     arrays = sorted({a.array for a in accesses})
     picks = [(k, 1.0) for k in range(n)] if exact else \
         [(0, 1.0), (n // 2, float(n - 2)), (n - 1, 1.0)]
@@ -488,7 +488,7 @@ def dram_volume(accesses: Iterable[Access], launch: LaunchConfig, blocks_per_wav
     ``reuse`` says which earlier data a wave may hit in L2: the ``"previous"`` wave
     only (the paper; ``miss_ratio`` is then a function of the coverage factor), or
     ``"l2"``: data of any earlier wave, by reuse distance (see
-    :mod:`workbench.volumes.reuse`; ``miss_ratio`` is then a function of reuse
+    :mod:`workbench.models.roofline.reuse`; ``miss_ratio`` is then a function of reuse
     distance / L2 capacity, an ideal LRU cache without it; intervals method only).
     """
     if reuse not in ("previous", "l2"):

@@ -1,4 +1,4 @@
-"""Derive :class:`~workbench.volumes.address.Access` objects from a loopy kernel.
+"""Derive :class:`~workbench.models.roofline.address.Access` objects from a loopy kernel.
 
 Every subscript of a global array in an instruction (right-hand side: load,
 assignee: store) becomes one access per basic set of the instruction's iname
@@ -21,7 +21,7 @@ from loopy.kernel.data import GroupInameTag, LocalInameTag
 
 from workbench.kernels.base import entry_kernel
 from workbench.properties.footprint import SubscriptCollector
-from workbench.volumes.address import (
+from workbench.models.roofline.address import (
     BLOCK_VARS, THREAD_VARS, Access, AddressExpression, AffineExpression, Constraint,
     Direction, LaunchConfig)
 

@@ -1,0 +1,255 @@
+"""Values of model-expression features, for one kernel build or for a dataset's rows.
+
+The feature *names* and what they select are defined in
+:mod:`workbench.models.expressions.features`; here they are evaluated: counts from the
+kernel's symbolic properties (vectorized over parameter sets), access-to-footprint
+ratios from the shared access model's footprints, bank passes, and the device
+features of :mod:`workbench.models.expressions.insitu`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError, WorkbenchError
+from workbench.models.expressions.features import (
+    AccessFilter,
+    DeviceFeature,
+    FeatureRef,
+    StandardFeature,
+    parse_feature_ref,
+)
+from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
+from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
+from workbench.properties.banks import conflict_degree
+from workbench.properties.extract import AccessRecord
+from workbench.properties.symbolic import evaluate_many
+
+
+def _as_float(value, n: int) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        arr = arr.astype(np.float64)
+    return np.broadcast_to(arr.astype(np.float64), (n,)).copy() if arr.ndim == 0 \
+        else arr.astype(np.float64).reshape(-1)
+
+
+def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
+                         params: Mapping[str, object], *,
+                         workitem_props: KernelProperties | None = None
+                         ) -> dict[str, np.ndarray]:
+    """Values of input features for one kernel build over arrays of parameter sets.
+
+    ``workitem_props`` (the same build at work-item granularity) supplies the access
+    counts of AFR constraints; it defaults to ``props`` when those are per work item.
+    """
+    # every given value is passed on: a footprint may depend on a parameter that only
+    # an index uses (a stride ``m`` in ``c[m*i]``), which is not a loop-bound parameter
+    arrays = {p: np.atleast_1d(np.asarray(v)) for p, v in params.items()}
+    missing = [p for p in props.parameters if p not in params]
+    if missing:
+        raise ModelError(f"kernel {props.kernel_name!r} needs value(s) for "
+                         f"{', '.join(missing)}")
+    n = int(np.broadcast_shapes(*(a.shape for a in arrays.values()))[0]) if arrays else 1
+    if arrays:
+        props.assumptions.check({p: arrays[p] for p in props.parameters})
+
+    exprs: dict = {}
+    filters: list[AccessFilter] = []
+    for ref in refs:
+        if isinstance(ref, StandardFeature):
+            if ref.feature in props.counts:
+                exprs[ref.name] = props.counts[ref.feature]
+        elif isinstance(ref, AccessFilter):
+            filters.append(ref)
+            for i, rec in enumerate(props.accesses):
+                if ref.selects(rec):
+                    exprs["record", i] = rec.count
+        elif isinstance(ref, DeviceFeature):
+            raise ModelError(f"{ref.name!r} comes from the device, not from the kernel's "
+                             "counts; evaluate it on a dataset (dataset_feature_values)")
+        else:
+            raise ModelError(f"{ref.name!r} is the measured output, not an input feature")
+
+    afr_arrays = sorted({rec.variable for f in filters if f.afr is not None
+                         for rec in props.accesses if f.selects(rec)})
+    if afr_arrays:
+        wi = workitem_props if workitem_props is not None else props
+        if wi.granularity is not Granularity.WORKITEM:
+            raise ModelError("AFR constraints need the kernel's work-item counts")
+        for array in afr_arrays:
+            accesses = 0
+            for rec in wi.accesses:
+                if rec.mtype == "global" and rec.variable == array:
+                    accesses = accesses + rec.count
+            try:
+                used = wi.footprint(array).used
+            except WorkbenchError:
+                raise
+            except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
+                used = None    # unknown AFR: meets no afr constraint (module docstring)
+            if used is not None:
+                exprs["afr accesses", array] = accesses
+                exprs["afr used", array] = used
+
+    values = evaluate_many(exprs, arrays) if exprs else {}
+    values = {k: _as_float(v, n) for k, v in values.items()}
+    afr = {}
+    for array in afr_arrays:
+        if ("afr used", array) not in values:
+            afr[array] = np.full(n, np.nan)
+            continue
+        used = values["afr used", array]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            afr[array] = np.where(used > 0, values["afr accesses", array]
+                                  / np.where(used > 0, used, 1), np.nan)
+
+    out: dict[str, np.ndarray] = {}
+    for ref in refs:
+        if isinstance(ref, StandardFeature):
+            out[ref.name] = values.get(ref.name, np.zeros(n))
+        else:
+            total = np.zeros(n)
+            for i, rec in enumerate(props.accesses):
+                if not ref.selects(rec):
+                    continue
+                term = values["record", i]
+                if ref.bank_passes:
+                    term = term * _bank_passes(rec, props)
+                if ref.afr is not None:
+                    term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
+                total = total + term
+            out[ref.name] = total
+    return out
+
+
+def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
+    degree = conflict_degree(record.lid_strides, props.group_size,
+                             np.dtype(record.dtype).itemsize,
+                             subgroup_size=props.subgroup_size or 32)
+    return np.nan if degree is None else float(degree)
+
+
+def _parse_params_text(text: str) -> dict[str, int]:
+    out = {}
+    for part in str(text).split(","):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = int(v)
+    return out
+
+
+def _group_size_tuple(text) -> tuple[int, ...]:
+    if isinstance(text, tuple):
+        return text
+    return tuple(int(s) for s in str(text).split("x"))
+
+
+_META = ("kernel", "variant", "dtype", "group_size", "params")
+
+
+def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
+                           granularity: Granularity, subgroup_size: int | None
+                           ) -> np.ndarray:
+    if ref.name == TWIN_TIME:
+        raise ModelError(
+            f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "
+            "data has none: give the store(s) that hold the twins' measurements "
+            "(workbench calibrate --set work-removed, with --families for the families)")
+    if "device" not in data.columns:
+        raise ModelError(f"{CU_BALANCE} needs each row's device (a 'device' column)")
+    groups_name = ThreadGroups().name
+    groups = dataset_feature_values(data, [groups_name], granularity=granularity,
+                                    subgroup_size=subgroup_size)[groups_name]
+    out = np.ones(len(data))
+    devices = data["device"].astype(str).to_numpy()
+    for device in np.unique(devices):
+        rows = devices == device
+        out[rows] = cu_balance(groups[rows], compute_units(device))
+    return out
+
+
+def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
+                           granularity: Granularity | str,
+                           subgroup_size: int | None) -> dict[str, np.ndarray]:
+    """Values of the named input features for every row of a dataset frame.
+
+    A feature the frame already has as a column is taken from it (the frame must then
+    have been built at the model's granularity, as ``build_dataset`` is by the CLI);
+    the others are computed from each row's kernel, variant, dtype, group size and
+    parameters, one property extraction per build (cached by ``kernel_properties``).
+    """
+    granularity = Granularity(granularity)
+    names = list(dict.fromkeys(names))
+    n = len(data)
+    out = {name: data[name].to_numpy(dtype=np.float64) for name in names
+           if name in data.columns}
+    todo = [parse_feature_ref(nm) for nm in names if nm not in out]
+    device_refs = [r for r in todo if isinstance(r, DeviceFeature)]
+    todo = [r for r in todo if not isinstance(r, DeviceFeature)]
+    for ref in device_refs:
+        out[ref.name] = _device_feature_values(data, ref, granularity, subgroup_size)
+    if not todo or n == 0:
+        return {**out, **{r.name: np.zeros(n) for r in todo}}
+    lacking = [c for c in _META if c not in data.columns]
+    if lacking:
+        raise ModelError(f"cannot compute feature(s) {', '.join(r.name for r in todo)}: "
+                         f"the data has no column(s) {', '.join(lacking)}")
+    needs_afr = any(isinstance(r, AccessFilter) and r.afr is not None for r in todo)
+    computed = {r.name: np.zeros(n) for r in todo}
+    positions = np.arange(n)
+    keys = data[list(_META[:4])].astype(str)
+    for (kernel, variant, dtype, group), idx in keys.groupby(
+            list(_META[:4]), sort=False).indices.items():
+        rows = positions[idx]
+        try:
+            common = dict(variant=variant, dtype=dtype, group_size=_group_size_tuple(group))
+            props = kernel_properties(kernel, granularity=granularity,
+                                      subgroup_size=subgroup_size, **common)
+            wi = props
+            if needs_afr and granularity is not Granularity.WORKITEM:
+                wi = kernel_properties(kernel, granularity=Granularity.WORKITEM, **common)
+            parsed = [_parse_params_text(t) for t in data["params"].iloc[rows]]
+            names_ = sorted(set(props.parameters).union(*parsed))
+            params = {p: np.array([d[p] for d in parsed]) for p in names_}
+            values = build_feature_values(props, todo, params, workitem_props=wi)
+        except (KeyError, ValueError) as err:
+            raise ModelError(f"cannot compute features for {kernel} ({variant}, {dtype}, "
+                             f"{group}): {err}") from None
+        except WorkbenchError as err:
+            if isinstance(err, ModelError):
+                raise
+            raise ModelError(f"cannot compute features for {kernel} ({variant}, {dtype}, "
+                             f"{group}): {err}") from None
+        for name, v in values.items():
+            computed[name][rows] = v
+    return {**out, **computed}
+
+
+
+def kernel_feature_values(kernel, names: Iterable[str], params: Mapping[str, int], *,
+                          variant: str | None = None, dtype: str = "float32",
+                          group_size: str | tuple[int, ...] | None = None,
+                          granularity: Granularity | str = Granularity.SUBGROUP,
+                          subgroup_size: int | None = None
+                          ) -> tuple[KernelProperties, dict[str, float]]:
+    """The named input features of one kernel build for one parameter set.
+
+    ``kernel`` is anything :func:`kernel_properties` takes (a catalog name, a spec or
+    a loopy kernel); returns the properties used and one number per feature.
+    """
+    granularity = Granularity(granularity)
+    refs = [parse_feature_ref(n) for n in dict.fromkeys(names)]
+    common = dict(variant=variant, dtype=dtype, group_size=group_size)
+    props = kernel_properties(kernel, granularity=granularity, subgroup_size=subgroup_size,
+                              **common)
+    wi = props
+    if granularity is not Granularity.WORKITEM and any(
+            isinstance(r, AccessFilter) and r.afr is not None for r in refs):
+        wi = kernel_properties(kernel, granularity=Granularity.WORKITEM, **common)
+    values = build_feature_values(props, refs, {k: np.array([v]) for k, v in params.items()},
+                                  workitem_props=wi)
+    return props, {k: float(v[0]) for k, v in values.items()}

@@ -1,0 +1,12 @@
+"""The unified, hardware-fitted cross-GPU linear model (Stevens & Klöckner, 2018).
+
+Run time is a weighted sum of the kernel's symbolic properties (flops by kind, global
+accesses by stride class and utilization, local accesses, barriers, groups, the
+launch); the weights, in seconds per operation, are fitted per device to the
+measurement kernels by least squares on relative error (:mod:`.linear`).  The paper's
+Table 1 and Table 2 are :mod:`workbench.reports.tables`.
+"""
+
+from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
+
+__all__ = ["FittedLinearModel", "UnifiedLinearModel"]
