@@ -113,12 +113,12 @@ def test_finite_diff_halo_accesses_exceed_the_footprint():
     # accesses exceed the footprint by about 18*18/256
     from workbench.kernels import get_kernel
     from workbench.properties.counting import prepare
+    from workbench.properties.accesses import kernel_accesses
     from workbench.properties.footprint import global_footprints
     from workbench.properties.symbolic import evaluate_many
     spec = get_kernel("finite_diff")
     program = prepare(spec.build(spec.request(group_size="16x16")))
-    knl = program[next(iter(program.entrypoints))]
-    footprint = global_footprints(program, {"u": knl.arg_dict["u"]})["u"]
+    footprint = global_footprints(kernel_accesses(program), ["u"])["u"]
     used = int(evaluate_many({"u": footprint.used}, {"n": n})["u"])
     assert used == (n + 2) ** 2
     assert v["f_mem_access_global_float32_load_stride1"] > used

@@ -10,7 +10,14 @@ from workbench.errors import WorkbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from workbench.cli import kernel_cmds, lab_cmds, measure_cmds, model_cmds, volume_cmds
+    from workbench.cli import (
+        kernel_cmds,
+        lab_cmds,
+        measure_cmds,
+        model_cmds,
+        predict_cmds,
+        volume_cmds,
+    )
 
     parser = argparse.ArgumentParser(
         prog="workbench", description="Model GPU kernel performance with loopy.")
@@ -18,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     kernel_cmds.add_parsers(sub)
     measure_cmds.add_parsers(sub)
     model_cmds.add_parsers(sub)
+    predict_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
     return parser

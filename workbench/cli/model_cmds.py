@@ -1,4 +1,4 @@
-"""``workbench fit``, ``report`` and ``predict``."""
+"""``workbench fit``, ``report`` and ``select``."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-
 import pandas as pd
 
-from workbench.cli.common import parse_params, print_json, print_table
+from workbench.cli.common import print_json, print_table
 from workbench.errors import DeviceError, WorkbenchError
-from workbench.kernels import format_group_size, get_kernel, resolve_kernel
 from workbench.measure import MeasurementStore, default_store_path
+from workbench.models.contract import Need
 from workbench.models.registry import check_writable
 from workbench.models import (
     MODEL_FAMILIES,
@@ -22,7 +21,6 @@ from workbench.models import (
     save_model,
 )
 from workbench.models.expressions.insitu import TWIN_TIME, attach_twin_times, twin_times
-from workbench.properties import kernel_properties
 from workbench.reports import predictions, table1, table2, to_markdown
 
 
@@ -68,16 +66,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="the quick (CPU) family sizes")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_select)
-
-    p = sub.add_parser("predict", help="predict the run time of a kernel")
-    p.add_argument("kernel")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE")
-    p.add_argument("--variant")
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--group-size")
-    p.add_argument("--weights", required=True)
-    p.add_argument("--format", choices=("table", "json"), default="table")
-    p.set_defaults(func=cmd_predict)
 
 
 def store_device_key(store: MeasurementStore, selector: str | None) -> str:
@@ -141,6 +129,12 @@ def _fit_inputs(args, model=None):
 
 def cmd_fit(args) -> int:
     check_writable(args.output)
+    if Need.CALIBRATION not in get_family(args.family).needs:
+        raise WorkbenchError(
+            f"the {args.family} model is not fitted to run times: it predicts from a "
+            "device description ('workbench predict KERNEL --model roofline "
+            "--device-model h100'); its capacity-miss functions are fitted to profiled "
+            "volumes (RooflineModel().fit, benchmarks/block_study_volumes.py)")
     if args.model is not None or args.family == "expression":
         return _fit_expression(args)
     device, data, provenance = _fit_inputs(args)
@@ -255,40 +249,6 @@ def cmd_report(args) -> int:
     return 0
 
 
-def cmd_predict(args) -> int:
-    model = load_model(args.weights)
-    spec = resolve_kernel(args.kernel)
-    params = spec.check_parameter_names(parse_params(args.param))
-    if model.family == "expression":
-        return _predict_expression(args, model, spec, params)
-    props = kernel_properties(spec, variant=args.variant, dtype=args.dtype,
-                              group_size=args.group_size, granularity=model.granularity,
-                              subgroup_size=model.subgroup_size)
-    values = props.evaluate_named(params)
-    frame = pd.DataFrame({k: [float(v)] for k, v in values.items()})
-    total = float(model.predict(frame)[0])
-    missing = model.missing_weights(frame)
-    contributions = [{"property": k, "count": values[k], "weight": model.weights[k],
-                      "seconds": model.weights[k] * float(values[k])}
-                     for k in model.weights if k in values and values[k]]
-    if args.format == "json":
-        print_json({"kernel": spec.name, "params": params, "predicted_s": total,
-                    "group_size": format_group_size(props.group_size),
-                    "contributions": contributions, "properties_without_weight": missing})
-        return 0
-    print(f"{spec.name} {params} group {format_group_size(props.group_size)}: "
-          f"predicted {total * 1e3:.4f} ms")
-    print_table([{**c, "weight": f"{c['weight']:.3e}", "seconds": f"{c['seconds']:.3e}",
-                  "share": f"{c['seconds'] / total:.1%}" if total else ""}
-                 for c in sorted(contributions, key=lambda c: -abs(c["seconds"]))])
-    if missing:
-        print("warning: no weight for " + ", ".join(missing) + " (not calibrated)")
-    return 0
-
-
-
-
-
 def cmd_select(args) -> int:
     from workbench.cli.measure_cmds import family_sizes
     from workbench.kernels.families import default_families
@@ -325,25 +285,4 @@ def cmd_select(args) -> int:
                       "measured_rank": "" if row.measured_rank != row.measured_rank
                       else int(row.measured_rank)}
                      for row in r.ranking.itertuples()])
-    return 0
-
-
-def _predict_expression(args, model, spec, params) -> int:
-    """``predict`` with an expression model: the features its expression needs."""
-    from workbench.models.expressions import kernel_feature_values
-
-    props, features = kernel_feature_values(
-        spec, model.features, params, variant=args.variant, dtype=args.dtype,
-        group_size=args.group_size, granularity=model.granularity,
-        subgroup_size=model.subgroup_size)
-    total = float(model.evaluate({k: [v] for k, v in features.items()})[0])
-    if args.format == "json":
-        print_json({"kernel": spec.name, "params": params, "predicted_s": total,
-                    "group_size": format_group_size(props.group_size),
-                    "model": model.expression, "features": features,
-                    "parameters": dict(model.parameters)})
-        return 0
-    print(f"{spec.name} {params} group {format_group_size(props.group_size)}: "
-          f"predicted {total * 1e3:.4f} ms with {model.expression}")
-    print_table([{"feature": k, "count": f"{v:.6g}"} for k, v in features.items()])
     return 0

@@ -54,6 +54,10 @@ class MissFunction:
                 "note": self.note}
 
 
+_FIGURES = ("compute_units", "l1_bytes", "l2_bytes", "line_bytes", "sector_bytes",
+            "l1_banks", "l1_bank_bytes")
+
+
 @dataclass(frozen=True)
 class DeviceModel:
     name: str
@@ -71,6 +75,18 @@ class DeviceModel:
     def miss_function(self, name: str) -> MissFunction | None:
         return self.miss_functions.get(name)
 
+    def to_json(self) -> dict:
+        """Inverse of :meth:`from_json`."""
+        fig = lambda f: {"value": f.value, "source": f.source,  # noqa: E731
+                         **({"note": f.note} if f.note else {})}
+        return {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "name": self.name,
+            **{k: fig(getattr(self, k)) for k in _FIGURES},
+            "bandwidth_GBps": {k: fig(v) for k, v in self.bandwidth_GBps.items()},
+            "provenance": dict(self.provenance),
+            "miss_functions": {k: v.to_json() for k, v in self.miss_functions.items()},
+        }
+
     @classmethod
     def from_json(cls, doc: dict) -> DeviceModel:
         if doc.get("schema") != SCHEMA:
@@ -81,9 +97,7 @@ class DeviceModel:
         fig = lambda d: Figure(float(d["value"]), d["source"], d.get("note", ""))  # noqa: E731
         return cls(
             name=doc["name"],
-            **{k: fig(doc[k]) for k in ("compute_units", "l1_bytes", "l2_bytes",
-                                        "line_bytes", "sector_bytes", "l1_banks",
-                                        "l1_bank_bytes")},
+            **{k: fig(doc[k]) for k in _FIGURES},
             bandwidth_GBps={k: fig(v) for k, v in doc.get("bandwidth_GBps", {}).items()},
             provenance=dict(doc.get("provenance", {})),
             miss_functions={k: MissFunction(float(v["a"]), float(v["b"]), float(v["c"]),

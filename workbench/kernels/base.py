@@ -129,7 +129,7 @@ class BuildRequest:
     group_size: GroupSize
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # one object per kernel: compared and hashed by identity
 class KernelSpec:
     """One catalog entry.
 

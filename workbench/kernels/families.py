@@ -12,28 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from workbench.errors import UnknownNameError
-from workbench.kernels.base import BuildRequest, GroupSize, format_group_size
-from workbench.kernels.catalog import get_kernel
-
-
-@dataclass(frozen=True)
-class Candidate:
-    kernel: str
-    variant: str
-    group_size: GroupSize
-    params: tuple[tuple[str, int], ...]
-    dtype: str = "float32"
-
-    @property
-    def label(self) -> str:
-        return f"{self.kernel}/{self.variant}@{format_group_size(self.group_size)}"
-
-    @property
-    def params_dict(self) -> dict[str, int]:
-        return dict(self.params)
-
-    def request(self) -> BuildRequest:
-        return get_kernel(self.kernel).request(self.variant, self.dtype, self.group_size)
+from workbench.kernels.candidate import Candidate
 
 
 @dataclass(frozen=True)

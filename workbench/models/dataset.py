@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from workbench.errors import DeviceError, UnknownNameError, WorkbenchWarning
-from workbench.kernels import get_kernel
+from workbench.errors import DeviceError, ModelError, UnknownNameError, WorkbenchWarning
+from workbench.kernels import KernelSpec, get_kernel
+from workbench.kernels.candidate import Candidate
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.store import Measurement, MeasurementStore
 from workbench.properties import Granularity, kernel_properties
@@ -23,9 +24,12 @@ META_COLUMNS = ("kernel", "variant", "dtype", "group_size", "params", "role", "t
 
 @dataclass(frozen=True)
 class Row:
-    """One configuration to put in a dataset; ``time_s`` is None for a pure prediction."""
+    """One configuration to put in a dataset; ``time_s`` is None for a pure prediction.
 
-    kernel: str
+    ``kernel`` is a catalog name or the spec of a kernel outside the catalog (a user's
+    kernel, a tuning-space point)."""
+
+    kernel: str | KernelSpec
     variant: str
     dtype: str
     group_size: tuple[int, ...]
@@ -35,24 +39,30 @@ class Row:
 
 
 def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granularity.WORKITEM,
-                subgroup_size: int | None = None) -> pd.DataFrame:
+                subgroup_size: int | None = None, keep_order: bool = False) -> pd.DataFrame:
     """Metadata columns plus one column per property, for catalog configurations.
 
     Properties are extracted once per (kernel, variant, dtype, group size) and
-    evaluated for all of that build's sizes at once.
+    evaluated for all of that build's sizes at once; rows come grouped by build, or
+    in the order given with ``keep_order``.
     """
-    groups: dict[tuple, list[Row]] = defaultdict(list)
-    for r in rows:
-        groups[r.kernel, r.variant, r.dtype, r.group_size].append(r)
+    rows = list(rows)
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        groups[r.kernel, r.variant, r.dtype, r.group_size].append(i)
 
     frames = []
     skipped = []
-    for (kernel, variant, dtype, group), rs in groups.items():
-        try:
-            spec = get_kernel(kernel)
-        except UnknownNameError:
-            skipped.append(kernel)  # e.g. a user kernel measured ad hoc
-            continue
+    for (kernel, variant, dtype, group), positions in groups.items():
+        rs = [rows[i] for i in positions]
+        if isinstance(kernel, KernelSpec):
+            spec = kernel
+        else:
+            try:
+                spec = get_kernel(kernel)
+            except UnknownNameError:
+                skipped.append(kernel)  # e.g. a user kernel measured ad hoc
+                continue
         props = kernel_properties(spec, variant=variant, dtype=dtype, group_size=group,
                                   granularity=granularity, subgroup_size=subgroup_size)
         params = {p: np.array([dict(r.params)[p] for r in rs]) for p in props.parameters}
@@ -60,7 +70,7 @@ def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granula
         frame = pd.DataFrame({f.name: np.asarray(v, dtype=np.float64).reshape(-1)
                               if np.ndim(v) else np.full(len(rs), float(v))
                               for f, v in values.items()})
-        frame.insert(0, "kernel", kernel)
+        frame.insert(0, "kernel", spec.name)
         frame.insert(1, "variant", variant)
         frame.insert(2, "dtype", dtype)
         frame.insert(3, "group_size", "x".join(map(str, group)))
@@ -68,16 +78,35 @@ def build_frame(rows: Iterable[Row], *, granularity: Granularity | str = Granula
         frame.insert(5, "role", spec.role.value)
         frame.insert(6, "time_s", [np.nan if r.time_s is None else r.time_s for r in rs])
         frame.insert(7, "device", [r.device for r in rs])
+        frame.index = positions
         frames.append(frame)
     if skipped:
         warnings.warn(f"left out measurements of kernels that are not in the catalog: "
                       f"{', '.join(sorted(set(skipped)))}", WorkbenchWarning, stacklevel=2)
     if not frames:
         return pd.DataFrame(columns=list(META_COLUMNS))
-    data = pd.concat(frames, ignore_index=True, sort=False)
+    data = pd.concat(frames, sort=False)
+    data = (data.sort_index() if keep_order else data).reset_index(drop=True)
     feature_cols = [c for c in data.columns if c not in META_COLUMNS]
     data[feature_cols] = data[feature_cols].fillna(0.0)
     return data
+
+
+def candidate_frame(candidates: Sequence[Candidate], *,
+                    granularity: Granularity | str = Granularity.WORKITEM,
+                    subgroup_size: int | None = None, device: str = "",
+                    measured: Mapping[Candidate, float] | None = None) -> pd.DataFrame:
+    """A dataset frame of candidates, one row each, in the order given."""
+    measured = measured or {}
+    rows = [Row(c.kernel, c.variant, c.dtype, tuple(c.group_size), c.params,
+                measured.get(c), device) for c in candidates]
+    frame = build_frame(rows, granularity=granularity, subgroup_size=subgroup_size,
+                        keep_order=True)
+    if len(frame) != len(rows):
+        raise ModelError("some candidates' kernels are not in the catalog; pass their "
+                         "KernelSpec (workbench.kernels.spec_from_loopy) instead of a name")
+    frame.insert(0, "candidate", [c.label for c in candidates])
+    return frame
 
 
 def build_dataset(measurements: Iterable[Measurement], *,
@@ -91,7 +120,7 @@ def build_dataset(measurements: Iterable[Measurement], *,
 
 
 def feature_columns(data: pd.DataFrame) -> list[str]:
-    return [c for c in data.columns if c not in META_COLUMNS]
+    return [c for c in data.columns if c not in META_COLUMNS and c != "candidate"]
 
 
 def store_device(store: MeasurementStore, selector: str | None = None) -> DeviceIdentity:

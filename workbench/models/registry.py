@@ -1,4 +1,6 @@
-"""The one place model families are registered; the CLI and UI look them up here."""
+"""The one place model families are registered; the CLI, the UI and the tuner look
+them up here.  Each paper's model lives in its own package (``home``); this module
+only lists them."""
 
 from __future__ import annotations
 
@@ -6,12 +8,14 @@ import json
 from pathlib import Path
 
 from workbench.errors import ModelError, UnknownNameError
-from workbench.models.contract import FittedModel, ModelFamily
+from workbench.models.contract import FittedModel, ModelFamily, Need
 from workbench.models.expressions.model import ExpressionModel
+from workbench.models.roofline.family import RooflineModel
 from workbench.models.unified.linear import UnifiedLinearModel
 
 MODEL_FAMILIES: dict[str, ModelFamily] = {
-    family.name: family for family in (UnifiedLinearModel(), ExpressionModel())
+    family.name: family for family in (UnifiedLinearModel(), ExpressionModel(),
+                                       RooflineModel())
 }
 
 
@@ -20,6 +24,16 @@ def get_family(name: str) -> ModelFamily:
         return MODEL_FAMILIES[name]
     except KeyError:
         raise UnknownNameError("model family", name, MODEL_FAMILIES) from None
+
+
+def family_summary(family: ModelFamily) -> dict:
+    """What ``workbench models`` shows of a family."""
+    needs = sorted(family.needs, key=lambda n: list(Need).index(n))
+    return {"family": family.name, "paper": family.paper.to_json(), "home": family.home,
+            "needs": [n.value for n in needs],
+            "predicts_from_kernel_alone": all(n.from_kernel_alone or
+                                              n is Need.DEVICE_DESCRIPTION for n in needs),
+            "description": family.describe()}
 
 
 def check_writable(path: str | Path) -> None:

@@ -35,6 +35,7 @@ from workbench.properties.features import (
     ThreadGroups,
     feature_sort_key,
 )
+from workbench.properties.accesses import KernelAccesses, kernel_accesses
 from workbench.properties.counting import access_counts, op_counts, prepare
 from workbench.properties.footprint import Footprint, global_footprints
 from workbench.properties.symbolic import (
@@ -98,6 +99,15 @@ class KernelProperties:
     accesses: tuple[AccessRecord, ...] = ()
     program: object = field(default=None, compare=False, repr=False)
     _footprints: dict = field(default_factory=dict, compare=False, repr=False)
+    _access_model: list = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def access_model(self) -> KernelAccesses:
+        """The kernel's global subscripts, domains and layouts (computed on first use),
+        shared by the footprints here and the roofline's data volumes."""
+        if not self._access_model:
+            self._access_model.append(kernel_accesses(self.program))
+        return self._access_model[0]
 
     def footprint(self, array: str) -> Footprint:
         """Symbolic footprint of one global array (computed on first use)."""
@@ -105,12 +115,12 @@ class KernelProperties:
             if array in self.utilization:
                 self._footprints[array] = self.utilization[array]
             else:
-                knl = entry_kernel(self.program)
-                if array not in knl.arg_dict:
+                model = self.access_model
+                if array not in model.arrays:
                     raise UnknownNameError(f"array of {self.kernel_name!r}", array,
-                                           knl.arg_dict)
+                                           model.arrays)
                 shared: dict = {}
-                fp = global_footprints(self.program, {array: knl.arg_dict[array]})[array]
+                fp = global_footprints(model, [array])[array]
                 self._footprints[array] = Footprint(
                     array, intern_expression(fp.used, shared),
                     intern_expression(fp.filled, shared))
@@ -260,7 +270,6 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             continue
         _add(counts, OpCount(dtype, kind), pwqpolynomial_to_expr(poly.pwqpolynomial))
 
-    global_arrays = {a.name: a for a in pre_knl.args if isinstance(a, lp.ArrayArg)}
     strides = {}
     for acc in mem.keys():
         if acc.mtype == "global":
@@ -268,10 +277,11 @@ def extract_properties(kernel: lp.TranslationUnit, *,
                                          if acc.lid_strides is not None else None)
     needs_footprint = {acc.variable for acc, s in strides.items() if s not in (0, 1)}
     footprints: dict[str, Footprint] = {}
+    access_model: list = []
     if needs_footprint:
+        access_model.append(kernel_accesses(pre))
         try:
-            footprints = global_footprints(
-                pre, {n: a for n, a in global_arrays.items() if n in needs_footprint})
+            footprints = global_footprints(access_model[0], needs_footprint)
         except (LoopyError, UnableToDetermineAccessRangeError, isl.Error, TypeError):
             footprints = {}  # non-affine index: utilization unknown, taken as full
 
@@ -338,4 +348,5 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         utilization=footprints,
         accesses=records,
         program=pre,
+        _access_model=access_model,
     )

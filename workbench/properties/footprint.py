@@ -4,7 +4,8 @@ The utilization of an array is |F| / |fill(F)|: the number of distinct elements 
 instruction touches, over the same set with the gaps along the array's fastest axis
 filled in (for each fixed index on the other axes, every element between the first
 and the last touched one).  Both are exact barvinok counts, symbolic in the kernel's
-parameters.
+parameters, over the accesses of the shared access model
+(:mod:`workbench.properties.accesses`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import islpy as isl
-import loopy as lp
-from loopy.kernel.array import FixedStrideArrayDimTag
-from loopy.symbolic import WalkMapper, get_access_map
+from loopy.symbolic import get_access_map
 
-from workbench.kernels.base import entry_kernel
+from workbench.properties.accesses import KernelAccesses
 from workbench.properties.symbolic import Expression, pwqpolynomial_to_expr
 
 
@@ -27,15 +26,6 @@ class Footprint:
     array: str
     used: Expression
     filled: Expression
-
-
-def fastest_axis(array) -> int:
-    """The axis whose stride is 1 element (last axis when strides are unknown)."""
-    tags = getattr(array, "dim_tags", None) or ()
-    for axis, tag in enumerate(tags):
-        if isinstance(tag, FixedStrideArrayDimTag) and tag.stride == 1:
-            return axis
-    return max(len(tags) - 1, 0)
 
 
 def fill_along_axis(footprint: isl.Set, axis: int) -> isl.Set:
@@ -55,52 +45,26 @@ def fill_along_axis(footprint: isl.Set, axis: int) -> isl.Set:
     return above_some & below_some
 
 
-class SubscriptCollector(WalkMapper):
-    """Every subscript of the named arrays in an expression (calls included)."""
-
-    def __init__(self, names):
-        super().__init__()
-        self.names = names
-        self.found = []
-
-    def map_subscript(self, expr, *args, **kwargs):
-        if getattr(expr.aggregate, "name", None) in self.names:
-            self.found.append(expr)
-        return super().map_subscript(expr, *args, **kwargs)
-
-
-def _access_sets(kernel: lp.TranslationUnit, names) -> dict[str, isl.Set]:
+def _access_sets(accesses: KernelAccesses, names) -> dict[str, isl.Set]:
     """Union, per array, of every instruction's accessed index set (Algorithm 2)."""
-    knl = entry_kernel(kernel)
     per_array: dict[str, isl.Set] = {}
-    for insn in knl.instructions:
-        if not isinstance(insn, lp.MultiAssignmentBase):
-            continue
-        inames = knl.insn_inames(insn)
-        domain = knl.get_inames_domain(inames).project_out_except(
-            inames, [isl.dim_type.set])
-        collector = SubscriptCollector(names)
-        collector(insn.expression)
-        for assignee in insn.assignees:
-            collector(assignee)
-        for sub in collector.found:
-            index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
-            accessed = get_access_map(domain, index, knl.assumptions).range()
-            name = sub.aggregate.name
-            per_array[name] = per_array[name] | accessed if name in per_array else accessed
+    for ins, sub in accesses.subscripts_of(names):
+        accessed = get_access_map(ins.domain, sub.index, accesses.assumptions).range()
+        name = sub.array
+        per_array[name] = per_array[name] | accessed if name in per_array else accessed
     return per_array
 
 
-def global_footprints(kernel: lp.TranslationUnit, global_arrays: dict) -> dict[str, Footprint]:
+def global_footprints(accesses: KernelAccesses, names) -> dict[str, Footprint]:
     """Footprints (reads and writes together, per array) of the named global arrays.
 
-    ``kernel`` must be preprocessed.  An index that is not affine raises isl.Error or
-    TypeError, which the caller treats as an unknown footprint.
+    An index that is not affine raises isl.Error or TypeError, which the caller
+    treats as an unknown footprint.
     """
     result = {}
-    for name, fp in _access_sets(kernel, set(global_arrays)).items():
+    for name, fp in _access_sets(accesses, set(names)).items():
         fp = fp.coalesce()
-        filled = fill_along_axis(fp, fastest_axis(global_arrays[name])).coalesce()
+        filled = fill_along_axis(fp, accesses.arrays[name].fastest_axis).coalesce()
         result[name] = Footprint(name, pwqpolynomial_to_expr(fp.card()),
                                  pwqpolynomial_to_expr(filled.card()))
     return result

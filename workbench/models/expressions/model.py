@@ -48,7 +48,15 @@ import pandas as pd
 
 from workbench.errors import ModelError, WorkbenchWarning
 from workbench.measure.provenance import library_versions, utc_now_iso
-from workbench.models.contract import geometric_mean, relative_errors
+from workbench.models.contract import (
+    Need,
+    Paper,
+    RanksByPrediction,
+    geometric_mean,
+    needs_calibration,
+    relative_errors,
+)
+from workbench.models.dataset import candidate_frame
 from workbench.errors import UnknownModelNameError
 from workbench.models.expressions.expression import ModelExpression, parse_model
 from workbench.models.expressions.feature_values import dataset_feature_values
@@ -183,8 +191,13 @@ class ExpressionModelSpec:
         }
 
 
+PAPER = Paper("Stevens & Klöckner, 2019",
+              "A mechanism for balancing accuracy and scope in cross-machine black-box "
+              "GPU performance modeling", "stevens-kloeckner-2019-accuracy-scope-summary-zh.txt")
+
+
 @dataclass(frozen=True)
-class FittedExpressionModel:
+class FittedExpressionModel(RanksByPrediction):
     """A fitted expression model: predicts, reports and saves itself."""
 
     spec: ExpressionModelSpec
@@ -230,6 +243,32 @@ class FittedExpressionModel:
         if len(frame) == 0:
             return np.zeros(0)
         return self.evaluate(self.feature_values(frame))
+
+    def predict_candidates(self, candidates, *, twins=None, device: str | None = None,
+                           **context) -> np.ndarray:
+        """Predicted times of candidates.  A model that reads ``f_wr_wall_time`` needs
+        the measured ``twins`` (:func:`~workbench.models.expressions.insitu.twin_times`);
+        ``device`` (default: the model's) is the device of device features."""
+        if not len(candidates):
+            return np.zeros(0)
+        frame = candidate_frame(candidates, granularity=self.granularity,
+                                subgroup_size=self.subgroup_size,
+                                device=device or dict(self.device).get("device", ""))
+        if twins is not None:
+            from workbench.models.expressions.insitu import attach_twin_times
+            frame = attach_twin_times(frame, twins)
+        return self.predict(frame)
+
+    @property
+    def needs(self) -> frozenset[Need]:
+        """What predicting with this fitted model needs, from the features it reads."""
+        from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME
+        needs = {Need.COUNTS}
+        if TWIN_TIME in self.features:
+            needs.add(Need.TWIN_MEASUREMENTS)
+        if CU_BALANCE in self.features:
+            needs.add(Need.DEVICE_DESCRIPTION)
+        return frozenset(needs)
 
     def evaluate(self, features: Mapping[str, np.ndarray]) -> np.ndarray:
         return self.spec.model.evaluate(features, self.parameters)
@@ -321,6 +360,14 @@ class ExpressionModel:
     """Model family 'expression' (user-written models, 2019 paper)."""
 
     name = FAMILY
+    paper = PAPER
+    # the in-situ features add twin measurements and a device description; a fitted
+    # model says which it needs (FittedExpressionModel.needs)
+    needs = frozenset({Need.COUNTS, Need.CALIBRATION})
+    home = "workbench.models.expressions"
+
+    def ready(self, **options) -> FittedExpressionModel:
+        raise needs_calibration(self)
 
     def describe(self) -> str:
         return ("User-written model (Stevens & Kloeckner 2019): run time = any "

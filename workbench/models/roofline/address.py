@@ -12,24 +12,19 @@ from a loopy kernel.
 
 from __future__ import annotations
 
-import enum
 import numbers
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pymbolic.primitives as prim
 from pymbolic import parse as _parse_pymbolic
 
 from workbench.errors import ParameterError
+from workbench.properties.features import Direction  # the one load/store of the workbench
 
 THREAD_VARS: tuple[str, ...] = ("tx", "ty", "tz")
 BLOCK_VARS: tuple[str, ...] = ("bx", "by", "bz")
 HW_VARS: tuple[str, ...] = THREAD_VARS + BLOCK_VARS
-
-
-class Direction(enum.Enum):
-    LOAD = "load"
-    STORE = "store"
 
 
 # {{{ affine expressions

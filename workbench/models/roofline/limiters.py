@@ -46,8 +46,7 @@ Choices made here (documented, not from the paper's text):
 from __future__ import annotations
 
 import enum
-import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from workbench.errors import ParameterError

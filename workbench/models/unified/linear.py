@@ -15,8 +15,15 @@ import pandas as pd
 
 from workbench.errors import ModelError
 from workbench.measure.provenance import library_versions, utc_now_iso
-from workbench.models.contract import geometric_mean, relative_errors
-from workbench.models.dataset import feature_columns
+from workbench.models.contract import (
+    Need,
+    Paper,
+    RanksByPrediction,
+    geometric_mean,
+    needs_calibration,
+    relative_errors,
+)
+from workbench.models.dataset import candidate_frame, feature_columns
 from workbench.properties import feature_label, feature_sort_key, parse_feature
 
 SCHEMA = "workbench.model"
@@ -37,8 +44,13 @@ def _sorted_names(names) -> list[str]:
     return sorted(names, key=lambda n: feature_sort_key(parse_feature(n)))
 
 
+PAPER = Paper("Stevens & Klöckner, 2018",
+              "A unified, hardware-fitted, cross-GPU performance model",
+              "stevens-kloeckner-unified-cross-gpu-model.txt")
+
+
 @dataclass
-class FittedLinearModel:
+class FittedLinearModel(RanksByPrediction):
     weights: dict[str, float]
     confidence_intervals: dict[str, tuple[float, float]]
     unexercised: list[str]
@@ -60,6 +72,13 @@ class FittedLinearModel:
             if name in frame:
                 total = total + w * frame[name].to_numpy(dtype=float)
         return total
+
+    def predict_candidates(self, candidates, **context) -> np.ndarray:
+        """Predicted times of candidates, from their counts (no device needed)."""
+        if not len(candidates):
+            return np.zeros(0)
+        return self.predict(candidate_frame(candidates, granularity=self.granularity,
+                                            subgroup_size=self.subgroup_size))
 
     def missing_weights(self, data: pd.DataFrame) -> list[str]:
         """Properties present (non-zero) in ``data`` that the model has no weight for."""
@@ -91,6 +110,12 @@ class UnifiedLinearModel:
     """Model family 'unified-linear'."""
 
     name = FAMILY
+    paper = PAPER
+    needs = frozenset({Need.COUNTS, Need.CALIBRATION})
+    home = "workbench.models.unified"
+
+    def ready(self, **options) -> FittedLinearModel:
+        raise needs_calibration(self)
 
     def describe(self) -> str:
         return ("Unified cross-GPU linear model (Stevens & Kloeckner): run time = sum of "

@@ -1,0 +1,201 @@
+"""The extended roofline as a model family: predictions from a kernel and a device
+description alone, behind the same contract as the fitted models.
+
+``RooflineModel().ready(device_model="h100")`` needs no measurement: it reads the
+device description (bandwidths, caches, compute units and fitted miss functions,
+:mod:`workbench.hardware`).  ``fit`` fits the description's capacity-miss functions
+to measured data volumes (:mod:`workbench.models.roofline.miss_fit`): its data are
+one row per configuration with ``kernel``, ``variant``, ``dtype``, ``group_size``
+(``"32x4x8"``), ``params`` (``"nx=512,ny=512,nz=512"``), ``l2_load_bytes`` and
+``dram_read_bytes``, as profiled (``sample_data/h100/ncu-volumes.csv`` is such data).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError, WorkbenchError
+from workbench.hardware.description import DeviceModel, load_device_model
+from workbench.kernels.candidate import Candidate
+from workbench.models.contract import Need, Paper, Ranking, make_ranking
+from workbench.models.roofline.limiters import (
+    RooflinePrediction,
+    estimate_inputs,
+    predict_block,
+)
+from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_functions
+
+SCHEMA = "workbench.model"
+SCHEMA_VERSION = 1
+FAMILY = "roofline"
+PAPER = Paper("Ernst et al.", "Analytical performance estimation during code generation "
+              "on modern GPUs", "ernst-analytical-data-volume-estimation-gpu.txt")
+
+#: Options of :func:`~workbench.models.roofline.limiters.predict_block` a model keeps.
+OPTIONS = ("blocks_per_sm", "clock_hz", "flop_rate", "reuse", "method")
+
+
+def _options(options: Mapping[str, object]) -> dict:
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise ModelError(f"unknown roofline option(s) {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(OPTIONS)}")
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _device(device_model: DeviceModel | str | None) -> DeviceModel:
+    if device_model is None:
+        raise ModelError("the roofline model needs a device description: "
+                         "--device-model h100 (or v100, or a JSON file)")
+    return device_model if isinstance(device_model, DeviceModel) \
+        else load_device_model(device_model)
+
+
+def _params_text(text: str) -> dict[str, int]:
+    return {k.strip(): int(v) for k, v in (p.split("=") for p in str(text).split(",") if p)}
+
+
+def _candidates(data: pd.DataFrame) -> list[Candidate]:
+    lacking = [c for c in ("kernel", "variant", "dtype", "group_size", "params")
+               if c not in data.columns]
+    if lacking:
+        raise ModelError(f"roofline predictions need the column(s) {', '.join(lacking)}")
+    return [Candidate(k, v, tuple(int(s) for s in str(g).split("x")),
+                      tuple(sorted(_params_text(p).items())), d)
+            for k, v, d, g, p in zip(data["kernel"], data["variant"], data["dtype"],
+                                     data["group_size"], data["params"])]
+
+
+@dataclass(frozen=True)
+class FittedRoofline:
+    """The roofline for one device description (and prediction options)."""
+
+    device_model: DeviceModel
+    options: Mapping[str, object] = field(default_factory=dict)
+    fit_stats: Mapping[str, object] = field(default_factory=dict)
+    provenance: Mapping[str, object] = field(default_factory=dict)
+    family: str = FAMILY
+
+    @property
+    def device(self) -> dict:
+        return {"device": self.device_model.name}
+
+    def prediction(self, candidate: Candidate) -> RooflinePrediction:
+        """Limiter times, volumes and notes of one candidate (its sizes fixed)."""
+        return predict_block(candidate.build(), candidate.params_dict, None,
+                             self.device_model, **self.options)
+
+    def _predict(self, candidates) -> tuple[np.ndarray, list[str | None]]:
+        times, errors = [], []
+        for c in candidates:
+            try:
+                times.append(self.prediction(c).time)
+                errors.append(None)
+            except (WorkbenchError, ValueError) as err:
+                # one candidate the address model cannot read does not stop a ranking
+                times.append(math.nan)
+                errors.append(f"{type(err).__name__}: {err}")
+        return np.asarray(times, dtype=float), errors
+
+    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> np.ndarray:
+        return self._predict(candidates)[0]
+
+    def predict(self, data: pd.DataFrame) -> np.ndarray:
+        return self.predict_candidates(_candidates(data))
+
+    def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
+        began = time.perf_counter()
+        predicted, errors = self._predict(candidates)
+        return make_ranking(candidates, predicted, began, errors)
+
+    def report_data(self) -> dict:
+        d = self.device_model
+        rows = [{"property": k, "label": k.replace("_", " "), "value": getattr(d, k).value,
+                 "source": getattr(d, k).source} for k in
+                ("compute_units", "l1_bytes", "l2_bytes", "line_bytes", "sector_bytes",
+                 "l1_banks", "l1_bank_bytes")]
+        rows += [{"property": f"bandwidth_{k}_GBps", "label": f"{k} bandwidth (GB/s)",
+                  "value": f.value, "source": f.source} for k, f in d.bandwidth_GBps.items()]
+        for name, f in d.miss_functions.items():
+            rows += [{"property": f"{name}_{p}", "label": f"{name} miss function {p}",
+                      "value": getattr(f, p), "source": f.source} for p in "abc"]
+        table = pd.DataFrame(rows)
+        table["ci_low"] = table["ci_high"] = np.nan
+        return {"parameters": table, "fit": dict(self.fit_stats), "unexercised": []}
+
+    def to_json(self) -> dict:
+        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": FAMILY,
+                "device_model": self.device_model.to_json(), "options": dict(self.options),
+                "fit": dict(self.fit_stats), "device": self.device,
+                "provenance": dict(self.provenance)}
+
+
+class RooflineModel:
+    """Model family 'roofline' (Ernst et al.: data volumes through L1, L2 and DRAM)."""
+
+    name = FAMILY
+    paper = PAPER
+    needs = frozenset({Need.ADDRESSES, Need.DEVICE_DESCRIPTION})
+    home = "workbench.models.roofline"
+
+    def describe(self) -> str:
+        return ("Extended roofline (Ernst et al.): the kernel's compulsory data volumes "
+                "between L1, L2 and DRAM are estimated from its address expressions (L1 "
+                "bank-conflict cycles, L2->L1 sectors, DRAM traffic per wave of concurrent "
+                "blocks with L2 reuse distances) and turned into times by the device "
+                "description's bandwidths; the largest limiter is the prediction. Needs no "
+                "run-time measurement; capacity-miss functions are fitted to profiled "
+                "volumes. Memory-bound kernels only: the FLOP limiter needs a peak rate.")
+
+    def ready(self, *, device_model: DeviceModel | str | None = None, **options
+              ) -> FittedRoofline:
+        return FittedRoofline(_device(device_model), _options(options))
+
+    def fit(self, data: pd.DataFrame, *, device_model: DeviceModel | str | None = None,
+            provenance: Mapping | None = None, **options) -> FittedRoofline:
+        """Fit the device description's miss functions to measured volumes (module
+        docstring); estimates are made with the description's miss functions removed."""
+        from workbench.measure.provenance import library_versions, utc_now_iso
+
+        device = _device(device_model)
+        lacking = [c for c in ("l2_load_bytes", "dram_read_bytes") if c not in data.columns]
+        if lacking:
+            raise ModelError("fitting the roofline needs measured volumes: column(s) "
+                             f"{', '.join(lacking)} (bytes per configuration)")
+        opts = _options(options)
+        compulsory = replace(device, miss_functions={})
+        observations = []
+        for c, l2, dram in zip(_candidates(data), data["l2_load_bytes"],
+                               data["dram_read_bytes"]):
+            inputs = estimate_inputs(c.build(), c.params_dict, compulsory,
+                                     **{k: v for k, v in opts.items()
+                                        if k in ("blocks_per_sm", "reuse", "method")})
+            observations.append(VolumeObservation(inputs, float(l2), float(dram)))
+        fitted = fit_miss_functions(observations, compulsory)
+        stats = {"n_configurations": len(observations),
+                 "miss_functions": {k: v.to_json() for k, v in fitted.items()}}
+        prov = {"library_versions": library_versions(), "created": utc_now_iso(),
+                **(provenance or {})}
+        return FittedRoofline(replace(device, miss_functions=fitted), opts, stats, prov)
+
+    def load(self, document: Mapping) -> FittedRoofline:
+        if document.get("schema") != SCHEMA or document.get("family") != FAMILY:
+            raise ModelError("not a roofline model file")
+        version = document.get("schema_version", 0)
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise ModelError(f"model file has schema version {version!r}; this workbench "
+                             f"reads up to {SCHEMA_VERSION}: upgrade the workbench")
+        try:
+            device = DeviceModel.from_json(document["device_model"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise ModelError(f"roofline model file has no valid device description: "
+                             f"{err}") from None
+        return FittedRoofline(device, _options(document.get("options") or {}),
+                              dict(document.get("fit") or {}),
+                              dict(document.get("provenance") or {}))
