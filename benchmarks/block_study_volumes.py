@@ -33,17 +33,17 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import least_squares
 from scipy.stats import spearmanr
 
 from workbench.kernels.study import lbm_spec, star_stencil_spec
 from workbench.measure import MeasurementStore
-from workbench.hardware.description import MissFunction, load_device_model
+from workbench.hardware.description import load_device_model
 from workbench.models.roofline.limiters import (
     estimate_inputs,
     l1_oversubscription,
     roofline,
 )
+from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_functions
 
 ROOT = Path(__file__).resolve().parents[1]
 H100 = ROOT / "sample_data" / "h100"
@@ -68,41 +68,9 @@ def estimate_all(ncu: pd.DataFrame, device) -> list[dict]:
     return rows
 
 
-def _sigmoid_fit(residuals, x0=(0.5, 5.0, 1.0)) -> MissFunction:
-    res = least_squares(residuals, np.asarray(x0, float),
-                        bounds=([0.0, 0.0, 0.0], [1.0, 1e6, 100.0]))
-    a, b, c = res.x
-    return MissFunction(float(a), float(b), float(c))
-
-
-def fit_l1(rows, device) -> tuple[MissFunction, pd.DataFrame]:
-    """R_L1(O) from measured L2 -> L1 load sectors: (V - Vcomp) / (Vup - Vcomp)."""
-    pts = []
-    for r in rows:
-        i = r["inputs"]
-        comp = i.l2_l1.load_sectors_bytes * i.blocks
-        up = i.l2_l1.load_requested_bytes * i.blocks
-        meas = r["ncu"]["l2_load_bytes"]
-        if up - comp > 0.02 * comp:          # some redundancy to miss on
-            pts.append({"O": l1_oversubscription(i, device),
-                        "R": (meas - comp) / (up - comp), "weight": (up - comp) / up})
-    df = pd.DataFrame(pts)
-    o, ratio = df["O"].to_numpy(), np.clip(df["R"].to_numpy(), -0.5, 1.5)
-
-    def residuals(p):
-        return p[0] * np.exp(-p[1] * np.exp(-p[2] * o)) - ratio
-    return _sigmoid_fit(residuals), df
-
-
-def fit_l2(rows) -> MissFunction:
-    """The reuse-distance miss function from measured DRAM read bytes."""
-    meas = np.array([r["ncu"]["dram_read_bytes"] for r in rows])
-
-    def residuals(p):
-        f = MissFunction(*p)
-        pred = np.array([r["inputs"].dram.with_miss_ratio(f).load_bytes for r in rows])
-        return pred / meas - 1.0
-    return _sigmoid_fit(residuals, x0=(0.9, 20.0, 6.0))
+def observations(rows) -> list[VolumeObservation]:
+    return [VolumeObservation(r["inputs"], r["ncu"]["l2_load_bytes"],
+                              r["ncu"]["dram_read_bytes"]) for r in rows]
 
 
 def predict(rows, device) -> pd.DataFrame:
@@ -232,9 +200,7 @@ def main() -> None:
     train = [r for r in rows if (r["kernel"], r["variant"]) != HELD_OUT]
     fits = {}
     for label, subset in (("all", rows), ("without star_stencil_3d nofold", train)):
-        l1, _ = fit_l1(subset, base)
-        l2 = fit_l2(subset)
-        fits[label] = {"l1_capacity": l1, "l2_reuse": l2}
+        fits[label] = fit_miss_functions(observations(subset), base)
         device = replace(base, miss_functions=fits[label])
         pred = attach_measured(predict(rows, device))
         results[f"fitted on {label}"] = (ranking_summary(pred), volume_errors(pred), pred)
@@ -255,7 +221,7 @@ def main() -> None:
                          for t, (s, e, _) in results.items()}}
     (H100 / "block-study-miss-fits.json").write_text(json.dumps(doc, indent=1))
     if args.write_device_model:
-        path = ROOT / "workbench" / "volumes" / "data" / "h100.json"
+        path = ROOT / "workbench" / "hardware" / "data" / "h100.json"
         model = json.loads(path.read_text())
         note = ("fitted by benchmarks/block_study_volumes.py to Nsight Compute volumes of "
                 f"the block-size study (sample_data/h100/ncu-volumes.csv), {doc['created']}")

@@ -126,6 +126,10 @@ UNSAFE = [
     ("exp(p_a, p_a)", "takes 1 argument"),
     ("", "expected an expression"),
     ("2 * f_thread_groups", "no p_ parameters"),
+    ("(p_a, f_thread_groups)", "tuples are not allowed"),
+    ("-" * 5000 + "p_a", "nested too deeply"),
+    ("p_a * " + "(" * 101 + "f_thread_groups" + ")" * 101, "nesting deeper"),
+    ("p_a * f_thread_groups if p_a else p_a", "keyword 'if'"),
 ]
 
 
