@@ -2,7 +2,8 @@
 
 The data path runs one way: kernel -> properties -> measurements -> fitted model ->
 predictions -> tables and plots.  Subpackages, in that order: ``kernels``,
-``properties``, ``measure``, ``models``, ``reports``; ``cli`` and ``ui`` sit on top.
+``properties``, ``hardware`` (device descriptions), ``measure``, ``models`` (one
+folder per paper), ``tuning``, ``reports``; ``cli`` and ``ui`` sit on top.
 """
 
 __version__ = "0.1.0"

@@ -1,8 +1,30 @@
-"""Model families (describe / fit / predict / report data) and their registry."""
+"""The models, one folder per paper, behind one contract and one registry.
 
-from workbench.models.contract import FittedModel, ModelFamily, geometric_mean, relative_errors
+* :mod:`.contract`: what every family and fitted model provides (describe, fit or
+  ready, predict, rank, report data, JSON) and what each needs (:class:`Need`);
+* :mod:`.registry`: the families by name, loading and saving model files;
+* :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
+* :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
+* :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
+  features (Stevens & Klöckner);
+* :mod:`.roofline`: data volumes through L1/L2/DRAM and the extended roofline
+  (Ernst et al.);
+* :mod:`.tiling`: time-tiled stencils (Prajapati et al.), not built yet;
+* :mod:`.ir_features`: IR features with PCA + kNN (Lift), not built yet.
+"""
+
+from workbench.models.contract import (
+    FittedModel,
+    ModelFamily,
+    Need,
+    Paper,
+    Ranking,
+    geometric_mean,
+    relative_errors,
+)
 from workbench.models.dataset import (
     build_dataset,
+    candidate_frame,
     feature_columns,
     load_store_dataset,
     store_device,
@@ -13,13 +35,15 @@ from workbench.models.expressions.model import (
     ExpressionModelSpec,
     FittedExpressionModel,
 )
+from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
 
 __all__ = [
     "MODEL_FAMILIES", "ExpressionModel", "ExpressionModelSpec", "FittedExpressionModel",
-    "FittedLinearModel", "FittedModel", "ModelExpression", "ModelFamily",
-    "UnifiedLinearModel", "build_dataset", "feature_columns", "geometric_mean",
+    "FittedLinearModel", "FittedModel", "FittedRoofline", "ModelExpression", "ModelFamily",
+    "Need", "Paper", "Ranking", "RooflineModel",
+    "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",
     "get_family", "load_model", "load_store_dataset", "parse_model", "relative_errors",
     "save_model", "smooth_max", "store_device",
 ]

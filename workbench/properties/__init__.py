@@ -1,5 +1,18 @@
-"""Symbolic kernel properties: records, extraction from loopy, fast evaluation."""
+"""What the workbench reads off a loopy kernel, symbolically, without a device.
 
+* :mod:`.features`: the property records (``OpCount``, ``GlobalAccess``...) and names;
+* :mod:`.counting`, :mod:`.extract`: exact counts (barvinok quasi-polynomials in the
+  size parameters) of operations, accesses, barriers and groups;
+* :mod:`.accesses`: the one access model: every global subscript with its domain,
+  array layout and hardware axes, shared by the footprints here and the roofline's
+  data volumes (:mod:`workbench.models.roofline.from_loopy`);
+* :mod:`.footprint`: symbolic footprints and utilization (AFR, S1/S2);
+* :mod:`.banks`: local-memory bank conflicts;
+* :mod:`.symbolic`: compiling the counts to vectorized numpy;
+* :mod:`.resolve`: cached properties of catalog kernels.
+"""
+
+from workbench.properties.accesses import KernelAccesses, kernel_accesses
 from workbench.properties.extract import KernelProperties, extract_properties
 from workbench.properties.resolve import kernel_properties
 from workbench.properties.features import (
@@ -21,7 +34,7 @@ from workbench.properties.features import (
 )
 
 __all__ = [
-    "Direction", "Feature", "GlobalAccess", "GlobalMinLoadStore", "Granularity",
+    "Direction", "Feature", "KernelAccesses", "kernel_accesses", "GlobalAccess", "GlobalMinLoadStore", "Granularity",
     "KernelLaunch", "KernelProperties", "LocalAccess", "LocalBarriers", "OpCount",
     "OpKind", "StrideFraction", "ThreadGroups", "extract_properties", "feature_label", "feature_sort_key",
     "kernel_properties", "parse_feature",

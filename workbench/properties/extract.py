@@ -259,7 +259,12 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         groups = groups * g
     group_size = tuple(int(s) for s in lsize) if all(
         isinstance(s, (int, np.integer)) for s in lsize) else ()
-    workitems_per_group = int(np.prod(group_size)) if group_size else 1
+    # a group size left symbolic (a tuning space counted once for all its shapes)
+    # multiplies as an expression
+    workitems_per_group: Expression = int(np.prod(group_size)) if group_size else 1
+    if not group_size:
+        for s in lsize:
+            workitems_per_group = workitems_per_group * s
 
     counts: dict[Feature, Expression] = {}
 

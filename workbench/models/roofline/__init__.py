@@ -1,46 +1,30 @@
-"""Analytic data-volume estimation for GPU kernels (Ernst et al.), first part.
+"""The data-volume model and extended roofline of Ernst et al. ("Analytical performance
+estimation during code generation on modern GPUs"; ``../shared/papers/ernst-*``).
 
-Design
-------
 The estimator works on *address expressions*, not on one code generator's IR, as in
-the paper (section III-B): an :class:`Access` is a byte address
-``base_alignment + element_size * index`` where ``index`` is an
-:class:`AffineExpression` in the thread coordinates ``tx, ty, tz``, the block
-coordinates ``bx, by, bz``, loop variables with constant ranges and size parameters,
-optionally restricted by affine guards. All model objects are frozen dataclasses:
+the paper (section III-B).  Modules, in the order data flows:
 
-* :class:`LaunchConfig` -- ``block=(x, y, z)`` threads, ``grid=(x, y, z)`` blocks;
-* :class:`AffineExpression`, :class:`Constraint` -- integer affine forms, parsed from
-  strings (``"tx + 128*bx + 1"``) or pymbolic expressions;
-* :class:`AddressExpression` -- index + loop ranges + guards;
-* :class:`Access` -- array, element size, base alignment, address, direction;
-* :class:`ThreadGroup` -- the collaborative group: a box of blocks of a launch
-  (optionally a sub-box of threads per block): one block, a wave, the whole grid.
+* :mod:`.address`: launch configurations, affine byte addresses in thread, block and
+  loop coordinates with guards, thread groups (one block, a wave, the grid);
+* :mod:`.from_loopy`: those addresses for a loopy kernel, from the shared access model
+  (:mod:`workbench.properties.accesses`) with the size parameters fixed;
+* :mod:`.footprint` and :mod:`.intervals`: exact unique footprints (bytes, sectors,
+  lines) by enumeration, by ISL/barvinok, and by unions of contiguous runs (the fast
+  exact method used by default);
+* :mod:`.metrics`, :mod:`.waves`, :mod:`.reuse`: L1 bank-conflict cycles, per-block
+  L2 -> L1 volumes, DRAM volume per wave of concurrent blocks with L2 reuse
+  distances, capacity-miss factors;
+* :mod:`.limiters`: the four limiters (L1, L2, DRAM, FLOP) and the prediction;
+* :mod:`.blocks`: ranking the block shapes of the paper's study (eq. 9);
+* :mod:`.miss_fit`: fitting the capacity-miss functions to profiled volumes;
+* :mod:`.family`: the model family ``roofline`` behind the common contract
+  (:mod:`workbench.models.contract`): ``ready(device_model="h100")`` predicts from a
+  kernel and a device description (:mod:`workbench.hardware`) alone.
 
-Two front ends produce accesses: the plain API (:meth:`Access.make`) and
-:func:`accesses_from_loopy`, which maps a loopy kernel's global subscripts, iname
-tags (``l.k`` -> thread, ``g.k`` -> block), domains (as loop ranges and guards) and
-array strides to the same objects, with size parameters fixed.
-
-Unique footprints (:mod:`workbench.models.roofline.footprint`) are computed per array at any
-granularity by the paper's two methods, ``method="enumerate"`` (numpy, cost grows
-with the thread count) and ``method="isl"`` (barvinok ``card()`` of unions of affine
-images, cost independent of the thread and block counts); both give exact, equal
-counts. :func:`unit_sets` exposes the ISL sets for intersections (wave overlaps).
-
-Hardware metrics built on these footprints (:mod:`workbench.models.roofline.metrics`):
-L1 load cycles from bank conflicts per half warp, per-block L2 -> L1 volumes
-(32 B sectors transferred, 128 B lines allocated, write-through stores), the
-capacity-miss function ``R(O)``, and DRAM volumes per wave of concurrent blocks
-with previous-wave overlap and coverage factor (:mod:`workbench.models.roofline.waves`).
-
-Left for later
---------------
-* fitting the capacity-miss functions (needs measurements);
-* device descriptions (SM count, cache sizes, blocks per SM) and the roofline-style
-  performance prediction built on these volumes;
-* control flow beyond affine guards, indirect addressing, non-affine (floor/mod)
-  indices, and symbolic (unfixed) size parameters.
+Not covered: control flow beyond affine guards, indirect addressing and non-affine
+(floor/mod) indices; sizes must be known when volumes are estimated (the paper's
+"known at generation time").  The block-size study on the H100 is in
+``sample_data/h100/README.md``.
 """
 
 from workbench.models.roofline.address import (
@@ -56,6 +40,8 @@ from workbench.models.roofline.metrics import (
 from workbench.models.roofline.limiters import (
     Limiter, RooflineInputs, RooflinePrediction, estimate_inputs, predict_block, roofline)
 from workbench.models.roofline.blocks import block_sizes, candidate_blocks, rank_blocks
+from workbench.models.roofline.family import FittedRoofline, RooflineModel
+from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_functions
 from workbench.kernels.study import study_block_sizes
 from workbench.models.roofline.waves import (
     linear_range_boxes, num_waves, wave_groups, wave_range)
@@ -71,5 +57,7 @@ __all__ = [
     "linear_range_boxes", "num_waves", "oversubscription", "wave_groups", "wave_range",
     # extended roofline (workbench.models.roofline.limiters)
     "Limiter", "RooflineInputs", "RooflinePrediction", "block_sizes", "estimate_inputs",
-    "predict_block", "rank_blocks", "roofline", "study_block_sizes",
+    "predict_block", "rank_blocks", "roofline", "study_block_sizes", "candidate_blocks",
+    # the model family and its fit (workbench.models.roofline.family, .miss_fit)
+    "FittedRoofline", "RooflineModel", "VolumeObservation", "fit_miss_functions",
 ]
