@@ -8,6 +8,7 @@ they cannot be simulated faithfully inside one interpreter.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import struct
@@ -22,7 +23,7 @@ from workbench.errors import StoreError, WorkbenchError
 from workbench.measure.provenance import DeviceIdentity, library_versions, utc_now_iso
 from workbench.measure.store import (
     APPLICATION_ID, SCHEMA_VERSION, ConfigKey, Measurement, MeasurementStore, Status,
-    default_store_path,
+    default_store_path, schema,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -276,6 +277,153 @@ def test_read_only_store_refuses_writes(tmp_path: Path) -> None:
             store.start_campaign("x", DEVICE)
     with pytest.raises(StoreError, match="closed"):
         store.measurements()
+
+
+# ----------------------------------------------------------------- migrations
+SHIPPED_STORE = REPO_ROOT / "sample_data" / "h100" / "measurements.sqlite"
+
+
+def _versions(path: Path) -> tuple[int, str]:
+    raw = sqlite3.connect(path)
+    try:
+        return (raw.execute("PRAGMA user_version").fetchone()[0],
+                raw.execute("SELECT value FROM meta WHERE key = 'schema_version'"
+                            ).fetchone()[0])
+    finally:
+        raw.close()
+
+
+@pytest.fixture(params=["fresh", "shipped"])
+def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A temporary copy of a store at today's version, to migrate to a pretend next one."""
+    copy = tmp_path / "copy.sqlite"
+    if request.param == "shipped":
+        if not SHIPPED_STORE.exists():
+            pytest.skip("no shipped H100 store")
+        shutil.copyfile(SHIPPED_STORE, copy)
+    else:
+        source = tmp_path / "source.sqlite"
+        with MeasurementStore.open(source) as store:
+            cid = store.start_campaign("c", DEVICE)
+            store.record(_ok(campaign=cid))
+            store.record(_ok(_key(8)))
+        shutil.copyfile(source, copy)  # closing checkpointed the WAL into the file
+    assert _versions(copy) == (SCHEMA_VERSION, str(SCHEMA_VERSION))
+    return copy
+
+
+def _pretend_next_versions(monkeypatch: pytest.MonkeyPatch, calls: list[int],
+                           steps: int = 2) -> int:
+    """Make the workbench `steps` versions newer, each step adding one column."""
+    def step(version: int) -> schema.Migration:
+        def upgrade(conn: sqlite3.Connection) -> None:
+            assert conn.in_transaction  # the caller's transaction, not its own
+            calls.append(version)
+            conn.execute(f"ALTER TABLE measurements ADD COLUMN note_{version} TEXT "
+                         "NOT NULL DEFAULT ''")
+        return upgrade
+    target = SCHEMA_VERSION + steps
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", target)
+    monkeypatch.setattr(schema, "MIGRATIONS",
+                        {v: step(v) for v in range(SCHEMA_VERSION, target)})
+    return target
+
+
+def test_writable_open_migrates_once_and_bumps_the_version(
+        old_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with MeasurementStore.open(old_store, readonly=True) as store:
+        before = store.measurements(status=None)
+    calls: list[int] = []
+    target = _pretend_next_versions(monkeypatch, calls)
+
+    with MeasurementStore.open(old_store) as store:
+        assert store.schema_version == target
+        assert store.measurements(status=None) == before  # the rows survive
+    assert calls == list(range(SCHEMA_VERSION, target))  # each step once, in order
+    assert _versions(old_store) == (target, str(target))
+    raw = sqlite3.connect(old_store)
+    columns = {row[1] for row in raw.execute("PRAGMA table_info(measurements)")}
+    migrated = {row[0] for row in raw.execute(
+        "SELECT key FROM meta WHERE key LIKE 'migrated_to_%'")}
+    raw.close()
+    assert {f"note_{v}" for v in range(SCHEMA_VERSION, target)} <= columns
+    assert migrated == {f"migrated_to_{v}" for v in range(SCHEMA_VERSION + 1, target + 1)}
+
+    with MeasurementStore.open(old_store) as store:  # already current: nothing runs
+        assert store.schema_version == target
+    assert len(calls) == target - SCHEMA_VERSION
+
+
+def test_read_only_open_reads_an_older_store_without_migrating(
+        old_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with MeasurementStore.open(old_store, readonly=True) as store:
+        before = store.measurements(status=None)
+    calls: list[int] = []
+    _pretend_next_versions(monkeypatch, calls)
+    with MeasurementStore.open(old_store, readonly=True) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.measurements(status=None) == before
+        assert len(store.to_dataframe(status=None)) == len(before)
+    assert calls == []
+    assert _versions(old_store) == (SCHEMA_VERSION, str(SCHEMA_VERSION))
+
+
+@pytest.mark.parametrize("failure", [sqlite3.OperationalError, RuntimeError])
+def test_failed_migration_leaves_the_store_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: type[Exception]) -> None:
+    path = tmp_path / "s.sqlite"
+    with MeasurementStore.open(path) as store:
+        store.record(_ok())
+    calls: list[int] = []
+    _pretend_next_versions(monkeypatch, calls)
+    second = schema.MIGRATIONS[SCHEMA_VERSION + 1]
+
+    def broken(conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE half_done (x INTEGER)")
+        raise failure("step two broke")
+    monkeypatch.setitem(schema.MIGRATIONS, SCHEMA_VERSION + 1, broken)
+
+    expected = StoreError if failure is sqlite3.OperationalError else failure
+    with pytest.raises(expected, match="step two broke") as info:
+        MeasurementStore.open(path)
+    if expected is StoreError:
+        assert "migrating from schema version" in str(info.value)
+        assert str(path) in str(info.value)
+    assert calls == [SCHEMA_VERSION]  # the first step ran, and was rolled back with the rest
+    assert _versions(path) == (SCHEMA_VERSION, str(SCHEMA_VERSION))
+    raw = sqlite3.connect(path)
+    columns = {row[1] for row in raw.execute("PRAGMA table_info(measurements)")}
+    tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+    raw.close()
+    assert f"note_{SCHEMA_VERSION}" not in columns and "half_done" not in tables
+
+    monkeypatch.setitem(schema.MIGRATIONS, SCHEMA_VERSION + 1, second)  # fixed: both run
+    with MeasurementStore.open(path) as store:
+        assert len(store.measurements()) == 1
+    assert calls == [SCHEMA_VERSION, SCHEMA_VERSION, SCHEMA_VERSION + 1]
+    assert _versions(path) == (SCHEMA_VERSION + 2, str(SCHEMA_VERSION + 2))
+
+
+def test_older_store_without_a_migration_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s.sqlite"
+    MeasurementStore.open(path).close()
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", {SCHEMA_VERSION + 1: lambda conn: None})
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match="cannot migrate") as info:
+            MeasurementStore.open(path, readonly=readonly)
+        assert str(path) in str(info.value)
+    assert _versions(path) == (SCHEMA_VERSION, str(SCHEMA_VERSION))
+
+
+def test_new_store_is_created_at_the_current_version_without_migrating(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    target = _pretend_next_versions(monkeypatch, calls)
+    with MeasurementStore.open(tmp_path / "new.sqlite") as store:
+        assert store.schema_version == target
+    assert calls == []
 
 
 # ------------------------------------------------------------------ campaigns

@@ -1,15 +1,7 @@
-"""The 'work removal' transformation of Stevens & Klöckner (2019), section 7.1.1.
+"""The transformation: :func:`remove_work` and the :class:`_WorkRemover` behind it.
 
-``remove_work(kernel)`` derives from a loopy kernel one that performs the same
-global-memory traffic -- the same arrays and index expressions, each access in its
-instruction's loop nest (``within_inames``), the same iname tags and launch grid --
-but none of the on-chip work: no floating-point arithmetic, no local-memory traffic
-and so none of the local barriers that protected it.  Its run time is the cost of
-the original's global-memory accesses "in situ", the paper's proxy feature for
-access patterns that no microbenchmark describes.  ``work_removed_spec`` wraps a
-catalog or user :class:`KernelSpec` so that the derived kernel goes everywhere a
-catalog kernel goes; ``tag_global_accesses`` attaches the paper's access tags
-(``a$aLD``) so that an in-situ feature can name the accesses it stands for.
+The analysis of the kernel's data flow is in :mod:`.analysis` (on the accesses
+sorted by :mod:`.scan`); this module rewrites the kernel from it.
 
 Design
 ------
@@ -91,46 +83,34 @@ missing at run time although loopy still counts them.  (The original kernel is
 safe only because its barriers make local inames unusable in loop bounds.)  Such
 inames are moved into a nested domain of their own, which leaves the set of points,
 hence every count, unchanged and turns their constraints into guards.
-
-Limitations: the kernel must be in loopy's initial state (remove work before
-preprocessing); raw C instructions, atomic updates and calls to loopy sub-kernels
-raise :class:`~workbench.errors.UnsupportedKernelError` (their accesses cannot be
-seen or moved); carriers are per work item, so ILP/vector inames share one carrier
-(all loads stay live, but the original's independent accumulators become one
-chain); float arithmetic or local memory used to compute an *address* survives with
-the index computation; a kernel split by global barriers would make loopy save
-carriers that cross the split to global memory; accumulating carriers need a
-constant work-group size (loopy's OpenCL targets have one).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import islpy as isl
 import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
-from loopy.kernel import KernelState
 from loopy.kernel.data import AddressSpace, GroupInameTag, Iname, LocalInameTag
-from loopy.kernel.function_interface import CallableKernel
 from loopy.kernel.instruction import (
     BarrierInstruction,
-    CInstruction,
     InstructionBase,
-    LegacyStringInstructionTag,
     MultiAssignmentBase,
     NoOpInstruction,
 )
-from loopy.symbolic import IdentityMapper, LinearSubscript, Reduction, TaggedVariable
-from pymbolic.mapper import WalkMapper
 
-from workbench.errors import UnknownNameError, UnsupportedKernelError
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-__all__ = ["SUFFIX", "remove_work", "tag_global_accesses", "work_removed_spec"]
+from workbench.errors import UnsupportedKernelError
+from workbench.kernels.work_removal.analysis import _Analysis
+from workbench.kernels.work_removal.helpers import (
+    _decouple,
+    _entry_name,
+    _lowest,
+    _numpy_dtype,
+    _select_max,
+)
+from workbench.kernels.work_removal.scan import _Load
 
 #: Suffix of a derived kernel's (and spec's) name.
 SUFFIX = "_wr"
@@ -142,188 +122,13 @@ _SILENCED = frozenset({"summing_if_branches_ops", "summing_if_branches"})
 _HW_TAGS = (LocalInameTag, GroupInameTag)
 
 
-# {{{ sorting the accesses of an instruction
-
-class _Mode:
-    """Where in an expression an access sits, which decides what becomes of it."""
-
-    VALUE = "value"            # its value is data: a load here is a source
-    GLOBAL_INDEX = "gindex"    # forms a global address: kept verbatim
-    TEMP_INDEX = "tindex"      # indexes a temporary that disappears
-
-
-@dataclass(frozen=True)
-class _Load:
-    """One global load in a value position (a *source*)."""
-
-    key: str
-    insn_id: str
-    expr: prim.Expression             # verbatim: access tags and index included
-    array: str
-    reduction_inames: frozenset[str]  # of the reductions around it
-
-
-@dataclass
-class _Scan:
-    """The accesses of one instruction, by role."""
-
-    loads: list[_Load] = field(default_factory=list)
-    value_temps: list[str] = field(default_factory=list)
-    index_temps: set[str] = field(default_factory=set)
-
-
-class _Scanner(WalkMapper):
-    """Sorts the variable accesses of one expression by role (see :class:`_Mode`).
-
-    A global load inside the index of a disappearing temporary is kept as a source:
-    loopy counts it, so it has to stay.  Built on pymbolic's uncached walker on
-    purpose (loopy's ``UncachedWalkMapper`` derives from the cached one): two
-    textual occurrences of ``a[i]`` are two loads to loopy and must stay two.
-    """
-
-    def __init__(self, globals_: frozenset[str], temps: frozenset[str], insn_id: str,
-                 scan: _Scan, counter: list[int]):
-        super().__init__()
-        self.globals_ = globals_
-        self.temps = temps
-        self.insn_id = insn_id
-        self.scan = scan
-        self.counter = counter
-
-    def _access(self, expr: prim.Expression, name: str, index: object, mode: str,
-                red: frozenset[str]) -> None:
-        if name in self.globals_:
-            if mode != _Mode.GLOBAL_INDEX:
-                self.counter[0] += 1
-                self.scan.loads.append(_Load(f"{name}#{self.counter[0]}", self.insn_id,
-                                             expr, name, red))
-            inner = _Mode.GLOBAL_INDEX
-        elif name in self.temps:
-            if mode == _Mode.VALUE:
-                self.scan.value_temps.append(name)
-            elif mode == _Mode.GLOBAL_INDEX:
-                self.scan.index_temps.add(name)
-            inner = _Mode.GLOBAL_INDEX if mode == _Mode.GLOBAL_INDEX \
-                else _Mode.TEMP_INDEX
-        else:
-            inner = mode
-        if index is not None:
-            self.rec(index, inner, red)
-
-    def map_variable(self, expr, mode: str, red: frozenset[str]) -> None:
-        self._access(expr, expr.name, None, mode, red)
-
-    map_tagged_variable = map_variable
-
-    def map_subscript(self, expr, mode: str, red: frozenset[str]) -> None:
-        if not isinstance(expr.aggregate, prim.Variable):
-            raise UnsupportedKernelError(f"subscript of a non-variable: {expr}")
-        self._access(expr, expr.aggregate.name, expr.index, mode, red)
-
-    map_linear_subscript = map_subscript
-
-    def map_reduction(self, expr: Reduction, mode: str, red: frozenset[str]) -> None:
-        self.rec(expr.expr, mode, red | frozenset(expr.inames))
-
-    def map_type_cast(self, expr, mode: str, red: frozenset[str]) -> None:
-        self.rec(expr.child, mode, red)
-
-    def map_resolved_function(self, expr, mode: str, red: frozenset[str]) -> None:
-        pass  # the name of a function, not a variable
-
-    map_function_symbol = map_resolved_function
-    map_loopy_function_identifier = map_resolved_function
-
-    def map_sub_array_ref(self, expr, mode: str, red: frozenset[str]) -> None:
-        raise UnsupportedKernelError(
-            f"array section {expr} is passed to a call; work removal does not enter "
-            "calls")
-
-
-# }}}
-
-
-# {{{ small helpers
-
-def _select_max(u: prim.Expression, v: prim.Expression) -> prim.Expression:
-    """``max(u, v)`` as a data-dependent selection: no arithmetic operation."""
-    return prim.If(prim.Comparison(u, ">", v), u, v)
-
-
-def _lowest(dtype: np.dtype | None) -> object:
-    """The identity of ``max`` in *dtype*, finite (no ``INFINITY`` literal needed)."""
-    if dtype is None:
-        return 0
-    if dtype.kind == "f":
-        return dtype.type(np.finfo(dtype).min)
-    if dtype.kind in "iu":
-        return dtype.type(np.iinfo(dtype).min)
-    return dtype.type(0)
-
-
-def _numpy_dtype(dtype: object) -> np.dtype | None:
-    if dtype is None or dtype is lp.auto:
-        return None
-    return np.dtype(getattr(dtype, "numpy_dtype", dtype))
-
-
-def _entry_name(kernel: lp.TranslationUnit) -> str:
-    if len(kernel.entrypoints) != 1:
-        raise UnsupportedKernelError(
-            "work removal needs a translation unit with exactly one entry point, got "
-            f"{sorted(kernel.entrypoints)}")
-    return next(iter(kernel.entrypoints))
-
-
-def _decouple(domains: list[isl.BasicSet], inames: frozenset[str]
-              ) -> list[isl.BasicSet]:
-    """Move *inames* from their domain into a nested domain of their own.
-
-    The parent keeps the other inames (*inames* projected out: the same points);
-    the child declares *inames* with the parent's inames as parameters, which is how
-    loopy nests domains.  No point is added or removed, so no count changes.
-    """
-    where = [k for k, d in enumerate(domains)
-             if inames & set(d.get_var_names(isl.dim_type.set))]
-    if len(where) != 1:
-        return domains
-    k = where[0]
-    dom = domains[k]
-    names = dom.get_var_names(isl.dim_type.set)
-    if not inames <= set(names) or set(names) <= inames:
-        return domains
-    parent = dom
-    for name in inames:
-        _, idx = parent.get_var_dict()[name]
-        parent = parent.project_out(isl.dim_type.set, idx, 1)
-    child = dom
-    for name in names:
-        if name not in inames:
-            _, idx = child.get_var_dict()[name]
-            child = child.move_dims(isl.dim_type.param, child.dim(isl.dim_type.param),
-                                    isl.dim_type.set, idx, 1)
-    return [*domains[:k], parent, child, *domains[k + 1:]]
-
-
-# }}}
-
-
 # {{{ the transformation
 
-class _WorkRemover:
+class _WorkRemover(_Analysis):
     """Builds the work-removed version of one loopy kernel (module docstring)."""
 
     def __init__(self, knl: lp.LoopKernel, callables_table: Mapping):
-        self.knl = knl
-        self.callables = callables_table
-        self.temps = dict(knl.temporary_variables)
-        global_temps = {n for n, t in self.temps.items()
-                        if t.address_space == AddressSpace.GLOBAL}
-        # What loopy's counter takes for global memory: array arguments and global
-        # temporaries.
-        self.globals_ = frozenset(
-            {a.name for a in knl.args if isinstance(a, lp.ArrayArg)} | global_temps)
-        self.data_temps = frozenset(set(self.temps) - global_temps)
+        super().__init__(knl, callables_table)
         self.insn_ids = knl.get_instruction_id_generator()
         self.var_names = knl.get_var_name_generator()
         self.new_temps: dict[str, lp.TemporaryVariable] = {}
@@ -332,120 +137,6 @@ class _WorkRemover:
         self._init_inames: tuple[str, ...] | None = None
         self.carrier_var: dict[str, str] = {}    # load key -> its carrier
         self.added_deps: dict[str, set[str]] = {}  # store -> carrier deps it got
-
-    # {{{ analysis
-
-    def _check_supported(self) -> None:
-        knl = self.knl
-        if knl.state != KernelState.INITIAL:
-            raise UnsupportedKernelError(
-                f"kernel {knl.name!r} is already preprocessed or linearized; remove "
-                "work from the kernel as built")
-        callees = [n for n, c in self.callables.items()
-                   if isinstance(c, CallableKernel) and n != knl.name]
-        if callees:
-            raise UnsupportedKernelError(
-                f"kernel {knl.name!r} calls the loopy kernel(s) {', '.join(callees)}; "
-                "work removal does not enter callees")
-        for insn in knl.instructions:
-            if isinstance(insn, CInstruction):
-                raise UnsupportedKernelError(
-                    f"instruction {insn.id!r} of {knl.name!r} is raw C code; work "
-                    "removal cannot see which memory it accesses")
-            if getattr(insn, "atomicity", ()):
-                raise UnsupportedKernelError(
-                    f"instruction {insn.id!r} of {knl.name!r} is atomic; work removal "
-                    "would change its memory semantics")
-            if isinstance(insn, MultiAssignmentBase) and len(insn.assignees) > 1 \
-                    and any(n in self.globals_ for n in insn.assignee_var_names()):
-                raise UnsupportedKernelError(
-                    f"instruction {insn.id!r} of {knl.name!r} stores several results "
-                    "of a call to global memory; not supported")
-
-    def _scan(self) -> None:
-        counter = [0]
-        self.scans: dict[str, _Scan] = {}
-        temps = frozenset(self.temps)
-        for insn in self.knl.instructions:
-            if not isinstance(insn, MultiAssignmentBase):
-                continue
-            scan = _Scan()
-            scanner = _Scanner(self.globals_, temps, insn.id, scan, counter)
-            scanner(insn.expression, _Mode.VALUE, frozenset())
-            for assignee in insn.assignees:
-                if isinstance(assignee, (prim.Subscript, LinearSubscript)):
-                    mode = _Mode.GLOBAL_INDEX if assignee.aggregate.name in self.globals_ \
-                        else _Mode.TEMP_INDEX
-                    scanner(assignee.index, mode, frozenset())
-            for pred in insn.predicates:
-                scanner(pred, _Mode.GLOBAL_INDEX, frozenset())
-            self.scans[insn.id] = scan
-
-    def _find_index_temporaries(self) -> None:
-        """Index temporaries, and the instructions kept verbatim to compute them."""
-        writers: dict[str, list[str]] = {}
-        for insn in self.knl.instructions:
-            if isinstance(insn, MultiAssignmentBase):
-                for name in insn.assignee_var_names():
-                    writers.setdefault(name, []).append(insn.id)
-        index_temps: set[str] = set()
-        for scan in self.scans.values():
-            index_temps |= scan.index_temps & self.data_temps
-        verbatim: set[str] = set()
-        todo = list(index_temps)
-        while todo:
-            for wid in writers.get(todo.pop(), ()):
-                if wid in verbatim:
-                    continue
-                verbatim.add(wid)
-                reads = self.knl.id_to_insn[wid].read_dependency_names() & self.data_temps
-                todo += sorted(reads - index_temps)
-                index_temps |= reads
-        self.index_temps = frozenset(index_temps)
-        self.verbatim = frozenset(verbatim)
-
-    def _is_store(self, insn: InstructionBase) -> bool:
-        return isinstance(insn, MultiAssignmentBase) and any(
-            n in self.globals_ for n in insn.assignee_var_names())
-
-    def _data_flow(self) -> None:
-        """Which sources reach which temporary (to a fixed point), and which store."""
-        reaching: dict[str, set[str]] = {t: set() for t in self.data_temps}
-        writers = [i for i in self.knl.instructions if isinstance(i, MultiAssignmentBase)
-                   and i.id not in self.verbatim and not self._is_store(i)]
-
-        def flow_into(insn: MultiAssignmentBase) -> list[str]:
-            scan = self.scans[insn.id]
-            keys = [ld.key for ld in scan.loads]
-            for t in scan.value_temps:
-                if t not in self.index_temps:  # an index value is not data
-                    keys += sorted(reaching[t] - set(keys))
-            return keys
-
-        changed = True
-        while changed:
-            changed = False
-            for insn in writers:
-                keys = set(flow_into(insn))
-                for name in insn.assignee_var_names():
-                    if name in reaching and not keys <= reaching[name]:
-                        reaching[name] |= keys
-                        changed = True
-        self.store_sources = {
-            insn.id: flow_into(insn) for insn in self.knl.instructions
-            if self._is_store(insn) and insn.id not in self.verbatim}
-        self.consumers: dict[str, list[str]] = {}
-        for sid, keys in self.store_sources.items():
-            for k in keys:
-                self.consumers.setdefault(k, []).append(sid)
-
-    def _load_stays_in_store(self, insn: MultiAssignmentBase) -> bool:
-        """A store whose one source is a plain load of its own: ``out[i] = a[j, i]``."""
-        sources = self.store_sources[insn.id]
-        direct = {ld.key for ld in self.scans[insn.id].loads if not ld.reduction_inames}
-        return len(sources) == 1 and sources[0] in direct
-
-    # }}}
 
     # {{{ building blocks
 
@@ -740,7 +431,8 @@ def remove_work(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     Same global loads and stores (arrays, index expressions, loop nests, counts),
     same iname tags and launch grid; no floating-point arithmetic, no local memory,
     no local barriers; every loaded value still reaches a global store.  See the
-    module docstring for how, and for the limitations.
+    module docstring for how, and the package's (:mod:`workbench.kernels.work_removal`)
+    for the limitations.
     """
     if isinstance(kernel, lp.LoopKernel):
         kernel = lp.make_program(kernel)
@@ -748,80 +440,6 @@ def remove_work(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     kernel = lp.expand_subst(kernel)
     knl = _WorkRemover(kernel[name], kernel.callables_table).run()
     return lp.rename_callable(kernel.with_kernel(knl), name, name + SUFFIX)
-
-
-# }}}
-
-
-# {{{ specs
-
-def work_removed_spec(spec: KernelSpec) -> KernelSpec:
-    """*spec* with every build passed through :func:`remove_work`, named ``<name>_wr``.
-
-    Parameters, size cases, group sizes and inputs are those of *spec*: the
-    derived kernel takes the same arguments and needs nothing new.  Its results
-    are not the original's, so there is no numerical reference.  It is always a
-    measurement kernel: it measures a (test) kernel's memory traffic in situ.
-    """
-    original_build = spec.build
-
-    def build(request: BuildRequest) -> lp.TranslationUnit:
-        return remove_work(original_build(request))
-
-    return dataclasses.replace(
-        spec, name=spec.name + SUFFIX, build=build, role=KernelRole.MEASUREMENT,
-        description=f"{spec.name} with its on-chip work removed (global-memory "
-                    f"accesses only). {spec.description}",
-        reference=lambda inputs, params: {}, variant_reference=None)
-
-
-# }}}
-
-
-# {{{ access tags
-
-class _Tagger(IdentityMapper):
-    """Turns ``a`` into ``a$<tag>`` (a :class:`TaggedVariable`) for the given arrays."""
-
-    def __init__(self, tags: Mapping[str, str]):
-        super().__init__()
-        self.tags = {name: LegacyStringInstructionTag(tag) for name, tag in tags.items()}
-
-    def map_variable(self, expr, *args, **kwargs):
-        if expr.name in self.tags:
-            return TaggedVariable(expr.name, frozenset({self.tags[expr.name]}))
-        return expr
-
-    def map_tagged_variable(self, expr, *args, **kwargs):
-        if expr.name in self.tags:
-            return TaggedVariable(expr.name, expr.tags | {self.tags[expr.name]})
-        return expr
-
-
-def tag_global_accesses(kernel: lp.TranslationUnit, tags: Mapping[str, str]
-                        ) -> lp.TranslationUnit:
-    """Tag every access (loads and stores) of the global arrays in *tags*
-    (array name -> tag), as if each were written ``a$aLD[i]`` in the kernel text.
-
-    loopy's ``MemAccess.variable_tags`` then hold ``LegacyStringInstructionTag``
-    with that value -- the form loopy itself gives the ``$`` syntax -- and the
-    tags survive :func:`remove_work`, so the 2019 paper's in-situ features
-    (``f_mem_access_tag:aLD``) can select the accesses they stand for.
-    """
-    if isinstance(kernel, lp.LoopKernel):
-        kernel = lp.make_program(kernel)
-    knl = kernel[_entry_name(kernel)]
-    arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)} | {
-        n for n, t in knl.temporary_variables.items()
-        if t.address_space == AddressSpace.GLOBAL}
-    for name in tags:
-        if name not in arrays:
-            raise UnknownNameError(f"global array of {knl.name!r}", name, arrays)
-    mapper = _Tagger(tags)
-    return kernel.with_kernel(knl.copy(
-        instructions=[i.with_transformed_expressions(mapper) for i in knl.instructions],
-        substitutions={n: r.copy(expression=mapper(r.expression))
-                       for n, r in knl.substitutions.items()}))
 
 
 # }}}
