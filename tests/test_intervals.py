@@ -217,11 +217,24 @@ def test_random_accesses_against_enumeration():
 # {{{ what the method does not handle
 
 UNHANDLED = {
-    "no_unit_stride": [Access.make("a", 4, "2*tx + 64*bx")],
     "coupled_equality": [Access.make("a", 8, "tx + 16*bx + 100*ty", guards=["tx == ty"])],
     "one_bad_among_good": [Access.make("a", 8, "tx + 16*bx"),
-                           Access.make("b", 8, "2*tx + 7*ty")],
+                           Access.make("b", 8, "2*tx + 7*ty", guards=["tx == ty"])],
 }
+
+
+@pytest.mark.parametrize("accesses", [
+    [Access.make("a", 4, "2*tx + 64*bx")],                  # no unit-stride coordinate
+    [Access.make("a", 8, "tx + 16*bx"), Access.make("b", 8, "2*tx + 7*ty")],
+    [Access.make("u", 4, "(ty + 1)*70 + 17*tx + 3", guards=["tx + 16*bx < 45"])],
+])
+def test_accesses_without_a_unit_stride_run_point_by_point(accesses):
+    launch = LaunchConfig((16, 4), (3, 2))
+    for group in (ThreadGroup.block(launch, 1, 1), ThreadGroup.grid(launch)):
+        for g in GRANULARITIES:
+            enum = footprint(accesses, group, g, method="enumerate")
+            assert footprint(accesses, group, g, method="intervals") == enum
+            assert footprint(accesses, group, g, method="isl") == enum
 
 
 @pytest.mark.parametrize("name", sorted(UNHANDLED))

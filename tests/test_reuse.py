@@ -333,10 +333,10 @@ def test_dram_reuse_errors():
         dram_volume(ACCESSES, LAUNCH, BPW, l2_bytes=1e6, reuse="lru")
     with pytest.raises(ValueError, match="intervals"):
         dram_volume(ACCESSES, LAUNCH, BPW, l2_bytes=1e6, reuse="l2", method="enumerate")
-    # not contiguous along any coordinate: no reuse profiles
-    strided = [Access.make("a", 8, "2*tx + 16*bx")]
+    # a guard coupling two coordinates by an equality: no runs, so no reuse profiles
+    coupled = [Access.make("a", 8, "tx + 16*bx + 100*ty", guards=["tx == ty"])]
     with pytest.raises(ValueError):
-        dram_volume(strided, LaunchConfig((8,), (8,)), 2, l2_bytes=1e6, reuse="l2")
+        dram_volume(coupled, LaunchConfig((8, 8), (8,)), 2, l2_bytes=1e6, reuse="l2")
     previous = dram_volume(ACCESSES, LAUNCH, BPW, l2_bytes=1e6)
     with pytest.raises(ValueError, match="profiles"):
         previous.with_miss_ratio(lambda x: 0 * x)

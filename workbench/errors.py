@@ -57,6 +57,10 @@ class ModelError(WorkbenchError):
     """A model that cannot be fitted, loaded or evaluated."""
 
 
+class TuningError(WorkbenchError):
+    """A search space that is empty or malformed, or an exploration that cannot run."""
+
+
 class UnknownModelNameError(UnknownNameError, ModelError):
     """An unknown feature or parameter name of a model expression; both a ModelError
     and an UnknownNameError."""

@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
         measure_cmds,
         model_cmds,
         predict_cmds,
+        tune_cmds,
         volume_cmds,
     )
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     measure_cmds.add_parsers(sub)
     model_cmds.add_parsers(sub)
     predict_cmds.add_parsers(sub)
+    tune_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
     return parser

@@ -65,11 +65,14 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
         reference=lambda inputs, values: {}, fixed_group_size=group)
 
 
-def load_user_kernel(ref: str) -> KernelSpec:
-    """``path/to/file.py:variable`` -> the loopy kernel bound to ``variable`` there."""
+def load_user_object(ref: str, what: str = "user kernel"):
+    """``path/to/file.py:variable`` -> the object bound to ``variable`` there.
+
+    The one place the workbench runs a user's Python file, as ``python FILE`` would.
+    """
     path, _, var = ref.rpartition(":")
     if not path or not var:
-        raise WorkbenchError(f"a user kernel is named FILE.py:VARIABLE, got {ref!r}")
+        raise WorkbenchError(f"a {what} is named FILE.py:VARIABLE, got {ref!r}")
     if not Path(path).is_file():
         raise WorkbenchError(f"no such file: {path}")
     try:
@@ -80,12 +83,17 @@ def load_user_kernel(ref: str) -> KernelSpec:
     if var not in namespace:
         raise UnknownNameError(f"variable in {path}", var,
                                [k for k in namespace if not k.startswith("_")])
-    kernel = namespace[var]
+    return namespace[var]
+
+
+def load_user_kernel(ref: str) -> KernelSpec:
+    """``path/to/file.py:variable`` -> the loopy kernel bound to ``variable`` there."""
+    kernel = load_user_object(ref)
     if isinstance(kernel, lp.LoopKernel):
         kernel = lp.make_program(kernel)
     if not isinstance(kernel, lp.TranslationUnit):
         raise WorkbenchError(f"{ref} is a {type(kernel).__name__}, not a loopy kernel")
-    return spec_from_loopy(kernel, name=var)
+    return spec_from_loopy(kernel, name=ref.rpartition(":")[2])
 
 
 def resolve_kernel(name: str) -> KernelSpec:

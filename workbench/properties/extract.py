@@ -109,6 +109,12 @@ class KernelProperties:
             self._access_model.append(kernel_accesses(self.program))
         return self._access_model[0]
 
+    def assume_footprint(self, footprint: Footprint) -> None:
+        """Use a footprint found elsewhere, where this kernel's own cannot be counted:
+        a tuning space's template indexes with products of its numbers, which ISL
+        cannot read, while every point's kernel touches the same elements."""
+        self._footprints[footprint.array] = footprint
+
     def footprint(self, array: str) -> Footprint:
         """Symbolic footprint of one global array (computed on first use)."""
         if array not in self._footprints:

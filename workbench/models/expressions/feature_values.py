@@ -174,7 +174,9 @@ def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
 
 def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
                            granularity: Granularity | str,
-                           subgroup_size: int | None) -> dict[str, np.ndarray]:
+                           subgroup_size: int | None,
+                           specs: Mapping[str, object] | None = None
+                           ) -> dict[str, np.ndarray]:
     """Values of the named input features for every row of a dataset frame.
 
     A feature the frame already has as a column is taken from it (the frame must then
@@ -207,6 +209,8 @@ def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
         rows = positions[idx]
         try:
             common = dict(variant=variant, dtype=dtype, group_size=_group_size_tuple(group))
+            # a kernel outside the catalog (a user's, a tuning point) comes as its spec
+            kernel = (specs or {}).get(kernel, kernel)
             props = kernel_properties(kernel, granularity=granularity,
                                       subgroup_size=subgroup_size, **common)
             wi = props

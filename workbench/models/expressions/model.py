@@ -225,11 +225,13 @@ class FittedExpressionModel(RanksByPrediction):
     def features(self) -> tuple[str, ...]:
         return self.spec.model.features
 
-    def feature_values(self, data: pd.DataFrame | Mapping) -> dict[str, np.ndarray]:
-        """The model's input features for every row of ``data`` (see ``predict``)."""
+    def feature_values(self, data: pd.DataFrame | Mapping, *, specs: Mapping | None = None
+                       ) -> dict[str, np.ndarray]:
+        """The model's input features for every row of ``data`` (see ``predict``);
+        ``specs`` maps the names of kernels outside the catalog to their specs."""
         frame = pd.DataFrame(data) if not isinstance(data, pd.DataFrame) else data
         return dataset_feature_values(frame, self.features, granularity=self.granularity,
-                                      subgroup_size=self.subgroup_size)
+                                      subgroup_size=self.subgroup_size, specs=specs)
 
     def predict(self, data: pd.DataFrame | Mapping) -> np.ndarray:
         """Predicted run time (s) per row.
@@ -257,7 +259,8 @@ class FittedExpressionModel(RanksByPrediction):
         if twins is not None:
             from workbench.models.expressions.insitu import attach_twin_times
             frame = attach_twin_times(frame, twins)
-        return self.predict(frame)
+        specs = {c.kernel_name: c.kernel for c in candidates if not isinstance(c.kernel, str)}
+        return self.evaluate(self.feature_values(frame, specs=specs))
 
     @property
     def needs(self) -> frozenset[Need]:

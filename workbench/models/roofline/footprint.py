@@ -156,8 +156,8 @@ def footprint(accesses: Iterable[Access], group: ThreadGroup, granularity: int =
         if ranges is not None:
             return {name: union_size(parts) for name, parts in ranges.items()}
         if method == "intervals":
-            raise ValueError("the intervals method needs, per access, a coordinate of "
-                             "element stride +-1, no multi-variable equality guard, and "
+            raise ValueError("the intervals method needs, per access, no multi-variable "
+                             "equality guard, and "
                              f"at most {MAX_RUNS} runs")
         method = "isl"
     if method == "enumerate":

@@ -25,6 +25,13 @@ from workbench.models.roofline.address import (
 
 
 def _evaluate(expr, params) -> int:
+    if not isinstance(expr, (int, str)):
+        # a launch extent may be a max of two lanes' extents (an If): evaluate it
+        from pymbolic import evaluate
+        try:
+            return int(evaluate(expr, dict(params)))
+        except Exception:  # noqa: BLE001 - unbound names: the affine parse says which
+            pass
     aff = AffineExpression.parse(expr, params)
     if aff.terms:
         raise ValueError(f"{expr} does not evaluate to a constant with {params}")

@@ -11,14 +11,15 @@ units (bytes, sectors, lines) then needs only the runs, not every address:
    every guard (``tx + 32*bx`` becomes one ``x`` over the group's whole x extent);
 2. pick a coordinate of element stride +-1 as the run direction; enumerate the others
    (broadcasting), clip each run by the guards (a guard is affine, so it bounds the
-   run coordinate from one side per row);
+   run coordinate from one side per row); an access with no such coordinate (a halo
+   column read across lanes) has runs of one element each;
 3. turn each run's bytes into an inclusive range of unit indices and count the union
    of all ranges of an array with one sort.
 
 The result equals enumeration and ISL exactly (tests check all three); the cost is
-proportional to the number of runs, not of threads.  An access with no unit-stride
-coordinate, or a guard that is an equality, is not handled here (None): the caller
-falls back to enumeration.
+proportional to the number of runs, not of threads.  A guard that is an equality
+coupling several coordinates, or more than ``MAX_RUNS`` runs, is not handled here
+(None): the caller falls back to enumeration or ISL.
 """
 
 from __future__ import annotations
@@ -155,7 +156,11 @@ def _element_runs(prep, group: ThreadGroup):
     _merge_coordinates(index, guards, ranges)
     runs = [v for v in ranges if abs(index.get(v, 0)) == 1]
     if not runs:
-        return None
+        # no coordinate walks memory by one element (a halo column read across
+        # lanes): every point is a run of one element, which is enumeration, exact
+        # and bounded by MAX_RUNS like any other
+        ranges[""], index[""] = (0, 1), 1
+        runs = [""]
     run = max(runs, key=lambda v: ranges[v][1] - ranges[v][0])
     others = [v for v in ranges if v != run]
     count = 1

@@ -1,0 +1,244 @@
+"""``workbench spaces``, ``workbench tune`` and ``workbench tuning-report``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from workbench.cli.common import parse_params, print_json, print_table
+from workbench.errors import TuningError
+from workbench.measure import MeasurementStore, default_store_path
+from workbench.tuning.strategies import STRATEGIES
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("spaces", help="the catalog's tuning spaces")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="problem size, e.g. n=1024")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_spaces)
+
+    p = sub.add_parser("tune", help="explore a tuning space with a strategy")
+    p.add_argument("space", help="catalog space (see 'workbench spaces') or FILE.py:VAR")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="problem size, e.g. n=1024")
+    p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
+    _model_options(p)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--budget-evals", type=int, help="stop after N evaluations")
+    p.add_argument("--budget-seconds", type=float,
+                   help="stop once the tuning cost reaches S seconds")
+    p.add_argument("--device", help="OpenCL device: index or name substring "
+                                    "(default: pocl's CPU device)")
+    p.add_argument("--replay", metavar="STORE", action="append",
+                   help="answer from an exhaustively measured store instead of a device")
+    p.add_argument("--store", help=f"record every evaluation (default: "
+                                   f"{default_store_path()}; not with --replay)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes preparing and building points ahead (live only)")
+    p.add_argument("--no-verify", action="store_true", help="skip comparing results")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_tune)
+
+    p = sub.add_parser("tuning-report",
+                       help="every strategy on exhaustively measured spaces (replay)")
+    p.add_argument("--store", action="append", required=True,
+                   help="store(s) holding exhaustive explorations")
+    p.add_argument("--space", action="append",
+                   help="catalog space or FILE.py:VAR (default: every catalog space "
+                        "measured in the stores)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE")
+    p.add_argument("--weights", action="append", default=[], metavar="LABEL=FILE",
+                   help="a fitted model to rank with, repeatable (e.g. "
+                        "linear=sample_data/h100/weights-linear.json)")
+    p.add_argument("--roofline", metavar="DEVICE_MODEL",
+                   help="also rank with the roofline on this device description")
+    p.add_argument("--tpe-seeds", type=int, default=10)
+    p.add_argument("--format", choices=("table", "json", "md", "csv"), default="table")
+    p.add_argument("--plot", metavar="PREFIX",
+                   help="write PREFIX-<space>.html with the exploration curves")
+    p.set_defaults(func=cmd_tuning_report)
+
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--weights", metavar="MODEL.json",
+                   help="the fitted model of the model-guided strategy")
+    p.add_argument("--model", help="model family for --strategy model without a file "
+                                   "(roofline)")
+    p.add_argument("--device-model", help="device description for the roofline (h100)")
+
+
+def _space(ref: str, params):
+    from workbench.tuning.catalog import resolve_space
+    return resolve_space(ref, **parse_params(params))
+
+
+def cmd_spaces(args) -> int:
+    from workbench.tuning.catalog import SPACES, get_space
+
+    rows = []
+    for name in SPACES:
+        space = get_space(name, **parse_params(args.param))
+        rows.append({"space": name, "problem": dict(space.problem),
+                     "parameters": {k: list(v) for k, v in space.tune_params.items()},
+                     "points": len(space.points()), "of": space.size,
+                     "description": space.description})
+    if args.format == "json":
+        print_json(rows)
+        return 0
+    print_table([{**r, "problem": ",".join(f"{k}={v}" for k, v in r["problem"].items()),
+                  "parameters": " ".join(f"{k}:{'|'.join(map(str, v))}"
+                                         for k, v in r["parameters"].items())}
+                 for r in rows], ["space", "problem", "points", "of", "parameters"])
+    return 0
+
+
+def _strategy_model(args):
+    from workbench.models import get_family, load_model
+
+    if args.weights:
+        return load_model(args.weights), None
+    if args.model:
+        options = {"device_model": args.device_model} if args.device_model else {}
+        return get_family(args.model).ready(**options), args.model
+    return None, None
+
+
+def cmd_tune(args) -> int:
+    from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
+    from workbench.tuning.runner import Budget, Explorer
+    from workbench.tuning.strategies import make_strategy
+
+    space = _space(args.space, args.param)
+    model, label = _strategy_model(args) if args.strategy == "model" else (None, None)
+    strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label)
+    budget = Budget(args.budget_evals, args.budget_seconds)
+    progress = None if args.no_progress else _progress()
+    if args.replay:
+        if args.store:
+            raise TuningError("--replay answers from stores and records nothing; "
+                              "leave out --store")
+        evaluator = ReplayEvaluator(space, load_space_evaluations(args.replay, space))
+        result = Explorer(space, strategy, evaluator, budget=budget, seed=args.seed).run(
+            progress)
+    else:
+        result = _tune_live(args, space, strategy, budget, progress)
+    return _print_result(args, space, result)
+
+
+def _tune_live(args, space, strategy, budget, progress):
+    from workbench.measure import find_device, open_device
+    from workbench.tuning.live import LiveEvaluator
+    from workbench.tuning.runner import Explorer
+
+    device = find_device(args.device)
+    _, queue = open_device(device)
+    evaluator = LiveEvaluator(space, queue, verify=not args.no_verify, seed=args.seed)
+    with MeasurementStore.open(args.store or default_store_path()) as store:
+        if args.jobs > 1:
+            from workbench.tuning.parallel import PrebuildPool
+            # the order is known up front for ordered strategies: build it ahead
+            probe = type(strategy)(seed=args.seed) if args.strategy in (
+                "exhaustive", "random") else None
+            order = []
+            if probe is not None:
+                probe.start(space, space.points())
+                while (p := probe.ask()) is not None:
+                    order.append(p)
+            with PrebuildPool(evaluator, args.space, order, device.index,
+                              args.jobs) as pool:
+                return Explorer(space, strategy, pool, budget=budget, seed=args.seed,
+                                store=store, device=device.identity).run(progress)
+        return Explorer(space, strategy, evaluator, budget=budget, seed=args.seed,
+                        store=store, device=device.identity).run(progress)
+
+
+def _progress():
+    began = time.perf_counter()
+
+    def show(p) -> None:
+        rate = (time.perf_counter() - began) / max(p.done, 1)
+        eta = rate * (p.total - p.done)
+        best = "-" if p.best_s is None else f"{p.best_s * 1e3:.4g} ms"
+        print(f"\r[{p.done}/{p.total}] best {best}  cost {p.cost_s:.1f} s  "
+              f"eta {eta:.0f} s  {p.evaluation.point.label[:60]:60s}", end="",
+              file=sys.stderr, flush=True)
+        if p.done == p.total:
+            print(file=sys.stderr)
+    return show
+
+
+def _print_result(args, space, result) -> int:
+    best = result.best
+    failed = sum(1 for e in result.evaluations if not e.ok)
+    out = {"space": space.name, "strategy": result.strategy, "seed": result.seed,
+           "evaluations": len(result.evaluations), "failed": failed,
+           "stopped_by": result.stopped_by, "choosing_s": result.choosing_s,
+           "tuning_cost_s": result.cost_s,
+           "best": None if best is None else {"point": best.point.as_dict(),
+                                              "time_s": best.time_s}}
+    if args.format == "json":
+        print_json(out)
+        return 0
+    print(f"\n{space.name}: {len(result.evaluations)} evaluations ({failed} failed) with "
+          f"{result.strategy}, stopped: {result.stopped_by}; tuning cost "
+          f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
+    if best is not None:
+        print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    return 0
+
+
+def cmd_tuning_report(args) -> int:
+    from workbench.reports.tuning import exploration_figure, tuning_table
+    from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
+    from workbench.tuning.study import compare_strategies, summary
+
+    models = {}
+    for item in args.weights:
+        label, sep, path = item.partition("=")
+        if not sep:
+            raise TuningError(f"--weights takes LABEL=FILE, got {item!r}")
+        from workbench.models import load_model
+        models[label] = load_model(path)
+    if args.roofline:
+        from workbench.models import get_family
+        models["roofline"] = get_family("roofline").ready(device_model=args.roofline)
+    refs = args.space or _measured_catalog_spaces(args.store)
+    comparisons = []
+    for ref in refs:
+        space = _space(ref, args.param)
+        evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
+        comparisons.append(compare_strategies(space, evaluator, models,
+                                              tpe_seeds=args.tpe_seeds))
+        if args.plot:
+            exploration_figure(comparisons[-1]).write_html(
+                f"{args.plot}-{space.name}.html", include_plotlyjs="cdn")
+    table = summary(comparisons)
+    if args.format == "json":
+        print_json(table.to_dict(orient="records"))
+    elif args.format == "csv":
+        sys.stdout.write(table.to_csv(index=False))
+    elif args.format == "md":
+        from workbench.reports import to_markdown
+        sys.stdout.write(to_markdown(tuning_table(table)))
+    else:
+        print(tuning_table(table).to_string(index=False))
+    return 0
+
+
+def _measured_catalog_spaces(stores) -> list[str]:
+    from workbench.tuning.catalog import SPACES
+    from workbench.tuning.evaluation import KERNEL_PREFIX
+
+    names = set()
+    for path in stores:
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            names |= {m.key.kernel[len(KERNEL_PREFIX):]
+                      for m in store.measurements(status=None)
+                      if m.key.kernel.startswith(KERNEL_PREFIX)}
+    found = [n for n in SPACES if n in names]
+    if not found:
+        raise TuningError("the stores hold no exploration of a catalog space")
+    return found

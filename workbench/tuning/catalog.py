@@ -1,0 +1,129 @@
+"""The catalog's search spaces, from the tunable kernels of
+:mod:`workbench.kernels.tunable`; each is a factory of its problem size.
+
+Every space limits work groups to 64..1024 work items and 48 KiB of local memory,
+and keeps only shapes that divide the problem, so that every work item is busy and
+no guard is generated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.errors import TuningError, UnknownNameError
+from workbench.kernels.tunable import matmul, stencil2d, transpose
+from workbench.tuning.space import Point, TuningSpace
+
+#: Per-group local memory every space stays within (the smallest common limit).
+LOCAL_MEMORY_LIMIT = 48 * 1024
+POW2 = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+def _shape(*names):
+    return lambda point: tuple(int(point[n]) for n in names)
+
+
+def _inputs(module, n):
+    return lambda rng=None: module.make_inputs(n, rng or np.random.default_rng(0))
+
+
+def stencil2d_space(n: int = 8192) -> TuningSpace:
+    return TuningSpace(
+        name="stencil2d",
+        description=f"5-point Jacobi step on a {n}x{n} float32 grid: group shape, rows "
+                    "and columns per work item, local-memory tile or global loads",
+        tune_params={"bx": (8, 16, 32, 64, 128, 256), "by": (1, 2, 4, 8, 16, 32),
+                     "cy": (1, 2, 4, 8), "cx": (1, 2, 4), "tile": ("global", "local")},
+        restrictions=("bx*by >= 64 and bx*by <= 1024",
+                      "n % (bx*cx) == 0 and n % (by*cy) == 0",
+                      lambda p: p["tile"] == "global" or p["by"] >= 2,
+                      lambda p: stencil2d.local_bytes(p) <= LOCAL_MEMORY_LIMIT),
+        problem={"n": n}, group_size=_shape("bx", "by"),
+        template=lambda s: stencil2d.template(*s), structure=("tile",),
+        bindings=lambda p: stencil2d.bindings(p, n), local_bytes=stencil2d.local_bytes,
+        make_inputs=_inputs(stencil2d, n), reference=stencil2d.reference)
+
+
+def matmul_space(n: int = 2048) -> TuningSpace:
+    return TuningSpace(
+        name="matmul",
+        description=f"{n}x{n} float32 matrix product: group shape, rows and columns of "
+                    "c per work item, local-memory panels or global loads",
+        tune_params={"tx": (8, 16, 32, 64, 128, 256), "ty": (1, 2, 4, 8, 16, 32),
+                     "wy": (1, 2, 4, 8, 16), "wx": (1, 2, 4), "tile": ("global", "local")},
+        restrictions=("tx*ty >= 64 and tx*ty <= 1024", "wx*wy <= 32",
+                      "n % (tx*wx) == 0 and n % (ty*wy) == 0 and n % tx == 0",
+                      lambda p: p["tile"] == "global" or p["tx"] % p["ty"] == 0,
+                      lambda p: matmul.local_bytes(p) <= LOCAL_MEMORY_LIMIT),
+        problem={"n": n}, group_size=_shape("tx", "ty"),
+        template=lambda s: matmul.template(*s), structure=("tile",),
+        bindings=lambda p: matmul.bindings(p, n), local_bytes=matmul.local_bytes,
+        make_inputs=_inputs(matmul, n), reference=matmul.reference, rtol=1e-3)
+
+
+def transpose_space(n: int = 8192) -> TuningSpace:
+    return TuningSpace(
+        name="transpose",
+        description=f"{n}x{n} float32 transpose: group shape, rows and columns per work "
+                    "item, local-memory tile (with or without padding) or direct",
+        tune_params={"bx": (8, 16, 32, 64, 128, 256), "by": (1, 2, 4, 8, 16, 32),
+                     "cy": (1, 2, 4, 8, 16), "cx": (1, 2, 4), "tile": ("global", "local"),
+                     "pad": (0, 1)},
+        restrictions=("bx*by >= 64 and bx*by <= 1024",
+                      "n % (bx*cx) == 0 and n % (by*cy) == 0",
+                      lambda p: p["tile"] == "local" or p["pad"] == 0,
+                      lambda p: p["tile"] == "global" or (
+                          p["by"] * p["cy"] % p["bx"] == 0
+                          and p["bx"] * p["cx"] % p["by"] == 0),
+                      lambda p: transpose.local_bytes(p) <= LOCAL_MEMORY_LIMIT),
+        problem={"n": n}, group_size=_shape("bx", "by"),
+        template=lambda s: transpose.template(*s), structure=("tile",),
+        bindings=lambda p: transpose.bindings(p, n), local_bytes=transpose.local_bytes,
+        make_inputs=_inputs(transpose, n), reference=transpose.reference, rtol=0.0)
+
+
+SPACES = {"stencil2d": stencil2d_space, "matmul": matmul_space,
+          "transpose": transpose_space}
+
+
+def get_space(name: str, **problem: int) -> TuningSpace:
+    """A catalog space by name, optionally at another problem size (``n=256``)."""
+    try:
+        factory = SPACES[name]
+    except KeyError:
+        raise UnknownNameError("tuning space", name, SPACES) from None
+    return factory(**problem)
+
+
+def resolve_space(ref: str, **problem: int) -> TuningSpace:
+    """A catalog space by name, or ``FILE.py:VARIABLE`` bound to a
+    :class:`TuningSpace` or to a function of the problem sizes returning one."""
+    if ":" not in ref and not ref.endswith(".py"):
+        return get_space(ref, **problem)
+    from workbench.kernels.user import load_user_object
+
+    found = load_user_object(ref, "tuning space")
+    if callable(found) and not isinstance(found, TuningSpace):
+        try:
+            found = found(**problem)
+        except TypeError as err:
+            raise TuningError(f"{ref}: cannot make the space with {problem}: {err}"
+                              ) from None
+    elif problem:
+        found = found if not problem else _with_problem(found, ref, problem)
+    if not isinstance(found, TuningSpace):
+        raise TuningError(f"{ref} is a {type(found).__name__}, not a TuningSpace")
+    found.points()   # an empty space is refused here, before any measurement
+    return found
+
+
+def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:
+    if dict(problem) != {k: v for k, v in space.problem.items() if k in problem}:
+        raise TuningError(f"{ref} is a fixed space (problem {dict(space.problem)}); "
+                          "make it a function of its sizes to change them")
+    return space
+
+
+__all__ = ["LOCAL_MEMORY_LIMIT", "SPACES", "Point", "get_space", "matmul_space",
+           "resolve_space",
+           "stencil2d_space", "transpose_space"]

@@ -1,0 +1,175 @@
+"""Evaluating points on an OpenCL device, each cost timed on its own.
+
+For a point: build its loopy kernel (``transform``), generate code (``codegen``),
+compile with the OpenCL driver (``build``, with ``build_options``, e.g. NVIDIA's
+``-cl-nv-verbose`` whose log names registers and spills), then launch it through
+loopy's executor: one warm-up launch and ``runs`` timed ones (``run``; the kernel
+time is the minimum after ``discard_first``, from profiling events).  The executor
+finds the code and the binary in loopy's and pyopencl's caches, which the first two
+steps filled, so nothing is generated or compiled twice; for the first-time costs of
+a campaign to be real, those caches must start empty (point ``XDG_CACHE_HOME`` at a
+fresh folder, as ``scripts/h100_tuning.sh`` does).
+
+Inputs are made once per space (the space's ``make_inputs``) and shared by every
+point; each result is compared with the space's ``reference`` (``verify``).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.measure.runner import TimingProtocol
+from workbench.measure.store import Status
+from workbench.tuning.evaluation import Cost, Evaluation
+from workbench.tuning.space import Point, TuningSpace
+
+#: The timing protocol of an exploration: fewer runs than a calibration, since a
+#: tuner measures many variants once each (Kernel Tuner's default is 7).
+TUNING_PROTOCOL = TimingProtocol(runs=10, discard_first=1)
+
+
+@dataclass(frozen=True)
+class PreparedPoint:
+    """A point's kernel and device code, and what preparing them cost."""
+
+    point: Point
+    kernel: object
+    code: str | None
+    costs: Mapping[Cost, float]
+    failure: str | None = None       # the log, when preparing failed
+
+
+def prepare_point(space: TuningSpace, point: Point) -> PreparedPoint:
+    """``transform`` and ``codegen`` of one point (no device needed)."""
+    import loopy as lp
+
+    costs: dict[Cost, float] = {}
+    start = time.perf_counter()
+    try:
+        kernel = space.build(point)
+        costs[Cost.TRANSFORM] = time.perf_counter() - start
+        start = time.perf_counter()
+        code = lp.generate_code_v2(kernel).device_code()
+        costs[Cost.CODEGEN] = time.perf_counter() - start
+    except Exception:  # noqa: BLE001 - a point that does not build is recorded
+        costs.setdefault(Cost.TRANSFORM, time.perf_counter() - start)
+        return PreparedPoint(point, None, None, costs, traceback.format_exc())
+    return PreparedPoint(point, kernel, code, costs)
+
+
+def compile_code(context, code: str, build_options: tuple[str, ...] = ()
+                 ) -> tuple[float, str | None, str]:
+    """(seconds, failure log or None, build log) of the OpenCL compilation."""
+    import pyopencl as cl
+
+    start = time.perf_counter()
+    try:
+        program = cl.Program(context, code).build(options=list(build_options))
+    except cl.Error:
+        return time.perf_counter() - start, traceback.format_exc(), ""
+    seconds = time.perf_counter() - start
+    try:
+        log = "\n".join(program.get_build_info(d, cl.program_build_info.LOG)
+                        for d in context.devices)
+    except cl.Error:
+        log = ""
+    return seconds, None, log.strip()
+
+
+class LiveEvaluator:
+    """Measures points of one space on one OpenCL queue."""
+
+    def __init__(self, space: TuningSpace, queue, *,
+                 protocol: TimingProtocol = TUNING_PROTOCOL, verify: bool = True,
+                 build_options: tuple[str, ...] = (), seed: int = 0):
+        self.space = space
+        self.queue = queue
+        self.protocol = protocol
+        self.verify = verify and space.reference is not None
+        self.build_options = tuple(build_options)
+        self.rng = np.random.default_rng(seed)
+        self._host: dict | None = None
+        self._device: dict | None = None
+        self._expected: dict | None = None
+
+    def _inputs(self) -> dict:
+        import pyopencl.array as cla
+
+        if self._device is None:
+            if self.space.make_inputs is None:
+                raise ValueError(f"space {self.space.name!r} has no make_inputs")
+            self._host = self.space.make_inputs(self.rng)
+            self._device = {k: cla.to_device(self.queue, np.ascontiguousarray(v))
+                            for k, v in self._host.items()}
+            if self.verify:   # compared on the device: no large transfer per point
+                self._expected = {k: cla.to_device(self.queue, np.ascontiguousarray(v))
+                                  for k, v in self.space.reference(self._host).items()}
+        return self._device
+
+    def evaluate(self, point: Point, prepared: PreparedPoint | None = None,
+                 compiled: tuple[float, str | None, str] | None = None) -> Evaluation:
+        """Prepare (unless given), compile (unless given), run and verify one point."""
+        prepared = prepared or prepare_point(self.space, point)
+        costs = dict(prepared.costs)
+        if prepared.failure is not None:
+            return Evaluation(point, Status.BUILD_FAILED, None, costs,
+                              log=prepared.failure)
+        seconds, failure, build_log = compiled or compile_code(
+            self.queue.context, prepared.code, self.build_options)
+        costs[Cost.BUILD] = seconds
+        extra = {"build_log": build_log[-4000:]} if build_log else {}
+        if failure is not None:
+            return Evaluation(point, Status.BUILD_FAILED, None, costs, log=failure,
+                              extra=extra)
+        return self._run(point, prepared.kernel, costs, extra)
+
+    def _run(self, point, kernel, costs, extra) -> Evaluation:
+        import pyopencl as cl
+
+        start = time.perf_counter()
+        raw: list[float] = []
+        try:
+            args = self._inputs()
+            executor = kernel.executor(self.queue)
+            outputs = None
+            for _ in range(self.protocol.runs + 1):     # the first launch warms up
+                evt, outputs = executor(self.queue, **args)
+                evt.wait()
+                raw.append((evt.profile.end - evt.profile.start) * 1e-9)
+        except (cl.Error, RuntimeError, ValueError, TypeError):
+            costs[Cost.RUN] = time.perf_counter() - start
+            return Evaluation(point, Status.LAUNCH_FAILED, None, costs,
+                              log=traceback.format_exc(), extra=extra)
+        costs[Cost.RUN] = time.perf_counter() - start
+        timed = tuple(raw[1:])
+        kept = min(timed[self.protocol.discard_first:])
+        status, log = Status.OK, ""
+        if self.verify:
+            start = time.perf_counter()
+            status, log = self._check(kernel, outputs)
+            costs[Cost.VERIFY] = time.perf_counter() - start
+        return Evaluation(point, status, kept if status is Status.OK else None, costs,
+                          timed, log, extra)
+
+    def _check(self, kernel, outputs) -> tuple[Status, str]:
+        import pyopencl.array as cla
+
+        from workbench.kernels.base import entry_kernel
+
+        names = [a.name for a in entry_kernel(kernel).args if getattr(a, "is_output", False)]
+        got = dict(zip(names, outputs if isinstance(outputs, (tuple, list)) else (outputs,)))
+        rtol = self.space.rtol
+        for name, want in self._expected.items():
+            have = got.get(name)
+            if have is None or have.shape != want.shape:
+                return Status.WRONG_RESULT, f"{name}: missing or of another shape"
+            excess = cla.max(abs(have - want) - rtol * abs(want)).get()
+            if float(excess) > rtol * 1e-3:
+                worst = float(cla.max(abs(have - want)).get())
+                return Status.WRONG_RESULT, f"{name}: largest difference {worst:g}"
+        return Status.OK, ""

@@ -1,0 +1,89 @@
+"""Preparing points in parallel: code generation and OpenCL builds on every core.
+
+Of the half second a point costs on a GPU, almost all is CPU work (loopy's code
+generation, the driver's compiler) and one point after another leaves a many-core
+host idle.  :class:`PrebuildPool` runs ``transform``, ``codegen`` and ``build`` of
+upcoming points in worker processes, each with its own OpenCL context on the same
+device; the main process then only launches and verifies.  The binaries reach it
+through pyopencl's and loopy's disk caches, which the workers fill.
+
+Each point's costs are still measured one point at a time, inside its worker, so the
+recorded costs are those of a sequential tuner (with the caveat that concurrent
+builds share the host's caches and memory bandwidth); only the campaign's wall time
+shrinks.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+from collections.abc import Sequence
+
+from workbench.tuning.evaluation import Cost, Evaluation
+from workbench.tuning.live import LiveEvaluator, PreparedPoint, compile_code, prepare_point
+from workbench.tuning.space import Point
+
+_WORKER: dict = {}
+
+
+def _init_worker(space_ref: str, problem: dict, device_index: int,
+                 build_options: tuple[str, ...]) -> None:
+    from workbench.measure.devices import list_devices, open_device
+    from workbench.tuning.catalog import resolve_space
+
+    _WORKER["space"] = resolve_space(space_ref, **problem)
+    _WORKER["context"], _ = open_device(list_devices()[device_index])
+    _WORKER["options"] = build_options
+
+
+def _prebuild(label: str):
+    space = _WORKER["space"]
+    point = space.point(label)
+    prepared = prepare_point(space, point)
+    compiled = None
+    if prepared.failure is None:
+        compiled = compile_code(_WORKER["context"], prepared.code, _WORKER["options"])
+    return label, dict(prepared.costs), prepared.failure, compiled
+
+
+class PrebuildPool:
+    """Evaluates points whose preparation and build ran ahead in worker processes.
+
+    ``order`` is the order in which points will be asked for (the strategy's, when
+    known up front); a point asked for out of that order is prepared in place.
+    """
+
+    def __init__(self, evaluator: LiveEvaluator, space_ref: str, order: Sequence[Point],
+                 device_index: int, workers: int):
+        self.evaluator = evaluator
+        space = evaluator.space
+        ctx = multiprocessing.get_context("spawn")   # OpenCL contexts do not survive fork
+        self.pool = cf.ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_init_worker,
+            initargs=(space_ref, dict(space.problem), device_index,
+                      evaluator.build_options))
+        self.futures = {p.label: self.pool.submit(_prebuild, p.label) for p in order}
+
+    def evaluate(self, point: Point) -> Evaluation:
+        future = self.futures.pop(point.label, None)
+        if future is None:
+            return self.evaluator.evaluate(point)
+        _, costs, failure, compiled = future.result()
+        costs = {Cost(k.value if isinstance(k, Cost) else k): v for k, v in costs.items()}
+        if failure is not None:
+            return self.evaluator.evaluate(point, PreparedPoint(point, None, None, costs,
+                                                                failure))
+        kernel = self.evaluator.space.build(point)   # the harness's copy: not a cost
+        return self.evaluator.evaluate(point, PreparedPoint(point, kernel, "", costs),
+                                       compiled)
+
+    def close(self) -> None:
+        for f in self.futures.values():
+            f.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> PrebuildPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,73 @@
+"""Replaying strategies on an exhaustively measured space, without a device.
+
+As Kernel Tuner's simulation mode does: every point of the space was measured once
+(``workbench tune SPACE --strategy exhaustive``), with its costs; a replayed
+exploration asks the strategy for points and answers from those records, costs
+included, so that every strategy's curve comes from the same measurements.  A
+model-guided strategy's ranking runs for real here; its cost is measured on this
+machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from workbench.errors import TuningError
+from workbench.measure.store import MeasurementStore
+from workbench.tuning.evaluation import Evaluation, from_measurement, space_kernel_name
+from workbench.tuning.runner import Budget, ExplorationResult, Explorer
+from workbench.tuning.space import Point, TuningSpace
+from workbench.tuning.strategies import Strategy
+
+
+class ReplayEvaluator:
+    """Answers every point of a space from its recorded evaluation."""
+
+    def __init__(self, space: TuningSpace, evaluations: Mapping[str, Evaluation]):
+        self.space = space
+        self.evaluations = dict(evaluations)
+        missing = [p.label for p in space.points() if p.label not in self.evaluations]
+        if missing:
+            raise TuningError(
+                f"space {space.name!r} is not measured exhaustively: {len(missing)} of "
+                f"{len(space.points())} points have no record (e.g. {missing[0]}); "
+                "replay needs them all")
+
+    def evaluate(self, point: Point) -> Evaluation:
+        return self.evaluations[point.label]
+
+    @property
+    def measured(self) -> list[Evaluation]:
+        return [self.evaluations[p.label] for p in self.space.points()]
+
+
+def load_space_evaluations(paths: Sequence[str | Path] | str | Path, space: TuningSpace,
+                           device: str | None = None) -> dict[str, Evaluation]:
+    """The latest record of every point of ``space`` in the stores (one device)."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    out: dict[str, Evaluation] = {}
+    devices = set()
+    for path in paths:
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            for m in store.measurements(kernel=space_kernel_name(space), status=None):
+                if m.key.params_dict != dict(space.problem):
+                    continue   # the same space measured at another size
+                if device and device.lower() not in m.device.device.lower():
+                    continue
+                devices.add(m.device.device)
+                out[m.key.variant] = from_measurement(space, m)
+    if len(devices) > 1:
+        raise TuningError(f"the stores hold space {space.name!r} for several devices "
+                          f"({', '.join(sorted(devices))}); name one")
+    if not out:
+        raise TuningError(f"no measurement of space {space.name!r} at "
+                          f"{dict(space.problem)} in {', '.join(map(str, paths))}")
+    return out
+
+
+def replay(space: TuningSpace, evaluator: ReplayEvaluator, strategy: Strategy, *,
+           seed: int = 0, budget: Budget = Budget()) -> ExplorationResult:
+    """One replayed exploration (nothing is written)."""
+    return Explorer(space, strategy, evaluator, budget=budget, seed=seed).run()

@@ -1,0 +1,158 @@
+"""The exploration runner: a strategy, an evaluator, a budget, and the store.
+
+:class:`Explorer` asks the strategy for points, evaluates them (live on a device, or
+replayed from a measured space) and tells the strategy each result, until the
+strategy is done or the budget (evaluations, or seconds of tuning cost) is spent.
+
+With a store, every evaluation is committed on its own as it happens (see
+:mod:`workbench.tuning.evaluation` for the row), inside a campaign named after the
+space, strategy and seed.  A killed exploration resumes like a calibration campaign:
+the same call finds the unfinished campaign, replays the strategy, and takes the
+points already stored from the store instead of measuring them again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.errors import TuningError
+from workbench.measure.provenance import DeviceIdentity
+from workbench.tuning.evaluation import Evaluation, from_measurement, to_measurement
+from workbench.tuning.space import TuningSpace
+from workbench.tuning.strategies import Strategy
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When to stop: after ``evaluations`` points, or once the tuning cost (choosing
+    plus every point's counted costs) reaches ``seconds``; None: no limit."""
+
+    evaluations: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self):
+        if self.evaluations is not None and self.evaluations < 1:
+            raise TuningError("an evaluation budget must be at least 1")
+        if self.seconds is not None and self.seconds <= 0:
+            raise TuningError("a time budget must be positive")
+
+
+@dataclass(frozen=True)
+class ExplorationProgress:
+    done: int
+    total: int                # points in the space
+    evaluation: Evaluation
+    best_s: float | None
+    cost_s: float             # tuning cost so far
+    resumed: bool
+
+
+@dataclass
+class ExplorationResult:
+    space: str
+    strategy: str
+    seed: int
+    choosing_s: float                     # up-front cost (a model's ranking)
+    evaluations: list[Evaluation] = field(default_factory=list)
+    overhead_s: list[float] = field(default_factory=list)   # strategy time per point
+    stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+
+    @property
+    def cost_s(self) -> float:
+        return self.choosing_s + sum(e.cost_s for e in self.evaluations) \
+            + sum(self.overhead_s)
+
+    @property
+    def best(self) -> Evaluation | None:
+        ok = [e for e in self.evaluations if e.ok]
+        return min(ok, key=lambda e: e.time_s) if ok else None
+
+
+def exploration_name(space: TuningSpace, strategy: Strategy, seed: int) -> str:
+    return f"tune/{space.name}/{strategy.name}/seed{seed}"
+
+
+class Explorer:
+    def __init__(self, space: TuningSpace, strategy: Strategy, evaluator, *,
+                 budget: Budget = Budget(), seed: int = 0, store=None,
+                 device: DeviceIdentity | None = None, name: str | None = None,
+                 discard_first: int = 1):
+        if store is not None and device is None:
+            raise TuningError("recording an exploration needs the device it runs on")
+        self.space = space
+        self.strategy = strategy
+        self.evaluator = evaluator
+        self.budget = budget
+        self.seed = seed
+        self.store = store
+        self.device = device
+        self.name = name or exploration_name(space, strategy, seed)
+        self.discard_first = discard_first
+
+    def _stored(self, campaign: int) -> dict[str, Evaluation]:
+        from workbench.tuning.evaluation import space_kernel_name
+        rows = self.store.measurements(campaign=campaign, status=None,
+                                       kernel=space_kernel_name(self.space))
+        return {m.key.variant: from_measurement(self.space, m) for m in rows}
+
+    def run(self, on_progress: Callable[[ExplorationProgress], None] | None = None, *,
+            should_stop: Callable[[], bool] | None = None) -> ExplorationResult:
+        points = self.space.points()
+        campaign, stored = None, {}
+        if self.store is not None:
+            # the budget is how long to go on, not what is measured: a resumed
+            # exploration may be given more
+            settings = {"space": self.space.name, "problem": dict(self.space.problem),
+                        "strategy": self.strategy.name, "seed": self.seed}
+            campaign = self.store.start_campaign(self.name, self.device, settings)
+            stored = self._stored(campaign)
+        choosing = self.strategy.start(self.space, points)
+        if stored:   # the ranking cost is the one paid when the exploration began
+            first = min(stored.values(), key=lambda e: e.extra.get("sequence", 0))
+            choosing = float(first.extra.get("choosing_s", choosing))
+        result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing)
+        while True:
+            if should_stop is not None and should_stop():
+                result.stopped_by = "stopped"
+                return result
+            if self.budget.evaluations is not None and \
+                    len(result.evaluations) >= self.budget.evaluations:
+                result.stopped_by = "evaluations"
+                break
+            if self.budget.seconds is not None and result.cost_s >= self.budget.seconds:
+                result.stopped_by = "seconds"
+                break
+            began = time.perf_counter()
+            point = self.strategy.ask()
+            overhead = time.perf_counter() - began
+            if point is None:
+                break
+            resumed = point.label in stored
+            if resumed:
+                evaluation = stored[point.label]
+                overhead = float(evaluation.extra.get("strategy_s", overhead))
+            else:
+                evaluation = self.evaluator.evaluate(point)
+                if self.store is not None:
+                    extra = {"strategy": self.strategy.name, "strategy_s": overhead}
+                    if not result.evaluations:
+                        extra["choosing_s"] = choosing
+                    self.store.record(to_measurement(
+                        self.space, evaluation, self.device, campaign=campaign,
+                        discard_first=self.discard_first,
+                        sequence=len(result.evaluations), extra=extra))
+            began = time.perf_counter()
+            self.strategy.tell(evaluation)
+            overhead += time.perf_counter() - began
+            result.evaluations.append(evaluation)
+            result.overhead_s.append(overhead)
+            if on_progress is not None:
+                best = result.best
+                on_progress(ExplorationProgress(
+                    len(result.evaluations), len(points), evaluation,
+                    best.time_s if best else None, result.cost_s, resumed))
+        if self.store is not None and result.stopped_by == "exhausted":
+            self.store.finish_campaign(campaign)
+        return result

@@ -1,0 +1,185 @@
+"""Search strategies behind one registry: which point to measure next.
+
+A strategy is started on a space's valid points (:meth:`Strategy.start`, which
+returns what choosing up front cost, e.g. a model's ranking), then asked for points
+one at a time and told each evaluation.  Registered:
+
+* ``exhaustive``: every point, in the space's order;
+* ``random``: every point, in a seeded random order (replay reports its
+  expectation over all orderings instead, :mod:`workbench.tuning.metrics`);
+* ``model``: measure in the order a fitted model predicts
+  (:func:`workbench.tuning.ranking.rank_space`, any registered family's model);
+* ``tpe``: optuna's Tree-structured Parzen Estimator, an adaptive black-box search
+  over the parameters as categorical variables.  Points that break a restriction
+  are told to optuna as failed trials and cost nothing; a point proposed again is
+  told its known result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from workbench.errors import TuningError, UnknownNameError
+from workbench.tuning.evaluation import Evaluation
+from workbench.tuning.space import Point, TuningSpace
+
+
+class Strategy(Protocol):
+    name: str
+
+    def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
+        """Prepare; returns the seconds spent choosing before the first point."""
+
+    def ask(self) -> Point | None:
+        """The next point to evaluate, or None when the strategy is done."""
+
+    def tell(self, evaluation: Evaluation) -> None:
+        """The result of the last point asked for."""
+
+
+class _Ordered:
+    """Measures points in a fixed order, computed by :meth:`order`."""
+
+    name = "ordered"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self._queue: list[Point] = []
+
+    def order(self, space: TuningSpace, points: Sequence[Point]) -> tuple[list[Point], float]:
+        raise NotImplementedError
+
+    def start(self, space, points) -> float:
+        self._queue, seconds = self.order(space, list(points))
+        self._queue.reverse()
+        return seconds
+
+    def ask(self) -> Point | None:
+        return self._queue.pop() if self._queue else None
+
+    def tell(self, evaluation: Evaluation) -> None:
+        pass
+
+
+class Exhaustive(_Ordered):
+    name = "exhaustive"
+
+    def order(self, space, points):
+        return points, 0.0
+
+
+class RandomSearch(_Ordered):
+    name = "random"
+
+    def order(self, space, points):
+        rng = np.random.default_rng(self.seed)
+        return [points[i] for i in rng.permutation(len(points))], 0.0
+
+
+class ModelGuided(_Ordered):
+    """Measure in predicted order; ``label`` names the model in reports."""
+
+    def __init__(self, model, label: str | None = None, seed: int = 0):
+        super().__init__(seed)
+        self.model = model
+        self.name = f"model:{label or getattr(model, 'family', 'model')}"
+        self.ranking = None
+
+    def order(self, space, points):
+        from workbench.tuning.ranking import rank_space
+
+        self.ranking = rank_space(self.model, space, points)
+        ordered = [points[i] for i in self.ranking.order
+                   if math.isfinite(self.ranking.predicted_s[i])]
+        return ordered, self.ranking.seconds
+
+
+class OptunaTPE:
+    """optuna's TPE sampler over the space's parameters (module docstring)."""
+
+    name = "tpe"
+    #: proposals of invalid or already-measured points in a row before giving up
+    #: on the sampler and taking an unmeasured point at random
+    MAX_PROPOSALS = 200
+
+    def __init__(self, seed: int = 0, startup: int = 10):
+        self.seed = seed
+        self.startup = startup
+
+    def start(self, space, points) -> float:
+        import optuna
+        from optuna.distributions import CategoricalDistribution
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.valid = {p.label: p for p in points}
+        self.known: dict[str, float | None] = {}
+        self.space = space
+        self.distributions = {k: CategoricalDistribution(list(v))
+                              for k, v in space.tune_params.items()}
+        self.study = optuna.create_study(direction="minimize", sampler=optuna.samplers.
+                                         TPESampler(seed=self.seed,
+                                                    n_startup_trials=self.startup))
+        self.rng = np.random.default_rng(self.seed)
+        self._trial = None
+        return 0.0
+
+    def _tell(self, trial, value: float | None) -> None:
+        from optuna.trial import TrialState
+
+        if value is None:
+            self.study.tell(trial, state=TrialState.FAIL)
+        else:
+            self.study.tell(trial, value)
+
+    def ask(self) -> Point | None:
+        if len(self.known) >= len(self.valid):
+            return None
+        for _ in range(self.MAX_PROPOSALS):
+            trial = self.study.ask(self.distributions)
+            point = Point(tuple((k, trial.params[k]) for k in self.space.tune_params))
+            if point.label not in self.valid:
+                self._tell(trial, None)
+            elif point.label in self.known:
+                self._tell(trial, self.known[point.label])
+            else:
+                self._trial = trial
+                return point
+        unmeasured = [p for label, p in self.valid.items() if label not in self.known]
+        self._trial = None
+        return unmeasured[int(self.rng.integers(len(unmeasured)))]
+
+    def tell(self, evaluation: Evaluation) -> None:
+        from optuna.trial import create_trial
+
+        value = evaluation.time_s if evaluation.ok else None
+        self.known[evaluation.point.label] = value
+        if self._trial is not None:
+            self._tell(self._trial, value)
+        elif value is not None:   # a point the sampler did not propose: add it as data
+            self.study.add_trial(create_trial(params=evaluation.point.as_dict(),
+                                              distributions=self.distributions,
+                                              value=value))
+        self._trial = None
+
+
+STRATEGIES: dict[str, Callable[..., Strategy]] = {
+    "exhaustive": Exhaustive, "random": RandomSearch, "tpe": OptunaTPE,
+    "model": ModelGuided,
+}
+
+
+def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = None
+                  ) -> Strategy:
+    """A strategy by registry name; ``model`` (a fitted model) for ``model``."""
+    if name not in STRATEGIES:
+        raise UnknownNameError("strategy", name, STRATEGIES)
+    if name == "model":
+        if model is None:
+            raise TuningError("the model-guided strategy needs a model: --weights FILE "
+                              "or --model roofline --device-model h100")
+        return ModelGuided(model, label, seed)
+    return STRATEGIES[name](seed=seed)
