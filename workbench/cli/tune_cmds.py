@@ -37,6 +37,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    f"{default_store_path()}; not with --replay)")
     p.add_argument("--jobs", type=int, default=1,
                    help="processes preparing and building points ahead (live only)")
+    p.add_argument("--build-option", action="append", default=[], metavar="OPTION",
+                   help="OpenCL build option, repeatable (e.g. -cl-nv-verbose: the "
+                        "stored build log then names registers and spills)")
     p.add_argument("--no-verify", action="store_true", help="skip comparing results")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--format", choices=("table", "json"), default="table")
@@ -135,7 +138,8 @@ def _tune_live(args, space, strategy, budget, progress):
 
     device = find_device(args.device)
     _, queue = open_device(device)
-    evaluator = LiveEvaluator(space, queue, verify=not args.no_verify, seed=args.seed)
+    evaluator = LiveEvaluator(space, queue, verify=not args.no_verify, seed=args.seed,
+                              build_options=tuple(args.build_option))
     with MeasurementStore.open(args.store or default_store_path()) as store:
         if args.jobs > 1:
             from workbench.tuning.parallel import PrebuildPool

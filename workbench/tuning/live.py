@@ -35,18 +35,26 @@ TUNING_PROTOCOL = TimingProtocol(runs=10, discard_first=1)
 
 @dataclass(frozen=True)
 class PreparedPoint:
-    """A point's kernel and device code, and what preparing them cost."""
+    """A point's kernel, its scheduled form and device code, and what they cost."""
 
     point: Point
     kernel: object
     code: str | None
     costs: Mapping[Cost, float]
     failure: str | None = None       # the log, when preparing failed
+    invoker: object = None           # loopy's Python launcher (with a context)
 
 
-def prepare_point(space: TuningSpace, point: Point) -> PreparedPoint:
-    """``transform`` and ``codegen`` of one point (no device needed)."""
+def prepare_point(space: TuningSpace, point: Point, context=None) -> PreparedPoint:
+    """``transform`` and ``codegen`` of one point (no device needed).
+
+    Code generation takes the path of loopy's own executor (type inference,
+    preprocessing, linearization, device code, the Python invoker), so that the
+    launch that follows generates nothing again; with ``context`` the executor is
+    the one of that context.
+    """
     import loopy as lp
+    from loopy.codegen import generate_code_v2
 
     costs: dict[Cost, float] = {}
     start = time.perf_counter()
@@ -54,31 +62,52 @@ def prepare_point(space: TuningSpace, point: Point) -> PreparedPoint:
         kernel = space.build(point)
         costs[Cost.TRANSFORM] = time.perf_counter() - start
         start = time.perf_counter()
-        code = lp.generate_code_v2(kernel).device_code()
+        invoker = None
+        if context is None:
+            scheduled = lp.linearize(lp.preprocess_kernel(kernel))
+            code = generate_code_v2(scheduled).device_code()
+        else:
+            executor = kernel.executor(context)
+            scheduled = executor.get_typed_and_scheduled_translation_unit(None)
+            result = generate_code_v2(scheduled)
+            code = result.device_code()
+            invoker = executor.get_invoker(scheduled, executor.entrypoint, result)
         costs[Cost.CODEGEN] = time.perf_counter() - start
     except Exception:  # noqa: BLE001 - a point that does not build is recorded
         costs.setdefault(Cost.TRANSFORM, time.perf_counter() - start)
         return PreparedPoint(point, None, None, costs, traceback.format_exc())
-    return PreparedPoint(point, kernel, code, costs)
+    return PreparedPoint(point, kernel, code, costs, invoker=invoker)
 
 
 def compile_code(context, code: str, build_options: tuple[str, ...] = ()
-                 ) -> tuple[float, str | None, str]:
-    """(seconds, failure log or None, build log) of the OpenCL compilation."""
+                 ) -> tuple[float, str | None, str, object]:
+    """(seconds, failure log or None, build log, program) of the OpenCL compilation."""
     import pyopencl as cl
 
     start = time.perf_counter()
     try:
         program = cl.Program(context, code).build(options=list(build_options))
     except cl.Error:
-        return time.perf_counter() - start, traceback.format_exc(), ""
+        return time.perf_counter() - start, traceback.format_exc(), "", None
     seconds = time.perf_counter() - start
     try:
         log = "\n".join(program.get_build_info(d, cl.program_build_info.LOG)
                         for d in context.devices)
     except cl.Error:
         log = ""
-    return seconds, None, log.strip()
+    return seconds, None, log.strip(), program
+
+
+def launcher(prepared: PreparedPoint, program):
+    """A callable ``(queue, **args) -> (event, outputs)`` that launches a built point
+    as loopy's executor does, without generating or building anything again."""
+    from loopy.target.pyopencl_execution import _Kernels
+
+    kernels = _Kernels()
+    for name in program.kernel_names.split(";"):
+        setattr(kernels, name, getattr(program, name))
+    return lambda queue, **args: prepared.invoker(kernels, queue, None, None, False,
+                                                  **args)
 
 
 class LiveEvaluator:
@@ -111,34 +140,43 @@ class LiveEvaluator:
                                   for k, v in self.space.reference(self._host).items()}
         return self._device
 
-    def evaluate(self, point: Point, prepared: PreparedPoint | None = None,
-                 compiled: tuple[float, str | None, str] | None = None) -> Evaluation:
-        """Prepare (unless given), compile (unless given), run and verify one point."""
-        prepared = prepared or prepare_point(self.space, point)
-        costs = dict(prepared.costs)
+    def evaluate(self, point: Point, costs: Mapping[Cost, float] | None = None,
+                 build_log: str = "") -> Evaluation:
+        """Prepare, compile, run and verify one point.
+
+        ``costs``: the point was prepared and built elsewhere (a worker of
+        :mod:`.parallel`), which paid these costs and left the results in loopy's and
+        pyopencl's caches; preparing and building here again only reads those caches,
+        and the given costs (and the compiler's ``build_log``, which a binary read
+        from the cache does not repeat) are recorded instead.
+        """
+        prepared = prepare_point(self.space, point, self.queue.context)
+        if costs is None:
+            costs = dict(prepared.costs)
+        costs = dict(costs)
         if prepared.failure is not None:
             return Evaluation(point, Status.BUILD_FAILED, None, costs,
                               log=prepared.failure)
-        seconds, failure, build_log = compiled or compile_code(
+        seconds, failure, log, program = compile_code(
             self.queue.context, prepared.code, self.build_options)
-        costs[Cost.BUILD] = seconds
+        costs.setdefault(Cost.BUILD, seconds)
+        build_log = build_log or log
         extra = {"build_log": build_log[-4000:]} if build_log else {}
         if failure is not None:
             return Evaluation(point, Status.BUILD_FAILED, None, costs, log=failure,
                               extra=extra)
-        return self._run(point, prepared.kernel, costs, extra)
+        return self._run(point, prepared.kernel, launcher(prepared, program), costs, extra)
 
-    def _run(self, point, kernel, costs, extra) -> Evaluation:
+    def _run(self, point, kernel, launch, costs, extra) -> Evaluation:
         import pyopencl as cl
 
+        args = self._inputs()    # made once per space: not a cost of this point
         start = time.perf_counter()
         raw: list[float] = []
         try:
-            args = self._inputs()
-            executor = kernel.executor(self.queue)
             outputs = None
             for _ in range(self.protocol.runs + 1):     # the first launch warms up
-                evt, outputs = executor(self.queue, **args)
+                evt, outputs = launch(self.queue, **args)
                 evt.wait()
                 raw.append((evt.profile.end - evt.profile.start) * 1e-9)
         except (cl.Error, RuntimeError, ValueError, TypeError):

@@ -4,8 +4,9 @@ Of the half second a point costs on a GPU, almost all is CPU work (loopy's code
 generation, the driver's compiler) and one point after another leaves a many-core
 host idle.  :class:`PrebuildPool` runs ``transform``, ``codegen`` and ``build`` of
 upcoming points in worker processes, each with its own OpenCL context on the same
-device; the main process then only launches and verifies.  The binaries reach it
-through pyopencl's and loopy's disk caches, which the workers fill.
+device; the main process then only launches and verifies.  The scheduled kernels,
+invokers and binaries reach it through loopy's and pyopencl's disk caches, which the
+workers fill (so those caches must be on: no ``LOOPY_NO_CACHE``/``PYOPENCL_NO_CACHE``).
 
 Each point's costs are still measured one point at a time, inside its worker, so the
 recorded costs are those of a sequential tuner (with the caveat that concurrent
@@ -20,7 +21,7 @@ import multiprocessing
 from collections.abc import Sequence
 
 from workbench.tuning.evaluation import Cost, Evaluation
-from workbench.tuning.live import LiveEvaluator, PreparedPoint, compile_code, prepare_point
+from workbench.tuning.live import LiveEvaluator, compile_code, prepare_point
 from workbench.tuning.space import Point
 
 _WORKER: dict = {}
@@ -36,14 +37,18 @@ def _init_worker(space_ref: str, problem: dict, device_index: int,
     _WORKER["options"] = build_options
 
 
-def _prebuild(label: str):
+def _prebuild(label: str) -> tuple[dict[str, float], str]:
+    """Prepare and build one point: its costs and build log (the results themselves
+    stay in the disk caches)."""
     space = _WORKER["space"]
-    point = space.point(label)
-    prepared = prepare_point(space, point)
-    compiled = None
+    prepared = prepare_point(space, space.point(label), _WORKER["context"])
+    costs = {k.value: v for k, v in prepared.costs.items()}
+    build_log = ""
     if prepared.failure is None:
-        compiled = compile_code(_WORKER["context"], prepared.code, _WORKER["options"])
-    return label, dict(prepared.costs), prepared.failure, compiled
+        seconds, _, build_log, _ = compile_code(_WORKER["context"], prepared.code,
+                                                _WORKER["options"])
+        costs[Cost.BUILD.value] = seconds
+    return costs, build_log
 
 
 class PrebuildPool:
@@ -68,14 +73,9 @@ class PrebuildPool:
         future = self.futures.pop(point.label, None)
         if future is None:
             return self.evaluator.evaluate(point)
-        _, costs, failure, compiled = future.result()
-        costs = {Cost(k.value if isinstance(k, Cost) else k): v for k, v in costs.items()}
-        if failure is not None:
-            return self.evaluator.evaluate(point, PreparedPoint(point, None, None, costs,
-                                                                failure))
-        kernel = self.evaluator.space.build(point)   # the harness's copy: not a cost
-        return self.evaluator.evaluate(point, PreparedPoint(point, kernel, "", costs),
-                                       compiled)
+        costs, build_log = future.result()
+        return self.evaluator.evaluate(point, {Cost(k): v for k, v in costs.items()},
+                                       build_log)
 
     def close(self) -> None:
         for f in self.futures.values():
