@@ -12,6 +12,7 @@ from workbench.errors import WorkbenchError
 def build_parser() -> argparse.ArgumentParser:
     from workbench.cli import (
         kernel_cmds,
+        kt_cmds,
         lab_cmds,
         measure_cmds,
         model_cmds,
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     model_cmds.add_parsers(sub)
     predict_cmds.add_parsers(sub)
     tune_cmds.add_parsers(sub)
+    kt_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
     return parser

@@ -197,7 +197,7 @@ def _print_result(args, space, result) -> int:
 def cmd_tuning_report(args) -> int:
     from workbench.reports.tuning import exploration_figure, tuning_table
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
-    from workbench.tuning.study import compare_strategies, summary
+    from workbench.tuning.study import compare_strategies, strategy_means, summary
 
     models = {}
     for item in args.weights:
@@ -220,15 +220,21 @@ def cmd_tuning_report(args) -> int:
             exploration_figure(comparisons[-1]).write_html(
                 f"{args.plot}-{space.name}.html", include_plotlyjs="cdn")
     table = summary(comparisons)
+    means = strategy_means(table)
     if args.format == "json":
-        print_json(table.to_dict(orient="records"))
+        print_json({"spaces": table.to_dict(orient="records"),
+                    "geometric_means": means.to_dict(orient="records")})
     elif args.format == "csv":
         sys.stdout.write(table.to_csv(index=False))
     elif args.format == "md":
         from workbench.reports import to_markdown
         sys.stdout.write(to_markdown(tuning_table(table)))
+        sys.stdout.write("\n\nGeometric mean across spaces, time to 95 % of the best:\n\n")
+        sys.stdout.write(to_markdown(tuning_table(means)))
     else:
         print(tuning_table(table).to_string(index=False))
+        print("\ngeometric mean across spaces, time to 95 % of the best:")
+        print(tuning_table(means).to_string(index=False))
     return 0
 
 

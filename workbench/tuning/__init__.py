@@ -1,14 +1,34 @@
-"""Choosing among variants of a kernel: today, model-guided selection within the
-variant families of the 2019 paper (:mod:`.selection`: rank candidates with any
-fitted model, compare the predicted pick with the best measured one).
+"""Choosing among variants of a kernel at a fraction of the cost of measuring them.
 
-This is also the home of the tuning machinery that builds on every model's
-``rank()``: search spaces of tunable parameters, strategies behind one registry
-(exhaustive, random, model-guided, adaptive black-box), an exploration runner that
-records each evaluation and its costs in the measurement store, replay of measured
-spaces, and the metrics and reports of exploration.
+* :mod:`.space`: search spaces (tunable parameters, restrictions, a loopy kernel per
+  point; for cheap ranking a symbolic template per structure); :mod:`.catalog`, the
+  catalog's spaces (``stencil2d``, ``matmul``, ``transpose``) and a user's own
+  (``FILE.py:VARIABLE``);
+* :mod:`.strategies`: exhaustive, random, model-guided (any registered model's
+  ranking, :mod:`.ranking`), optuna's TPE, behind one registry;
+* :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
+  evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
+  live on an OpenCL device (:mod:`.live`, :mod:`.parallel` to build ahead on every
+  core) or replayed from a measured space (:mod:`.replay`);
+* :mod:`.metrics` and :mod:`.study`: best-so-far curves, runs and time to 90 % and
+  95 % of the best, every strategy side by side (random as its expectation);
+* :mod:`.kernel_tuner_io`: Kernel Tuner cache files out and in;
+* :mod:`.selection`: the 2019 paper's model-guided selection within variant families.
 """
 
+from workbench.tuning.catalog import SPACES, get_space, resolve_space
+from workbench.tuning.evaluation import Cost, Evaluation
+from workbench.tuning.kernel_tuner_io import export_cache, import_cache
+from workbench.tuning.ranking import rank_space
+from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations, replay
+from workbench.tuning.runner import Budget, ExplorationResult, Explorer
 from workbench.tuning.selection import FamilySelection, measured_times, rank_candidates, select
+from workbench.tuning.space import Point, TuningSpace
+from workbench.tuning.strategies import STRATEGIES, make_strategy
+from workbench.tuning.study import compare_strategies, summary
 
-__all__ = ["FamilySelection", "measured_times", "rank_candidates", "select"]
+__all__ = ["SPACES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
+           "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
+           "compare_strategies", "export_cache", "get_space", "import_cache",
+           "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",
+           "rank_space", "replay", "resolve_space", "select", "summary"]

@@ -68,6 +68,26 @@ def load_space_evaluations(paths: Sequence[str | Path] | str | Path, space: Tuni
 
 
 def replay(space: TuningSpace, evaluator: ReplayEvaluator, strategy: Strategy, *,
-           seed: int = 0, budget: Budget = Budget()) -> ExplorationResult:
-    """One replayed exploration (nothing is written)."""
-    return Explorer(space, strategy, evaluator, budget=budget, seed=seed).run()
+           seed: int = 0, budget: Budget = Budget(), until: float | None = None
+           ) -> ExplorationResult:
+    """One replayed exploration (nothing is written).
+
+    ``until``: stop once the best found reaches this fraction of the space's best
+    (1.0: the best itself), which replay knows; the curve beyond it says nothing
+    more about runs or time to a target, and a sampler such as TPE slows down as
+    its history grows.
+    """
+    explorer = Explorer(space, strategy, evaluator, budget=budget, seed=seed)
+    if until is None:
+        return explorer.run()
+    best = min(e.time_s for e in evaluator.measured if e.ok)
+    found = [float("inf")]
+
+    def track(progress) -> None:
+        if progress.best_s is not None:
+            found[0] = progress.best_s
+
+    result = explorer.run(track, should_stop=lambda: best / found[0] >= until - 1e-12)
+    if result.stopped_by == "stopped":
+        result.stopped_by = "reached"
+    return result

@@ -15,6 +15,7 @@ one symbolic property extraction then serves every point of a structure.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -111,7 +112,7 @@ class Restriction:
                                       f"is no parameter (known: {', '.join(known)})")
                 names.add(node.name)
                 return
-            for child in node.__getinitargs__():
+            for child in (getattr(node, f.name) for f in dataclasses.fields(node)):
                 for c in (child if isinstance(child, tuple) else (child,)):
                     if not isinstance(c, str):
                         check(c)

@@ -103,8 +103,9 @@ class OptunaTPE:
 
     name = "tpe"
     #: proposals of invalid or already-measured points in a row before giving up
-    #: on the sampler and taking an unmeasured point at random
-    MAX_PROPOSALS = 200
+    #: on the sampler and taking an unmeasured point at random (each is a trial in
+    #: the study, and the sampler's cost grows with the trials)
+    MAX_PROPOSALS = 25
 
     def __init__(self, seed: int = 0, startup: int = 10):
         self.seed = seed

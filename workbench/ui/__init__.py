@@ -10,7 +10,10 @@ Stable CSS classes, for finding the widgets in a browser: ``wb-dashboard``,
 ``wb-kernel-select``, ``wb-variant-select``, ``wb-params``, ``wb-group-size``,
 ``wb-device-select``, ``wb-properties-table``, ``wb-show-symbolic``,
 ``wb-calibrate-button``, ``wb-cancel-button``, ``wb-progress``, ``wb-progress-label``,
-``wb-weights-table``, ``wb-heatmap``, ``wb-scatter``, ``wb-worst-table``, ``wb-error``.
+``wb-weights-table``, ``wb-heatmap``, ``wb-scatter``, ``wb-worst-table``, ``wb-error``;
+the tuning panel's ``wb-tuning-panel``, ``wb-tuning-space``, ``wb-tuning-source``,
+``wb-tuning-strategy``, ``wb-tuning-run``, ``wb-tuning-cancel``, ``wb-tuning-progress``,
+``wb-tuning-figure``, ``wb-tuning-table``.
 """
 
 from workbench.ui.calibration_job import (
@@ -35,12 +38,14 @@ from workbench.ui.session import (
     Session,
     available_devices,
 )
+from workbench.ui.tuning_panel import TuningPanel
 from workbench.ui.weights_panel import WeightsPanel
 
 __all__ = [
     "CalibrationJob", "CalibrationPanel", "CalibrationRequest", "CalibrationSnapshot",
     "Dashboard", "DeviceChoice", "DeviceKind", "ErrorArea", "ExplorerPanel",
     "FailedConfiguration", "HeatmapPanel", "JobState", "KernelPicker", "KernelSelection",
-    "LoadedData", "PropertiesPanel", "Session", "WeightsPanel", "available_devices",
+    "LoadedData", "PropertiesPanel", "Session", "TuningPanel", "WeightsPanel",
+    "available_devices",
     "dashboard",
 ]

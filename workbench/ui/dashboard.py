@@ -2,8 +2,9 @@
 
 The panels are stacked rather than put in tabs: a calibration started at the top
 updates the weights, the heatmaps and the explorer below it, and all of them stay in
-view (and in the page, for whoever tests it in a browser).  One error area under the
-picker serves every panel.
+view (and in the page, for whoever tests it in a browser).  The tuning panel, last,
+compares search strategies on the catalog's tuning spaces (it computes only when its
+run button is pressed).  One error area under the picker serves every panel.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from workbench.ui.heatmap_panel import HeatmapPanel, study_label
 from workbench.ui.picker import KernelPicker
 from workbench.ui.properties_panel import PropertiesPanel
 from workbench.ui.session import DeviceKind, Session
+from workbench.ui.tuning_panel import TuningPanel
 from workbench.ui.weights_panel import WeightsPanel
 
 
@@ -67,6 +69,7 @@ class Dashboard(widgets.VBox):
                    for d in shipped for p in d.block_studies}
         self.heatmaps = HeatmapPanel(self.session, block_studies=studies, errors=self.errors)
         self.explorer = ExplorerPanel(self.session, errors=self.errors)
+        self.tuning = TuningPanel(self.session, errors=self.errors)
         super().__init__([
             widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"),
             self.picker, self.errors,
@@ -74,7 +77,8 @@ class Dashboard(widgets.VBox):
             _section("Calibration", self.calibration),
             _section("Fitted weights", self.weights),
             _section("Heatmaps", self.heatmaps),
-            _section("Predicted vs measured", self.explorer)])
+            _section("Predicted vs measured", self.explorer),
+            _section("Tuning: search strategies compared", self.tuning)])
         self.add_class("wb-dashboard")
 
 

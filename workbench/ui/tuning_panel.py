@@ -1,0 +1,630 @@
+"""Tuning: search strategies compared on a catalog space (:mod:`workbench.tuning`).
+
+Two sources:
+
+* **replay** (the default) of the shipped H100 measurements of every point of the
+  space (``sample_data/h100/tuning.sqlite``): every chosen strategy replayed from the
+  same records (:func:`workbench.tuning.study.compare_strategies`), shown as the
+  tuning report's best-so-far figure and table.  Each part (the exhaustive order and
+  random search, each model's ranking, TPE over its seeds) is computed once per space
+  and kept, so that switching back to a space or a strategy already seen is instant;
+* **live** on an OpenCL device of this machine, at a small problem size: each chosen
+  strategy explores the space with an evaluation budget (:class:`Explorer` with a
+  :class:`LiveEvaluator`), the progress and best-so-far curves updated as points are
+  measured, with a cancel button.  A point an earlier strategy of the same run has
+  measured is not measured again: its recorded evaluation (and costs) is reused, as
+  replay does.
+
+Both run in a background thread; failures show in the ``wb-error`` area.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from workbench.errors import DeviceError, TuningError, WorkbenchError
+from workbench.measure import DeviceInfo, find_device, list_devices, open_device
+from workbench.measure.samples import sample_data_root
+from workbench.reports.tuning import exploration_figure, tuning_table
+from workbench.tuning.catalog import SPACES, get_space
+from workbench.tuning.replay import ReplayEvaluator
+from workbench.ui.errors_view import ErrorArea
+from workbench.ui.html_table import render_table
+from workbench.ui.session import DATA_LOCK, Session
+
+SOURCE = "tuning"
+REPLAY, LIVE = "replay", "live"
+#: The strategy checkboxes besides one per model (``model:<label>``).
+EXHAUSTIVE, RANDOM, TPE = "exhaustive", "random", "tpe"
+TUNING_STORE = Path("h100") / "tuning.sqlite"
+SHIPPED_MODELS = {"linear": Path("h100") / "weights-linear.json",
+                  "overlap": Path("h100") / "weights-overlap.json"}
+#: Models checked at first: the overlap model ranks a space in seconds, not a fraction
+DEFAULT_MODELS = ("linear",)
+BASE = "base"      # the replay part every view needs: exhaustive order and random search
+
+
+class Cancelled(WorkbenchError):
+    """The user cancelled a replay (raised inside it, caught by the panel)."""
+
+
+def strategy_key(label: str) -> str:
+    """The checkbox of a report row or curve label: ``random (expected)`` ->
+    ``random``, ``tpe (mean of 3 seeds)`` -> ``tpe``, ``model:linear`` as is."""
+    for key in (RANDOM, TPE):
+        if label == key or label.startswith(key + " "):
+            return key
+    return label
+
+
+def merge_comparisons(base, parts: Sequence):
+    """``base`` (a :class:`~workbench.tuning.study.SpaceComparison`) with the rows and
+    curves of ``parts`` (comparisons of the same space) that it lacks, in order: what
+    one :func:`compare_strategies` call with every part's models and seeds gives."""
+    rows, curves = list(base.rows), list(base.curves)
+    known_rows = {r["strategy"] for r in rows}
+    known_curves = {c.label for c in curves}
+    for part in parts:
+        rows += [r for r in part.rows if r["strategy"] not in known_rows]
+        curves += [c for c in part.curves if c.label not in known_curves]
+        known_rows |= {r["strategy"] for r in part.rows}
+        known_curves |= {c.label for c in part.curves}
+    return replace(base, rows=rows, curves=curves)
+
+
+def select_strategies(comparison, keys: Sequence[str]):
+    """The comparison restricted to the strategies of ``keys`` (see
+    :func:`strategy_key`); random search's curve only with ``random``."""
+    keys = set(keys)
+    return replace(comparison,
+                   rows=[r for r in comparison.rows if strategy_key(r["strategy"]) in keys],
+                   curves=[c for c in comparison.curves if strategy_key(c.label) in keys],
+                   random_curve=comparison.random_curve if RANDOM in keys else None)
+
+
+class _StoppableReplay(ReplayEvaluator):
+    """A replay evaluator that raises :class:`Cancelled` once ``should_stop()``."""
+
+    def __init__(self, space, evaluations, should_stop: Callable[[], bool]):
+        super().__init__(space, evaluations)
+        self.should_stop = should_stop
+
+    def evaluate(self, point):
+        if self.should_stop():
+            pass
+        return super().evaluate(point)
+
+
+class _Reusing:
+    """Evaluates each point once per live run; later strategies get the same record."""
+
+    def __init__(self, evaluator):
+        self.evaluator = evaluator
+        self.known: dict[str, object] = {}
+
+    def evaluate(self, point):
+        if point.label not in self.known:
+            self.known[point.label] = self.evaluator.evaluate(point)
+        return self.known[point.label]
+
+
+class _LockedStart:
+    """A strategy whose ``start`` (a model's ranking: loopy counts) holds the data lock,
+    as the session's loads do."""
+
+    def __init__(self, strategy):
+        self.strategy = strategy
+        self.name = strategy.name
+
+    def start(self, space, points) -> float:
+        with DATA_LOCK:
+            return self.strategy.start(space, points)
+
+    def ask(self):
+        return self.strategy.ask()
+
+    def tell(self, evaluation) -> None:
+        self.strategy.tell(evaluation)
+
+
+@dataclass
+class _ReplaySpace:
+    space: object
+    evaluator: _StoppableReplay
+    device: str
+
+
+def _shipped(relative: Path) -> Path | None:
+    root = sample_data_root()
+    path = root / relative if root is not None else None
+    return path if path is not None and path.is_file() else None
+
+
+class TuningPanel(widgets.VBox):
+    """Compare search strategies on a catalog space (module docstring).
+
+    ``replay_store``: the exhaustively measured store replayed (default: the shipped
+    H100 one); ``models``: label -> fitted model or model file, each a
+    ``model:<label>`` strategy (default: the shipped H100 linear and overlap models);
+    ``device``: the OpenCL device of live runs (an index, a name substring or a
+    :class:`DeviceInfo`; default: the session's device when it is one, else the
+    default device, pocl's CPU device).
+    """
+
+    def __init__(self, session: Session | None = None, *,
+                 replay_store: str | Path | None = None,
+                 models: Mapping[str, object] | None = None, device=None,
+                 space: str = "matmul", live_size: int = 256, budget: int = 12,
+                 tpe_seeds: int = 3, errors: ErrorArea | None = None):
+        self.session = session if session is not None else Session()
+        self.errors = errors if errors is not None else ErrorArea()
+        self.replay_store = (Path(replay_store) if replay_store is not None
+                             else _shipped(TUNING_STORE))
+        if models is None:
+            models = {label: path for label, relative in SHIPPED_MODELS.items()
+                      if (path := _shipped(relative)) is not None}
+        self.models: dict[str, object] = dict(models)   # files are loaded when needed
+        self.comparison = None          # the replayed comparison shown (every strategy)
+        self.shown = None               # ... and restricted to the chosen strategies
+        self.table_frame = pd.DataFrame()   # the table's numbers (the report's summary)
+        self.live_results: list = []    # (label, ExplorationResult) of the latest live run
+        self.figure: go.FigureWidget | None = None
+        self._replay_spaces: dict[tuple, _ReplaySpace] = {}
+        self._parts: dict[tuple, object] = {}
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._devices = self._opencl_devices()
+
+        self.space = widgets.Dropdown(description="space", options=list(SPACES),
+                                      value=space)
+        self.space.add_class("wb-tuning-space")
+        self.source = widgets.ToggleButtons(
+            options=[("replay the H100 measurements", REPLAY),
+                     ("live on this machine", LIVE)], value=REPLAY,
+            style={"button_width": "220px"})
+        self.source.add_class("wb-tuning-source")
+        self.device = widgets.Dropdown(description="device",
+                                       options=[(d.label, d.index) for d in self._devices],
+                                       layout=widgets.Layout(width="480px"))
+        self.device.add_class("wb-tuning-device")
+        self.size = widgets.BoundedIntText(value=live_size, min=8, max=16384,
+                                           description="n", layout=widgets.Layout(
+                                               width="160px"))
+        self.size.add_class("wb-tuning-size")
+        self.budget = widgets.IntText(value=budget, description="evaluations",
+                                      layout=widgets.Layout(width="180px"))
+        self.budget.add_class("wb-tuning-budget")
+        self.live_controls = widgets.HBox([self.device, self.size, self.budget])
+        self.strategies: dict[str, widgets.Checkbox] = {}
+        labels = {EXHAUSTIVE: "exhaustive", RANDOM: "random (expected)"}
+        for key in (EXHAUSTIVE, RANDOM, *[f"model:{m}" for m in self.models], TPE):
+            default = key in (EXHAUSTIVE, RANDOM, TPE) or \
+                key.removeprefix("model:") in DEFAULT_MODELS
+            box = widgets.Checkbox(value=default, description=labels.get(key, key),
+                                   indent=False, layout=widgets.Layout(width="auto"))
+            box.add_class("wb-tuning-strategy")
+            self.strategies[key] = box
+        self.tpe_seeds = widgets.BoundedIntText(value=tpe_seeds, min=1, max=100,
+                                                description="seeds",
+                                                layout=widgets.Layout(width="140px"))
+        self.tpe_seeds.add_class("wb-tuning-tpe-seeds")
+        self.run_button = widgets.Button(description="run", button_style="primary",
+                                         icon="play")
+        self.run_button.add_class("wb-tuning-run")
+        self.cancel_button = widgets.Button(description="cancel", button_style="warning",
+                                            icon="stop", disabled=True)
+        self.cancel_button.add_class("wb-tuning-cancel")
+        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
+        self.progress.add_class("wb-tuning-progress")
+        self.progress_label = widgets.Label(value="press run")
+        self.progress_label.add_class("wb-tuning-progress-label")
+        self.note = widgets.HTML()
+        self.note.add_class("wb-tuning-note")
+        self.figure_box = widgets.Box()
+        self.table = widgets.HTML()
+        self.table.add_class("wb-tuning-table")
+
+        children = [widgets.HBox([self.space, self.source]), self.live_controls,
+                    widgets.HBox([*self.strategies.values(), self.tpe_seeds]),
+                    widgets.HBox([self.run_button, self.cancel_button, self.progress,
+                                  self.progress_label]),
+                    self.note, self.figure_box, self.table]
+        if errors is None:
+            children.append(self.errors)
+        super().__init__(children)
+        self.add_class("wb-tuning-panel")
+
+        self.run_button.on_click(self.errors.guard(SOURCE, lambda _: self.run()))
+        self.cancel_button.on_click(self.errors.guard(SOURCE, lambda _: self.cancel()))
+        refresh = self.errors.guard(SOURCE, lambda *_: self.refresh())
+        for w in (self.space, self.source, self.tpe_seeds, *self.strategies.values()):
+            w.observe(refresh, names="value")
+        self.session.observe(self.errors.guard(SOURCE, lambda _: self._follow_session()),
+                             names="device")
+        with self.errors.catching(SOURCE):
+            self._choose_device(device)
+            self.refresh()
+
+    # -- the public API --------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def chosen(self) -> list[str]:
+        """The checked strategies (keys of :attr:`strategies`)."""
+        return [k for k, box in self.strategies.items() if box.value]
+
+    def run(self, wait: bool = False) -> None:
+        """Replay or explore live with the chosen strategies, in the background (raises
+        on bad input; the run button shows it).  ``wait``: until it has ended."""
+        if self.running:
+            raise WorkbenchError("a tuning run is already running; cancel it first")
+        if not self.chosen():
+            raise TuningError("choose at least one strategy")
+        if self.source.value == REPLAY:
+            self._start_replay()
+        else:
+            self._start_live()
+        if wait:
+            self.wait()
+
+    def cancel(self) -> None:
+        """Stop after the current point (a live run keeps what it measured)."""
+        if self.running:
+            self._cancel.set()
+            self.cancel_button.disabled = True
+            self.progress_label.value = "cancelling after the current point..."
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background run (scripts and tests); True once none runs."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def target_device(self) -> DeviceInfo:
+        """The OpenCL device a live run measures on."""
+        if not self._devices:
+            raise DeviceError("no OpenCL device on this machine (install pocl-opencl-icd "
+                              "or a GPU driver): only the replay can run here")
+        for d in self._devices:
+            if d.index == self.device.value:
+                return d
+        raise DeviceError("choose an OpenCL device")
+
+    def refresh(self) -> None:
+        """Show what the current choices show without computing: the replay kept for
+        them, else a hint to press run."""
+        live = self.source.value == LIVE
+        self.live_controls.layout.display = None if live else "none"
+        self.tpe_seeds.disabled = not self.strategies[TPE].value
+        self.strategies[RANDOM].description = "random (seed 0)" if live \
+            else "random (expected)"
+        if self.running:
+            return
+        if live:
+            if not self.live_results or self.live_results[0][1].space != self.space.value:
+                self._clear("press run to explore the space live on "
+                            + (html.escape(self.device.label or "") or "a device"))
+            return
+        if self.replay_store is None:
+            self._clear("no shipped tuning measurements here "
+                        f"(sample_data/{TUNING_STORE}): explore live instead")
+            return
+        missing = self._missing_parts()
+        if missing:
+            self._clear("press run to replay "
+                        + html.escape(", ".join(self.chosen()) or "the strategies")
+                        + " on the H100 measurements of " + html.escape(self.space.value))
+        else:
+            self._show_replay()
+
+    # -- replay -----------------------------------------------------------------------
+
+    def _parts_wanted(self) -> list:
+        keys = self.chosen()
+        parts: list = [BASE]
+        parts += [("model", k.removeprefix("model:")) for k in keys if k.startswith("model:")]
+        if TPE in keys:
+            parts.append((TPE, self.tpe_seeds.value))
+        return parts
+
+    def _part_key(self, part) -> tuple:
+        return (str(self.replay_store), self.space.value, part)
+
+    def _missing_parts(self) -> list:
+        return [p for p in self._parts_wanted() if self._part_key(p) not in self._parts]
+
+    def _start_replay(self) -> None:
+        if self.replay_store is None:
+            raise TuningError(f"no shipped tuning measurements (sample_data/{TUNING_STORE}):"
+                              " explore live instead")
+        missing = self._missing_parts()
+        self.errors.clear(SOURCE)
+        if not missing:   # kept: nothing to compute
+            self._show_replay()
+            self.progress_label.value = "shown from the kept replay"
+            return
+        self._begin(len(missing), f"replaying {self.space.value}...")
+        self._thread = threading.Thread(
+            target=self._replay, args=(self.space.value, missing, self.chosen()),
+            daemon=True, name="workbench-tuning-replay")
+        self._thread.start()
+
+    def _replay_space(self, name: str) -> _ReplaySpace:
+        from workbench.measure import MeasurementStore
+        from workbench.tuning.replay import load_space_evaluations
+
+        key = (str(self.replay_store), name)
+        if key not in self._replay_spaces:
+            space = get_space(name)
+            evaluations = load_space_evaluations(self.replay_store, space)
+            with MeasurementStore.open(self.replay_store, create=False,
+                                       readonly=True) as store:
+                devices = sorted({d.device for d in store.devices()})
+            self._replay_spaces[key] = _ReplaySpace(
+                space, _StoppableReplay(space, evaluations, lambda: self._cancel.is_set()),
+                ", ".join(devices))
+        return self._replay_spaces[key]
+
+    def _replay(self, name: str, parts: list, keys: list[str]) -> None:
+        from workbench.tuning.study import compare_strategies
+
+        began = time.perf_counter()
+        try:
+            data = self._replay_space(name)
+            for i, part in enumerate(parts):
+                if self._cancel.is_set():
+                    pass
+                if part == BASE:
+                    what = "the exhaustive order and random search"
+                    compute = lambda: compare_strategies(  # noqa: E731
+                        data.space, data.evaluator, {}, tpe_seeds=0)
+                elif part[0] == TPE:
+                    what = f"TPE over {part[1]} seeds"
+                    compute = lambda seeds=part[1]: compare_strategies(  # noqa: E731
+                        data.space, data.evaluator, {}, tpe_seeds=seeds)
+                else:
+                    label = part[1]
+                    what = f"the ranking of model:{label}"
+                    model = self._model(label)
+
+                    def compute(label=label, model=model):
+                        with DATA_LOCK:   # loopy counts, like a dataset load
+                            return compare_strategies(data.space, data.evaluator,
+                                                      {label: model}, tpe_seeds=0)
+                self.progress_label.value = (f"{name}: replaying {what} "
+                                             f"({i + 1} of {len(parts)})...")
+                self._parts[(str(self.replay_store), name, part)] = compute()
+                self.progress.value = i + 1
+            elapsed = time.perf_counter() - began
+            if self.space.value == name and not self._missing_parts():
+                self._show_replay()
+            self._end("success", f"{name}: replayed in {elapsed:.1f} s (kept: "
+                                 "switching back is instant)")
+        except Cancelled:
+            self._end("warning", f"cancelled; what was replayed before is kept")
+        except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
+            self.errors.show(err, SOURCE)
+            self._end("danger", "stopped by an error")
+
+    def _show_replay(self) -> None:
+        """The kept parts of the chosen strategies, as one comparison, figure and table."""
+        from workbench.tuning.study import summary
+
+        data = self._replay_spaces[(str(self.replay_store), self.space.value)]
+        parts = [self._parts[self._part_key(p)] for p in self._parts_wanted()]
+        comparison = merge_comparisons(parts[0], parts[1:])
+        keys = self.chosen()
+        shown = select_strategies(comparison, keys)
+        frame = summary([comparison])
+        frame = frame[[strategy_key(s) in keys for s in frame["strategy"]]]
+        self.comparison, self.shown = comparison, shown
+        self.table_frame = frame.reset_index(drop=True)
+        figure = go.FigureWidget(exploration_figure(shown))
+        figure.add_class("wb-tuning-figure")
+        self.figure = figure
+        self.figure_box.children = (figure,)
+        table = tuning_table(self.table_frame)
+        self.table.value = render_table(
+            table, numeric=[c for c in table.columns if c not in ("space", "strategy")],
+            empty="no strategy chosen")
+        problem = ", ".join(f"{k}={v}" for k, v in data.space.problem.items())
+        self.note.value = (
+            f"<b>{html.escape(data.space.name)}</b> ({html.escape(problem)}): "
+            f"{comparison.points} points measured on {html.escape(data.device)}; best "
+            f"{comparison.best_s * 1e3:.4g} ms at <code>{html.escape(comparison.best_point)}"
+            f"</code>; measuring every point costs {comparison.exhaustive_s:.1f} s. Each "
+            "replay stops once it has found the best; costs count ranking, code "
+            "generation, build and runs.")
+
+    def _model(self, label: str):
+        model = self.models[label]
+        if isinstance(model, (str, Path)):
+            from workbench.models import load_model
+            model = self.models[label] = load_model(model)
+        return model
+
+    # -- live ---------------------------------------------------------------------------
+
+    def _start_live(self) -> None:
+        from workbench.tuning.runner import Budget
+        from workbench.tuning.strategies import make_strategy
+
+        budget = Budget(evaluations=self.budget.value)   # refuses a budget below 1
+        device = self.target_device()
+        space = get_space(self.space.value, n=self.size.value)
+        points = space.points()                           # refuses an empty space
+        runs = []
+        for key in self.chosen():
+            if key == EXHAUSTIVE:
+                runs.append(("exhaustive", make_strategy("exhaustive")))
+            elif key == RANDOM:
+                runs.append(("random (seed 0)", make_strategy("random", seed=0)))
+            elif key == TPE:
+                runs.append(("tpe (seed 0)", make_strategy("tpe", seed=0)))
+            else:
+                label = key.removeprefix("model:")
+                runs.append((key, _LockedStart(make_strategy(
+                    "model", model=self._model(label), label=label))))
+        self.errors.clear(SOURCE)
+        per_run = min(budget.evaluations, len(points))
+        self.live_results = []
+        self._begin(per_run * len(runs), f"opening {device.name}...")
+        self._live_figure(space, device, [label for label, _ in runs])
+        self.table.value = ""
+        problem = ", ".join(f"{k}={v}" for k, v in space.problem.items())
+        self.note.value = (f"<b>{html.escape(space.name)}</b> ({html.escape(problem)}): "
+                           f"{len(points)} points; up to {per_run} evaluations per strategy "
+                           f"on {html.escape(device.label)}")
+        self._thread = threading.Thread(target=self._live, args=(space, device, runs, budget),
+                                        daemon=True, name="workbench-tuning-live")
+        self._thread.start()
+
+    def _live_figure(self, space, device: DeviceInfo, labels: list[str]) -> None:
+        from plotly.subplots import make_subplots
+
+        fig = make_subplots(rows=1, cols=2, shared_yaxes=True,
+                            subplot_titles=("against evaluations", "against tuning cost (s)"))
+        palette = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+        for i, label in enumerate(labels):
+            line = {"color": palette[i % len(palette)]}
+            fig.add_trace(go.Scatter(x=[], y=[], name=label, mode="lines+markers",
+                                     line=line, legendgroup=label), 1, 1)
+            fig.add_trace(go.Scatter(x=[], y=[], name=label, mode="lines+markers",
+                                     line=line, legendgroup=label, showlegend=False), 1, 2)
+        fig.update_yaxes(title="best time found (ms)", row=1, col=1)
+        fig.update_layout(title=f"{space.name} on {device.name}: best so far, live",
+                          height=400, template="plotly_white")
+        figure = go.FigureWidget(fig)
+        figure.add_class("wb-tuning-figure")
+        self.figure = figure
+        self.figure_box.children = (figure,)
+
+    def _live(self, space, device: DeviceInfo, runs: list, budget) -> None:
+        from workbench.tuning.live import LiveEvaluator
+        from workbench.tuning.runner import Explorer
+
+        state, message = "success", ""
+        done_before = 0
+        try:
+            _, queue = open_device(device)
+            evaluator = _Reusing(LiveEvaluator(space, queue))
+            for i, (label, strategy) in enumerate(runs):
+                if self._cancel.is_set():
+                    break
+                curve: dict[str, list] = {"runs": [], "best": [], "cost": []}
+                self.progress_label.value = f"{label}: starting..."
+
+                def on_progress(p, i=i, label=label, curve=curve, before=done_before):
+                    self.progress.value = before + p.done
+                    if p.best_s is not None:
+                        curve["runs"].append(p.done)
+                        curve["best"].append(p.best_s * 1e3)
+                        curve["cost"].append(p.cost_s)
+                        with self.figure.batch_update():
+                            left, right = self.figure.data[2 * i], self.figure.data[2 * i + 1]
+                            left.x, left.y = list(curve["runs"]), list(curve["best"])
+                            right.x, right.y = list(curve["cost"]), list(curve["best"])
+                    best = "-" if p.best_s is None else f"{p.best_s * 1e3:.4g} ms"
+                    self.progress_label.value = (
+                        f"{label}: {p.done} evaluated, best {best}, tuning cost "
+                        f"{p.cost_s:.1f} s; {p.evaluation.point.label}")
+
+                result = Explorer(space, strategy, evaluator, budget=budget).run(
+                    on_progress, should_stop=self._cancel.is_set)
+                self.live_results.append((label, result))
+                done_before += len(result.evaluations)
+                self._live_table()
+            measured = len(evaluator.known)
+            if self._cancel.is_set():
+                state = "warning"
+                message = (f"cancelled after {done_before} evaluations ({measured} points "
+                           "measured)")
+            else:
+                self.progress.max = max(done_before, 1)
+                message = self._live_summary(done_before, measured)
+        except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
+            self.errors.show(err, SOURCE)
+            state, message = "danger", f"stopped by an error after {done_before} evaluations"
+        self._end(state, message)
+
+    def _live_summary(self, evaluations: int, measured: int) -> str:
+        found = [(r.best.time_s, r.best.point.label) for _, r in self.live_results
+                 if r.best is not None]
+        best = (f"; best {min(found)[0] * 1e3:.4g} ms at {min(found)[1]}" if found
+                else "; no point ran successfully")
+        return f"finished: {evaluations} evaluations ({measured} points measured){best}"
+
+    def _live_table(self) -> None:
+        rows = []
+        for label, r in self.live_results:
+            best = r.best
+            rows.append({"strategy": label, "evaluations": len(r.evaluations),
+                         "failed": sum(1 for e in r.evaluations if not e.ok),
+                         "best (ms)": np.nan if best is None else best.time_s * 1e3,
+                         "best point": "" if best is None else best.point.label,
+                         "tuning cost (s)": r.cost_s, "choosing (s)": r.choosing_s,
+                         "stopped": r.stopped_by})
+        self.table_frame = pd.DataFrame(rows)
+        self.table.value = render_table(
+            self.table_frame, code=["best point"],
+            numeric=["evaluations", "failed", "best (ms)", "tuning cost (s)", "choosing (s)"])
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _begin(self, steps: int, label: str) -> None:
+        self._cancel = threading.Event()
+        self.progress.value, self.progress.max = 0, max(steps, 1)
+        self.progress.bar_style = ""
+        self.progress_label.value = label
+        self.run_button.disabled, self.cancel_button.disabled = True, False
+
+    def _end(self, style: str, label: str) -> None:
+        self.progress.bar_style = style
+        self.run_button.disabled, self.cancel_button.disabled = False, True
+        self.progress_label.value = label    # last: whoever waits on it finds the rest
+
+    def _clear(self, note: str) -> None:
+        self.figure = None
+        self.figure_box.children = ()
+        self.table.value = ""
+        self.table_frame = pd.DataFrame()
+        self.note.value = f"<i>{note}</i>"
+
+    @staticmethod
+    def _opencl_devices() -> list[DeviceInfo]:
+        try:
+            return list_devices()
+        except DeviceError:
+            return []
+
+    def _choose_device(self, selector) -> None:
+        if not self._devices:
+            return
+        if isinstance(selector, DeviceInfo):
+            self.device.value = selector.index
+        elif selector is not None:
+            self.device.value = find_device(selector).index
+        else:
+            chosen = self.session.device
+            if chosen is not None and chosen.opencl is not None:
+                self.device.value = chosen.opencl.index
+            else:
+                self.device.value = find_device().index
+
+    def _follow_session(self) -> None:
+        chosen = self.session.device
+        if chosen is not None and chosen.opencl is not None and not self.running:
+            self.device.value = chosen.opencl.index
