@@ -33,6 +33,7 @@ SMALL = {
     "overlap_and_selection_2019.ipynb": {"BOOTSTRAP": 20, "REFIT": False},
     "block_size_study.ipynb": {"LIVE_GRID": 32, "LIVE_TOTAL": 64, "LIVE_MAX_BLOCKS": 6},
     "dashboard.ipynb": None,   # no parameters: it only builds the dashboard
+    "tuning_exploration.ipynb": {"TPE_SEEDS": 1, "MODELS": ("linear",), "LIVE_BUDGET": 4},
 }
 # Seconds each notebook may take, all cells together (about 2 minutes in all on 2 cores).
 DEADLINE_S = {"table1_unified_model.ipynb": 150, "overlap_and_selection_2019.ipynb": 150}

@@ -148,6 +148,12 @@ def test_a_live_run_measures_up_to_its_budget_and_shows_the_best(pocl):
     assert cost.x[-1] == pytest.approx(result.cost_s) and cost.x[0] > 0
     assert panel.table_frame.loc[0, "best (ms)"] == pytest.approx(best * 1e3)
     assert panel.table_frame.loc[0, "evaluations"] == 3
+    # the replay view in between, then the live run's view again
+    live_figure = panel.figure
+    panel.source.value = "replay"
+    assert panel.figure is not live_figure and panel.table_frame.empty
+    panel.source.value = "live"
+    assert panel.figure is live_figure and list(panel.table_frame["evaluations"]) == [3]
 
 
 def test_cancel_stops_a_live_run_after_the_current_point(pocl):

@@ -101,7 +101,7 @@ class _StoppableReplay(ReplayEvaluator):
 
     def evaluate(self, point):
         if self.should_stop():
-            pass
+            raise Cancelled("cancelled")
         return super().evaluate(point)
 
 
@@ -178,6 +178,7 @@ class TuningPanel(widgets.VBox):
         self.shown = None               # ... and restricted to the chosen strategies
         self.table_frame = pd.DataFrame()   # the table's numbers (the report's summary)
         self.live_results: list = []    # (label, ExplorationResult) of the latest live run
+        self._live_view: dict | None = None   # its figure, table and note
         self.figure: go.FigureWidget | None = None
         self._replay_spaces: dict[tuple, _ReplaySpace] = {}
         self._parts: dict[tuple, object] = {}
@@ -305,16 +306,24 @@ class TuningPanel(widgets.VBox):
 
     def refresh(self) -> None:
         """Show what the current choices show without computing: the replay kept for
-        them, else a hint to press run."""
+        them, or the latest live run of this space, else a hint to press run."""
         live = self.source.value == LIVE
         self.live_controls.layout.display = None if live else "none"
-        self.tpe_seeds.disabled = not self.strategies[TPE].value
+        self.tpe_seeds.disabled = live or not self.strategies[TPE].value
         self.strategies[RANDOM].description = "random (seed 0)" if live \
             else "random (expected)"
-        if self.running:
-            return
-        if live:
-            if not self.live_results or self.live_results[0][1].space != self.space.value:
+        if not self.running:   # a run shows its own progress, and its result when done
+            self._show_view()
+
+    def _show_view(self) -> None:
+        if self.source.value == LIVE:
+            view = self._live_view
+            if view is not None and view["space"] == self.space.value:
+                self.figure = view["figure"]
+                self.figure_box.children = (view["figure"],)
+                self.table_frame, self.table.value = view["frame"], view["table"]
+                self.note.value = view["note"]
+            else:
                 self._clear("press run to explore the space live on "
                             + (html.escape(self.device.label or "") or "a device"))
             return
@@ -323,7 +332,7 @@ class TuningPanel(widgets.VBox):
                         f"(sample_data/{TUNING_STORE}): explore live instead")
             return
         missing = self._missing_parts()
-        if missing:
+        if missing or (str(self.replay_store), self.space.value) not in self._replay_spaces:
             self._clear("press run to replay "
                         + html.escape(", ".join(self.chosen()) or "the strategies")
                         + " on the H100 measurements of " + html.escape(self.space.value))
@@ -386,7 +395,7 @@ class TuningPanel(widgets.VBox):
             data = self._replay_space(name)
             for i, part in enumerate(parts):
                 if self._cancel.is_set():
-                    pass
+                    raise Cancelled("cancelled")
                 if part == BASE:
                     what = "the exhaustive order and random search"
                     compute = lambda: compare_strategies(  # noqa: E731
@@ -409,15 +418,16 @@ class TuningPanel(widgets.VBox):
                 self._parts[(str(self.replay_store), name, part)] = compute()
                 self.progress.value = i + 1
             elapsed = time.perf_counter() - began
-            if self.space.value == name and not self._missing_parts():
-                self._show_replay()
-            self._end("success", f"{name}: replayed in {elapsed:.1f} s (kept: "
-                                 "switching back is instant)")
+            state, label = "success", (f"{name}: replayed in {elapsed:.1f} s (kept: "
+                                       "switching back is instant)")
         except Cancelled:
-            self._end("warning", f"cancelled; what was replayed before is kept")
+            state, label = "warning", "cancelled; what was replayed before is kept"
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
             self.errors.show(err, SOURCE)
-            self._end("danger", "stopped by an error")
+            state, label = "danger", "stopped by an error"
+        with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
+            self._show_view()
+        self._end(state, label)
 
     def _show_replay(self) -> None:
         """The kept parts of the chosen strategies, as one comparison, figure and table."""
@@ -480,14 +490,17 @@ class TuningPanel(widgets.VBox):
                     "model", model=self._model(label), label=label))))
         self.errors.clear(SOURCE)
         per_run = min(budget.evaluations, len(points))
-        self.live_results = []
+        self.live_results, self._live_view = [], None
         self._begin(per_run * len(runs), f"opening {device.name}...")
         self._live_figure(space, device, [label for label, _ in runs])
         self.table.value = ""
         problem = ", ".join(f"{k}={v}" for k, v in space.problem.items())
         self.note.value = (f"<b>{html.escape(space.name)}</b> ({html.escape(problem)}): "
                            f"{len(points)} points; up to {per_run} evaluations per strategy "
-                           f"on {html.escape(device.label)}")
+                           f"on {html.escape(device.label)}; a point measured by an earlier "
+                           "strategy of this run is reused with its costs")
+        self._live_view = {"space": space.name, "figure": self.figure, "frame": pd.DataFrame(),
+                           "table": "", "note": self.note.value}
         self._thread = threading.Thread(target=self._live, args=(space, device, runs, budget),
                                         daemon=True, name="workbench-tuning-live")
         self._thread.start()
@@ -518,6 +531,7 @@ class TuningPanel(widgets.VBox):
 
         state, message = "success", ""
         done_before = 0
+        figure = self._live_view["figure"]
         try:
             _, queue = open_device(device)
             evaluator = _Reusing(LiveEvaluator(space, queue))
@@ -533,8 +547,8 @@ class TuningPanel(widgets.VBox):
                         curve["runs"].append(p.done)
                         curve["best"].append(p.best_s * 1e3)
                         curve["cost"].append(p.cost_s)
-                        with self.figure.batch_update():
-                            left, right = self.figure.data[2 * i], self.figure.data[2 * i + 1]
+                        with figure.batch_update():
+                            left, right = figure.data[2 * i], figure.data[2 * i + 1]
                             left.x, left.y = list(curve["runs"]), list(curve["best"])
                             right.x, right.y = list(curve["cost"]), list(curve["best"])
                     best = "-" if p.best_s is None else f"{p.best_s * 1e3:.4g} ms"
@@ -558,6 +572,8 @@ class TuningPanel(widgets.VBox):
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
             self.errors.show(err, SOURCE)
             state, message = "danger", f"stopped by an error after {done_before} evaluations"
+        with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
+            self._show_view()
         self._end(state, message)
 
     def _live_summary(self, evaluations: int, measured: int) -> str:
@@ -577,10 +593,13 @@ class TuningPanel(widgets.VBox):
                          "best point": "" if best is None else best.point.label,
                          "tuning cost (s)": r.cost_s, "choosing (s)": r.choosing_s,
                          "stopped": r.stopped_by})
-        self.table_frame = pd.DataFrame(rows)
-        self.table.value = render_table(
-            self.table_frame, code=["best point"],
+        frame = pd.DataFrame(rows)
+        table = render_table(
+            frame, code=["best point"],
             numeric=["evaluations", "failed", "best (ms)", "tuning cost (s)", "choosing (s)"])
+        self._live_view.update(frame=frame, table=table)
+        if self.source.value == LIVE and self.space.value == self._live_view["space"]:
+            self.table_frame, self.table.value = frame, table
 
     # -- helpers ------------------------------------------------------------------------
 
