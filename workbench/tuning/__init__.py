@@ -27,7 +27,7 @@ from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.study import compare_strategies, summary
 
-__all__ = ["SPACES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
+__all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",

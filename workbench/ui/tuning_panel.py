@@ -23,8 +23,7 @@ from __future__ import annotations
 import html
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -34,120 +33,33 @@ import plotly.graph_objects as go
 
 from workbench.errors import DeviceError, TuningError, WorkbenchError
 from workbench.measure import DeviceInfo, find_device, list_devices, open_device
-from workbench.measure.samples import sample_data_root
 from workbench.reports.tuning import exploration_figure, tuning_table
 from workbench.tuning.catalog import SPACES, get_space
-from workbench.tuning.replay import ReplayEvaluator
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
+    BASE,
+    DEFAULT_MODELS,
+    EXHAUSTIVE,
+    LIVE,
+    RANDOM,
+    REPLAY,
+    SHIPPED_MODELS,
+    SOURCE,
+    TPE,
+    TUNING_STORE,
+    Cancelled,
+    LockedStart,
+    ReplaySpace,
+    ReusingEvaluator,
+    StoppableReplay,
+    merge_comparisons,
+    select_strategies,
+    shipped_path,
+    strategy_key,
+)
 from workbench.ui.html_table import render_table
 from workbench.ui.session import DATA_LOCK, Session
 
-SOURCE = "tuning"
-REPLAY, LIVE = "replay", "live"
-#: The strategy checkboxes besides one per model (``model:<label>``).
-EXHAUSTIVE, RANDOM, TPE = "exhaustive", "random", "tpe"
-TUNING_STORE = Path("h100") / "tuning.sqlite"
-SHIPPED_MODELS = {"linear": Path("h100") / "weights-linear.json",
-                  "overlap": Path("h100") / "weights-overlap.json"}
-#: Models checked at first: the overlap model ranks a space in seconds, not a fraction
-DEFAULT_MODELS = ("linear",)
-BASE = "base"      # the replay part every view needs: exhaustive order and random search
-
-
-class Cancelled(WorkbenchError):
-    """The user cancelled a replay (raised inside it, caught by the panel)."""
-
-
-def strategy_key(label: str) -> str:
-    """The checkbox of a report row or curve label: ``random (expected)`` ->
-    ``random``, ``tpe (mean of 3 seeds)`` -> ``tpe``, ``model:linear`` as is."""
-    for key in (RANDOM, TPE):
-        if label == key or label.startswith(key + " "):
-            return key
-    return label
-
-
-def merge_comparisons(base, parts: Sequence):
-    """``base`` (a :class:`~workbench.tuning.study.SpaceComparison`) with the rows and
-    curves of ``parts`` (comparisons of the same space) that it lacks, in order: what
-    one :func:`compare_strategies` call with every part's models and seeds gives."""
-    rows, curves = list(base.rows), list(base.curves)
-    known_rows = {r["strategy"] for r in rows}
-    known_curves = {c.label for c in curves}
-    for part in parts:
-        rows += [r for r in part.rows if r["strategy"] not in known_rows]
-        curves += [c for c in part.curves if c.label not in known_curves]
-        known_rows |= {r["strategy"] for r in part.rows}
-        known_curves |= {c.label for c in part.curves}
-    return replace(base, rows=rows, curves=curves)
-
-
-def select_strategies(comparison, keys: Sequence[str]):
-    """The comparison restricted to the strategies of ``keys`` (see
-    :func:`strategy_key`); random search's curve only with ``random``."""
-    keys = set(keys)
-    return replace(comparison,
-                   rows=[r for r in comparison.rows if strategy_key(r["strategy"]) in keys],
-                   curves=[c for c in comparison.curves if strategy_key(c.label) in keys],
-                   random_curve=comparison.random_curve if RANDOM in keys else None)
-
-
-class _StoppableReplay(ReplayEvaluator):
-    """A replay evaluator that raises :class:`Cancelled` once ``should_stop()``."""
-
-    def __init__(self, space, evaluations, should_stop: Callable[[], bool]):
-        super().__init__(space, evaluations)
-        self.should_stop = should_stop
-
-    def evaluate(self, point):
-        if self.should_stop():
-            raise Cancelled("cancelled")
-        return super().evaluate(point)
-
-
-class _Reusing:
-    """Evaluates each point once per live run; later strategies get the same record."""
-
-    def __init__(self, evaluator):
-        self.evaluator = evaluator
-        self.known: dict[str, object] = {}
-
-    def evaluate(self, point):
-        if point.label not in self.known:
-            self.known[point.label] = self.evaluator.evaluate(point)
-        return self.known[point.label]
-
-
-class _LockedStart:
-    """A strategy whose ``start`` (a model's ranking: loopy counts) holds the data lock,
-    as the session's loads do."""
-
-    def __init__(self, strategy):
-        self.strategy = strategy
-        self.name = strategy.name
-
-    def start(self, space, points) -> float:
-        with DATA_LOCK:
-            return self.strategy.start(space, points)
-
-    def ask(self):
-        return self.strategy.ask()
-
-    def tell(self, evaluation) -> None:
-        self.strategy.tell(evaluation)
-
-
-@dataclass
-class _ReplaySpace:
-    space: object
-    evaluator: _StoppableReplay
-    device: str
-
-
-def _shipped(relative: Path) -> Path | None:
-    root = sample_data_root()
-    path = root / relative if root is not None else None
-    return path if path is not None and path.is_file() else None
 
 
 class TuningPanel(widgets.VBox):
@@ -169,10 +81,10 @@ class TuningPanel(widgets.VBox):
         self.session = session if session is not None else Session()
         self.errors = errors if errors is not None else ErrorArea()
         self.replay_store = (Path(replay_store) if replay_store is not None
-                             else _shipped(TUNING_STORE))
+                             else shipped_path(TUNING_STORE))
         if models is None:
             models = {label: path for label, relative in SHIPPED_MODELS.items()
-                      if (path := _shipped(relative)) is not None}
+                      if (path := shipped_path(relative)) is not None}
         self.models: dict[str, object] = dict(models)   # files are loaded when needed
         self.comparison = None          # the replayed comparison shown (every strategy)
         self.shown = None               # ... and restricted to the chosen strategies
@@ -180,7 +92,7 @@ class TuningPanel(widgets.VBox):
         self.live_results: list = []    # (label, ExplorationResult) of the latest live run
         self._live_view: dict | None = None   # its figure, table and note
         self.figure: go.FigureWidget | None = None
-        self._replay_spaces: dict[tuple, _ReplaySpace] = {}
+        self._replay_spaces: dict[tuple, ReplaySpace] = {}
         self._parts: dict[tuple, object] = {}
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
@@ -371,7 +283,7 @@ class TuningPanel(widgets.VBox):
             daemon=True, name="workbench-tuning-replay")
         self._thread.start()
 
-    def _replay_space(self, name: str) -> _ReplaySpace:
+    def _replay_space(self, name: str) -> ReplaySpace:
         from workbench.measure import MeasurementStore
         from workbench.tuning.replay import load_space_evaluations
 
@@ -382,8 +294,8 @@ class TuningPanel(widgets.VBox):
             with MeasurementStore.open(self.replay_store, create=False,
                                        readonly=True) as store:
                 devices = sorted({d.device for d in store.devices()})
-            self._replay_spaces[key] = _ReplaySpace(
-                space, _StoppableReplay(space, evaluations, lambda: self._cancel.is_set()),
+            self._replay_spaces[key] = ReplaySpace(
+                space, StoppableReplay(space, evaluations, lambda: self._cancel.is_set()),
                 ", ".join(devices))
         return self._replay_spaces[key]
 
@@ -486,7 +398,7 @@ class TuningPanel(widgets.VBox):
                 runs.append(("tpe (seed 0)", make_strategy("tpe", seed=0)))
             else:
                 label = key.removeprefix("model:")
-                runs.append((key, _LockedStart(make_strategy(
+                runs.append((key, LockedStart(make_strategy(
                     "model", model=self._model(label), label=label))))
         self.errors.clear(SOURCE)
         per_run = min(budget.evaluations, len(points))
@@ -534,7 +446,7 @@ class TuningPanel(widgets.VBox):
         figure = self._live_view["figure"]
         try:
             _, queue = open_device(device)
-            evaluator = _Reusing(LiveEvaluator(space, queue))
+            evaluator = ReusingEvaluator(LiveEvaluator(space, queue))
             for i, (label, strategy) in enumerate(runs):
                 if self._cancel.is_set():
                     break
