@@ -2,13 +2,14 @@
 
 For a point: build its loopy kernel (``transform``), generate code (``codegen``),
 compile with the OpenCL driver (``build``, with ``build_options``, e.g. NVIDIA's
-``-cl-nv-verbose`` whose log names registers and spills), then launch it through
-loopy's executor: one warm-up launch and ``runs`` timed ones (``run``; the kernel
-time is the minimum after ``discard_first``, from profiling events).  The executor
-finds the code and the binary in loopy's and pyopencl's caches, which the first two
-steps filled, so nothing is generated or compiled twice; for the first-time costs of
-a campaign to be real, those caches must start empty (point ``XDG_CACHE_HOME`` at a
-fresh folder, as ``scripts/h100_tuning.sh`` does).
+``-cl-nv-verbose`` whose log names registers and spills), then launch it with the
+invoker loopy's executor would use: one warm-up launch and ``runs`` timed ones
+(``run``; the kernel time is the minimum after ``discard_first``, from profiling
+events).  Code generation follows the executor's own steps (types, preprocessing,
+linearization, device code, invoker), so nothing is generated or compiled twice.
+loopy and pyopencl cache these steps on disk: for the first-time costs of a campaign
+to be real, those caches must start empty (point ``XDG_CACHE_HOME`` at a fresh
+folder, as ``scripts/h100_tuning.sh`` does).
 
 Inputs are made once per space (the space's ``make_inputs``) and shared by every
 point; each result is compared with the space's ``reference`` (``verify``).
