@@ -312,7 +312,7 @@ def test_replay_needs_every_point_and_one_device(shipped_matmul):
 
 def test_model_guided_replay_on_shipped_matmul(shipped_matmul):
     from workbench.models import load_model
-    from workbench.tuning.ranking import rank_space
+    from workbench.tuning.ranking import point_candidate, rank_space
 
     space, evaluator = shipped_matmul
     model = load_model("sample_data/h100/weights-linear.json")
@@ -324,8 +324,7 @@ def test_model_guided_replay_on_shipped_matmul(shipped_matmul):
     assert result.choosing_s == pytest.approx(ranking.seconds)
     # the symbolic ranking is the model's own prediction of each point's kernel
     fresh = rank_space(model, space, space.points()[:40:13])
-    generic = model.rank([__import__("workbench.tuning.ranking", fromlist=["x"])
-                          .point_candidate(space, p) for p in space.points()[:40:13]])
+    generic = model.rank([point_candidate(space, p) for p in space.points()[:40:13]])
     assert np.allclose(fresh.predicted_s, generic.predicted_s, rtol=1e-9)
 
 # }}}

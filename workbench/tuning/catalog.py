@@ -110,7 +110,7 @@ def resolve_space(ref: str, **problem: int) -> TuningSpace:
             raise TuningError(f"{ref}: cannot make the space with {problem}: {err}"
                               ) from None
     elif problem:
-        found = found if not problem else _with_problem(found, ref, problem)
+        found = _with_problem(found, ref, problem)
     if not isinstance(found, TuningSpace):
         raise TuningError(f"{ref} is a {type(found).__name__}, not a TuningSpace")
     found.points()   # an empty space is refused here, before any measurement

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 
 from workbench.errors import TuningError
 from workbench.measure.provenance import DeviceIdentity
-from workbench.tuning.evaluation import Evaluation, from_measurement, to_measurement
+from workbench.tuning.evaluation import (
+    Evaluation,
+    from_measurement,
+    space_kernel_name,
+    to_measurement,
+)
 from workbench.tuning.space import TuningSpace
 from workbench.tuning.strategies import Strategy
 
@@ -92,7 +97,6 @@ class Explorer:
         self.discard_first = discard_first
 
     def _stored(self, campaign: int) -> dict[str, Evaluation]:
-        from workbench.tuning.evaluation import space_kernel_name
         rows = self.store.measurements(campaign=campaign, status=None,
                                        kernel=space_kernel_name(self.space))
         return {m.key.variant: from_measurement(self.space, m) for m in rows}
