@@ -1,6 +1,32 @@
 """Fixtures shared by the test modules."""
 
+import os
+import secrets
+
 import pytest
+
+import leftover_processes
+
+# Set before any test runs, so that every process the tests start inherits it.
+SESSION = f"{os.getpid()}-{secrets.token_hex(4)}"
+os.environ[leftover_processes.MARK] = SESSION
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_tests():
+    """Fail the run if a process started by a test still runs at the end (a JupyterLab
+    server once did, kernel and all), and stop it, so that it does not outlive us."""
+    yield
+    if not leftover_processes.supported():
+        return
+    # a kernel notices within a second that its server has gone: time to go too
+    grace_s = float(os.environ.get("WORKBENCH_LEFTOVER_GRACE_S", "10"))
+    left = leftover_processes.wait_gone(SESSION, timeout_s=grace_s)
+    if left:
+        described = [leftover_processes.describe(pid) for pid in left]
+        leftover_processes.kill(left)
+        pytest.fail("processes started by the tests were still running at the end "
+                    "(now killed):\n" + "\n".join(described), pytrace=False)
 
 
 @pytest.fixture(scope="session")

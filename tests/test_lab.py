@@ -1,9 +1,12 @@
-"""``workbench lab``: argument handling, without starting a server.
+"""``workbench lab``: argument handling, and its stopping, without starting a server.
 
 (tests/test_browser.py starts a real one through the same command.)
 """
 
+import contextlib
+import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +28,7 @@ def calls(monkeypatch):
         seen.append(list(cmd))
         return 0
 
-    monkeypatch.setattr(lab_cmds.subprocess, "call", fake_call)
+    monkeypatch.setattr(lab_cmds, "run_jupyter", fake_call)
     return seen
 
 
@@ -56,7 +59,7 @@ def test_arguments_after_a_double_dash_go_to_jupyterlab(calls):
 
 
 def test_jupyterlab_exit_status_is_passed_on(monkeypatch):
-    monkeypatch.setattr(lab_cmds.subprocess, "call", lambda cmd: 3)
+    monkeypatch.setattr(lab_cmds, "run_jupyter", lambda cmd: 3)
     assert main(["lab", "--no-browser"]) == 3
 
 
@@ -95,3 +98,32 @@ def test_dry_run_in_a_real_process():
     out = subprocess.run([sys.executable, "-m", "workbench", "lab", "--dry-run"],
                          capture_output=True, text=True, check=True).stdout
     assert " -m jupyter lab --ServerApp.root_dir=" in out
+
+
+# A stand-in for JupyterLab: it says its pid, then sleeps until a SIGTERM ends it (7).
+FAKE_SERVER = ("import os, signal, sys, time; "
+               "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7)); "
+               "print(os.getpid(), flush=True); time.sleep(60)")
+WRAPPER = ("import sys; from workbench.cli.lab_cmds import run_jupyter; "
+           f"sys.exit(run_jupyter([sys.executable, '-c', {FAKE_SERVER!r}]))")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_stopping_workbench_lab_stops_the_server_too(sig):
+    # before, a SIGTERM killed `workbench lab` alone and left JupyterLab running
+    wrapper = subprocess.Popen([sys.executable, "-c", WRAPPER], stdout=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        server = int(wrapper.stdout.readline())
+        wrapper.send_signal(sig)
+        code = wrapper.wait(20)
+        if sig == signal.SIGTERM:
+            assert code == 7   # the server's own exit status, passed on
+        with pytest.raises(ProcessLookupError):   # gone, and reaped by the wrapper
+            os.kill(server, 0)
+    finally:
+        # the server is in the wrapper's process group, even once the wrapper is dead
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(wrapper.pid, signal.SIGKILL)
+        wrapper.wait(5)
+        wrapper.stdout.close()

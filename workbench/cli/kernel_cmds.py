@@ -17,7 +17,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("properties", help="symbolic properties of a kernel, evaluated")
     p.add_argument("kernel", help="catalog kernel name (see 'workbench kernels')")
     p.add_argument("--variant")
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default=None, help="float32 or float64 (default: the kernel's own; float32 for catalog kernels)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="size parameter, repeatable (n=1024) or comma-separated")
     p.add_argument("--group-size", help="work-group size, e.g. 256 or 16x16")
@@ -50,6 +50,9 @@ def cmd_kernels(args) -> int:
 
 def cmd_properties(args) -> int:
     spec = resolve_kernel(args.kernel)
+    # The build's choices first: with a misspelt variant, the parameters it asks
+    # for are not the mistake to report.
+    request = spec.request(args.variant, args.dtype, args.group_size)
     params = spec.check_parameter_names(parse_params(args.param))
     props = kernel_properties(spec, variant=args.variant, dtype=args.dtype,
                               group_size=args.group_size, granularity=args.granularity,
@@ -66,7 +69,7 @@ def cmd_properties(args) -> int:
     if args.symbolic:
         for row in rows:
             row["symbolic"] = props.symbolic(row["property"])
-    print(f"{spec.name} variant={args.variant or spec.default_variant} dtype={args.dtype} "
+    print(f"{spec.name} variant={args.variant or spec.default_variant} dtype={request.dtype.value} "
           f"group={format_group_size(props.group_size)} granularity={args.granularity} "
           f"params={params}")
     print_table(rows)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
@@ -73,4 +75,36 @@ def cmd_lab(args) -> int:
         return 0
     if not jupyterlab_installed():
         raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
-    return subprocess.call(cmd)
+    return run_jupyter(cmd)
+
+
+#: Signals that stop ``workbench lab`` and are passed on to JupyterLab.
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))
+
+
+def run_jupyter(cmd: list[str], stop_timeout_s: float = 30) -> int:
+    """Run ``cmd`` until it exits and return its exit status.
+
+    Python dies of a SIGTERM or SIGHUP at once, which would leave JupyterLab and its
+    kernels running, orphaned; they are passed on instead, and we wait for the server
+    to shut its kernels down. On Ctrl-C (KeyboardInterrupt) the server gets a SIGTERM,
+    a clean shutdown, where ``subprocess.call`` would SIGKILL it.
+    """
+    with subprocess.Popen(cmd) as proc:
+        previous = {}
+        if threading.current_thread() is threading.main_thread():  # signal's own rule
+            for sig in FORWARDED:
+                previous[sig] = signal.signal(sig, lambda signum, _: proc.send_signal(signum))
+        try:
+            return proc.wait()
+        except BaseException:
+            proc.terminate()
+            try:
+                proc.wait(stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            raise
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

@@ -32,15 +32,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true",
                    help="few runs, two size cases, one group size: minutes, for CI")
     p.add_argument("--kernels", help="comma-separated subset of the catalog")
+    p.add_argument("--dtypes", default="float32",
+                   help="comma-separated precisions to measure: float32, float64 or both "
+                        "(float32,float64); every kernel of the sets is built in each")
     p.add_argument("--name", default=None, help="campaign name (resumes if unfinished)")
     p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
-    p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed"),
+    p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
+                                     "unseen"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
-                        "2019-work-removed: the generated kernels with on-chip work removed")
+                        "2019-work-removed: the generated kernels with on-chip work removed; "
+                        "unseen: kernels no model is fitted on, to judge accuracy on new code")
     p.add_argument("--families", action="store_true",
                    help="measure the variant families (for 'workbench select') instead; "
                         "with --set work-removed, their work-removed twins (in-situ "
@@ -58,7 +63,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kernel")
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
     p.add_argument("--variant")
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default=None, help="float32 or float64 (default: the kernel's own; float32 for catalog kernels)")
     p.add_argument("--group-size")
     p.add_argument("--device")
     p.add_argument("--runs", type=int, default=30)
@@ -178,13 +183,28 @@ def summary(timings) -> str:
             f"run {timings.run_s:.1f} s, size probing {timings.probe_s:.1f} s")
 
 
-def measurement_specs(which: str, kernels: tuple[str, ...]):
+def parse_dtypes(text: str) -> tuple[str, ...]:
+    """``"float32,float64"`` -> both, validated (an unknown one names the choices)."""
+    from workbench.kernels import DType
+
+    names = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not names:
+        from workbench.errors import ParameterError
+        raise ParameterError("--dtypes needs at least one of float32, float64")
+    return tuple(dict.fromkeys(DType.parse(n).value for n in names))
+
+
+def measurement_specs(which: str, kernels: tuple[str, ...],
+                      dtypes: tuple[str, ...] = ("float32",)):
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which in ("2019", "2019-work-removed"):
+    if which == "unseen":
+        from workbench.kernels import KernelRole, all_kernels
+        specs = all_kernels(KernelRole.UNSEEN)
+    elif which in ("2019", "2019-work-removed"):
         from workbench.kernels.generators import measurement_set_2019
-        specs = measurement_set_2019()
+        specs = measurement_set_2019(dtypes)
         if which == "2019-work-removed":
             from workbench.kernels.work_removal import work_removed_spec
             specs = tuple(work_removed_spec(s) for s in specs if s.name != "empty")
@@ -212,17 +232,19 @@ def cmd_calibrate(args) -> int:
     if args.set == "catalog":
         for k in kernels:
             get_kernel(k)  # unknown names fail before anything runs
+    from dataclasses import replace
+    dtypes = parse_dtypes(args.dtypes)
     settings = CampaignSettings.quick(kernels) if args.quick else CampaignSettings(
         kernels=kernels)
+    settings = replace(settings, dtypes=dtypes)
     if args.runs is not None or args.min_time_factor is not None:
-        from dataclasses import replace
         proto = settings.protocol if args.runs is None else TimingProtocol(
             runs=args.runs, discard_first=min(settings.protocol.discard_first, args.runs - 1))
         settings = replace(settings, protocol=proto, min_time_factor=(
             args.min_time_factor or settings.min_time_factor))
     name = args.name or ("quick" if args.quick else "calibration") + (
         "" if args.set == "catalog" else f"-{args.set}")
-    specs = measurement_specs(args.set, kernels)
+    specs = measurement_specs(args.set, kernels, dtypes)
     _, queue = open_device(device)
     store_path = args.store or default_store_path()
     with MeasurementStore.open(store_path) as store:
@@ -262,8 +284,9 @@ def cmd_calibrate(args) -> int:
 
 def cmd_measure(args) -> int:
     spec = resolve_kernel(args.kernel)
-    params = spec.check_parameter_names(parse_params(args.param))
+    # The build's choices before the sizes, so a misspelt variant is reported as such.
     request = spec.request(args.variant, args.dtype, args.group_size)
+    params = spec.check_parameter_names(parse_params(args.param))
     device = find_device(args.device)
     _, queue = open_device(device)
     protocol = TimingProtocol(runs=args.runs, discard_first=min(4, args.runs - 1))

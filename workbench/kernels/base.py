@@ -20,10 +20,16 @@ from workbench.errors import GroupSizeError, ParameterError, UnknownNameError
 
 
 class KernelRole(enum.Enum):
-    """Measurement kernels calibrate a model; test kernels judge it (paper, 4.1 and 5)."""
+    """Measurement kernels calibrate a model; test kernels judge it (paper, 4.1 and 5).
+
+    ``UNSEEN`` kernels are never used in any fit: they are measured and reported
+    apart from both the measurement and the paper's test kernels, to judge a
+    model's accuracy on code it was not shaped around.
+    """
 
     MEASUREMENT = "measurement"
     TEST = "test"
+    UNSEEN = "unseen"
 
 
 class DType(enum.Enum):
@@ -221,13 +227,19 @@ class KernelSpec:
                 f"set {name!r} is {gset.dims}-D")
         return gset.sizes
 
-    def request(self, variant: str | None = None, dtype: str | DType = "float32",
+    @property
+    def default_dtype(self) -> DType:
+        """The kernel's own precision: the first it supports (float32 for the catalog,
+        the arrays' type for a user kernel)."""
+        return self.dtypes[0]
+
+    def request(self, variant: str | None = None, dtype: str | DType | None = None,
                 group_size: str | GroupSize | None = None) -> BuildRequest:
         """Validate user input and turn it into a :class:`BuildRequest`."""
         variant = variant or self.default_variant
         if variant not in self.variants:
             raise UnknownNameError(f"variant of {self.name!r}", variant, self.variants)
-        dt = DType.parse(dtype)
+        dt = self.default_dtype if dtype is None else DType.parse(dtype)
         if dt not in self.dtypes:
             raise UnknownNameError(f"dtype of {self.name!r}", dt.value,
                                    [d.value for d in self.dtypes])

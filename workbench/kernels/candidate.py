@@ -49,7 +49,7 @@ class Candidate:
 
     @classmethod
     def of(cls, kernel: str | KernelSpec, params, *, variant: str | None = None,
-           dtype: str = "float32", group_size=None) -> Candidate:
+           dtype: str | None = None, group_size=None) -> Candidate:
         """A validated candidate: unknown variants, dtypes or group sizes raise."""
         from workbench.errors import UnknownNameError
         from workbench.kernels.catalog import get_kernel

@@ -1,9 +1,11 @@
 """The catalog of kernels, by name.
 
-The paper's catalog comes from :mod:`workbench.kernels.defs`.  Kernels *derived* from
-it are found by name too (:mod:`workbench.kernels.derived`): ``<name>_wr`` is the
-work-removed version of a catalog kernel, the 2019 measurement generators' kernels
-resolve by their generated names, and the block-size study's kernels by theirs.
+The paper's catalog comes from :mod:`workbench.kernels.defs`, and so do the unseen
+kernels (role UNSEEN), which are found by name and by role but listed apart.  Kernels
+*derived* from it are found by name too (:mod:`workbench.kernels.derived`):
+``<name>_wr`` is the work-removed version of a catalog kernel, the 2019 measurement
+generators' kernels resolve by their generated names, and the block-size study's
+kernels by theirs.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ def get_kernel(name: str) -> KernelSpec:
     return spec
 
 
+#: The roles of the paper's catalog, what ``all_kernels()`` lists.
+PAPER_ROLES = (KernelRole.MEASUREMENT, KernelRole.TEST)
+
+
 def all_kernels(role: KernelRole | None = None) -> tuple[KernelSpec, ...]:
-    """The paper's catalog (derived kernels are reached by name only)."""
-    return tuple(s for s in _CATALOG.values() if role is None or s.role is role)
+    """The kernels of one role; without a role, the paper's catalog.
+
+    Derived kernels are reached by name only. So are the unseen kernels, unless
+    asked for by role: campaigns, work-removed sets and listings built from
+    ``all_kernels()`` must never pull them into a fit.
+    """
+    roles = PAPER_ROLES if role is None else (role,)
+    return tuple(s for s in _CATALOG.values() if s.role in roles)

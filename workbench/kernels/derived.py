@@ -19,7 +19,7 @@ WORK_REMOVED_SUFFIX = "_wr"
 @functools.lru_cache(maxsize=1)
 def _generated_by_name() -> dict[str, KernelSpec]:
     from workbench.kernels.generators import measurement_set_2019
-    return {s.name: s for s in measurement_set_2019()}
+    return {s.name: s for s in measurement_set_2019(("float32", "float64"))}
 
 
 @functools.lru_cache(maxsize=1)

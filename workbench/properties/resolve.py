@@ -20,7 +20,7 @@ def _catalog_properties(name: str, request: BuildRequest, granularity: Granulari
 
 
 def kernel_properties(kernel: str | KernelSpec | lp.TranslationUnit, *,
-                      variant: str | None = None, dtype: str = "float32",
+                      variant: str | None = None, dtype: str | None = None,
                       group_size: str | tuple[int, ...] | None = None,
                       granularity: Granularity | str = Granularity.WORKITEM,
                       subgroup_size: int | None = None) -> KernelProperties:

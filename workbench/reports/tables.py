@@ -9,7 +9,7 @@ import operator
 import re
 import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,8 @@ class Table1:
     cases: pd.DataFrame              # kernel, case, params, group_size, predicted_ms, ...
     per_kernel: pd.Series            # geometric mean relative error per kernel
     cross_kernel: float              # over every case of every test kernel
+    # per precision, over every case in it (one entry when the data has one precision)
+    per_dtype: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
 
     def layout(self) -> pd.DataFrame:
         """The paper's layout: a kernel row with its geomean, then cases a., b., ..."""
@@ -47,6 +49,11 @@ class Table1:
                 rows.append({"kernel / case": f"  {r['case']}.", "params": r["params"],
                              "group": r["group_size"], "predicted_ms": r["predicted_ms"],
                              "actual_ms": r["actual_ms"], "rel_error": r["rel_error"]})
+        if len(self.per_dtype) > 1:
+            for dtype, value in self.per_dtype.items():
+                rows.append({"kernel / case": f"Geometric mean, {dtype}", "params": "",
+                             "group": "", "predicted_ms": np.nan, "actual_ms": np.nan,
+                             "rel_error": value})
         rows.append({"kernel / case": "Cross-kernel geometric mean", "params": "",
                      "group": "", "predicted_ms": np.nan, "actual_ms": np.nan,
                      "rel_error": self.cross_kernel})
@@ -56,6 +63,7 @@ class Table1:
         return {
             "cross_kernel_geomean_rel_error": self.cross_kernel,
             "per_kernel_geomean_rel_error": {k: float(v) for k, v in self.per_kernel.items()},
+            "per_dtype_geomean_rel_error": {k: float(v) for k, v in self.per_dtype.items()},
             "cases": self.cases.to_dict(orient="records"),
         }
 
@@ -64,13 +72,18 @@ def _params_sort_key(text: str) -> tuple:
     return tuple(int(part.split("=")[1]) for part in text.split(",") if "=" in part)
 
 
-def table1(model: FittedModel, data: pd.DataFrame, *, group_workitems: int | None = 256
-           ) -> Table1:
+def table1(model: FittedModel, data: pd.DataFrame, *, group_workitems: int | None = 256,
+           role: str = "test") -> Table1:
     """Test-kernel predictions; by default the 256-work-item groups the paper reports.
 
     Kernels without a 256-work-item measurement fall back to all their group sizes.
+    ``role="unseen"`` gives the same table for the kernels kept apart from every fit.
+    With both precisions in the data, a kernel's float32 and float64 cases are two
+    entries (``finite_diff (float64)``), since they are different programs to the GPU.
     """
-    pred = predictions(model, data[data["role"] == "test"])
+    pred = predictions(model, data[data["role"] == role])
+    if pred["dtype"].nunique() > 1:
+        pred["kernel"] = pred["kernel"] + " (" + pred["dtype"] + ")"
     if group_workitems is not None:
         sizes = pred["group_size"].map(lambda g: int(np.prod([int(s) for s in g.split("x")])))
         chosen = pred[sizes == group_workitems]
@@ -84,14 +97,18 @@ def table1(model: FittedModel, data: pd.DataFrame, *, group_workitems: int | Non
         ).sort_values(["_k", "_g"])
         for i, (_, r) in enumerate(group.iterrows()):
             rows.append({"kernel": kernel, "case": _case_label(i), "variant": r["variant"],
+                         "dtype": r["dtype"],
                          "params": r["params"], "group_size": r["group_size"],
                          "predicted_ms": r["predicted_s"] * 1e3,
                          "actual_ms": r["time_s"] * 1e3, "rel_error": r["rel_error"]})
-    cases = pd.DataFrame(rows, columns=["kernel", "case", "variant", "params", "group_size",
-                                        "predicted_ms", "actual_ms", "rel_error"])
+    cases = pd.DataFrame(rows, columns=["kernel", "case", "variant", "dtype", "params",
+                                        "group_size", "predicted_ms", "actual_ms",
+                                        "rel_error"])
     per_kernel = cases.groupby("kernel")["rel_error"].agg(geometric_mean) \
         if len(cases) else pd.Series(dtype=float)
-    return Table1(cases, per_kernel, geometric_mean(cases["rel_error"]))
+    per_dtype = cases.groupby("dtype")["rel_error"].agg(geometric_mean) \
+        if len(cases) else pd.Series(dtype=float)
+    return Table1(cases, per_kernel, geometric_mean(cases["rel_error"]), per_dtype)
 
 
 def _case_label(i: int) -> str:

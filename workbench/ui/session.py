@@ -116,7 +116,7 @@ class KernelSelection:
     group_size: tuple[int, ...]
 
     @classmethod
-    def make(cls, spec: KernelSpec, variant: str | None = None, dtype: str = "float32",
+    def make(cls, spec: KernelSpec, variant: str | None = None, dtype: str | None = None,
              params: Mapping[str, int] | None = None,
              group_size: str | tuple[int, ...] | None = None) -> KernelSelection:
         request = spec.request(variant, dtype, group_size)

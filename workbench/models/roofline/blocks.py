@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 
-from workbench.errors import ParameterError
+from workbench.errors import ModelError, ParameterError
 from workbench.kernels.study import study_block_sizes
 from workbench.models.roofline.address import block3
 from workbench.models.roofline.limiters import predict_block
@@ -32,10 +32,12 @@ def rank_blocks(build: Callable[[tuple[int, ...]], object], params: Mapping[str,
     ``limiter``, ``lups`` (NaN without ``points``), ``l1_cycles_per_block``,
     ``l2_l1_bytes_per_block``, ``dram_bytes``, ``rank`` (1 = fastest), ``error``.
     A block whose build or estimate fails gets an ``error`` and ranks last
-    (``skip_errors=False`` re-raises instead).
+    (``skip_errors=False`` re-raises instead); when every block fails, a
+    :class:`~workbench.errors.ModelError` gives the first failure's reason.
     """
     import pandas as pd
     rows = []
+    first_failure: Exception | None = None
     for block in blocks:
         b3 = block3(block)
         row = {"block": "x".join(map(str, b3)), "X": b3[0], "Y": b3[1], "Z": b3[2],
@@ -46,6 +48,7 @@ def rank_blocks(build: Callable[[tuple[int, ...]], object], params: Mapping[str,
         except Exception as err:  # noqa: BLE001 - recorded per block
             if not skip_errors:
                 raise
+            first_failure = first_failure or err
             row.update(time=math.nan, limiter=None, error=f"{type(err).__name__}: {err}")
             rows.append(row)
             continue
@@ -59,6 +62,12 @@ def rank_blocks(build: Callable[[tuple[int, ...]], object], params: Mapping[str,
             "l2_l1_bytes_per_block": pred.inputs.l2_l1.sectors_bytes,
             "dram_bytes": pred.inputs.dram.total_bytes, "error": None})
         rows.append(row)
+    if rows and all(r["error"] for r in rows):
+        # A table of identical errors hides the one thing to fix (often a size).
+        reason = (rows[0]["error"].splitlines() or [""])[0]
+        raise ModelError(f"no block size could be predicted ({len(rows)} tried); "
+                         f"the first, {rows[0]['block']}, failed: {reason}"
+                         ) from first_failure
     df = pd.DataFrame(rows)
     if df.empty:
         return df

@@ -1,0 +1,50 @@
+"""The model ``workbench predict`` uses when none is named.
+
+Each shipped device folder may hold ``default-model.json``, which names one of its
+fitted model files and why it was chosen: the most accurate model, by leave-one-
+kernel-out validation on that device's data, among those that predict from the
+kernel alone (no measurement of the kernel itself).  The choice is data, written
+with the validation figures, so that it moves when new measurements say so.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import ModelError
+from workbench.measure.samples import shipped_data
+from workbench.models.contract import FittedModel, Need
+from workbench.models.registry import load_model
+
+DEFAULT_MODEL_FILE = "default-model.json"
+SCHEMA = "workbench.default_model"
+
+
+@dataclass(frozen=True)
+class DefaultModel:
+    device: str            # the shipped folder's name, e.g. "h100"
+    path: Path
+    reason: str
+    model: FittedModel
+
+
+def default_model(root: str | Path | None = None) -> DefaultModel:
+    """The first shipped device's default model (by folder name)."""
+    for data in shipped_data(root):
+        pointer = data.folder / DEFAULT_MODEL_FILE
+        if not pointer.is_file():
+            continue
+        document = json.loads(pointer.read_text())
+        if document.get("schema") != SCHEMA:
+            raise ModelError(f"{pointer} is not a {SCHEMA} file")
+        path = data.folder / document["weights"]
+        model = load_model(path)
+        if Need.TWIN_MEASUREMENTS in getattr(model, "needs", ()):
+            raise ModelError(f"{pointer} names {path.name}, a model that needs a "
+                             "measurement of the kernel: a default must not")
+        return DefaultModel(data.name, path, document.get("reason", ""), model)
+    raise ModelError("no shipped default model here (sample_data/<device>/"
+                     f"{DEFAULT_MODEL_FILE}): name one with --weights MODEL.json, or "
+                     "--model roofline --device-model h100")
