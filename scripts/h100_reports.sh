@@ -47,3 +47,22 @@ for m in insitu insitu-catalog; do
   wb select --store $d/families.sqlite --store $d/families-work-removed.sqlite \
     --weights $d/weights-$m.json --format json > $d/selection-$m.json
 done
+
+# Both precisions (2026-11-23): the catalog in float32 and float64, the 2019 set in both,
+# and the unseen kernels (in no fit), reported apart.
+wb fit --store $d/measurements-fp64.sqlite -o $d/weights-linear-fp64.json > $d/fit-linear-fp64.txt
+for fmt in md json; do
+  ext=$fmt; [ $fmt = json ] && name=table1-fp64 || name=tables-fp64
+  wb report --store $d/measurements-fp64.sqlite --store $d/unseen.sqlite \
+    --weights $d/weights-linear-fp64.json --format $fmt > $d/$name.$ext
+done
+# The default model of 'workbench predict' (default-model.json): the overlap model in both
+# precisions, fitted on the catalog's measurement and test kernels; judged on the unseen ones.
+wb fit --store $d/measurements-fp64.sqlite --model models/overlap-fp64.json \
+  --train-on measurement,test -o $d/weights-overlap-fp64.json > $d/fit-overlap-fp64.txt
+wb report --store $d/measurements-fp64.sqlite --store $d/unseen.sqlite \
+  --weights $d/weights-overlap-fp64.json --format md > $d/tables-overlap-fp64.md
+# leave-one-kernel-out over the test kernels, both precisions (see also h100_validation.sh)
+wb validate --store $d/measurements-fp64.sqlite --format md > $d/validation-loko-fp64-linear.md
+wb validate --store $d/measurements-fp64.sqlite --model models/overlap-fp64.json \
+  --format md > $d/validation-loko-fp64-overlap.md

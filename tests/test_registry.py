@@ -69,7 +69,6 @@ def test_predict_through_the_registry_with_the_roofline(capsys):
     (["--model", "expression"], "needs a calibration"),
     (["--model", "roofline"], "needs a device description"),
     (["--weights", str(H100 / "weights-insitu.json")], "work-removed twin"),
-    ([], "name a model"),
 ])
 def test_predict_says_in_one_line_what_a_model_needs(args, message, capsys):
     assert main(["predict", "finite_diff", "--param", "n=1024", *args]) == 2
@@ -150,3 +149,21 @@ def test_one_access_model_feeds_footprints_and_volumes():
     assert from_model == from_program and launch == launch2
     assert {a.array for a in from_model} == {"u", "out"}
     assert Need.ADDRESSES.from_kernel_alone and not Need.CALIBRATION.from_kernel_alone
+
+
+def test_predict_without_a_model_uses_the_shipped_default_and_says_which(capsys):
+    pointer = json.loads((H100 / "default-model.json").read_text())
+    args = ["predict", "finite_diff", "--param", "n=1024", "--format", "json"]
+    assert main(args) == 0
+    chosen = json.loads(capsys.readouterr().out)
+    assert chosen["model_choice"].startswith(f"model: {pointer['weights']}")
+    assert main(args + ["--weights", str(H100 / pointer["weights"])]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert chosen["predicted_s"] == named["predicted_s"] > 0
+
+
+def test_no_shipped_default_is_a_clear_error(tmp_path):
+    from workbench.models.defaults import default_model
+
+    with pytest.raises(ModelError, match="no shipped default model"):
+        default_model(tmp_path)

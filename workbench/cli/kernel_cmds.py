@@ -30,8 +30,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_kernels(args) -> int:
+    from workbench.kernels import KernelRole
+
     rows = []
-    for spec in all_kernels():
+    # the unseen kernels last: listed, but never part of a campaign's default sets
+    for spec in (*all_kernels(), *all_kernels(KernelRole.UNSEEN)):
         rows.append({
             "kernel": spec.name, "role": spec.role.value,
             "variants": ",".join(spec.variants),

@@ -1,4 +1,4 @@
-"""``workbench fit``, ``report`` and ``select``."""
+"""``workbench fit``, ``report``, ``select`` and ``validate``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,14 @@ from workbench.models import (
     load_model,
     save_model,
 )
+from workbench.models.dataset import train_on_roles
 from workbench.models.expressions.insitu import TWIN_TIME, attach_twin_times, twin_times
+from workbench.models.validation import (
+    ExpressionFit,
+    GroupSelection,
+    LinearFit,
+    leave_one_kernel_out,
+)
 from workbench.reports import predictions, table1, table2, to_markdown
 
 
@@ -32,6 +39,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
     p.add_argument("--bootstrap", type=int, default=200)
+    p.add_argument("--non-negative", action="store_true",
+                   help="unified-linear: bound every weight below by 0 (scipy lsq_linear)")
+    p.add_argument("--train-on", default="measurement", metavar="ROLES",
+                   help="kernel roles to fit on: measurement (the paper's protocol, "
+                        "default) or measurement,test (for predicting new kernels; the "
+                        "test kernels' Table 1 is then in-sample: see 'validate')")
     p.add_argument("--model", metavar="EXPR|FILE",
                    help="a model expression ('OUTPUT = EXPR' or 'EXPR', with f_ features "
                         "and p_ parameters) or a model file (JSON); fits the 'expression' "
@@ -66,6 +79,28 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="the quick (CPU) family sizes")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_select)
+
+    p = sub.add_parser("validate", help="leave-one-kernel-out validation of a model: "
+                                        "refit without each test kernel, predict it")
+    p.add_argument("--store", action="append",
+                   help=f"SQLite store, repeatable (default: {default_store_path()})")
+    p.add_argument("--device", help="device name substring (default: the store's only one)")
+    p.add_argument("--campaign", help="campaign name or id (default: all)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="EXPR|FILE",
+                       help="a model expression or model file (family 'expression')")
+    which.add_argument("--family", choices=("unified-linear",),
+                       help="a model family (default: unified-linear)")
+    p.add_argument("--non-negative", action="store_true",
+                   help="unified-linear: bound every weight below by 0")
+    p.add_argument("--kernel", action="append", metavar="KERNEL",
+                   help="kernel to hold out, repeatable (default: every kernel whose "
+                        "role is not 'measurement')")
+    p.add_argument("--groups", choices=[g.value for g in GroupSelection],
+                   default=GroupSelection.PAPER.value,
+                   help="judge the 256-work-item groups, as Table 1 (default), or all")
+    p.add_argument("--format", choices=("table", "json", "md"), default="table")
+    p.set_defaults(func=cmd_validate)
 
 
 def store_device_key(store: MeasurementStore, selector: str | None) -> str:
@@ -124,6 +159,11 @@ def _fit_inputs(args, model=None):
     data = _load_dataset(store_paths, key, args.campaign, model)
     provenance = {"store": ", ".join(Path(p).name for p in store_paths),
                   "campaign": args.campaign}
+    roles = tuple(r.strip() for r in getattr(args, "train_on", "measurement").split(",")
+                  if r.strip())
+    if roles != ("measurement",):
+        data = train_on_roles(data, roles)
+        provenance["trained_on_roles"] = ",".join(roles)
     return device, data, provenance
 
 
@@ -137,17 +177,22 @@ def cmd_fit(args) -> int:
             "volumes (RooflineModel().fit, benchmarks/block_study_volumes.py)")
     if args.model is not None or args.family == "expression":
         return _fit_expression(args)
+    if args.non_negative and args.family != "unified-linear":
+        raise WorkbenchError(f"--non-negative applies to the unified-linear family, not "
+                             f"to {args.family}")
     device, data, provenance = _fit_inputs(args)
     family = get_family(args.family)
+    options = {"non_negative": True} if args.non_negative else {}
     model = family.fit(data, bootstrap=args.bootstrap, device=device.to_dict(),
-                       provenance=provenance)
+                       provenance=provenance, **options)
     save_model(model, args.output)
     report = model.report_data()
     if args.format == "json":
         print_json({"weights": model.weights, "fit": report["fit"],
                     "unexercised": report["unexercised"], "output": args.output})
         return 0
-    print(f"fitted {family.name} on {report['fit']['n_measurements']} measurements of "
+    print(f"fitted {family.name}{' (non-negative)' if args.non_negative else ''} on "
+          f"{report['fit']['n_measurements']} measurements of "
           f"{device.device}; training geomean relative error "
           f"{report['fit']['training_geomean_rel_error']:.3f} -> {args.output}")
     print_table(_format_weights(report["parameters"]))
@@ -157,10 +202,17 @@ def cmd_fit(args) -> int:
     return 0
 
 
+_NON_NEGATIVE_EXPRESSION = ("--non-negative applies to the unified-linear family; an "
+                            "expression model takes bounds in its file (models/overlap.json "
+                            "bounds every parameter below by 0)")
+
+
 def _fit_expression(args) -> int:
     """``fit --model``: a user-written model (family 'expression')."""
     if args.model is None:
         raise WorkbenchError("the expression family needs --model EXPR|FILE")
+    if args.non_negative:
+        raise WorkbenchError(_NON_NEGATIVE_EXPRESSION)
     family = get_family("expression")
     spec = family.spec(args.model, granularity=args.granularity,
                        subgroup_size=args.subgroup_size)
@@ -211,7 +263,11 @@ def cmd_report(args) -> int:
     data = _load_dataset(_stores(args), device_key, args.campaign, model)
     if not len(data):
         raise WorkbenchError("the store holds no successful measurements for this device")
-    t1 = table1(model, data, group_workitems=None if args.all_groups else 256)
+    groups = None if args.all_groups else 256
+    t1 = table1(model, data, group_workitems=groups)
+    # kernels kept apart from every fit get a Table 1 of their own, never mixed in
+    unseen = table1(model, data, group_workitems=groups, role="unseen") \
+        if (data["role"] == "unseen").any() else None
     t2 = table2(model)
     if args.plot:
         from workbench.reports.plots import predicted_vs_measured
@@ -221,13 +277,19 @@ def cmd_report(args) -> int:
             raise WorkbenchError(f"cannot write the plot {args.plot!r}: {err}") from None
     if args.format == "json":
         print_json({**t1.to_json(), "weights": t2.to_dict(orient="records"),
-                    "fit": model.report_data()["fit"]})
+                    "fit": model.report_data()["fit"],
+                    **({"unseen": unseen.to_json()} if unseen is not None else {})})
     elif args.format == "csv":
         sys.stdout.write("# Table 1\n" + t1.layout().to_csv(index=False))
+        if unseen is not None:
+            sys.stdout.write("# Table 1, unseen kernels\n" + unseen.layout().to_csv(index=False))
         sys.stdout.write("# Table 2\n" + t2.to_csv(index=False))
     elif args.format == "md":
         sys.stdout.write("### Table 1: predicted vs actual (ms)\n\n"
                          + to_markdown(t1.layout()))
+        if unseen is not None:
+            sys.stdout.write("\n### Table 1, unseen kernels (in no fit): predicted vs "
+                             "actual (ms)\n\n" + to_markdown(unseen.layout()))
         if model.family == "expression":
             title, columns = "fitted parameters", ["property", "value", "ci_low", "ci_high"]
         else:
@@ -240,6 +302,10 @@ def cmd_report(args) -> int:
               "relative error")
         print(t1.layout().to_string(index=False, na_rep="",
                                     float_format=lambda v: f"{v:.4g}"))
+        if unseen is not None:
+            print("\nTable 1, unseen kernels (in no fit): predicted vs actual (ms)")
+            print(unseen.layout().to_string(index=False, na_rep="",
+                                            float_format=lambda v: f"{v:.4g}"))
         if model.family == "expression":
             print(f"\nTable 2: fitted parameters of {model.expression}")
             print_table(_format_parameters(t2))
@@ -285,4 +351,45 @@ def cmd_select(args) -> int:
                       "measured_rank": "" if row.measured_rank != row.measured_rank
                       else int(row.measured_rank)}
                      for row in r.ranking.itertuples()])
+    return 0
+
+
+def cmd_validate(args) -> int:
+    """Leave-one-kernel-out validation (:mod:`workbench.models.validation`)."""
+    from workbench.measure.provenance import library_versions
+
+    if args.model is not None:
+        if args.non_negative:
+            raise WorkbenchError(_NON_NEGATIVE_EXPRESSION)
+        spec = get_family("expression").spec(args.model)
+        fit = ExpressionFit(spec, name=args.model if Path(args.model).suffix == ".json"
+                            else "")
+    else:
+        spec = None
+        fit = LinearFit(non_negative=args.non_negative)
+    device, data, _ = _fit_inputs(args, spec)
+    report = leave_one_kernel_out(data, fit, held_out=args.kernel, groups=args.groups)
+    stores = [Path(p).name for p in _stores(args)]
+    if args.format == "json":
+        print_json({**report.to_json(), "device": device.to_dict(), "stores": stores,
+                    "library_versions": library_versions()})
+        return 0
+    table = report.frame()
+    table = table.assign(loko_training_rows=table["loko_training_rows"].map(
+        lambda v: "" if v != v else str(int(v))))
+    table.columns = ["kernel", "points", "in-sample (measurement kernels)",
+                     "LOKO (all other kernels)", "LOKO training rows", "no weight / undetermined"]
+    if not table["no weight / undetermined"].astype(bool).any():
+        table = table.drop(columns="no weight / undetermined")
+    head = (f"leave-one-kernel-out validation of {report.model} on {report.n_rows} "
+            f"measurements of {device.device} ({', '.join(stores)}); geometric mean of "
+            f"the relative error over {report.groups.description}; in-sample fit on "
+            f"{report.n_in_sample_training} measurement-kernel rows")
+    for col in ("in-sample (measurement kernels)", "LOKO (all other kernels)"):
+        table[col] = table[col].map("{:.1%}".format)
+    if args.format == "md":
+        sys.stdout.write(f"{head}\n\n" + to_markdown(table))
+    else:
+        print(head)
+        print_table(table.to_dict(orient="records"))
     return 0

@@ -55,8 +55,8 @@ def _model(args):
         from workbench.models.defaults import default_model
         choice = default_model()
         return choice.model, (f"model: {choice.path.name}, the shipped {choice.device} "
-                              f"default ({choice.reason}); name another with --weights "
-                              "or --model")
+                              f"default (why: {choice.path.parent / 'default-model.json'}); "
+                              "name another with --weights or --model")
     return _named_model(args), None
 
 

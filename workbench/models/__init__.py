@@ -4,6 +4,7 @@
   ready, predict, rank, report data, JSON) and what each needs (:class:`Need`);
 * :mod:`.registry`: the families by name, loading and saving model files;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
+* :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
   features (Stevens & Klöckner);
@@ -38,12 +39,21 @@ from workbench.models.expressions.model import (
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
+from workbench.models.validation import (
+    ExpressionFit,
+    GroupSelection,
+    KernelValidation,
+    LinearFit,
+    LokoReport,
+    leave_one_kernel_out,
+)
 
 __all__ = [
-    "MODEL_FAMILIES", "ExpressionModel", "ExpressionModelSpec", "FittedExpressionModel",
-    "FittedLinearModel", "FittedModel", "FittedRoofline", "ModelExpression", "ModelFamily",
-    "Need", "Paper", "Ranking", "RooflineModel",
+    "MODEL_FAMILIES", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
+    "FittedExpressionModel", "FittedLinearModel", "FittedModel", "FittedRoofline",
+    "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",
+    "ModelFamily", "Need", "Paper", "Ranking", "RooflineModel",
     "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",
-    "get_family", "load_model", "load_store_dataset", "parse_model", "relative_errors",
-    "save_model", "smooth_max", "store_device",
+    "get_family", "leave_one_kernel_out", "load_model", "load_store_dataset", "parse_model",
+    "relative_errors", "save_model", "smooth_max", "store_device",
 ]

@@ -149,3 +149,27 @@ def load_store_dataset(path: str | Path, device: str | None = None, *,
         measurements = store.measurements(device_key=key, campaign=campaign)
     return build_dataset(measurements, granularity=granularity,
                          subgroup_size=subgroup_size)
+
+
+#: The roles a fit may train on; "unseen" kernels never are (they judge accuracy).
+TRAINABLE_ROLES = ("measurement", "test")
+
+
+def train_on_roles(data: pd.DataFrame, roles: Sequence[str]) -> pd.DataFrame:
+    """``data`` with the rows of ``roles`` marked as training rows.
+
+    Fits train on the rows whose role is "measurement" (the paper's protocol, section
+    4.3). A model meant to predict new kernels can learn from the test kernels too;
+    their Table 1 is then in-sample, and leave-one-kernel-out validation
+    (``workbench validate``) is the honest figure for them.
+    """
+    from workbench.errors import ParameterError
+
+    unknown = [r for r in roles if r not in TRAINABLE_ROLES]
+    if unknown:
+        raise ParameterError(f"cannot train on role {unknown[0]!r}: choose from "
+                             + ", ".join(TRAINABLE_ROLES)
+                             + " (unseen kernels are never fitted on)")
+    out = data.copy()
+    out.loc[out["role"].isin(list(roles)), "role"] = "measurement"
+    return out

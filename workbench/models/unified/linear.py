@@ -4,6 +4,12 @@ Run time is a weighted sum of kernel properties, T ~ sum_i a_i p_i(n).  The weig
 minimize the squared *relative* error over the measurement kernels,
 sum_j (1 - sum_i a_i p_ij / T_j)^2, which is linear least squares on the properties
 divided by the measured times.  Weights carry units of seconds per operation.
+
+With ``non_negative=True`` the same problem is solved with every weight bounded below
+by zero.  The free fit is the paper's; the bound keeps correlated properties (barriers
+and local stores, which the measurement kernels only exercise together) from splitting
+a joint cost into a positive and a negative part, at the price of a sum of squared
+relative errors no smaller than the free fit's.
 """
 
 from __future__ import annotations
@@ -31,13 +37,30 @@ SCHEMA_VERSION = 1
 FAMILY = "unified-linear"
 
 
-def _solve_relative(x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, int]:
-    """min_w ||(X w) / t - 1||; columns scaled first, since counts span many decades."""
+def _solve_relative(x: np.ndarray, t: np.ndarray, non_negative: bool = False
+                    ) -> tuple[np.ndarray, int]:
+    """min_w ||(X w) / t - 1||, optionally with w >= 0; columns scaled first, since
+    counts span many decades (a positive scale leaves the bound w >= 0 as it is)."""
     a = x / t[:, None]
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
-    w, _, rank, _ = np.linalg.lstsq(a / scale, np.ones(len(t)), rcond=None)
-    return w / scale, int(rank)
+    a = a / scale
+    ones = np.ones(len(t))
+    if not non_negative:
+        w, _, rank, _ = np.linalg.lstsq(a, ones, rcond=None)
+        return w / scale, int(rank)
+    from scipy.optimize import lsq_linear
+
+    # bvls (an active-set method) puts bound weights exactly at zero, which trf's
+    # interior iterates only approach; trf is the fallback should bvls not converge
+    result = lsq_linear(a, ones, bounds=(0.0, np.inf), method="bvls", tol=1e-12)
+    if not result.success:
+        result = lsq_linear(a, ones, bounds=(0.0, np.inf), method="trf",
+                            lsq_solver="exact", tol=1e-12, max_iter=1000)
+    if not result.success:
+        raise ModelError(f"the non-negative fit did not converge: {result.message}")
+    w = np.where(result.active_mask != 0, 0.0, result.x)
+    return w / scale, int(np.linalg.matrix_rank(a))
 
 
 def _sorted_names(names) -> list[str]:
@@ -60,6 +83,7 @@ class FittedLinearModel(RanksByPrediction):
     subgroup_size: int | None = None
     provenance: dict = field(default_factory=dict)
     family: str = FAMILY
+    non_negative: bool = False               # fitted with every weight >= 0
 
     @property
     def properties(self) -> list[str]:
@@ -99,7 +123,7 @@ class FittedLinearModel(RanksByPrediction):
             "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": self.family,
             "device": self.device, "granularity": self.granularity,
             "subgroup_size": self.subgroup_size, "properties": self.properties,
-            "weights": self.weights,
+            "non_negative": self.non_negative, "weights": self.weights,
             "confidence_intervals": {k: list(v) for k, v in self.confidence_intervals.items()},
             "unexercised_properties": self.unexercised, "fit": self.fit_stats,
             "provenance": self.provenance,
@@ -121,12 +145,15 @@ class UnifiedLinearModel:
         return ("Unified cross-GPU linear model (Stevens & Kloeckner): run time = sum of "
                 "property counts x fitted seconds-per-operation weights; fitted to the "
                 "measurement kernels by minimizing squared relative error. No overlap, "
-                "no occupancy, no caches beyond the stride/utilization classes.")
+                "no occupancy, no caches beyond the stride/utilization classes. "
+                "Option non_negative: every weight >= 0.")
 
     def fit(self, data: pd.DataFrame, *, bootstrap: int = 200, confidence: float = 0.95,
             seed: int = 0, device: dict | None = None, granularity: str = "workitem",
-            subgroup_size: int | None = None, provenance: dict | None = None
-            ) -> FittedLinearModel:
+            subgroup_size: int | None = None, provenance: dict | None = None,
+            non_negative: bool = False) -> FittedLinearModel:
+        """Fit on the dataset's measurement rows; ``bootstrap`` resamples (0: none)
+        give the confidence intervals, ``non_negative`` bounds every weight by 0."""
         train = data[data["role"] == "measurement"]
         if len(train) == 0:
             raise ModelError("no measurement-kernel rows to fit on; run a calibration first")
@@ -142,13 +169,13 @@ class UnifiedLinearModel:
                              "the dataset has zero or missing times")
         if len(t) < len(names):
             raise ModelError(f"{len(t)} measurements cannot determine {len(names)} weights")
-        w, rank = _solve_relative(x, t)
+        w, rank = _solve_relative(x, t, non_negative)
 
         rng = np.random.default_rng(seed)
         samples = []
         for _ in range(bootstrap):
             idx = rng.integers(0, len(t), len(t))
-            samples.append(_solve_relative(x[idx], t[idx])[0])
+            samples.append(_solve_relative(x[idx], t[idx], non_negative)[0])
         alpha = (1 - confidence) / 2
         if samples:
             lo, hi = np.quantile(np.array(samples), [alpha, 1 - alpha], axis=0)
@@ -163,14 +190,18 @@ class UnifiedLinearModel:
             "training_max_rel_error": float(np.max(relative_errors(pred, t))),
             "bootstrap_samples": int(bootstrap), "confidence": confidence,
             "kernels": sorted(train["kernel"].unique().tolist()),
+            "non_negative": bool(non_negative),
         }
+        if non_negative:
+            stats["weights_at_zero"] = [n for n, v in zip(names, w) if v == 0.0]
         prov = {"library_versions": library_versions(), "created": utc_now_iso(),
                 **(provenance or {})}
         return FittedLinearModel(
             weights={n: float(v) for n, v in zip(names, w)},
             confidence_intervals={n: (float(a), float(b)) for n, a, b in zip(names, lo, hi)},
             unexercised=unexercised, fit_stats=stats, device=device or {},
-            granularity=granularity, subgroup_size=subgroup_size, provenance=prov)
+            granularity=granularity, subgroup_size=subgroup_size, provenance=prov,
+            non_negative=bool(non_negative))
 
     def load(self, document: dict) -> FittedLinearModel:
         if document.get("schema") != SCHEMA or document.get("family") != FAMILY:
@@ -187,4 +218,6 @@ class UnifiedLinearModel:
             fit_stats=dict(document.get("fit", {})), device=dict(document.get("device", {})),
             granularity=document.get("granularity", "workitem"),
             subgroup_size=document.get("subgroup_size"),
-            provenance=dict(document.get("provenance", {})))
+            provenance=dict(document.get("provenance", {})),
+            # files written before the option existed hold free fits
+            non_negative=bool(document.get("non_negative", False)))
