@@ -7,7 +7,8 @@ It starts ``workbench lab`` on a free port with a token-less configuration in a
 temporary folder, opens ``notebooks/dashboard.ipynb`` and runs it, chooses a kernel,
 launches a quick calibration on the default OpenCL device (pocl's CPU device), waits
 until the model is fitted, and saves screenshots of every step (``--shots``) and of
-the finished dashboard (``--out``, the README's picture).
+the finished dashboard: its first tab (``--out``, the README's picture) and its
+heatmaps tab (``--heatmap-out``), at a laptop's width.
 
 ``tests/test_browser.py`` goes through the same steps with :class:`LabServer` and
 :class:`DashboardPage`, and checks what the page shows between them.
@@ -20,6 +21,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +55,52 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stop_process_tree(process: subprocess.Popen, timeout_s: float = 15) -> None:
+    """Stop ``process`` (started with ``start_new_session``), its process group and
+    its descendants: SIGTERM to the group, SIGKILL to whatever of them still runs
+    after ``timeout_s``; returns once they are all gone.
+
+    The group keeps what is orphaned (``jupyter lab`` once ``workbench lab`` is gone);
+    the descendants add the kernels, which Jupyter starts in sessions of their own and
+    shuts down itself on a SIGTERM.
+    """
+    import psutil  # JupyterLab's ipykernel needs it: present wherever a server runs
+
+    def members() -> dict[int, psutil.Process]:
+        found = {}
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(process.pid)
+            found = {p.pid: p for p in [root, *root.children(recursive=True)]}
+        for p in psutil.process_iter():
+            with contextlib.suppress(OSError):
+                if os.getpgid(p.pid) == process.pid:
+                    found.setdefault(p.pid, p)
+        return found
+
+    def running(p: psutil.Process) -> bool:
+        if p.pid == process.pid:
+            return process.poll() is None  # our child: poll() reaps it
+        try:  # an orphan is a zombie until init reaps it, but no longer runs
+            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    def wait_gone(procs, timeout: float) -> list[psutil.Process]:
+        deadline = time.monotonic() + timeout
+        while (alive := [p for p in procs if running(p)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return alive
+
+    family = list(members().values())
+    # the group only: the server shuts its kernels down itself, cleanly
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    for p in wait_gone(family, timeout_s):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    wait_gone(family, 5)
 
 
 class LabServer:
@@ -108,22 +156,27 @@ class LabServer:
                "--port", str(self.port), "--ip", "127.0.0.1", "--notebooks", str(self.folder)]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "w")
+        # a process group of its own, which stop() signals as a whole
         self.process = subprocess.Popen(cmd, env=env, stdout=self._log,
-                                        stderr=subprocess.STDOUT, cwd=self.home)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"workbench lab exited ({self.process.returncode}); "
-                                   f"see {self.log_path}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/status", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"JupyterLab did not answer within {timeout_s} s:\n"
-                           f"{self.log_tail()}")
+                                        stderr=subprocess.STDOUT, cwd=self.home,
+                                        start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"workbench lab exited ({self.process.returncode})"
+                                       f"; see {self.log_path}:\n{self.log_tail()}")
+                try:
+                    with urllib.request.urlopen(f"{self.url}/api/status", timeout=2) as r:
+                        if r.status == 200:
+                            return self
+                except OSError:
+                    time.sleep(0.3)
+            raise RuntimeError(f"JupyterLab did not answer within {timeout_s} s:\n"
+                               f"{self.log_tail()}")
+        except BaseException:  # `with` calls stop() only once start() has returned
+            self.stop()
+            raise
 
     def log_tail(self, chars: int = 3000) -> str:
         try:
@@ -132,13 +185,9 @@ class LabServer:
             return ""
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        """Stop the server, its kernels and whatever else it started, and wait for them."""
+        if self.process is not None:
+            stop_process_tree(self.process)
         if getattr(self, "_log", None) is not None:
             self._log.close()
             self._log = None
@@ -172,6 +221,7 @@ class DashboardPage:
         self.server = server
         self.shots = shots
         self.saved: list[Path] = []
+        self.first_heatmap = ""   # the heatmaps' source before new_heatmap() changed it
         if shots is not None:
             shots.mkdir(parents=True, exist_ok=True)
 
@@ -199,6 +249,49 @@ class DashboardPage:
 
     def el(self, css: str):
         return self.page.locator(css).first
+
+    def tab_titles(self) -> list[str]:
+        return [t.strip() for t in
+                self.page.locator(".wb-tabs .lm-TabBar-tab").all_inner_texts()]
+
+    def open_tab(self, title: str):
+        """Click the dashboard's tab ``title``; returns its page once it shows."""
+        tab = self.el(".wb-tabs").get_by_role("tab", name=title, exact=True)
+        tab.click()
+        self.page.wait_for_function("t => t.classList.contains('lm-mod-current')",
+                                    arg=tab.element_handle(), timeout=10_000)
+        shown = self.page.locator(".wb-tab-page >> visible=true").first
+        shown.wait_for(timeout=10_000)
+        return shown
+
+    def dashboard_height(self) -> float:
+        """The dashboard's height on the page as drawn (px)."""
+        return self.el(".wb-dashboard").evaluate("e => e.getBoundingClientRect().height")
+
+    def heatmap_cells(self) -> int:
+        """Labelled cells of the first layer of the heatmap shown (each names its
+        block or work-group shape)."""
+        layer = self.page.locator(".wb-heatmap >> visible=true").first.locator(
+            ".heatmaplayer").first
+        labels = layer.locator("g.heatmap-label text")
+        # plotly redraws a figure whose tab opens (it had no size while hidden)
+        labels.first.wait_for(state="attached", timeout=30_000)
+        return labels.count()
+
+    def heatmap_source(self, starts: str | None = None) -> str:
+        """Show the heatmaps' first source whose label starts with ``starts``
+        (``"measured store"``, ``"block-size study"``...); returns the label of the
+        source shown (without ``starts``: changes nothing)."""
+        select = self.el(".wb-heatmap-source select")
+        labels = select.evaluate(
+            "s => [...s.options].map(o => o.textContent.replace(/\\u00a0/g, ' '))")
+        if starts is None:
+            return labels[select.evaluate("s => s.selectedIndex")]
+        index = next((i for i, t in enumerate(labels) if t.startswith(starts)), None)
+        if index is None:
+            raise ValueError(f"no heatmap source {starts!r}: {labels}")
+        select.select_option(index=index)
+        return labels[index]
 
     # -- the steps ----------------------------------------------------------------
 
@@ -237,6 +330,7 @@ class DashboardPage:
         label = next((t for t in options if t.split()[0] == kernel), None)
         if label is None:
             raise ValueError(f"no kernel {kernel!r} in the dropdown: {options}")
+        self.open_tab("Properties")
         select.select_option(label=label)
         heading_has = self.page.locator(".wb-properties-panel b", has_text=kernel)
         heading_has.first.wait_for(timeout=60_000)
@@ -274,6 +368,7 @@ class DashboardPage:
         """Click calibrate (over ``kernels``, comma-separated, else the whole catalog) and
         wait until the progress shows work being done; returns the progress text."""
         self.mark_heatmaps()
+        self.open_tab("Calibration")
         if kernels:
             box = self.el(".wb-calibration-kernels input")
             box.fill(kernels)
@@ -310,6 +405,7 @@ class DashboardPage:
                                 box.getBoundingClientRect().width : -1; }""")
 
     def weights_text(self) -> str:
+        self.open_tab("Fitted weights")
         table = self.el(".wb-weights-table table")
         table.wait_for(timeout=60_000)
         table.scroll_into_view_if_needed()
@@ -317,7 +413,11 @@ class DashboardPage:
         return table.inner_text()
 
     def new_heatmap(self):
-        """The heatmap drawn after the calibration (plotly's svg inside ``wb-heatmap``)."""
+        """The heatmap of the measured store, drawn after the calibration (plotly's svg
+        inside ``wb-heatmap``): the heatmaps tab shows a block study until asked."""
+        self.open_tab("Heatmaps")
+        self.first_heatmap = self.heatmap_source()
+        self.heatmap_source("measured store")
         fresh = self.page.locator(".wb-heatmap:not([data-wb-before]) .main-svg").first
         fresh.wait_for(state="visible", timeout=120_000)
         heatmap = self.page.locator(".wb-heatmap:not([data-wb-before])").first
@@ -325,14 +425,16 @@ class DashboardPage:
         self.shot("06-heatmap", heatmap)
         return heatmap
 
-    def dashboard_picture(self, path: Path, width: int = 1600) -> Path:
-        """The whole dashboard as one picture (a tall viewport, so nothing is cut)."""
+    def dashboard_picture(self, path: Path, tab: str | None = None,
+                          width: int = 1440) -> Path:
+        """The dashboard with ``tab`` open (default: the first), as one picture; the
+        viewport is as tall as the dashboard, so nothing is cut."""
         board = self.el(".wb-dashboard")
-        self.page.set_viewport_size({"width": width, "height": 1000})
+        self.open_tab(tab or self.tab_titles()[0])
+        self.page.set_viewport_size({"width": width, "height": 900})
         self.page.wait_for_timeout(500)   # the notebook reflows to the new width
-        height = int(self.page.evaluate(
-            "() => document.querySelector('.wb-dashboard').scrollHeight"))
-        self.page.set_viewport_size({"width": width, "height": height + 400})
+        height = int(self.dashboard_height())
+        self.page.set_viewport_size({"width": width, "height": max(900, height + 200)})
         board.scroll_into_view_if_needed()
         self.page.wait_for_timeout(1000)   # plotly redraws at the new size
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -341,7 +443,7 @@ class DashboardPage:
 
 
 def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
-        group_size: str | None) -> list[Path]:
+        group_size: str | None, heatmap_out: Path | None = None) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     chromium = find_chromium()
@@ -363,6 +465,12 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
                     raise SystemExit(f"the calibration did not finish: {label}")
                 dash.weights_text()
                 dash.new_heatmap()
+                if heatmap_out is not None:   # back on the block study it opens on
+                    dash.open_tab("Heatmaps")
+                    dash.heatmap_source(dash.first_heatmap)
+                    # wide enough for its four layers side by side (a laptop scrolls)
+                    dash.saved.append(dash.dashboard_picture(heatmap_out, "Heatmaps",
+                                                             width=1800))
                 if out is not None:
                     dash.saved.append(dash.dashboard_picture(out))
         finally:
@@ -373,14 +481,18 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "dashboard.png",
-                        help="the picture of the finished dashboard")
+                        help="the picture of the finished dashboard (its first tab)")
+    parser.add_argument("--heatmap-out", type=Path,
+                        default=ROOT / "docs" / "dashboard-heatmap.png",
+                        help="the picture of its heatmaps tab, on a block-size study")
     parser.add_argument("--shots", type=Path, default=None,
                         help="also keep a screenshot of every step in this folder")
     parser.add_argument("--kernel", default="finite_diff")
     parser.add_argument("--params", default="n=2048")
     parser.add_argument("--group-size", default="16x16")
     args = parser.parse_args()
-    for path in run(args.out, args.shots, args.kernel, args.params, args.group_size):
+    for path in run(args.out, args.shots, args.kernel, args.params, args.group_size,
+                    args.heatmap_out):
         print(path)
 
 

@@ -30,6 +30,13 @@ ARTIFACTS = ROOT / "build" / "test-artifacts" / "browser"
 KERNEL, PARAMS, GROUP = "finite_diff", {"n": 2048}, "16x16"
 CALIBRATE = "empty,global_access,vector_scale_add,matmul_tiled,finite_diff"
 
+# the dashboard's tabs and the panel each shows (its ``wb-...-panel`` class), and the
+# most height the dashboard may take with any tab open (px): a laptop's screen
+TABS = {"Properties": "properties", "Calibration": "calibration",
+        "Fitted weights": "weights", "Heatmaps": "heatmap",
+        "Predicted vs measured": "explorer", "Tuning": "tuning"}
+MAX_HEIGHT = 1000
+
 
 def _driver():
     spec = importlib.util.spec_from_file_location(
@@ -91,6 +98,23 @@ def test_dashboard_in_a_real_browser(browser_ready):
                     "s => [...s.options].map(o => o.textContent.trim().split(/\\s/)[0])")
                 assert set(options) >= {s.name for s in all_kernels()}
 
+                # 1b. a tab per panel: each shows its panel alone, on a laptop's screen
+                assert dash.tab_titles() == list(TABS)
+                heights = {}
+                for title, panel in TABS.items():
+                    dash.open_tab(title)
+                    shown = [p for p in TABS.values()
+                             if dash.el(f".wb-{p}-panel").is_visible()]
+                    assert shown == [panel], (title, shown)
+                    heights[title] = dash.dashboard_height()
+                assert max(heights.values()) <= MAX_HEIGHT, heights
+                # the heatmaps open on the shipped block study, not the store's one cell
+                dash.open_tab("Heatmaps")
+                assert dash.heatmap_source().startswith("block-size study"), \
+                    dash.heatmap_source()
+                assert dash.heatmap_cells() > 1
+                dash.shot("01-heatmap-study")
+
                 # 2. choose a kernel and sizes: the table shows the library's exact counts
                 table = dash.choose_kernel(KERNEL, params=f"n={PARAMS['n']}", group_size=GROUP)
                 expected = kernel_properties(KERNEL, group_size=GROUP).evaluate_named(PARAMS)
@@ -127,21 +151,34 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 assert heatmap.locator(".heatmaplayer image").count() >= 1
                 box = heatmap.bounding_box()
                 assert box and box["width"] > 200 and box["height"] > 150
+
+                # 7. the explorer, hidden during the calibration, draws the new store
+                dash.open_tab("Predicted vs measured")
+                summary = dash.page.locator(".wb-explorer-summary", has_text=device.name)
+                summary.first.wait_for(timeout=60_000)
+                assert "configurations" in summary.first.inner_text()
+                scatter = dash.el(".wb-explorer-scatter")
+                assert scatter.locator(".scatterlayer .point").count() > 0
+                assert scatter.bounding_box()["width"] > 200
+                # no widget message was lost (plotly figures must be strict JSON)
+                assert "serialization failed" not in dash.el(".jp-Notebook").inner_text()
         finally:
             browser.close()
 
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
-    assert shots == ["01-dashboard-opened.png", "02-kernel-chosen.png", "03-calibrating.png",
+    assert shots == ["01-dashboard-opened.png", "01-heatmap-study.png",
+                     "02-kernel-chosen.png", "03-calibrating.png",
                      "04-calibration-finished.png", "05-weights.png", "06-heatmap.png"]
     for path in ARTIFACTS.glob("*.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 2000
 
 
 def test_readme_screenshot_is_a_real_picture():
-    """docs/dashboard.png (make screenshot) exists, is a PNG, and the README shows it."""
-    png = ROOT / "docs" / "dashboard.png"
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    assert width >= 800 and height >= 600
-    assert "docs/dashboard.png" in (ROOT / "README.md").read_text()
+    """docs/dashboard.png and docs/dashboard-heatmap.png (make screenshot) exist, are
+    PNGs of one tab each (no longer the whole stacked page), and the README shows them."""
+    for name in ("dashboard.png", "dashboard-heatmap.png"):
+        data = (ROOT / "docs" / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])
+        assert width >= 800 and 600 <= height <= MAX_HEIGHT, (name, width, height)
+        assert f"docs/{name}" in (ROOT / "README.md").read_text()

@@ -162,6 +162,13 @@ def test_the_dashboard_calibrates_then_shows_weights_and_a_heatmap_of_the_new_st
     assert "f_sync_kernel_launch" in weights
     if board.weights.references:                     # ... beside the shipped H100 one
         assert "NVIDIA H100 80GB HBM3" in weights
+    # the heatmaps stay on the shipped block study (the quick store's grid is one
+    # cell) until the store is chosen; its grid is then the new store's
+    study = board.heatmaps.figure
+    if board.heatmaps.source.value != "store":
+        assert len(board.heatmaps.grid.xs) * len(board.heatmaps.grid.ys) > 1
+        board.heatmaps.source.value = "store"
+        assert board.heatmaps.figure is not study
     grid = board.heatmaps.grid
     assert grid is not None and "wb-heatmap" in board.heatmaps.figure._dom_classes
     assert board.heatmaps.kernel.value in TINY

@@ -12,6 +12,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 go = pytest.importorskip("plotly.graph_objects")
 
+from plotly.utils import PlotlyJSONEncoder  # noqa: E402
+
 from workbench.models import load_model  # noqa: E402
 from workbench.ui import (  # noqa: E402
     Dashboard,
@@ -163,6 +165,21 @@ def test_the_heatmap_panel_shows_a_block_study_with_its_limiters(h100_session):
     assert panel.store_controls.layout.display == "none"
 
 
+def test_a_heatmap_panel_opens_on_the_source_asked_for_in_strict_json(h100_session):
+    if not STUDY.exists():
+        pytest.skip("no shipped block study")
+    panel = HeatmapPanel(h100_session, block_studies=[STUDY], source="star_stencil_3d-nofold")
+    assert panel.source.value == "star_stencil_3d-nofold"
+    assert (len(panel.grid.xs), len(panel.grid.ys)) == (10, 7)
+    # the study lacks some block shapes: blank cells, sent as null, never as NaN
+    # (the browser drops a widget message that is not strict JSON)
+    z = panel.figure.data[0].z
+    assert any(v is None for row in z for v in row)
+    assert sum(v is not None for row in z for v in row) == 54
+    json.dumps(panel.figure.to_plotly_json(), cls=PlotlyJSONEncoder, allow_nan=False)
+    assert HeatmapPanel(h100_session, block_studies=[STUDY]).source.value == "store"
+
+
 def test_panels_without_data_say_so_instead_of_failing():
     session = Session()
     explorer, heatmaps = ExplorerPanel(session), HeatmapPanel(session)
@@ -182,13 +199,49 @@ def test_the_dashboard_composes_every_panel_on_one_session(h100_session):
         assert panel.session is board.session and panel.errors is board.errors
     assert len(board.explorer.filtered) == 438
     assert board.heatmaps.grid is not None and "NVIDIA H100" in board.weights.table.value
-    # the picker drives the properties and the heatmap's kernel
+    # the picker drives the properties and the store heatmap's kernel
+    board.heatmaps.source.value = "store"
     board.picker.kernel_select.value = "finite_diff"
     assert board.properties.counts["f_thread_groups"] > 0
     assert board.heatmaps.kernel.value == "finite_diff"
+    # ... also while a study is shown, without redrawing it: the store's grid follows
+    board.heatmaps.source.value = board.heatmaps.source.options[-1][1]
+    study = board.heatmaps.figure
+    board.picker.kernel_select.value = "nbody"
+    assert board.heatmaps.figure is study
+    board.heatmaps.source.value = "store"
+    assert board.heatmaps.kernel.value == "nbody" and board.heatmaps.grid.ys == (1,)
     board.picker.params.value = "n=oops"
     assert "malformed parameter" in board.errors.text
     assert board.errors.value.count("wb-error-message") == 1
+
+
+def test_the_dashboard_has_a_tab_per_panel_and_opens_the_heatmaps_on_a_study(h100_session):
+    board = Dashboard(device="h100", background=False)
+    panels = [board.properties, board.calibration, board.weights, board.heatmaps,
+              board.explorer, board.tuning]
+    assert board.tabs in board.children and board.picker in board.children
+    assert [page.children[0] for page in board.tabs.children] == panels
+    assert board.tabs.titles == ("Properties", "Calibration", "Fitted weights", "Heatmaps",
+                                 "Predicted vs measured", "Tuning")
+    # a tab that grows scrolls in its own page, under a laptop screen's height
+    assert all(page.layout.max_height == "600px" and page.layout.overflow == "auto"
+               for page in board.tabs.children)
+    assert board.shown == "properties"
+    assert board.show("heatmaps") is board.heatmaps and board.tabs.selected_index == 3
+    assert board.shown == "heatmaps"
+    with pytest.raises(ValueError, match="no panel 'heatmap'"):
+        board.show("heatmap")
+    # the heatmaps open on the shipped star stencil study, one study per kernel and
+    # variant, with the store's heatmap (one cell after a quick calibration) a choice
+    heatmaps = board.heatmaps
+    assert heatmaps.source.value == "NVIDIA H100 80GB HBM3, star_stencil_3d-nofold"
+    assert (len(heatmaps.grid.xs), len(heatmaps.grid.ys)) == (10, 7)
+    studies = [v for _, v in heatmaps.source.options if v not in ("store", "roofline")]
+    assert len(studies) == 6 and "store" in dict(heatmaps.source.options).values()
+    assert heatmaps.store_controls.layout.display == "none"
+    heatmaps.source.value = "store"
+    assert heatmaps.grid.title.endswith("per work-group shape")
 
 
 def test_the_dashboard_loads_in_the_background_without_blocking(h100_session):

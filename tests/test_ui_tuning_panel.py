@@ -199,6 +199,7 @@ def test_bad_input_is_shown_and_nothing_runs(pocl):
 def test_the_dashboard_has_the_tuning_panel_on_its_session(pocl):
     board = Dashboard(device=pocl.index, background=False)
     assert board.tuning.session is board.session and board.tuning.errors is board.errors
-    assert board.children[-1].children[1] is board.tuning
+    assert board.tabs.children[-1].children[0] is board.tuning
+    assert board.tabs.titles[-1] == "Tuning"
     assert board.tuning.device.value == pocl.index
     assert board.tuning.figure is None and not board.tuning.running   # nothing computed

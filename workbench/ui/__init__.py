@@ -13,7 +13,7 @@ Stable CSS classes, for finding the widgets in a browser: ``wb-dashboard``,
 ``wb-weights-table``, ``wb-heatmap``, ``wb-scatter``, ``wb-worst-table``, ``wb-error``;
 the tuning panel's ``wb-tuning-panel``, ``wb-tuning-space``, ``wb-tuning-source``,
 ``wb-tuning-strategy``, ``wb-tuning-run``, ``wb-tuning-cancel``, ``wb-tuning-progress``,
-``wb-tuning-figure``, ``wb-tuning-table``.
+``wb-tuning-figure``, ``wb-tuning-table``; the dashboard's ``wb-tabs`` and each tab's ``wb-tab-page``.
 """
 
 from workbench.ui.calibration_job import (

@@ -1,10 +1,15 @@
-"""Every panel on one page, wired through one session.
+"""Every panel in one widget, wired through one session.
 
-The panels are stacked rather than put in tabs: a calibration started at the top
-updates the weights, the heatmaps and the explorer below it, and all of them stay in
-view (and in the page, for whoever tests it in a browser).  The tuning panel, last,
-compares search strategies on the catalog's tuning spaces (it computes only when its
-run button is pressed).  One error area under the picker serves every panel.
+The header, the kernel picker and the one error area that serves every panel stay on
+top; each panel has a tab of its own below them.  Stacked, the panels made a page about
+4,000 pixels tall, of which a classroom laptop shows a fifth at a time; in tabs, a
+panel taller than :data:`TAB_HEIGHT` scrolls in its own page, so the dashboard fits one
+screen whichever tab is open.  Hidden tabs stay in the page and wired to the session:
+a calibration run in its tab updates the weights, the explorer and the heatmaps' store
+choice in theirs, and plotly draws each figure at its size when its tab opens.  The
+heatmaps open on the shipped block-size study rather than on the store: a quick
+calibration measures one work-group shape per kernel, a single cell.  The tuning
+panel, last, computes only when its run button is pressed.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from workbench.models import FittedModel
 from workbench.ui.calibration_panel import CalibrationPanel
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.explorer_panel import ExplorerPanel
-from workbench.ui.heatmap_panel import HeatmapPanel, study_label
+from workbench.ui.heatmap_panel import HeatmapPanel, expand_studies
 from workbench.ui.picker import KernelPicker
 from workbench.ui.properties_panel import PropertiesPanel
 from workbench.ui.session import DeviceKind, Session
@@ -26,10 +31,33 @@ from workbench.ui.tuning_panel import TuningPanel
 from workbench.ui.weights_panel import WeightsPanel
 
 
-def _section(title: str, panel: widgets.Widget) -> widgets.VBox:
-    box = widgets.VBox([widgets.HTML(f"<h3 style='margin:12px 0 4px'>{title}</h3>"), panel])
-    box.add_class("wb-section")
-    return box
+#: (tab title, attribute of the panel), in tab order
+TABS = (("Properties", "properties"), ("Calibration", "calibration"),
+        ("Fitted weights", "weights"), ("Heatmaps", "heatmaps"),
+        ("Predicted vs measured", "explorer"), ("Tuning", "tuning"))
+
+#: the study the heatmaps open on: the reference case of the block-size study (and
+#: the block_size_study notebook's default)
+FIRST_STUDY = "star_stencil_3d-nofold"
+
+#: the most height a tab's panel takes before it scrolls in its own page (px): with
+#: the header, the picker and the tab bar (about 300 px) the dashboard stays under
+#: 900 px, a laptop's screen
+TAB_HEIGHT = 600
+
+
+def _tab_page(panel: widgets.Widget) -> widgets.Box:
+    # a block, not a flex box: flex items would shrink to the height instead of scrolling
+    page = widgets.Box([panel], layout=widgets.Layout(
+        max_height=f"{TAB_HEIGHT}px", overflow="auto", display="block"))
+    page.add_class("wb-tab-page")
+    return page
+
+
+def _first_study(labels) -> str | None:
+    labels = list(labels)
+    fallback = labels[0] if labels else None
+    return next((la for la in labels if la.endswith(FIRST_STUDY)), fallback)
 
 
 class Dashboard(widgets.VBox):
@@ -65,21 +93,36 @@ class Dashboard(widgets.VBox):
         # the shipped linear models stay in the weights table, to compare against
         references = [d.linear_weights for d in shipped if d.linear_weights is not None]
         self.weights = WeightsPanel(self.session, models=references, errors=self.errors)
-        studies = {f"{d.device}, {study_label(p)}": p
-                   for d in shipped for p in d.block_studies}
-        self.heatmaps = HeatmapPanel(self.session, block_studies=studies, errors=self.errors)
+        studies = {}
+        with self.errors.catching("block studies"):
+            # one study per kernel and variant: one grid of a whole file would show,
+            # per cell, the fastest of unrelated kernels
+            studies = {f"{d.device}, {label}": frame for d in shipped
+                       for label, frame in expand_studies(d.block_studies).items()}
+        self.heatmaps = HeatmapPanel(self.session, block_studies=studies, errors=self.errors,
+                                     source=_first_study(studies))
         self.explorer = ExplorerPanel(self.session, errors=self.errors)
         self.tuning = TuningPanel(self.session, errors=self.errors)
+        self.tabs = widgets.Tab(children=[_tab_page(getattr(self, name)) for _, name in TABS],
+                                titles=[title for title, _ in TABS])
+        self.tabs.add_class("wb-tabs")
         super().__init__([
             widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"),
-            self.picker, self.errors,
-            _section("Properties", self.properties),
-            _section("Calibration", self.calibration),
-            _section("Fitted weights", self.weights),
-            _section("Heatmaps", self.heatmaps),
-            _section("Predicted vs measured", self.explorer),
-            _section("Tuning: search strategies compared", self.tuning)])
+            self.picker, self.errors, self.tabs])
         self.add_class("wb-dashboard")
+
+    def show(self, panel: str) -> widgets.Widget:
+        """Open the tab of ``panel`` (an attribute name: ``"heatmaps"``...); returns it."""
+        names = [name for _, name in TABS]
+        if panel not in names:
+            raise ValueError(f"no panel {panel!r}: one of {', '.join(names)}")
+        self.tabs.selected_index = names.index(panel)
+        return getattr(self, panel)
+
+    @property
+    def shown(self) -> str:
+        """The attribute name of the panel whose tab is open."""
+        return TABS[self.tabs.selected_index or 0][1]
 
 
 def dashboard(store: str | Path | None = None, device=None, **options) -> Dashboard:

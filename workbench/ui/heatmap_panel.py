@@ -7,6 +7,7 @@ for the picked kernel (in the background: it takes seconds per block shape)."""
 from __future__ import annotations
 
 import html
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -57,14 +58,15 @@ class HeatmapPanel(widgets.VBox):
 
     ``block_studies`` are :func:`~workbench.models.roofline.blocks.rank_blocks` frames (or
     CSV files of them, optionally with measured columns), as a sequence of files or
-    keyed by the label to show.
+    keyed by the label to show.  ``source`` is what it shows first: ``"store"`` (the
+    default), ``"roofline"`` or a study's label.
     """
 
     def __init__(self, session: Session | None = None, *, store: str | Path | None = None,
                  model: FittedModel | str | Path | None = None,
                  block_studies: Mapping[str, pd.DataFrame | str | Path]
                  | Sequence[str | Path] = (),
-                 errors: ErrorArea | None = None):
+                 errors: ErrorArea | None = None, source: str | None = None):
         self.session = session if session is not None else Session()
         self.errors = errors if errors is not None else ErrorArea()
         self.grid: HeatmapGrid | None = None
@@ -82,7 +84,8 @@ class HeatmapPanel(widgets.VBox):
             options=[("measured store: per work-group shape", STORE_SOURCE),
                      ("data-volume model: the picked kernel per block shape",
                       ROOFLINE_SOURCE)]
-            + [(f"block-size study: {label}", label) for label in self.studies])
+            + [(f"block-size study: {label}", label) for label in self.studies],
+            value=source or STORE_SOURCE)
         self.source.add_class("wb-heatmap-source")
         self.kernel = widgets.Dropdown(description="kernel")
         self.kernel.add_class("wb-heatmap-kernel")
@@ -103,7 +106,8 @@ class HeatmapPanel(widgets.VBox):
         self.roofline_controls = widgets.HBox([self.device_model, self.threads,
                                                self.rank_button])
         self.note = widgets.HTML()
-        self.figure_box = widgets.Box()
+        # a grid of four layers is wider than a laptop's notebook: it scrolls sideways
+        self.figure_box = widgets.Box(layout=widgets.Layout(overflow="auto"))
 
         children = [self.source, self.store_controls, self.roofline_controls, self.note,
                     self.figure_box]
@@ -298,10 +302,18 @@ class HeatmapPanel(widgets.VBox):
     def _on_selection(self, change) -> None:
         """Follow the picker to a kernel the data has."""
         selection = change["new"]
-        if selection is None or self.source.value != STORE_SOURCE:
+        if selection is None or selection.name not in self.kernel.options \
+                or selection.name == self.kernel.value:
             return
-        if selection.name in self.kernel.options and selection.name != self.kernel.value:
+        if self.source.value == STORE_SOURCE:
             self.kernel.value = selection.name
+            return
+        self._filling = True
+        try:  # another source is shown: no redraw now, the store's grid follows later
+            self.kernel.value = selection.name
+            self.variant.options, self.size.options = [], []
+        finally:
+            self._filling = False
 
     def _show(self, grid: HeatmapGrid | None) -> None:
         self.grid = grid
@@ -310,10 +322,21 @@ class HeatmapPanel(widgets.VBox):
             self.figure_box.children = ()
             return
         # a new figure rather than an update: the number of panels can change
-        figure = go.FigureWidget(grid_figure(grid))
+        figure = go.FigureWidget(_without_nan(grid_figure(grid)))
         figure.add_class("wb-heatmap")
         self.figure = figure
         self.figure_box.children = (figure,)
+
+
+def _without_nan(figure: go.Figure) -> go.Figure:
+    """Empty cells (block shapes a study lacks) as None, which plotly leaves blank:
+    widget messages are strict JSON, and the browser drops a figure sent with NaN in
+    it (it then draws an empty plot)."""
+    for trace in figure.data:
+        if trace.z is not None:
+            trace.z = [[None if isinstance(v, float) and math.isnan(v) else v for v in row]
+                       for row in trace.z]
+    return figure
 
 
 def _first_test_kernel(pred: pd.DataFrame) -> str:
