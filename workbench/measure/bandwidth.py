@@ -43,7 +43,7 @@ def dram_stream(n: int, group: int = 256, per_item: int = 4) -> BandwidthKernel:
     against CuPy's 2973 GB/s, since a work item then has a single load in flight;
     four independent loads per work item (unrolled) reached 3024 GB/s in the same
     run (256-wide groups; 2, 4 and 8 per item and 128/256/512-wide groups all gave
-    2795-3024 GB/s).  float4 vector loads did worse there (2040 GB/s).  The sizes must
+    2795-3024 GB/s).  float4 vector loads did worse there (1995-2041 GB/s).  The sizes must
     divide: ``n`` a multiple of ``group * per_item``.
     """
     if n % (group * per_item):
