@@ -11,7 +11,9 @@
 * :mod:`.roofline`: data volumes through L1/L2/DRAM and the extended roofline
   (Ernst et al.);
 * :mod:`.tiling`: time-tiled stencils (Prajapati et al.), not built yet;
-* :mod:`.ir_features`: IR features with PCA + kNN (Lift), the Table 1 features so far (model, benchmarks and strategy to come).
+* :mod:`.ir_features`: IR features with PCA + kNN (Lift): so far the Table 1 features,
+  the pipeline and its leave-one-benchmark-out evaluation (the paper's benchmarks, the
+  family and the strategy to come).
 """
 
 from workbench.models.contract import (

@@ -1,0 +1,89 @@
+"""The paper's predictor (section 5): standardize the IR features, keep the principal
+components that explain 95 % of their variance, and average the normalized
+throughput of the k = 5 nearest training variants (Euclidean distance).
+
+kNN needs no training beyond remembering the samples; "fitting" here is computing
+the scaling and the components from the training benchmarks, which held-out
+variants are then projected on (section 5.4, step 1a).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.decomposition import PCA
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+from workbench.errors import ModelError
+from workbench.models.ir_features.samples import (
+    BENCHMARK,
+    FEATURES,
+    TARGET,
+    check_features,
+    check_samples,
+)
+
+
+@dataclass(frozen=True)
+class KNNConfig:
+    """The pipeline's settings; the defaults are the paper's."""
+
+    neighbors: int = 5
+    variance: float = 0.95                   # fraction of the variance PCA keeps
+
+    def __post_init__(self):
+        if isinstance(self.neighbors, bool) or not isinstance(self.neighbors, int) \
+                or self.neighbors < 1:
+            raise ModelError(f"kNN neighbors must be a positive integer, not "
+                             f"{self.neighbors!r}")
+        if not 0.0 < float(self.variance) < 1.0:
+            raise ModelError(f"PCA variance to keep must lie strictly between 0 and 1, "
+                             f"not {self.variance!r}")
+
+    def pipeline(self) -> Pipeline:
+        return Pipeline([
+            ("scale", StandardScaler()),
+            # "full": the exact SVD, so that the components kept do not depend on a seed
+            ("pca", PCA(n_components=self.variance, svd_solver="full")),
+            ("knn", KNeighborsRegressor(n_neighbors=self.neighbors)),
+        ])
+
+
+@dataclass(frozen=True, eq=False)
+class IRKNNModel:
+    """A fitted pipeline and what it was fitted on."""
+
+    config: KNNConfig
+    pipeline: Pipeline
+    benchmarks: tuple[str, ...]
+    samples: int
+
+    @property
+    def components(self) -> int:
+        """Principal components kept."""
+        return int(self.pipeline.named_steps["pca"].n_components_)
+
+    def predict(self, features: pd.DataFrame) -> np.ndarray:
+        """Predicted normalized throughput (1.0: as fast as the best variant of its
+        input), one per row of ``features``."""
+        check_features(features, "the variants to predict")
+        if len(features) == 0:
+            return np.empty(0)
+        return self.pipeline.predict(features.loc[:, list(FEATURES)].to_numpy(dtype=float))
+
+
+def fit_ir_knn(samples: pd.DataFrame, config: KNNConfig = KNNConfig()) -> IRKNNModel:
+    """Fit on a sample frame (:mod:`workbench.models.ir_features.samples`) of one or
+    more benchmarks."""
+    check_samples(samples, "the training set")
+    if len(samples) < config.neighbors:
+        raise ModelError(f"the training set has {len(samples)} variant(s), fewer than "
+                         f"the {config.neighbors} neighbours kNN averages")
+    pipeline = config.pipeline()
+    pipeline.fit(samples.loc[:, list(FEATURES)].to_numpy(dtype=float),
+                 samples[TARGET].to_numpy(dtype=float))
+    return IRKNNModel(config, pipeline, tuple(pd.unique(samples[BENCHMARK])), len(samples))

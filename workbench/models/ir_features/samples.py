@@ -1,0 +1,95 @@
+"""The kNN model's data: one row per variant, its IR features and its performance.
+
+A *sample frame* has one float column per Table 1 feature (named by
+:class:`~workbench.models.ir_features.features.IRFeature` values), ``benchmark``
+(the program; leave-one-benchmark-out holds these out one at a time), ``input``
+(its input size), ``time_s`` (measured; NaN for a variant that failed) and
+``normalized_throughput``: as in the paper's section 5.1, throughput divided by the
+best throughput of the same benchmark and input.  Every variant of one input does
+the same work, so this is ``best time / time``: 1.0 for the fastest variant, and
+0.0 for a failed one (it delivers nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError
+from workbench.models.ir_features.features import FEATURE_ORDER
+from workbench.models.ir_features.space import space_ir_features
+from workbench.tuning.evaluation import Evaluation
+from workbench.tuning.space import TuningSpace
+
+FEATURES: tuple[str, ...] = tuple(f.value for f in FEATURE_ORDER)
+BENCHMARK = "benchmark"
+INPUT = "input"
+TIME = "time_s"
+TARGET = "normalized_throughput"
+
+
+def ir_samples(features: pd.DataFrame, times_s: Sequence[float] | np.ndarray,
+               benchmark: str, input_label: str = "") -> pd.DataFrame:
+    """One benchmark's sample frame at one input: ``features`` (a feature frame, as
+    :func:`~workbench.models.ir_features.space.space_ir_features` gives) with the
+    variants' measured times, in the same order (NaN or None where one failed)."""
+    times = np.array([np.nan if t is None else t for t in times_s], dtype=float)
+    if len(times) != len(features):
+        raise ModelError(f"benchmark {benchmark!r}: {len(features)} feature rows but "
+                         f"{len(times)} times")
+    check_features(features, f"benchmark {benchmark!r}")
+    ok = np.isfinite(times) & (times > 0)
+    if not ok.any():
+        raise ModelError(f"benchmark {benchmark!r} at input {input_label!r} has no "
+                         "successfully measured variant to normalize by")
+    frame = features.loc[:, list(FEATURES)].astype(float).copy()
+    frame[BENCHMARK] = benchmark
+    frame[INPUT] = input_label
+    frame[TIME] = np.where(ok, times, np.nan)
+    best = times[ok].min()
+    frame[TARGET] = np.where(ok, best / np.where(ok, times, 1.0), 0.0)
+    return frame
+
+
+def space_samples(space: TuningSpace, evaluations: Mapping[str, Evaluation],
+                  benchmark: str | None = None) -> pd.DataFrame:
+    """A measured tuning space as one benchmark (default: the space's name) at its
+    problem size; ``evaluations`` by point label, as
+    :func:`~workbench.tuning.replay.load_space_evaluations` returns them."""
+    points = space.points()
+    missing = [p.label for p in points if p.label not in evaluations]
+    if missing:
+        raise ModelError(f"space {space.name!r}: {len(missing)} of {len(points)} points "
+                         f"have no measurement (e.g. {missing[0]})")
+    times = [evaluations[p.label].time_s if evaluations[p.label].ok else None
+             for p in points]
+    label = ",".join(f"{k}={v}" for k, v in sorted(dict(space.problem).items()))
+    return ir_samples(space_ir_features(space, points), times,
+                      benchmark or space.name, label)
+
+
+def check_features(frame: pd.DataFrame, what: str) -> None:
+    """A ModelError unless ``frame`` has every feature column, all finite."""
+    absent = [c for c in FEATURES if c not in frame.columns]
+    if absent:
+        raise ModelError(f"{what} lacks feature column(s) {', '.join(absent)}")
+    values = frame.loc[:, list(FEATURES)].to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ModelError(f"{what} has {int(bad.sum())} missing or infinite feature "
+                         f"value(s) (e.g. {FEATURES[col]} of row {frame.index[row]!r})")
+
+
+def check_samples(samples: pd.DataFrame, what: str) -> None:
+    """A ModelError unless ``samples`` is a non-empty sample frame."""
+    if len(samples) == 0:
+        raise ModelError(f"{what} has no rows")
+    absent = [c for c in (BENCHMARK, INPUT, TARGET) if c not in samples.columns]
+    if absent:
+        raise ModelError(f"{what} is not a sample frame (no {', '.join(absent)} column)")
+    check_features(samples, what)
+    if not np.isfinite(samples[TARGET].to_numpy(dtype=float)).all():
+        raise ModelError(f"{what} has missing {TARGET} values")
