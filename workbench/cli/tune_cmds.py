@@ -24,6 +24,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="problem size, e.g. n=1024")
     p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
+    p.add_argument("--training", action="append", metavar="STORE",
+                   help="--strategy knn: tuning stores of other exhaustively measured "
+                        "spaces to learn from, repeatable (default: the shipped H100 one)")
     _model_options(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-evals", type=int, help="stop after N evaluations")
@@ -116,7 +119,8 @@ def cmd_tune(args) -> int:
 
     space = _space(args.space, args.param)
     model, label = _strategy_model(args) if args.strategy == "model" else (None, None)
-    strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label)
+    strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label,
+                             training=args.training)
     budget = Budget(args.budget_evals, args.budget_seconds)
     progress = None if args.no_progress else _progress()
     if args.replay:

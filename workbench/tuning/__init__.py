@@ -25,9 +25,11 @@ from workbench.tuning.runner import Budget, ExplorationResult, Explorer
 from workbench.tuning.selection import FamilySelection, measured_times, rank_candidates, select
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
+from workbench.tuning.knn_strategy import IRFeatureKNN  # registers "knn" in STRATEGIES
 from workbench.tuning.study import compare_strategies, summary
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
+           "IRFeatureKNN",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",

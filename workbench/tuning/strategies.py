@@ -9,6 +9,8 @@ one at a time and told each evaluation.  Registered:
   expectation over all orderings instead, :mod:`workbench.tuning.metrics`);
 * ``model``: measure in the order a fitted model predicts
   (:func:`workbench.tuning.ranking.rank_space`, any registered family's model);
+* ``knn``: measure in the order of Lift's IR-feature kNN model, trained on other
+  measured spaces (:mod:`workbench.tuning.knn_strategy`);
 * ``tpe``: optuna's Tree-structured Parzen Estimator, an adaptive black-box search
   over the parameters as categorical variables.  Points that break a restriction
   are told to optuna as failed trials and cost nothing; a point proposed again is
@@ -167,15 +169,18 @@ class OptunaTPE:
         self._trial = None
 
 
+#: The registry. ``knn`` adds itself when :mod:`workbench.tuning` is imported
+#: (:mod:`workbench.tuning.knn_strategy` builds on this module, not the other way).
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
     "exhaustive": Exhaustive, "random": RandomSearch, "tpe": OptunaTPE,
     "model": ModelGuided,
 }
 
 
-def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = None
-                  ) -> Strategy:
-    """A strategy by registry name; ``model`` (a fitted model) for ``model``."""
+def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = None,
+                  training=None) -> Strategy:
+    """A strategy by registry name; ``model`` (a fitted model) for ``model``;
+    ``training`` (tuning stores of other measured spaces) for ``knn``."""
     if name not in STRATEGIES:
         raise UnknownNameError("strategy", name, STRATEGIES)
     if name == "model":
@@ -183,4 +188,6 @@ def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = N
             raise TuningError("the model-guided strategy needs a model: --weights FILE "
                               "or --model roofline --device-model h100")
         return ModelGuided(model, label, seed)
+    if name == "knn":
+        return STRATEGIES[name](seed=seed, training=training)
     return STRATEGIES[name](seed=seed)
