@@ -39,6 +39,7 @@ def training_samples(stores: Sequence[str | Path], exclude: str):
     from workbench.measure.store import MeasurementStore
     from workbench.models.ir_features import space_samples
     from workbench.tuning.catalog import SPACES, get_space
+    from workbench.tuning.evaluation import space_kernel_name
     from workbench.tuning.replay import load_space_evaluations
 
     frames = []
@@ -49,7 +50,7 @@ def training_samples(stores: Sequence[str | Path], exclude: str):
         for path in stores:
             with MeasurementStore.open(path, create=False, readonly=True) as store:
                 sizes |= {tuple(sorted(m.key.params_dict.items()))
-                          for m in store.measurements(kernel=f"tune.{name}")}
+                          for m in store.measurements(kernel=space_kernel_name(name))}
         for size in sorted(sizes):
             space = get_space(name, **dict(size))
             evaluations = load_space_evaluations(list(stores), space)
@@ -85,7 +86,7 @@ class IRFeatureKNN(_Ordered):
         model = fit_ir_knn(training_samples(self.training, exclude=space.name))
         self.trained_on = tuple(model.benchmarks)
         predicted = model.predict(space_ir_features(space, points))
-        # best first; ties keep the space's own order, which the seed then shuffles
+        # best first; kNN averages give many exact ties, taken in a seeded random order
         rng = np.random.default_rng(self.seed)
         tiebreak = rng.permutation(len(points))
         order = np.lexsort((tiebreak, -np.asarray(predicted)))
