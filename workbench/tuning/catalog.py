@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.errors import TuningError, UnknownNameError
-from workbench.kernels.tunable import matmul, stencil2d, transpose
+from workbench.kernels.tunable import lift_stencils, matmul, stencil2d, transpose
 from workbench.tuning.space import Point, TuningSpace
 
 #: Per-group local memory every space stays within (the smallest common limit).
@@ -33,7 +33,7 @@ def stencil2d_space(n: int = 8192) -> TuningSpace:
         description=f"5-point Jacobi step on a {n}x{n} float32 grid: group shape, rows "
                     "and columns per work item, local-memory tile or global loads",
         tune_params={"bx": (8, 16, 32, 64, 128, 256), "by": (1, 2, 4, 8, 16, 32),
-                     "cy": (1, 2, 4, 8), "cx": (1, 2, 4), "tile": ("global", "local")},
+                     "cy": (1, 2, 4, 8), "cx": (1, 2), "tile": ("global", "local")},
         restrictions=("bx*by >= 64 and bx*by <= 1024",
                       "n % (bx*cx) == 0 and n % (by*cy) == 0",
                       lambda p: p["tile"] == "global" or p["by"] >= 2,
@@ -82,8 +82,58 @@ def transpose_space(n: int = 8192) -> TuningSpace:
         make_inputs=_inputs(transpose, n), reference=transpose.reference, rtol=0.0)
 
 
+#: The input sizes the Lift benchmarks are measured at (the paper: 512^2 to 8192^2).
+LIFT_SIZES = (512, 2048, 8192)
+
+
+def lift_space(benchmark: str, n: int = 8192) -> TuningSpace:
+    """One of the Lift paper's eight stencil benchmarks (its Table 2) on an n x n
+    float32 grid: launch, group shape, work per item, local tiles, unrolling."""
+    bench = lift_stencils.BENCHMARKS[benchmark]
+    return TuningSpace(
+        name=f"lift_{benchmark}",
+        description=f"{bench.title} on a {n}x{n} float32 grid (Lift's Table 2): 1D or 2D "
+                    "launch, group shape, rows and columns per work item, local tiles, "
+                    "unrolled or looped coarsening",
+        tune_params={"bx": (16, 32, 64, 128, 256, 512), "by": (1, 2, 4, 8),
+                     "cy": (1, 2, 4, 8), "cx": (1, 2), "tile": ("global", "local"),
+                     "launch": ("2d", "1d"), "unroll": (False, True)},
+        restrictions=("bx*by >= 64 and bx*by <= 1024",
+                      "n % (bx*cx) == 0 and n % (by*cy) == 0",
+                      # tiles of at most 16 rows and 512 columns: 360-410 variants per
+                      # size, so that three sizes give the paper's 1,000 points
+                      "by*cy <= 16 and bx*cx <= 512",
+                      # a 1D launch has one row of lanes that sweeps every row itself
+                      lambda p: p["launch"] == "2d" or (
+                          p["by"] == 1 and p["cy"] == 1 and p["tile"] == "global"),
+                      # the halo's rows are spread over the group's rows
+                      lambda p: p["tile"] == "global" or p["by"] >= bench.radius,
+                      lambda p: not p["unroll"] or p["cx"] * p["cy"] > 1,
+                      lambda p: lift_stencils.local_bytes(bench, p) <= LOCAL_MEMORY_LIMIT),
+        problem={"n": n},
+        group_size=lambda p: (int(p["bx"]),) if p["launch"] == "1d"
+        else (int(p["bx"]), int(p["by"])),
+        template=lambda s: lift_stencils.template(bench, *s),
+        structure=("tile", "launch", "unroll"),
+        bindings=lambda p: lift_stencils.bindings(p, n),
+        local_bytes=lambda p: lift_stencils.local_bytes(bench, p),
+        make_inputs=lambda rng=None: lift_stencils.make_inputs(
+            bench, n, rng or np.random.default_rng(0)),
+        reference=lambda inputs: lift_stencils.reference(bench, inputs), rtol=bench.rtol)
+
+
+def _lift_factory(benchmark: str):
+    def factory(n: int = 8192) -> TuningSpace:
+        return lift_space(benchmark, n)
+    factory.__doc__ = f"Lift's {benchmark} benchmark (:func:`lift_space`)."
+    return factory
+
+
+#: The Lift benchmarks' spaces, by space name (``lift_jacobi5``, ...).
+LIFT_SPACES = {f"lift_{name}": _lift_factory(name) for name in lift_stencils.BENCHMARKS}
+
 SPACES = {"stencil2d": stencil2d_space, "matmul": matmul_space,
-          "transpose": transpose_space}
+          "transpose": transpose_space, **LIFT_SPACES}
 
 
 def get_space(name: str, **problem: int) -> TuningSpace:
@@ -124,6 +174,6 @@ def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:
     return space
 
 
-__all__ = ["LOCAL_MEMORY_LIMIT", "SPACES", "Point", "get_space", "matmul_space",
-           "resolve_space",
+__all__ = ["LIFT_SIZES", "LIFT_SPACES", "LOCAL_MEMORY_LIMIT", "SPACES", "Point", "get_space",
+           "lift_space", "matmul_space", "resolve_space",
            "stencil2d_space", "transpose_space"]
