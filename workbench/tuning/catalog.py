@@ -33,7 +33,7 @@ def stencil2d_space(n: int = 8192) -> TuningSpace:
         description=f"5-point Jacobi step on a {n}x{n} float32 grid: group shape, rows "
                     "and columns per work item, local-memory tile or global loads",
         tune_params={"bx": (8, 16, 32, 64, 128, 256), "by": (1, 2, 4, 8, 16, 32),
-                     "cy": (1, 2, 4, 8), "cx": (1, 2), "tile": ("global", "local")},
+                     "cy": (1, 2, 4, 8), "cx": (1, 2, 4), "tile": ("global", "local")},
         restrictions=("bx*by >= 64 and bx*by <= 1024",
                       "n % (bx*cx) == 0 and n % (by*cy) == 0",
                       lambda p: p["tile"] == "global" or p["by"] >= 2,
