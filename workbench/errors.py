@@ -68,3 +68,21 @@ class UnknownModelNameError(UnknownNameError, ModelError):
 
 class WorkbenchWarning(UserWarning):
     """Base class of the workbench's warnings."""
+
+
+class DistributedError(WorkbenchError):
+    """A Dask cluster that cannot run a campaign or an exploration."""
+
+
+class SchedulerUnreachableError(DistributedError):
+    """No Dask scheduler answers at the given address in time."""
+
+
+class WorkerDeviceError(DistributedError, DeviceError):
+    """A device worker without the requested OpenCL device, or device workers that see
+    different devices; both a DistributedError and a DeviceError."""
+
+
+class VersionMismatchError(DistributedError):
+    """Workers whose libraries differ from the client's: their kernels and timings
+    would not be those of one software stack."""

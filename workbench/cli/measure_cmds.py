@@ -57,6 +57,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--family-size", action="append", metavar="FAMILY=N",
                    help="problem size of a family, repeatable (e.g. matmul=2048)")
     p.add_argument("--no-progress", action="store_true")
+    add_scheduler_options(p)
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("measure", help="time one configuration with the same protocol")
@@ -70,6 +71,35 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", help="also record the measurement in this store")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_measure)
+
+
+def add_scheduler_options(p: argparse.ArgumentParser) -> None:
+    """``--scheduler`` and the options of the cluster it starts (calibrate and tune)."""
+    g = p.add_argument_group("many devices, with Dask (see the README)")
+    g.add_argument("--scheduler", metavar="local-gpus|tcp://HOST:PORT",
+                   help="local-gpus: start one worker per OpenCL device matching --device "
+                        "and CPU workers for code generation and builds; tcp://HOST:PORT: "
+                        "use a running Dask scheduler and its workers")
+    g.add_argument("--workers-per-device", type=int, default=1,
+                   help="local-gpus: device workers per device (above 1 only to test on "
+                        "one device: their timings disturb each other)")
+    g.add_argument("--cpu-workers", type=int, default=None,
+                   help="local-gpus: CPU workers (default: the cores the device workers "
+                        "leave)")
+    g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to wait for the scheduler and a first worker")
+
+
+def open_cluster(args):
+    """The Dask session of ``--scheduler``, announced with its dashboard."""
+    from workbench.distributed import SchedulerSpec, open_session
+
+    spec = SchedulerSpec(args.scheduler, workers_per_device=args.workers_per_device,
+                         cpu_workers=args.cpu_workers, timeout_s=args.scheduler_timeout)
+    session = open_session(spec, args.device)
+    print(f"{session.describe()}\n  Dask dashboard: {session.dashboard_text()}",
+          file=sys.stderr)
+    return session
 
 
 def cmd_devices(args) -> int:
@@ -223,7 +253,12 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
 
 
 def cmd_calibrate(args) -> int:
-    device = find_device(args.device)
+    if args.scheduler and (args.twins_of or args.families):
+        from workbench.errors import WorkbenchError
+        raise WorkbenchError("--scheduler runs the calibration campaign of a set; "
+                             "--families and --twins-of run on one device, without it")
+    # with a scheduler the workers find the device: this host may have none
+    device = None if args.scheduler else find_device(args.device)
     if args.twins_of:
         return cmd_twins(args, device)
     if args.families:
@@ -245,38 +280,48 @@ def cmd_calibrate(args) -> int:
     name = args.name or ("quick" if args.quick else "calibration") + (
         "" if args.set == "catalog" else f"-{args.set}")
     specs = measurement_specs(args.set, kernels, dtypes)
-    _, queue = open_device(device)
     store_path = args.store or default_store_path()
+    if args.scheduler:
+        from workbench.distributed import DistributedCampaign
+        with open_cluster(args) as session, MeasurementStore.open(store_path) as store:
+            campaign = DistributedCampaign(session, store, settings, name=name,
+                                           specs=specs)
+            return _run_campaign(args, campaign, store, session.device, name)
+    _, queue = open_device(device)
     with MeasurementStore.open(store_path) as store:
         campaign = Campaign(store, device, queue, settings, name=name, specs=specs)
-        print(f"calibrating {device.label}\n  store {store.path}, campaign {name!r} "
-              f"(id {campaign.campaign_id}); {len(campaign._done)} configurations "
-              "already stored", file=sys.stderr)
-        bar = None
-        if not args.no_progress:
-            from tqdm import tqdm
-            bar = tqdm(total=campaign.planned_count(), unit="cfg", file=sys.stderr,
-                       mininterval=0.5 if sys.stderr.isatty() else 15)
+        return _run_campaign(args, campaign, store, device, name)
 
-        def progress(ev):
-            if bar is not None:
-                bar.total = max(bar.total, ev.done)
-                bar.n = ev.done
-                label = f"{ev.key.kernel}/{ev.key.variant}" if ev.key else ev.message
-                bar.set_postfix_str(label, refresh=True)
 
-        start = time.perf_counter()
-        try:
-            timings = campaign.run(progress)
-        except KeyboardInterrupt:
-            if bar is not None:
-                bar.close()
-            print(f"\ninterrupted: {len(store.done_keys(campaign.campaign_id))} "
-                  "configurations are stored. Run the same command again to resume "
-                  "where it stopped.", file=sys.stderr)
-            return 130
+def _run_campaign(args, campaign, store, device, name) -> int:
+    print(f"calibrating {device.label}\n  store {store.path}, campaign {name!r} "
+          f"(id {campaign.campaign_id}); {len(campaign._done)} configurations "
+          "already stored", file=sys.stderr)
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+        bar = tqdm(total=campaign.planned_count(), unit="cfg", file=sys.stderr,
+                   mininterval=0.5 if sys.stderr.isatty() else 15)
+
+    def progress(ev):
+        if bar is not None:
+            bar.total = max(bar.total, ev.done)
+            bar.n = ev.done
+            label = f"{ev.key.kernel}/{ev.key.variant}" if ev.key else ev.message
+            bar.set_postfix_str(label, refresh=True)
+
+    start = time.perf_counter()
+    try:
+        timings = campaign.run(progress)
+    except KeyboardInterrupt:
         if bar is not None:
             bar.close()
+        print(f"\ninterrupted: {len(store.done_keys(campaign.campaign_id))} "
+              "configurations are stored. Run the same command again to resume "
+              "where it stopped.", file=sys.stderr)
+        return 130
+    if bar is not None:
+        bar.close()
     wall = time.perf_counter() - start
     print(f"done in {wall:.1f} s: {summary(timings)}")
     return 0

@@ -7,6 +7,7 @@ import sys
 import time
 
 from workbench.cli.common import parse_params, print_json, print_table
+from workbench.cli.measure_cmds import add_scheduler_options
 from workbench.errors import TuningError
 from workbench.measure import MeasurementStore, default_store_path
 from workbench.tuning.strategies import STRATEGIES
@@ -46,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-verify", action="store_true", help="skip comparing results")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--format", choices=("table", "json"), default="table")
+    add_scheduler_options(p)
     p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("tuning-report",
@@ -123,6 +125,9 @@ def cmd_tune(args) -> int:
                              training=args.training)
     budget = Budget(args.budget_evals, args.budget_seconds)
     progress = None if args.no_progress else _progress()
+    if args.scheduler and (args.replay or args.jobs > 1):
+        raise TuningError("--scheduler measures on the cluster's devices and builds on its "
+                          "CPU workers: leave out --replay and --jobs")
     if args.replay:
         if args.store:
             raise TuningError("--replay answers from stores and records nothing; "
@@ -130,6 +135,8 @@ def cmd_tune(args) -> int:
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.replay, space))
         result = Explorer(space, strategy, evaluator, budget=budget, seed=args.seed).run(
             progress)
+    elif args.scheduler:
+        result = _tune_cluster(args, space, strategy, budget, progress)
     else:
         result = _tune_live(args, space, strategy, budget, progress)
     return _print_result(args, space, result)
@@ -161,6 +168,17 @@ def _tune_live(args, space, strategy, budget, progress):
                                 store=store, device=device.identity).run(progress)
         return Explorer(space, strategy, evaluator, budget=budget, seed=args.seed,
                         store=store, device=device.identity).run(progress)
+
+
+def _tune_cluster(args, space, strategy, budget, progress):
+    from workbench.cli.measure_cmds import open_cluster
+    from workbench.distributed import explore
+
+    with open_cluster(args) as session, \
+            MeasurementStore.open(args.store or default_store_path()) as store:
+        return explore(session, args.space, space, strategy, store=store, budget=budget,
+                       seed=args.seed, verify=not args.no_verify,
+                       build_options=tuple(args.build_option), on_progress=progress)
 
 
 def _progress():
