@@ -47,7 +47,8 @@ def _wait(panel: TuningPanel, timeout: float = 120) -> None:
 @needs_h100
 def test_a_replay_shows_what_compare_strategies_gives_and_is_kept():
     panel = TuningPanel(models={"linear": LINEAR}, tpe_seeds=1)
-    assert list(panel.strategies) == ["exhaustive", "random", "model:linear", "tpe"]
+    assert list(panel.strategies) == ["exhaustive", "random", "model:linear", "knn", "xgb",
+                                      "tpe"]
     panel.space.value = "matmul"
     _only(panel, "exhaustive", "random", "model:linear", "tpe")
     assert panel.figure is None and "press run" in panel.note.value
@@ -203,3 +204,22 @@ def test_the_dashboard_has_the_tuning_panel_on_its_session(pocl):
     assert board.tabs.titles[-1] == "Tuning"
     assert board.tuning.device.value == pocl.index
     assert board.tuning.figure is None and not board.tuning.running   # nothing computed
+
+
+@needs_h100
+def test_a_lift_space_replays_the_learned_rankers_from_its_own_store():
+    if not (H100 / "lift.sqlite").exists():
+        pytest.skip("no shipped Lift measurements")
+    panel = TuningPanel(models={})
+    panel.space.value = "lift_jacobi5"
+    _only(panel, "random", "knn")
+    panel.run_button.click()
+    _wait(panel)
+    assert panel.errors.text == "" and panel.progress.bar_style == "success"
+    assert list(panel.table_frame["strategy"]) == ["random (expected)", "knn"]
+    assert panel.comparison.points == len(get_space("lift_jacobi5").points())
+    knn = panel.table_frame.set_index("strategy").loc["knn"]
+    # the ranking is paid for, and it beats random search's expectation to 90 %
+    assert knn["choosing_s"] > 0
+    assert knn["runs_to_90"] < panel.table_frame.set_index("strategy").loc[
+        "random (expected)", "runs_to_90"]

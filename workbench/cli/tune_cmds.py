@@ -1,4 +1,5 @@
-"""``workbench spaces``, ``workbench tune`` and ``workbench tuning-report``."""
+"""``workbench spaces``, ``workbench tune``, ``workbench tuning-report`` and
+``workbench ir-samples``."""
 
 from __future__ import annotations
 
@@ -25,9 +26,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="problem size, e.g. n=1024")
     p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
-    p.add_argument("--training", action="append", metavar="STORE",
-                   help="--strategy knn: tuning stores of other exhaustively measured "
-                        "spaces to learn from, repeatable (default: the shipped H100 one)")
+    p.add_argument("--training", action="append", metavar="STORE|SAMPLES.csv",
+                   help="--strategy knn or xgb: tuning stores of other exhaustively "
+                        "measured spaces, or sample files (workbench ir-samples), to "
+                        "learn from, repeatable (default: the shipped H100 samples)")
     _model_options(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-evals", type=int, help="stop after N evaluations")
@@ -68,6 +70,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="PREFIX",
                    help="write PREFIX-<space>.html with the exploration curves")
     p.set_defaults(func=cmd_tuning_report)
+
+
+    p = sub.add_parser("ir-samples",
+                       help="the IR features and normalized throughput of every point of "
+                            "the spaces measured exhaustively in stores (the training "
+                            "data of --strategy knn and xgb)")
+    p.add_argument("--store", action="append", required=True)
+    p.add_argument("--space", action="append", help="catalog spaces (default: all found)")
+    p.add_argument("-o", "--output", required=True, metavar="SAMPLES.csv")
+    p.set_defaults(func=cmd_ir_samples)
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
@@ -274,3 +286,31 @@ def _measured_catalog_spaces(stores) -> list[str]:
     if not found:
         raise TuningError("the stores hold no exploration of a catalog space")
     return found
+
+
+def cmd_ir_samples(args) -> int:
+    from datetime import datetime, timezone
+
+    from workbench.measure.provenance import library_versions
+    from workbench.models.ir_features import save_samples
+    from workbench.models.ir_features.samples import BENCHMARK, INPUT
+    from workbench.tuning.ir_training import stored_samples
+
+    samples = stored_samples(args.store, args.space)
+    if not len(samples):
+        raise TuningError(f"{', '.join(args.store)} hold no exhaustively measured "
+                          "catalog space")
+    devices = set()
+    for path in args.store:
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            devices |= {m.device.device for m in store.measurements(status=None)}
+    save_samples(samples, args.output, {
+        "stores": [str(p) for p in args.store], "devices": sorted(devices),
+        "features": "workbench.models.ir_features (symbolic, per template)",
+        "libraries": library_versions(),
+        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": "workbench " + " ".join(sys.argv[1:])})
+    groups = samples.groupby([BENCHMARK, INPUT], sort=False).size()
+    print(f"{len(samples)} samples of {samples[BENCHMARK].nunique()} benchmarks "
+          f"({len(groups)} benchmark inputs) written to {args.output}")
+    return 0

@@ -34,6 +34,7 @@ class Need(enum.Enum):
     CALIBRATION = "calibration"              # parameters fitted to the device's measurements
     DEVICE_DESCRIPTION = "device description"  # caches, bandwidths, units (workbench.hardware)
     TWIN_MEASUREMENTS = "twin measurements"  # each kernel's work-removed twin, measured
+    OTHER_PROGRAMS = "other programs' measured spaces"  # what a learned ranker learns from
 
     @property
     def from_kernel_alone(self) -> bool:

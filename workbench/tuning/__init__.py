@@ -25,7 +25,7 @@ from workbench.tuning.runner import Budget, ExplorationResult, Explorer
 from workbench.tuning.selection import FamilySelection, measured_times, rank_candidates, select
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
-from workbench.tuning.knn_strategy import IRFeatureKNN  # registers "knn" in STRATEGIES
+from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
 from workbench.tuning.study import compare_strategies, summary
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",

@@ -76,6 +76,19 @@ class Point:
         return cls(tuple(items))
 
 
+@dataclass(frozen=True)
+class LaunchSequence:
+    """A point whose computation is ``count(point)`` launches of its kernel in a row,
+    each reading what the one before wrote: argument ``output`` of one launch is
+    argument ``input`` of the next (a time-tiled stencil's bands of t_T steps).  The
+    point's time is the whole sequence's, first start to last end; an evaluator that
+    knows sequences times it (``workbench.kernels.timetiled.sequence``)."""
+
+    count: Callable[[Point], int]
+    input: str
+    output: str
+
+
 # {{{ restrictions
 
 _RESTRICTION_NODES = (prim.Variable, prim.Sum, prim.Product, prim.Quotient,
@@ -133,7 +146,9 @@ class TuningSpace:
     ``problem`` holds the fixed sizes (documentation, and run-time values of any
     size parameters the kernels keep); ``group_size(point)`` the work-group shape;
     ``local_bytes(point)`` its local memory (for the device's limit);
-    ``make_inputs(rng)`` and ``reference(inputs)`` check results.
+    ``make_inputs(rng)`` and ``reference(inputs)`` check results; ``sequence``:
+    the point is several launches in a row (:class:`LaunchSequence`), whose
+    reference is that of the whole sequence.
     """
 
     name: str
@@ -151,6 +166,7 @@ class TuningSpace:
     reference: Callable[[Mapping], dict] | None = None
     dtype: str = "float32"
     rtol: float = 1e-4
+    sequence: LaunchSequence | None = None
 
     def __post_init__(self):
         if not self.tune_params or any(not v for v in self.tune_params.values()):
@@ -199,7 +215,7 @@ class TuningSpace:
     def point(self, values: Mapping[str, Value] | str) -> Point:
         """A valid point from a mapping or a label; unknown values raise."""
         if isinstance(values, str):
-            return Point.parse(values, self)
+            values = Point.parse(values, self).as_dict()
         items = []
         for name, allowed in self.tune_params.items():
             if name not in values:

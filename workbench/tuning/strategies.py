@@ -9,8 +9,9 @@ one at a time and told each evaluation.  Registered:
   expectation over all orderings instead, :mod:`workbench.tuning.metrics`);
 * ``model``: measure in the order a fitted model predicts
   (:func:`workbench.tuning.ranking.rank_space`, any registered family's model);
-* ``knn``: measure in the order of Lift's IR-feature kNN model, trained on other
-  measured spaces (:mod:`workbench.tuning.knn_strategy`);
+* ``knn`` and ``xgb``: measure in the order of Lift's IR-feature kNN model or of a
+  gradient-boosted ranker on the same features, trained on other programs' measured
+  spaces (:mod:`workbench.tuning.ir_strategies`);
 * ``tpe``: optuna's Tree-structured Parzen Estimator, an adaptive black-box search
   over the parameters as categorical variables.  Points that break a restriction
   are told to optuna as failed trials and cost nothing; a point proposed again is
@@ -169,8 +170,9 @@ class OptunaTPE:
         self._trial = None
 
 
-#: The registry. ``knn`` adds itself when :mod:`workbench.tuning` is imported
-#: (:mod:`workbench.tuning.knn_strategy` builds on this module, not the other way).
+#: The registry. ``knn`` and ``xgb`` add themselves when :mod:`workbench.tuning` is
+#: imported (:mod:`workbench.tuning.ir_strategies` builds on this module, not the
+#: other way).
 STRATEGIES: dict[str, Callable[..., Strategy]] = {
     "exhaustive": Exhaustive, "random": RandomSearch, "tpe": OptunaTPE,
     "model": ModelGuided,
@@ -180,7 +182,8 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = None,
                   training=None) -> Strategy:
     """A strategy by registry name; ``model`` (a fitted model) for ``model``;
-    ``training`` (tuning stores of other measured spaces) for ``knn``."""
+    ``training`` (tuning stores or sample files of other measured spaces) for
+    ``knn`` and ``xgb``."""
     if name not in STRATEGIES:
         raise UnknownNameError("strategy", name, STRATEGIES)
     if name == "model":
@@ -188,6 +191,6 @@ def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = N
             raise TuningError("the model-guided strategy needs a model: --weights FILE "
                               "or --model roofline --device-model h100")
         return ModelGuided(model, label, seed)
-    if name == "knn":
+    if name in ("knn", "xgb"):
         return STRATEGIES[name](seed=seed, training=training)
     return STRATEGIES[name](seed=seed)

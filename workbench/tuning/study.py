@@ -6,6 +6,8 @@ For an exhaustively measured space this replays (:mod:`workbench.tuning.replay`)
 * ``random``: the exact expectation over all orderings (:mod:`.metrics`);
 * ``model:<label>``: each given fitted model's ranking, measured in predicted order
   (the ranking runs here, its cost measured on this machine);
+* any other strategy given by name and factory (``knn``, ``xgb``: rankings learnt
+  from other programs), replayed the same way, its choosing cost counted;
 * every replay stops once it has found the space's best: the curves end there.
 * ``tpe``: optuna's TPE, over several seeds (mean runs and seconds; a seed that never
   reaches a target counts as the whole space).
@@ -14,7 +16,7 @@ For an exhaustively measured space this replays (:mod:`workbench.tuning.replay`)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +33,7 @@ from workbench.tuning.metrics import (
 )
 from workbench.tuning.replay import ReplayEvaluator, replay
 from workbench.tuning.space import TuningSpace
-from workbench.tuning.strategies import Exhaustive, ModelGuided, OptunaTPE
+from workbench.tuning.strategies import Exhaustive, ModelGuided, OptunaTPE, Strategy
 
 
 @dataclass
@@ -65,7 +67,8 @@ def _row(space: str, strategy: str, reach: Mapping[float, tuple[float, float] | 
 
 
 def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
-                       models: Mapping[str, object] = (), *, tpe_seeds: int = 10
+                       models: Mapping[str, object] = (), *, tpe_seeds: int = 10,
+                       strategies: Mapping[str, Callable[[], Strategy]] = ()
                        ) -> SpaceComparison:
     measured = evaluator.measured
     best = optimum(measured)
@@ -86,6 +89,12 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         comparison.curves.append(c)
         comparison.rows.append(_row(space.name, f"model:{label}",
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
+                                    ms_per_variant=1e3 * c.choosing_s / len(measured)))
+    for label, make in dict(strategies).items():
+        c = curve(replay(space, evaluator, make(), until=1.0), best)
+        comparison.curves.append(Curve(label, c.fraction, c.cost_s, c.choosing_s))
+        comparison.rows.append(_row(space.name, label, {t: c.reach(t) for t in TARGETS},
+                                    c.choosing_s,
                                     ms_per_variant=1e3 * c.choosing_s / len(measured)))
     if tpe_seeds:
         reaches: dict[float, list[tuple[float, float]]] = {t: [] for t in TARGETS}

@@ -3,10 +3,12 @@
 Two sources:
 
 * **replay** (the default) of the shipped H100 measurements of every point of the
-  space (``sample_data/h100/tuning.sqlite``): every chosen strategy replayed from the
+  space (``sample_data/h100/tuning.sqlite``, and ``lift.sqlite`` for the Lift
+  benchmarks' spaces): every chosen strategy replayed from the
   same records (:func:`workbench.tuning.study.compare_strategies`), shown as the
   tuning report's best-so-far figure and table.  Each part (the exhaustive order and
-  random search, each model's ranking, TPE over its seeds) is computed once per space
+  random search, each model's ranking, the rankers learnt from other programs' spaces,
+  ``knn`` and ``xgb``, TPE over its seeds) is computed once per space
   and kept, so that switching back to a space or a strategy already seen is instant;
 * **live** on an OpenCL device of this machine, at a small problem size: each chosen
   strategy explores the space with an evaluation budget (:class:`Explorer` with a
@@ -34,12 +36,14 @@ import plotly.graph_objects as go
 from workbench.errors import DeviceError, TuningError, WorkbenchError
 from workbench.measure import DeviceInfo, find_device, list_devices, open_device
 from workbench.reports.tuning import exploration_figure, tuning_table
-from workbench.tuning.catalog import SPACES, get_space
+from workbench.tuning.catalog import LIFT_SPACES, SPACES, get_space
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
     BASE,
     DEFAULT_MODELS,
     EXHAUSTIVE,
+    LEARNED,
+    LIFT_STORE,
     LIVE,
     RANDOM,
     REPLAY,
@@ -119,8 +123,10 @@ class TuningPanel(widgets.VBox):
         self.budget.add_class("wb-tuning-budget")
         self.live_controls = widgets.HBox([self.device, self.size, self.budget])
         self.strategies: dict[str, widgets.Checkbox] = {}
-        labels = {EXHAUSTIVE: "exhaustive", RANDOM: "random (expected)"}
-        for key in (EXHAUSTIVE, RANDOM, *[f"model:{m}" for m in self.models], TPE):
+        labels = {EXHAUSTIVE: "exhaustive", RANDOM: "random (expected)",
+                  "knn": "knn (Lift)", "xgb": "boosted trees"}
+        for key in (EXHAUSTIVE, RANDOM, *[f"model:{m}" for m in self.models], *LEARNED,
+                    TPE):
             default = key in (EXHAUSTIVE, RANDOM, TPE) or \
                 key.removeprefix("model:") in DEFAULT_MODELS
             box = widgets.Checkbox(value=default, description=labels.get(key, key),
@@ -257,6 +263,7 @@ class TuningPanel(widgets.VBox):
         keys = self.chosen()
         parts: list = [BASE]
         parts += [("model", k.removeprefix("model:")) for k in keys if k.startswith("model:")]
+        parts += [("learned", k) for k in keys if k in LEARNED]
         if TPE in keys:
             parts.append((TPE, self.tpe_seeds.value))
         return parts
@@ -290,16 +297,22 @@ class TuningPanel(widgets.VBox):
         key = (str(self.replay_store), name)
         if key not in self._replay_spaces:
             space = get_space(name)
-            evaluations = load_space_evaluations(self.replay_store, space)
-            with MeasurementStore.open(self.replay_store, create=False,
-                                       readonly=True) as store:
-                devices = sorted({d.device for d in store.devices()})
+            stores = [self.replay_store]
+            if name in LIFT_SPACES and (lift := shipped_path(LIFT_STORE)) is not None:
+                stores.append(lift)
+            evaluations = load_space_evaluations(stores, space)
+            devices = set()
+            for path in stores:
+                with MeasurementStore.open(path, create=False, readonly=True) as store:
+                    devices |= {d.device for d in store.devices()}
+            devices = sorted(devices)
             self._replay_spaces[key] = ReplaySpace(
                 space, StoppableReplay(space, evaluations, lambda: self._cancel.is_set()),
                 ", ".join(devices))
         return self._replay_spaces[key]
 
     def _replay(self, name: str, parts: list, keys: list[str]) -> None:
+        from workbench.tuning.strategies import make_strategy
         from workbench.tuning.study import compare_strategies
 
         began = time.perf_counter()
@@ -316,6 +329,11 @@ class TuningPanel(widgets.VBox):
                     what = f"TPE over {part[1]} seeds"
                     compute = lambda seeds=part[1]: compare_strategies(  # noqa: E731
                         data.space, data.evaluator, {}, tpe_seeds=seeds)
+                elif part[0] == "learned":
+                    what = f"the {part[1]} ranking, learnt from the other spaces"
+                    compute = lambda key=part[1]: compare_strategies(  # noqa: E731
+                        data.space, data.evaluator, {}, tpe_seeds=0,
+                        strategies={key: lambda: make_strategy(key)})
                 else:
                     label = part[1]
                     what = f"the ranking of model:{label}"
@@ -396,6 +414,8 @@ class TuningPanel(widgets.VBox):
                 runs.append(("random (seed 0)", make_strategy("random", seed=0)))
             elif key == TPE:
                 runs.append(("tpe (seed 0)", make_strategy("tpe", seed=0)))
+            elif key in LEARNED:
+                runs.append((key, LockedStart(make_strategy(key))))
             else:
                 label = key.removeprefix("model:")
                 runs.append((key, LockedStart(make_strategy(

@@ -16,7 +16,11 @@ SOURCE = "tuning"
 REPLAY, LIVE = "replay", "live"
 #: The strategy checkboxes besides one per model (``model:<label>``).
 EXHAUSTIVE, RANDOM, TPE = "exhaustive", "random", "tpe"
+#: Rankers learnt from other programs' spaces (Lift's kNN, a boosted-trees ranker).
+LEARNED = ("knn", "xgb")
 TUNING_STORE = Path("h100") / "tuning.sqlite"
+#: The Lift benchmarks' spaces, replayed from their own store.
+LIFT_STORE = Path("h100") / "lift.sqlite"
 SHIPPED_MODELS = {"linear": Path("h100") / "weights-linear.json",
                   "overlap": Path("h100") / "weights-overlap.json"}
 #: Models checked at first: the overlap model ranks a space in seconds, not a fraction

@@ -51,6 +51,7 @@ from workbench.models.ir_features.features import (
     IRFeatureKind,
     IRFeatureVector,
 )
+from workbench.models.ir_features.boosted import BoostedConfig, IRBoostedModel, fit_ir_boosted
 from workbench.models.ir_features.knn import IRKNNModel, KNNConfig, fit_ir_knn
 from workbench.models.ir_features.lobo import (
     FeatureInformation,
@@ -61,14 +62,20 @@ from workbench.models.ir_features.lobo import (
     leave_one_benchmark_out,
     lobo_frame,
 )
-from workbench.models.ir_features.samples import ir_samples, space_samples
+from workbench.models.ir_features.samples import (
+    ir_samples,
+    load_samples,
+    save_samples,
+    space_samples,
+)
 from workbench.models.ir_features.space import space_ir_features
 from workbench.models.ir_features.warps import CACHE_LINE_BYTES, WARP_SIZE
 
 __all__ = [
-    "CACHE_LINE_BYTES", "FEATURE_ORDER", "FeatureInformation", "HeldOut", "IRFeature",
+    "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "IRBoostedModel", "FeatureInformation", "HeldOut", "IRFeature",
     "IRFeatureKind", "IRFeatureVector", "IRKNNModel", "KNNConfig", "SymbolicIRFeatures",
-    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_knn", "information_frame",
-    "ir_features", "ir_samples", "leave_one_benchmark_out", "lobo_frame",
+    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn", "information_frame",
+    "ir_features", "ir_samples", "leave_one_benchmark_out", "load_samples", "lobo_frame",
+    "save_samples",
     "space_ir_features", "space_samples", "symbolic_ir_features",
 ]

@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.decomposition import PCA
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from workbench.errors import ModelError
 from workbench.models.ir_features.samples import (
@@ -34,6 +34,10 @@ class KNNConfig:
 
     neighbors: int = 5
     variance: float = 0.95                   # fraction of the variance PCA keeps
+    # log(1 + x) of every feature before standardizing: sizes and counts span four
+    # orders of magnitude, and a neighbour should be near in ratio, not difference
+    # (not in the paper; compared with it in benchmarks/lift_exploration.py)
+    log_features: bool = False
 
     def __post_init__(self):
         if isinstance(self.neighbors, bool) or not isinstance(self.neighbors, int) \
@@ -44,8 +48,13 @@ class KNNConfig:
             raise ModelError(f"PCA variance to keep must lie strictly between 0 and 1, "
                              f"not {self.variance!r}")
 
+    def fit(self, samples: pd.DataFrame) -> IRKNNModel:
+        return fit_ir_knn(samples, self)
+
     def pipeline(self) -> Pipeline:
+        log = [("log", FunctionTransformer(np.log1p))] if self.log_features else []
         return Pipeline([
+            *log,
             ("scale", StandardScaler()),
             # "full": the exact SVD, so that the components kept do not depend on a seed
             ("pca", PCA(n_components=self.variance, svd_solver="full")),

@@ -93,3 +93,39 @@ def check_samples(samples: pd.DataFrame, what: str) -> None:
     check_features(samples, what)
     if not np.isfinite(samples[TARGET].to_numpy(dtype=float)).all():
         raise ModelError(f"{what} has missing {TARGET} values")
+
+
+SAMPLES_SCHEMA = 1
+
+
+def save_samples(samples: pd.DataFrame, path, provenance: Mapping[str, object]) -> None:
+    """Write a sample frame as CSV, its first line a ``#`` comment holding the schema
+    version and ``provenance`` (stores, device, what computed the features) as JSON."""
+    import json
+
+    check_samples(samples, "the sample frame to save")
+    header = json.dumps({"schema_version": SAMPLES_SCHEMA, "provenance": dict(provenance)},
+                        sort_keys=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(f"# {header}\n")
+        samples.to_csv(out, index=False)
+
+
+def load_samples(path) -> pd.DataFrame:
+    """A sample frame written by :func:`save_samples`; a clear error for anything else."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+            header = json.loads(first[1:]) if first.startswith("#") else None
+            if not header or header.get("schema_version") != SAMPLES_SCHEMA:
+                raise ModelError(f"{path} is not a sample file of schema {SAMPLES_SCHEMA} "
+                                 "(written by save_samples)")
+            frame = pd.read_csv(f)
+    except (OSError, ValueError) as err:
+        raise ModelError(f"cannot read the sample file {path}: {err}") from None
+    frame[INPUT] = frame[INPUT].astype(str)
+    frame[BENCHMARK] = frame[BENCHMARK].astype(str)
+    check_samples(frame, str(path))
+    return frame
