@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
         measure_cmds,
         model_cmds,
         predict_cmds,
+        tiling_cmds,
         tune_cmds,
         volume_cmds,
     )
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune_cmds.add_parsers(sub)
     kt_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
+    tiling_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
     return parser
 

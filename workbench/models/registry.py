@@ -10,12 +10,14 @@ from pathlib import Path
 from workbench.errors import ModelError, UnknownNameError
 from workbench.models.contract import FittedModel, ModelFamily, Need
 from workbench.models.expressions.model import ExpressionModel
+from workbench.models.ir_features.family import IRKNNFamily
 from workbench.models.roofline.family import RooflineModel
+from workbench.models.tiling.family import TilingModel
 from workbench.models.unified.linear import UnifiedLinearModel
 
 MODEL_FAMILIES: dict[str, ModelFamily] = {
     family.name: family for family in (UnifiedLinearModel(), ExpressionModel(),
-                                       RooflineModel())
+                                       RooflineModel(), TilingModel(), IRKNNFamily())
 }
 
 

@@ -1,13 +1,73 @@
-"""Home of the time model and tile-size selection for time-tiled stencils (Prajapati
-et al., "Accurate analytical time model and tile-size selection for GPU stencils";
-``../shared/papers/prajapati-stencil-time-model-tile-size-selection.txt``).  Not built
-yet.
+"""The time model and tile-size selection for time-tiled stencils (Prajapati et al.,
+"Simple, accurate, analytical time modeling and optimal tile size selection for
+GPGPU stencils"; ``../shared/papers/prajapati-stencil-time-model-tile-size-selection.txt``).
 
-What will live here: loopy generators of time-tiled stencils (each work group loads
-its tile with halo into local memory, advances t_T time steps there between
-barriers, writes back; a driver launches the wavefronts), the paper's section-4 model
-(wavefronts N_w, tiles per wavefront w, memory terms m_i, m_o, m', compute c, the
-concurrency k from local memory and, read after the build, registers; T_tile(k) and
-T_alg) with its feasibility constraints, the microbenchmarks for L, tau_sync, T_sync
-and C_iter, and the model registered as a family and a ranker for tuning.
+The kernels, driver, tuning spaces and microbenchmarks are in
+:mod:`workbench.kernels.timetiled`.  Modules, in the order data flows:
+
+* :mod:`.machine`: hardware facts (Table 2) and the measured calibration (Tables 3
+  and 4: L, tau_sync, T_sync, C_iter per stencil);
+* :mod:`.calibrate`: that calibration from stored microbenchmark timings;
+* :mod:`.registers`: registers per work item from NVIDIA's ``-cl-nv-verbose`` log;
+* :mod:`.schemes`: the section-4 quantities (N_w, w, m_i, m_o, m', c, k, T_tile(k),
+  T_alg) and feasibility (eq. 31) per scheme, vectorized; the overlapped tiles'
+  formulas re-derived there;
+* :mod:`.points`: tuning-space points as the model's arrays;
+* :mod:`.validation`: section 5.3, predicted against measured, RMSE over all points
+  and near the best;
+* :mod:`.selection`: section 6, the model over the whole feasible space;
+* :mod:`.family`: the family ``tiling`` behind the common contract, and its ranking
+  of a whole tuning space.
 """
+
+from workbench.models.tiling.calibrate import (
+    calibration,
+    calibration_from_measurements,
+    rows_from_measurements,
+    tables,
+)
+from workbench.models.tiling.family import TilingModel, TilingTimeModel, with_registers
+from workbench.models.tiling.machine import (
+    H100,
+    HARDWARE,
+    TilingCalibration,
+    TilingHardware,
+    load_calibration,
+    save_calibration,
+    shipped_calibration,
+)
+from workbench.models.tiling.points import (
+    TileArrays,
+    parse_label,
+    problem_of,
+    stencil_dims,
+    stencil_of,
+)
+from workbench.models.tiling.registers import KernelRegisters, parse_registers, registers_of
+from workbench.models.tiling.schemes import Problem, Scheme, TileQuantities, quantities
+from workbench.models.tiling.selection import (
+    RANGES,
+    THREADS,
+    evaluate_grid,
+    feasible_grid,
+    heatmap,
+    near_minimum,
+    point_labels,
+)
+from workbench.models.tiling.validation import (
+    compare,
+    measured_frame,
+    near_best,
+    rmse,
+    summary,
+)
+
+__all__ = ["H100", "HARDWARE", "RANGES", "THREADS", "KernelRegisters", "Problem", "Scheme",
+           "TileArrays", "TileQuantities", "TilingCalibration", "TilingHardware",
+           "TilingModel", "TilingTimeModel", "calibration", "calibration_from_measurements",
+           "evaluate_grid", "feasible_grid", "heatmap", "load_calibration", "near_minimum",
+           "parse_label", "parse_registers", "point_labels", "problem_of", "quantities",
+           "registers_of", "rows_from_measurements", "save_calibration",
+           "shipped_calibration", "stencil_dims", "stencil_of", "tables", "with_registers",
+           # validation (section 5.3)
+           "compare", "measured_frame", "near_best", "rmse", "summary"]

@@ -1,0 +1,63 @@
+"""The time model's microbenchmarks on pocl (small sizes): they build, run, and land
+in the store with the counts the calibration needs, resumably."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.kernels.timetiled.microbench import (
+    Micro,
+    band_pair,
+    barrier,
+    launches,
+    measure_microbenchmarks,
+    microbenchmarks,
+    transfer,
+)
+from workbench.measure.provenance import DeviceIdentity
+from workbench.measure.store import MeasurementStore, Status
+from workbench.models.tiling import rows_from_measurements
+
+
+@pytest.fixture(scope="module")
+def profiling(queue):
+    import pyopencl as cl
+    return cl.CommandQueue(queue.context,
+                           properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+
+def test_the_full_set_covers_every_parameter_and_stencil():
+    benches = microbenchmarks(132)
+    kinds = {b.what for b in benches}
+    assert kinds == set(Micro)
+    bands = {b.variant.split(":")[0] for b in benches if b.what is Micro.BAND}
+    assert bands == {"jacobi1d", "jacobi2d", "heat2d", "laplacian2d", "gradient2d",
+                     "heat3d", "laplacian3d"}
+    assert next(b for b in benches if b.what is Micro.TRANSFER).facts["groups"] == 132 * 64
+
+
+def test_measured_and_stored_resumably(profiling, tmp_path):
+    n = int(profiling.device.max_compute_units)
+    benches = [transfer(n, words=256, lanes=64, per_sm=4),
+               barrier(n, True, rounds=64, lanes=64), barrier(n, False, rounds=64, lanes=64),
+               launches(count=10, words=4096, lanes=64),
+               *band_pair("jacobi2d", 2, (8, 32), (2, 32), (16, 64))]
+    device = DeviceIdentity("pocl", "cpu", "test")
+    with MeasurementStore.open(tmp_path / "mb.sqlite") as store:
+        measure_microbenchmarks(profiling, device, store, runs=2, benches=benches)
+        rows = store.measurements(status=None)
+        assert len(rows) == len(benches)
+        assert all(m.status is Status.OK for m in rows), [m.log for m in rows]
+        assert all(len(m.raw_times_s) == 2 and m.time_s > 0 for m in rows)
+        # a finished campaign of that name: a second call is a new one, measured anew
+        measure_microbenchmarks(profiling, device, store, runs=1, benches=benches[:1],
+                                name="again")
+        assert len(store.measurements(status=None)) == len(benches) + 1
+    parsed = rows_from_measurements(rows)
+    kinds = {r.what for r in parsed}
+    assert kinds == {"transfer", "barrier", "nobarrier", "launches", "band", "band_wr",
+                     "band_compute"}
+    gap = next(r for r in parsed if r.what == "launches")
+    assert 0 <= gap.time_s < 0.1          # a gap between launches, not their span
+    band = next(r for r in parsed if r.what == "band")
+    assert band.facts["groups"] == 2 * 2 and band.facts["t_T"] == 2 and band.n_SM == n

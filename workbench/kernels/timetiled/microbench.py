@@ -1,0 +1,287 @@
+"""Microbenchmarks of the time model's four measured parameters (section 5.2).
+
+Each is a loopy kernel whose run time is dominated by the operation of interest;
+:func:`measure_microbenchmarks` times them and records every timing in the
+measurement store (kernel ``ttmb.<what>``), with the counts that turn a time into a
+parameter in ``extra``.  The parameters themselves are derived from the stored rows
+by :func:`workbench.models.tiling.calibrate.calibration_from_measurements`:
+
+* ``transfer`` (L): every group copies a block of words global -> local -> global
+  (reversed through local memory, so that each value crosses between lanes), with
+  many groups per SM; ``L = t * n_SM / words moved``;
+* ``barrier`` / ``nobarrier`` (tau_sync): one group per SM updates its local
+  words ``R`` times, with and without a barrier after each update;
+  ``tau = (t_barrier - t_nobarrier) / R``;
+* ``launches`` (T_sync): ``N`` launches of a copy back to back, as the driver
+  launches bands; the recorded time is the mean gap between one launch's end and
+  the next one's start, ``(span - sum of the launches' own times) / (N - 1)``;
+* ``band`` / ``band_wr`` (C_iter): a stencil's band kernel and its work-removed
+  twin (:func:`workbench.kernels.work_removal.remove_work`: the same global loads and
+  stores, no arithmetic, no local memory, no barriers).  Their difference is the
+  on-chip part of the band, ``w`` tiles of ``t_T`` steps over ``prod (E_i - 2)``
+  points, spread over ``n_SM`` SMs of ``n_V`` lanes.  The paper removed the global
+  transfers and kept the compute; the twin does the converse, and the difference
+  leaves the compute.  The arrays are padded so that no load needs a guard (the
+  twin keeps loads but drops conditions);
+* ``band_compute`` (C_iter the paper's way, a cross-check): the band kernel without
+  global loads and with a store that is never taken (``BandConfig(io=False)``): its
+  time is the steps alone.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import loopy as lp
+import numpy as np
+
+from workbench.kernels._util import BENIGN_WARNINGS, LANG_VERSION
+from workbench.kernels.timetiled.generator import BandConfig, band_kernel
+from workbench.kernels.timetiled.stencils import STENCILS
+
+KERNEL_PREFIX = "ttmb."
+
+
+class Micro(enum.Enum):
+    TRANSFER = "transfer"
+    BARRIER = "barrier"
+    NOBARRIER = "nobarrier"
+    LAUNCHES = "launches"
+    BAND = "band"
+    BAND_WR = "band_wr"
+    BAND_COMPUTE = "band_compute"
+
+    @property
+    def kernel_name(self) -> str:
+        return KERNEL_PREFIX + self.value
+
+
+@dataclass(frozen=True)
+class Microbenchmark:
+    """One timed kernel: what it measures, its variant label, its launch shape, and
+    the counts that turn its time into a parameter (``facts``)."""
+
+    what: Micro
+    variant: str
+    build: Callable[[], lp.TranslationUnit]
+    arrays: Mapping[str, tuple[int, ...]]      # argument -> shape (float32)
+    group_size: tuple[int, ...]
+    facts: Mapping[str, float] = field(default_factory=dict)
+    launches: int = 1                          # > 1: a back-to-back sequence
+
+    @property
+    def output(self) -> str:
+        return "out"
+
+
+def _make(domains, insns, arrays, temporaries, name, tags) -> lp.TranslationUnit:
+    args = [lp.GlobalArg(n, np.float32, shape=s) for n, s in arrays.items()]
+    args += [lp.TemporaryVariable(n, np.float32, shape=s,
+                                  address_space=lp.AddressSpace.LOCAL)
+             for n, s in temporaries.items()]
+    knl = lp.make_kernel(domains, insns, args, name=name, lang_version=LANG_VERSION,
+                         target=lp.PyOpenCLTarget(),
+                         silenced_warnings=list(BENIGN_WARNINGS))
+    # an instruction no group index appears in (the barrier loop) still runs per group
+    return lp.add_inames_for_unused_hw_axes(lp.tag_inames(knl, tags))
+
+
+def transfer(n_SM: int, *, words: int = 4096, lanes: int = 256,
+             per_sm: int = 64) -> Microbenchmark:
+    groups = n_SM * per_sm
+    n = groups * words
+
+    def build():
+        knl = _make(["{[g, a, b]: 0 <= g < %d and 0 <= a, b < %d}" % (groups, words)],
+                    f"""
+                    buf[a] = u[g*{words} + a] {{id=load}}
+                    out[g*{words} + b] = buf[{words - 1} - b] {{dep=load}}
+                    """, {"u": (n,), "out": (n,)}, {"buf": (words,)}, "ttmb_transfer",
+                    {"g": "g.0"})
+        for iname in ("a", "b"):
+            knl = lp.split_iname(knl, iname, lanes, inner_tag="l.0")
+        return knl
+    return Microbenchmark(Micro.TRANSFER, f"words={words},groups={groups}", build,
+                          {"u": (n,), "out": (n,)}, (lanes,),
+                          {"words_moved": 2.0 * n, "groups": groups})
+
+
+def barrier(n_SM: int, with_barrier: bool, *, rounds: int = 4096,
+            lanes: int = 256) -> Microbenchmark:
+    sync = "... lbarrier {id=sync, dep=upd}" if with_barrier else ""
+
+    def build():
+        return _make(["{[g, l]: 0 <= g < %d and 0 <= l < %d}" % (n_SM, lanes),
+                      "{[r]: 0 <= r < %d}" % rounds],
+                     f"""
+                     buf[l] = u[g*{lanes} + l] {{id=init}}
+                     for r
+                       buf[l] = buf[l]*0.999f + 1.0f {{id=upd, dep=init}}
+                       {sync}
+                     end
+                     out[g*{lanes} + l] = buf[l] {{dep=upd}}
+                     """, {"u": (n_SM * lanes,), "out": (n_SM * lanes,)},
+                     {"buf": (lanes,)}, "ttmb_barrier", {"g": "g.0", "l": "l.0"})
+    what = Micro.BARRIER if with_barrier else Micro.NOBARRIER
+    return Microbenchmark(what, f"rounds={rounds},groups={n_SM}", build,
+                          {"u": (n_SM * lanes,), "out": (n_SM * lanes,)}, (lanes,),
+                          {"rounds": rounds, "groups": n_SM})
+
+
+def launches(*, count: int = 200, words: int = 1 << 25, lanes: int = 256
+             ) -> Microbenchmark:
+    """Copies long enough (``words``: 32 Mi by default, about 0.1 ms on an H100) that
+    the host enqueues ahead of the device: the gaps are the device's, as between
+    a driver's bands, not the host's enqueue rate."""
+    def build():
+        knl = _make(["{[i]: 0 <= i < %d}" % words], "out[i] = u[i]",
+                    {"u": (words,), "out": (words,)}, {}, "ttmb_launch", {})
+        return lp.split_iname(knl, "i", lanes, outer_tag="g.0", inner_tag="l.0")
+    return Microbenchmark(Micro.LAUNCHES, f"count={count},words={words}", build,
+                          {"u": (words,), "out": (words,)}, (lanes,),
+                          {"launches": count}, launches=count)
+
+
+#: Tile configurations of the C_iter benchmarks per dimensionality (tT, tiles,
+#: threads) and the grid they run on: baseline-like tiles, enough groups for every SM.
+CITER_CONFIGS = {
+    1: ((1 << 20,), ((8, (1024,), (256,)), (16, (2048,), (512,)))),
+    2: ((2048, 2048), ((4, (16, 128), (2, 64)), (8, (32, 64), (2, 64)),
+                       (6, (24, 96), (1, 128)))),
+    3: ((192, 192, 192), ((2, (4, 8, 32), (2, 2, 32)), (3, (4, 4, 48), (1, 4, 32)))),
+}
+
+
+def band_pair(stencil: str, t_T: int, tiles, threads, shape) -> list[Microbenchmark]:
+    from workbench.kernels.work_removal import remove_work
+
+    cfg = BandConfig(stencil, tuple(shape), t_T, tuple(tiles), tuple(threads),
+                     padded=True)
+    compute = BandConfig(stencil, tuple(shape), t_T, tuple(tiles), tuple(threads),
+                         padded=True, io=False)
+    inner = math.prod(e - 2 for e in cfg.extent)
+    facts = {"groups": math.prod(cfg.groups), "t_T": t_T, "inner_points": inner,
+             "local_bytes": cfg.local_bytes}
+    variant = (f"{stencil}:tT={t_T},tS={'x'.join(map(str, tiles))},"
+               f"thr={'x'.join(map(str, threads))}")
+    arrays = {"u": cfg.array_shape, "out": cfg.array_shape}
+    return [Microbenchmark(Micro.BAND, variant, lambda: band_kernel(cfg), arrays,
+                           cfg.group_size, {**facts, "stencil_dims": cfg.spec.dims}),
+            Microbenchmark(Micro.BAND_WR, variant, lambda: remove_work(band_kernel(cfg)),
+                           arrays, cfg.group_size, facts),
+            Microbenchmark(Micro.BAND_COMPUTE, variant, lambda: band_kernel(compute),
+                           arrays, cfg.group_size, facts)]
+
+
+def microbenchmarks(n_SM: int, stencils: Sequence[str] | None = None
+                    ) -> list[Microbenchmark]:
+    """The whole set for a device of ``n_SM`` compute units."""
+    found = [transfer(n_SM), barrier(n_SM, True), barrier(n_SM, False), launches()]
+    for name in (stencils or list(STENCILS)):
+        shape, configs = CITER_CONFIGS[STENCILS[name].dims]
+        for t_T, tiles, threads in configs:
+            found += band_pair(name, t_T, tiles, threads, shape)
+    return found
+
+
+# {{{ measuring
+
+@dataclass(frozen=True)
+class MicroTiming:
+    bench: Microbenchmark
+    raw_times_s: tuple[float, ...]
+    build_log: str = ""
+
+
+def time_microbenchmark(bench: Microbenchmark, queue, *, runs: int = 5,
+                        build_options: Sequence[str] = ()) -> MicroTiming:
+    """Warm up once, then ``runs`` timed runs (profiling events; of a sequence, the
+    mean gap between its launches)."""
+    import pyopencl.array as cla
+
+    from workbench.kernels.timetiled.sequence import run_sequence
+    from workbench.tuning.live import compile_code, launcher, prepare_point
+    from workbench.tuning.space import LaunchSequence
+
+    prepared = prepare_point(_OneKernel(bench), None, queue.context)
+    if prepared.failure is not None:
+        raise RuntimeError(prepared.failure)
+    _, failure, log, program = compile_code(queue.context, prepared.code,
+                                            tuple(build_options))
+    if failure is not None:
+        raise RuntimeError(failure)
+    launch = launcher(prepared, program)
+    rng = np.random.default_rng(0)
+    args = {n: cla.to_device(queue, rng.random(s, dtype=np.float64).astype(np.float32))
+            for n, s in bench.arrays.items()}
+    scratch = (args["out"], args["out"].copy())
+    sequence = LaunchSequence(lambda p: bench.launches, "u", "out")
+    raw = []
+    for _ in range(runs + 1):
+        if bench.launches > 1:
+            evt, _ = run_sequence(launch, queue, args, sequence, bench.launches, scratch)
+            evt.wait()
+            raw.append(evt.gap_s)
+        else:
+            evt, _ = launch(queue, **args)
+            evt.wait()
+            raw.append((evt.profile.end - evt.profile.start) * 1e-9)
+    return MicroTiming(bench, tuple(raw[1:]), log)
+
+
+class _OneKernel:
+    """What :func:`~workbench.tuning.live.prepare_point` needs of a space."""
+
+    def __init__(self, bench: Microbenchmark):
+        self.bench = bench
+
+    def build(self, point):
+        return self.bench.build()
+
+
+def measure_microbenchmarks(queue, device, store, *, stencils: Sequence[str] | None = None,
+                            runs: int = 5, build_options: Sequence[str] = (),
+                            name: str = "timetiling-microbenchmarks",
+                            benches: Sequence[Microbenchmark] | None = None,
+                            on_progress: Callable[[int, int, str], None] | None = None
+                            ) -> int:
+    """Time every microbenchmark on ``queue`` and record it in ``store`` (one
+    campaign, resumable: benchmarks already stored are skipped).  Returns the
+    campaign id.  ``benches``: another set than :func:`microbenchmarks` (smaller,
+    for a CPU)."""
+    from workbench.measure.store import ConfigKey, Measurement, Status
+
+    n_SM = int(queue.device.max_compute_units)
+    benches = list(benches if benches is not None else microbenchmarks(n_SM, stencils))
+    campaign = store.start_campaign(name, device, {"runs": runs, "n_SM": n_SM,
+                                                   "stencils": list(stencils or STENCILS)})
+    done = store.done_keys(campaign)
+    for i, bench in enumerate(benches):
+        key = ConfigKey.make(bench.what.kernel_name, bench.variant, "float32", {},
+                             bench.group_size, device)
+        if key in done:
+            continue
+        if on_progress is not None:
+            on_progress(i, len(benches), f"{bench.what.value} {bench.variant}")
+        start = time.perf_counter()
+        extra = {"facts": dict(bench.facts), "n_SM": n_SM}
+        try:
+            timing = time_microbenchmark(bench, queue, runs=runs,
+                                         build_options=build_options)
+        except Exception as err:  # noqa: BLE001 - a failing benchmark is recorded
+            store.record(Measurement.failed(key, Status.BUILD_FAILED, str(err)[-4000:],
+                                            device=device, campaign=campaign,
+                                            extra=extra))
+            continue
+        extra["build_log"] = timing.build_log[-4000:]
+        extra["wall_s"] = time.perf_counter() - start
+        store.record(Measurement.ok(key, timing.raw_times_s, device=device,
+                                    discard_first=0, campaign=campaign, extra=extra))
+    store.finish_campaign(campaign)
+    return campaign
+
+# }}}

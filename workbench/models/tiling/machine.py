@@ -1,0 +1,146 @@
+"""The machine of the time model: hardware facts (Table 2) and measured parameters
+(Tables 3 and 4).
+
+:class:`TilingHardware` holds the elementary hardware parameters the paper takes
+from vendor documents (``n_SM``, ``n_V``, ``M_SM``, ``R_SM``, ``MTB_SM``) plus the
+per-group local-memory limit and the threads per SM; the H100's come from the CUDA
+attributes the workbench queried (``sample_data/h100/device-facts.json``) except
+``n_V`` (128 FP32 lanes per SM: NVIDIA's H100 whitepaper).
+
+:class:`TilingCalibration` holds what microbenchmarks measure
+(:mod:`workbench.kernels.timetiled.microbench`):
+
+* ``L``: seconds per 4-byte word moved between global and local memory *by one SM*
+  (a tile's transfer of ``m`` words costs ``m * L``).  The paper's Table 3 gives L
+  in s/GB of the whole device, which with its own formulas would make a tile's
+  transfer ``n_SM`` times too cheap; we keep the unit the formulas need;
+* ``tau_sync``: one work-group barrier, seconds;
+* ``T_sync``: one launch in a back-to-back sequence (the gap the driver pays per
+  band), seconds;
+* ``C_iter``: per stencil, seconds per update of one point by one vector lane.
+
+Nothing here is invented: a calibration is read from a file written by a run
+(``sample_data/h100/tiling-calibration.json``) or passed in by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.errors import ModelError
+
+CALIBRATION_SCHEMA = "workbench.tiling_calibration"
+
+
+@dataclass(frozen=True)
+class TilingHardware:
+    name: str
+    n_SM: int                  # streaming multiprocessors (compute units)
+    n_V: int                   # vector lanes per SM
+    M_SM: int                  # local (shared) memory per SM, bytes
+    M_group: int               # local memory one work group may use, bytes
+    R_SM: int                  # 32-bit registers per SM
+    MTB_SM: int                # resident work groups per SM, at most
+    threads_SM: int            # resident threads per SM, at most
+    max_group: int = 1024      # work items per group, at most
+    source: str = ""
+
+    def __post_init__(self):
+        for name in ("n_SM", "n_V", "M_SM", "M_group", "R_SM", "MTB_SM", "threads_SM",
+                     "max_group"):
+            if int(getattr(self, name)) < 1:
+                raise ModelError(f"hardware {self.name!r}: {name} must be positive")
+
+
+#: The H100 SXM (80 GB HBM3) of the shipped measurements.
+H100 = TilingHardware(
+    "NVIDIA H100 80GB HBM3", n_SM=132, n_V=128, M_SM=233472, M_group=48 * 1024,
+    R_SM=65536, MTB_SM=32, threads_SM=2048,
+    source="CUDA attributes MultiProcessorCount, MaxSharedMemoryPerMultiprocessor, "
+           "MaxRegistersPerMultiprocessor, MaxBlocksPerMultiprocessor, "
+           "MaxThreadsPerMultiProcessor (sample_data/h100/device-facts.json); n_V: 128 "
+           "FP32 lanes per SM (H100 whitepaper); M_group: OpenCL's 48 KiB per group")
+
+HARDWARE = {"h100": H100}
+
+
+@dataclass(frozen=True)
+class TilingCalibration:
+    """Measured parameters of one device (module docstring)."""
+
+    device: str
+    L: float
+    tau_sync: float
+    T_sync: float
+    C_iter: Mapping[str, float]
+    provenance: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("L", "tau_sync", "T_sync"):
+            if not float(getattr(self, name)) > 0:
+                raise ModelError(f"calibration of {self.device!r}: {name} must be "
+                                 f"positive, got {getattr(self, name)!r}")
+        bad = {k: v for k, v in self.C_iter.items() if not float(v) > 0}
+        if bad:
+            raise ModelError(f"calibration of {self.device!r}: C_iter must be positive "
+                             f"({bad})")
+
+    def c_iter(self, stencil: str) -> float:
+        try:
+            return float(self.C_iter[stencil])
+        except KeyError:
+            known = ", ".join(sorted(self.C_iter)) or "none"
+            raise ModelError(f"the calibration of {self.device!r} has no C_iter for "
+                             f"{stencil!r} (measured: {known})") from None
+
+    def to_json(self) -> dict:
+        return {"schema": CALIBRATION_SCHEMA, "device": self.device, "L": self.L,
+                "tau_sync": self.tau_sync, "T_sync": self.T_sync,
+                "C_iter": dict(self.C_iter), "provenance": dict(self.provenance)}
+
+    @classmethod
+    def from_json(cls, doc: Mapping) -> TilingCalibration:
+        if not isinstance(doc, Mapping) or doc.get("schema") != CALIBRATION_SCHEMA:
+            raise ModelError("not a tiling calibration (schema field)")
+        try:
+            return cls(str(doc["device"]), float(doc["L"]), float(doc["tau_sync"]),
+                       float(doc["T_sync"]),
+                       {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
+                       dict(doc.get("provenance") or {}))
+        except (KeyError, TypeError, ValueError) as err:
+            raise ModelError(f"malformed tiling calibration: {err}") from None
+
+
+CALIBRATION_FILE = "tiling-calibration.json"
+
+
+def shipped_calibration(device: str) -> TilingCalibration:
+    """The calibration shipped for a device model (``sample_data/<device>/``, written
+    by ``scripts/h100_timetiling.sh``)."""
+    from workbench.measure.samples import sample_data_root
+
+    root = sample_data_root()
+    if root is None:
+        raise ModelError("no shipped data here: pass a tiling calibration file")
+    return load_calibration(Path(root) / device / CALIBRATION_FILE)
+
+
+def load_calibration(path: str | Path) -> TilingCalibration:
+    try:
+        return TilingCalibration.from_json(json.loads(Path(path).read_text()))
+    except FileNotFoundError:
+        raise ModelError(f"no tiling calibration at {str(path)!r}: measure one "
+                         "(scripts/h100_timetiling.sh on the H100, or the timetiling "
+                         "measurement set) first") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ModelError(f"cannot read tiling calibration {str(path)!r}: {err}") from None
+
+
+def save_calibration(calibration: TilingCalibration, path: str | Path) -> None:
+    try:
+        Path(path).write_text(json.dumps(calibration.to_json(), indent=2) + "\n")
+    except OSError as err:
+        raise ModelError(f"cannot write {str(path)!r}: {err}") from None

@@ -1,0 +1,182 @@
+"""The section-4 quantities per tiling scheme, vectorized over tile sizes.
+
+Every function takes tile sizes as numpy arrays (one entry per point) and returns
+:class:`TileQuantities`: thousands of points cost a few milliseconds.  Symbols are
+the paper's (Table 1); ``d`` is the number of space dimensions, ``S_i`` the interior
+sizes, ``T`` the time steps, ``t_T`` and ``t_Si`` the tile sizes, ``n_thr`` the
+work items per group.
+
+**Overlapped (ghost-zone) tiles** (what :mod:`workbench.kernels.timetiled` generates;
+re-derived here for that shape).  A band of ``t_T`` steps is one launch whose tiles
+are all independent, each a box of ``E_i = t_Si + 2 t_T`` cells in local memory:
+
+* ``N_w = ceil(T / t_T)`` wavefronts (bands), ``w = prod ceil(S_i / t_Si)`` tiles each;
+* ``m_i = prod E_i`` words read (tile and halo), ``m_o = prod t_Si`` written;
+* ``m' = (m_i + m_o) L + 2 tau_sync`` (eq. 8's form);
+* ``c = t_T (ceil(prod (E_i - 2) / n_V) C_iter + tau_sync)``: every step updates the
+  whole inner box (the redundant halo work included) and ends with one barrier;
+* ``M_tile = 2 prod E_i`` words (double buffering);
+* ``T_tile(k) = m' + c + (k - 1) max(m', c)`` (eq. 12, ``k = 1`` included) and
+  ``T_alg = N_w (T_sync + T_tile(k) ceil(ceil(w / k) / n_SM))`` (eq. 6).
+
+**Hexagonal (1-D)** and **hybrid hexagonal/classic (2-D, 3-D)** tiles: the paper's
+equations 3-9, 12-17 and 20-30 as printed (``t_T`` even).  The 3-D ``M_tile`` is not
+in the paper; we extend eq. 19 by the third factor, ``2 (t_S1 + t_T + 1)(t_S2 + t_T +
+1)(t_S3 + t_T + 1)``.
+
+The concurrency ``k`` (eq. 11) is the largest number of groups one SM holds:
+``min(M_SM / M_tile, R_SM / R_tile, MTB_SM, threads_SM / n_thr)`` (floors), with
+``R_tile = registers per work item x n_thr`` when the registers are known (read
+from the driver's build log: :mod:`.registers`), and left out of the minimum when
+not, as the paper had to.  A point is feasible (eq. 31) when ``M_tile`` fits a
+group's limit, ``n_thr`` a group, and ``k >= 1``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.errors import ModelError
+from workbench.models.tiling.machine import TilingCalibration, TilingHardware
+
+
+class Scheme(enum.Enum):
+    OVERLAPPED = "overlapped"
+    HEXAGONAL = "hexagonal"      # the paper's, 1-D
+    HYBRID = "hybrid"            # the paper's hybrid hexagonal/classic, 2-D and 3-D
+
+    @classmethod
+    def paper(cls, dims: int) -> Scheme:
+        return cls.HEXAGONAL if dims == 1 else cls.HYBRID
+
+
+@dataclass(frozen=True, eq=False)
+class TileQuantities:
+    """Section-4 quantities, one entry per point (seconds, words, counts)."""
+
+    scheme: Scheme
+    N_w: np.ndarray
+    w: np.ndarray
+    m_i: np.ndarray
+    m_o: np.ndarray
+    m_prime: np.ndarray
+    c: np.ndarray
+    M_tile_bytes: np.ndarray
+    k: np.ndarray
+    T_tile: np.ndarray
+    T_alg: np.ndarray
+    feasible: np.ndarray
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"N_w": self.N_w, "w": self.w, "m_i": self.m_i, "m_o": self.m_o,
+                "m_prime_s": self.m_prime, "c_s": self.c, "M_tile_bytes": self.M_tile_bytes,
+                "k": self.k, "T_tile_s": self.T_tile, "T_alg_s": self.T_alg,
+                "feasible": self.feasible}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Interior sizes ``S`` (axis 0 first) and time steps ``T``."""
+
+    S: tuple[int, ...]
+    T: int
+
+    def __post_init__(self):
+        if not 1 <= len(self.S) <= 3 or min(self.S) < 1 or self.T < 1:
+            raise ModelError(f"a problem needs 1 to 3 positive sizes and T >= 1, got "
+                             f"S={self.S}, T={self.T}")
+
+
+def _ceil_div(a, b):
+    return -(-np.asarray(a, dtype=np.int64) // np.asarray(b, dtype=np.int64))
+
+
+def _concurrency(hw: TilingHardware, M_tile_bytes, n_thr, registers):
+    n_thr = np.asarray(n_thr, dtype=np.int64)
+    k = np.minimum.reduce([
+        hw.M_SM // np.maximum(M_tile_bytes, 1),
+        np.full(n_thr.shape, hw.MTB_SM, dtype=np.int64),
+        hw.threads_SM // np.maximum(n_thr, 1)])
+    if registers is not None:
+        regs = np.asarray(registers, dtype=float) * n_thr
+        by_regs = np.where(np.isfinite(regs) & (regs > 0),
+                           hw.R_SM // np.maximum(np.nan_to_num(regs, nan=1.0), 1.0), k)
+        k = np.minimum(k, by_regs.astype(np.int64))
+    feasible = (M_tile_bytes <= hw.M_group) & (n_thr <= hw.max_group) & (k >= 1)
+    return np.maximum(k, 1), feasible
+
+
+def _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile_bytes, k, feasible, repeats=1):
+    m_prime = (m_i + m_o) * cal.L + 2 * cal.tau_sync
+    rounds = _ceil_div(_ceil_div(w, k), hw.n_SM)
+    if scheme is Scheme.OVERLAPPED or scheme is Scheme.HEXAGONAL:
+        T_tile = m_prime + c + (k - 1) * np.maximum(m_prime, c)
+    else:   # eqs. 16, 28-29: a prism/slab of ``repeats`` sub-tiles per group
+        T_tile = np.where(k == 1, (m_prime + c) * repeats,
+                          m_prime + k * np.maximum(m_prime, c) * repeats)
+    T_alg = N_w * cal.T_sync + N_w * T_tile * rounds
+    return TileQuantities(scheme, N_w, w, m_i, m_o, m_prime, c, M_tile_bytes, k, T_tile,
+                          np.where(feasible, T_alg, np.inf), feasible)
+
+
+def _hex_sum(first, count, factor, n_V):
+    """``sum_{j < count} ceil((first + 2 j) factor / n_V)`` per point (eq. 9's sum)."""
+    first, count = np.asarray(first, dtype=np.int64), np.asarray(count, dtype=np.int64)
+    j = np.arange(int(count.max(initial=0)), dtype=np.int64)
+    x = (first[:, None] + 2 * j[None, :]) * np.asarray(factor, dtype=np.int64)[:, None]
+    return np.sum(_ceil_div(x, n_V) * (j[None, :] < count[:, None]), axis=1)
+
+
+def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
+               hw: TilingHardware, cal: TilingCalibration, stencil: str, *,
+               registers=None, word_bytes: int = 4) -> TileQuantities:
+    """The quantities of every point (``t_T``, each ``t_S[i]`` and ``n_thr``: arrays
+    of one length; ``registers``: per work item, array or None)."""
+    d = len(problem.S)
+    if len(t_S) != d:
+        raise ModelError(f"{d}-D problem but {len(t_S)} tile sizes")
+    t_T = np.atleast_1d(np.asarray(t_T, dtype=np.int64))
+    t_S = [np.broadcast_to(np.asarray(t, dtype=np.int64), t_T.shape) for t in t_S]
+    n_thr = np.broadcast_to(np.asarray(n_thr, dtype=np.int64), t_T.shape)
+    C, tau = cal.c_iter(stencil), cal.tau_sync
+    S, T = problem.S, problem.T
+    if scheme is Scheme.OVERLAPPED:
+        E = [t + 2 * t_T for t in t_S]
+        N_w = _ceil_div(T, t_T)
+        w = np.prod([_ceil_div(s, t) for s, t in zip(S, t_S)], axis=0)
+        m_i = np.prod(E, axis=0).astype(float)
+        m_o = np.prod(t_S, axis=0).astype(float)
+        inner = np.prod([e - 2 for e in E], axis=0)
+        c = t_T * (_ceil_div(inner, hw.n_V) * C + tau)
+        M_tile = 2 * np.prod(E, axis=0) * word_bytes
+        k, feasible = _concurrency(hw, M_tile, n_thr, registers)
+        return _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile, k, feasible)
+    if scheme is Scheme.HEXAGONAL and d != 1 or scheme is Scheme.HYBRID and d == 1:
+        raise ModelError(f"the {scheme.value} scheme is for "
+                         f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D and 3-D'} "
+                         f"stencils, not {d}-D")
+    N_w = 2 * _ceil_div(T, t_T)                                   # eqs. 3, 20
+    even = t_T % 2 == 0
+    t1, inner = t_S[0], t_S[1:]
+    width = np.prod(inner, axis=0) if inner else np.ones_like(t1)
+    if d == 3:
+        w = _ceil_div(S[0], t1 + t_T)                             # eq. 22
+    else:
+        w = _ceil_div(S[0], 2 * t1 + t_T)                         # eq. 5
+    m_i = (width * (t1 + 2 * t_T)).astype(float)                  # eqs. 7, 13, 24
+    m_o = m_i.copy()
+    c = 2 * C * _hex_sum(t1, t_T // 2, width, hw.n_V) + t_T * tau  # eqs. 9, 15, 27
+    if d == 1:
+        M_tile = 2 * (t1 + t_T) * word_bytes
+        repeats = 1
+    else:                                                         # eq. 19, extended
+        M_tile = 2 * np.prod([t + t_T + 1 for t in t_S], axis=0) * word_bytes
+        repeats = np.ceil(np.prod([(s + t_T) / t for s, t in zip(S[1:], inner)],
+                                  axis=0))                         # eqs. 16, 23
+    k, feasible = _concurrency(hw, M_tile, n_thr, registers)
+    return _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile, k, feasible & even,
+                   repeats)
