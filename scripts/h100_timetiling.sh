@@ -18,6 +18,8 @@
 #     within 10% of its minimum, with the calibration in CALIBRATION (default
 #     OUTDIR/tiling-calibration.json; on a fresh machine carry the one of a first call,
 #     e.g. sample_data/h100/tiling-calibration.json); stops at CHOSEN_SECONDS (240);
+#   TT_FROM=K: measure from the K-th problem of the list on (0: jacobi2d at the small
+#     2-D size; the order is that of problems() below);
 #   RESUME_FROM=STORE: start from a copy of a store an earlier call left unfinished
 #     (carried in the working tree); unfinished campaigns resume, finished ones are kept;
 #   TT_DRY_RUN=1 TT_DEVICE=Portable TT_JOBS=2: the whole script at tiny sizes on a CPU
@@ -110,7 +112,9 @@ def problems():
     jobs = [(s, z) for z in SIZES_2D for s in ("jacobi2d", "heat2d", "laplacian2d",
                                                  "gradient2d")]
     jobs[4:4] = [(s, SIZES_3D[0]) for s in ("heat3d", "laplacian3d")]
-    return jobs + [(s, SIZES_3D[1]) for s in ("heat3d", "laplacian3d")]
+    jobs += [(s, SIZES_3D[1]) for s in ("heat3d", "laplacian3d")]
+    # TT_FROM=K: start at the K-th problem (a store carried in already holds the others)
+    return jobs[int(os.environ.get("TT_FROM", 0)):]
 
 
 def chosen(out, stencil, sizes):

@@ -237,8 +237,10 @@ def test_the_dashboard_has_a_tab_per_panel_and_opens_the_heatmaps_on_a_study(h10
     heatmaps = board.heatmaps
     assert heatmaps.source.value == "NVIDIA H100 80GB HBM3, star_stencil_3d-nofold"
     assert (len(heatmaps.grid.xs), len(heatmaps.grid.ys)) == (10, 7)
-    studies = [v for _, v in heatmaps.source.options if v not in ("store", "roofline")]
+    studies = [v for _, v in heatmaps.source.options
+               if v not in ("store", "roofline", "tiling")]
     assert len(studies) == 6 and "store" in dict(heatmaps.source.options).values()
+    assert "tiling" in dict(heatmaps.source.options).values()   # the time-tiling view
     assert heatmaps.store_controls.layout.display == "none"
     heatmaps.source.value = "store"
     assert heatmaps.grid.title.endswith("per work-group shape")

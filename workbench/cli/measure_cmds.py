@@ -40,12 +40,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
-                                     "unseen"),
+                                     "unseen", "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
                         "2019-work-removed: the generated kernels with on-chip work removed; "
-                        "unseen: kernels no model is fitted on, to judge accuracy on new code")
+                        "unseen: kernels no model is fitted on, to judge accuracy on new "
+                        "code; timetiling: the tiling model's microbenchmarks (L, tau_sync, "
+                        "T_sync, C_iter; --kernels: stencils), then its calibration file")
+    p.add_argument("--calibration-out", metavar="FILE",
+                   help="--set timetiling: where the calibration goes (default: "
+                        "tiling-calibration.json beside the store)")
+    p.add_argument("--device-model", default="h100",
+                   help="--set timetiling: the device description whose lanes per SM "
+                        "turn band times into C_iter (default h100; SMs are counted)")
     p.add_argument("--families", action="store_true",
                    help="measure the variant families (for 'workbench select') instead; "
                         "with --set work-removed, their work-removed twins (in-situ "
@@ -253,16 +261,20 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
 
 
 def cmd_calibrate(args) -> int:
-    if args.scheduler and (args.twins_of or args.families):
+    if args.scheduler and (args.twins_of or args.families or args.set == "timetiling"):
         from workbench.errors import WorkbenchError
         raise WorkbenchError("--scheduler runs the calibration campaign of a set; "
-                             "--families and --twins-of run on one device, without it")
+                             "--families and --twins-of run on one device, without it, "
+                             "as does --set timetiling")
     # with a scheduler the workers find the device: this host may have none
     device = None if args.scheduler else find_device(args.device)
     if args.twins_of:
         return cmd_twins(args, device)
     if args.families:
         return cmd_families(args, device)
+    if args.set == "timetiling":
+        from workbench.cli.tiling_cmds import calibrate_timetiling
+        return calibrate_timetiling(args, device)
     kernels = tuple(k.strip() for k in args.kernels.split(",")) if args.kernels else ()
     if args.set == "catalog":
         for k in kernels:

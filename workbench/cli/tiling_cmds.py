@@ -1,14 +1,17 @@
 """``workbench tile-sizes``: time-tiled stencil tile sizes ranked by the time model
-(Prajapati et al., section 6)."""
+(Prajapati et al., section 6); and ``workbench calibrate --set timetiling``, the
+model's microbenchmarks and calibration file (:func:`calibrate_timetiling`)."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 
 from workbench.cli.common import parse_params, print_json, print_table
-from workbench.errors import ParameterError
+from workbench.errors import ModelError, ParameterError
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -86,4 +89,67 @@ def cmd_tile_sizes(args) -> int:
           f"{args.within:.0%} of the predicted minimum")
     print_table([{**r, "T_alg_s": f"{r['T_alg_s']:.4g}"} for r in rows],
                 ["rank", *names, "GFlop/s"])
+    return 0
+
+
+def calibrate_timetiling(args, device) -> int:
+    """``calibrate --set timetiling``: time the microbenchmarks into the store (one
+    resumable campaign), then derive and save the calibration.  A device where a
+    parameter cannot be derived (on pocl the barrier loop is not slower than its
+    twin, so tau_sync is not measurable) keeps its timings and ends with one line."""
+    from workbench.kernels.timetiled.microbench import (
+        measure_microbenchmarks,
+        microbenchmarks,
+        quick_microbenchmarks,
+    )
+    from workbench.kernels.timetiled.stencils import get_stencil
+    from workbench.measure import MeasurementStore, default_store_path, open_device
+    from workbench.errors import UnknownNameError
+    from workbench.models.tiling import (
+        HARDWARE,
+        calibration_from_measurements,
+        save_calibration,
+        tables,
+    )
+
+    stencils = [get_stencil(k.strip()).name for k in args.kernels.split(",")] \
+        if args.kernels else None
+    if args.device_model not in HARDWARE:
+        raise UnknownNameError("tiling device model", args.device_model, HARDWARE)
+    hw = HARDWARE[args.device_model]
+    store_path = Path(args.store or default_store_path())
+    out = Path(args.calibration_out or store_path.with_name("tiling-calibration.json"))
+    _, queue = open_device(device)
+    n_SM = int(queue.device.max_compute_units)
+    benches = (quick_microbenchmarks if args.quick else microbenchmarks)(n_SM, stencils)
+    # NVIDIA's verbose build log names the registers per work item (the model's k)
+    options = ("-cl-nv-verbose",) if "NVIDIA" in device.label else ()
+    name = args.name or ("quick" if args.quick else "calibration") + "-timetiling"
+
+    def progress(i, total, what) -> None:
+        if not args.no_progress:
+            print(f"\r[{i + 1}/{total}] {what[:60]:60s}", end="", file=sys.stderr,
+                  flush=True)
+
+    print(f"timetiling microbenchmarks on {device.label} ({n_SM} compute units): "
+          f"{len(benches)} kernels into {store_path}", file=sys.stderr)
+    with MeasurementStore.open(store_path) as store:
+        campaign = measure_microbenchmarks(queue, device.identity, store, benches=benches,
+                                           runs=args.runs or 5, build_options=options,
+                                           name=name, on_progress=progress)
+        measured = store.measurements(campaign=campaign)
+    if not args.no_progress:
+        print(file=sys.stderr)
+    try:
+        cal = calibration_from_measurements(measured, hw, device=device.name, provenance={
+            "store": str(store_path), "campaign": campaign, "device": device.label,
+            "device_model": hw.name, "quick": bool(args.quick)})
+    except ModelError as err:
+        raise ModelError(f"timings stored in {store_path} (campaign {campaign}); no "
+                         f"calibration written: {err}") from None
+    save_calibration(cal, out)
+    for title, table in tables(cal, hw).items():
+        if title != "table2":
+            print(table.to_string(index=False))
+    print(f"calibration written to {out}")
     return 0

@@ -9,7 +9,7 @@ import time
 
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.cli.measure_cmds import add_scheduler_options
-from workbench.errors import TuningError
+from workbench.errors import ParameterError, TuningError
 from workbench.measure import MeasurementStore, default_store_path
 from workbench.tuning.strategies import STRATEGIES
 
@@ -86,8 +86,12 @@ def _model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights", metavar="MODEL.json",
                    help="the fitted model of the model-guided strategy")
     p.add_argument("--model", help="model family for --strategy model without a file "
-                                   "(roofline)")
-    p.add_argument("--device-model", help="device description for the roofline (h100)")
+                                   "(roofline; tiling for the time-tiled tt_* spaces)")
+    p.add_argument("--device-model", help="device description for the roofline and the "
+                                          "tiling model (h100)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="--model tiling: its calibration (workbench calibrate --set "
+                        "timetiling; default: the one shipped for --device-model)")
 
 
 def _space(ref: str, params):
@@ -98,13 +102,21 @@ def _space(ref: str, params):
 def cmd_spaces(args) -> int:
     from workbench.tuning.catalog import SPACES, get_space
 
-    rows = []
+    params, rows = parse_params(args.param), []
     for name in SPACES:
-        space = get_space(name, **parse_params(args.param))
+        try:
+            space = get_space(name, **params)
+        except (TypeError, ParameterError):
+            # sizes of another kind of space (n of the 2-D spaces, S1.. and T of the
+            # time-tiled ones): list the spaces that take them
+            continue
         rows.append({"space": name, "problem": dict(space.problem),
                      "parameters": {k: list(v) for k, v in space.tune_params.items()},
                      "points": len(space.points()), "of": space.size,
                      "description": space.description})
+    if not rows:
+        raise ParameterError(f"no catalog space takes the size(s) {', '.join(params)} "
+                             "(n, or S1, S2, S3 and T of the tt_* spaces)")
     if args.format == "json":
         print_json(rows)
         return 0
@@ -122,6 +134,11 @@ def _strategy_model(args):
         return load_model(args.weights), None
     if args.model:
         options = {"device_model": args.device_model} if args.device_model else {}
+        if args.calibration:
+            if args.model != "tiling":
+                raise TuningError("--calibration is the tiling model's: use it with "
+                                  "--model tiling")
+            options["calibration"] = args.calibration
         return get_family(args.model).ready(**options), args.model
     return None, None
 
@@ -156,12 +173,13 @@ def cmd_tune(args) -> int:
 
 def _tune_live(args, space, strategy, budget, progress):
     from workbench.measure import find_device, open_device
-    from workbench.tuning.live import LiveEvaluator
     from workbench.tuning.runner import Explorer
+    from workbench.tuning.sequence import evaluator_for
 
     device = find_device(args.device)
     _, queue = open_device(device)
-    evaluator = LiveEvaluator(space, queue, verify=not args.no_verify, seed=args.seed,
+    # a time-tiled point is its whole sequence of band launches, timed as one
+    evaluator = evaluator_for(space, queue, verify=not args.no_verify, seed=args.seed,
                               build_options=tuple(args.build_option))
     with MeasurementStore.open(args.store or default_store_path()) as store:
         if args.jobs > 1:

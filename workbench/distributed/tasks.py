@@ -160,14 +160,15 @@ def evaluate_point(binding: Binding, space_ref: str, problem: Mapping[str, int],
     """Measure one point on this worker's device (after ``prepared`` ran elsewhere,
     whose costs are then the ones recorded, as with ``--jobs``)."""
     from workbench.tuning.evaluation import Cost
-    from workbench.tuning.live import LiveEvaluator
+    from workbench.tuning.sequence import evaluator_for
 
     state = device_state(binding)
     key = (space_ref, tuple(sorted(problem.items())), verify, tuple(build_options), seed)
     evaluator = state["evaluators"].get(key)
     if evaluator is None:
         state["evaluators"].clear()   # one space's inputs on the device at a time
-        evaluator = LiveEvaluator(_space(space_ref, problem), state["runner"].queue,
+        # a time-tiled point is its whole sequence of band launches, timed as one
+        evaluator = evaluator_for(_space(space_ref, problem), state["runner"].queue,
                                   verify=verify, seed=seed,
                                   build_options=tuple(build_options))
         state["evaluators"][key] = evaluator

@@ -2,14 +2,15 @@
 
 * :mod:`.space`: search spaces (tunable parameters, restrictions, a loopy kernel per
   point; for cheap ranking a symbolic template per structure); :mod:`.catalog`, the
-  catalog's spaces (``stencil2d``, ``matmul``, ``transpose``) and a user's own
-  (``FILE.py:VARIABLE``);
+  catalog's spaces (``stencil2d``, ``matmul``, ``transpose``, Lift's ``lift_*``, the
+  time-tiled stencils' ``tt_*``) and a user's own (``FILE.py:VARIABLE``);
 * :mod:`.strategies`: exhaustive, random, model-guided (any registered model's
   ranking, :mod:`.ranking`), optuna's TPE, behind one registry;
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
-  live on an OpenCL device (:mod:`.live`, :mod:`.parallel` to build ahead on every
-  core) or replayed from a measured space (:mod:`.replay`);
+  live on an OpenCL device (:mod:`.live`, :mod:`.sequence` for points that are
+  launch sequences, :func:`evaluator_for` choosing, :mod:`.parallel` to build ahead
+  on every core) or replayed from a measured space (:mod:`.replay`);
 * :mod:`.metrics` and :mod:`.study`: best-so-far curves, runs and time to 90 % and
   95 % of the best, every strategy side by side (random as its expectation);
 * :mod:`.kernel_tuner_io`: Kernel Tuner cache files out and in;
@@ -22,6 +23,7 @@ from workbench.tuning.kernel_tuner_io import export_cache, import_cache
 from workbench.tuning.ranking import rank_space
 from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations, replay
 from workbench.tuning.runner import Budget, ExplorationResult, Explorer
+from workbench.tuning.sequence import evaluator_for
 from workbench.tuning.selection import FamilySelection, measured_times, rank_candidates, select
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
@@ -31,6 +33,6 @@ from workbench.tuning.study import compare_strategies, summary
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
            "IRFeatureKNN",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
-           "compare_strategies", "export_cache", "get_space", "import_cache",
+           "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",
            "rank_space", "replay", "resolve_space", "select", "summary"]

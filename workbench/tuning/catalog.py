@@ -1,7 +1,9 @@
 """The catalog's search spaces, from the tunable kernels of
-:mod:`workbench.kernels.tunable`; each is a factory of its problem size.
+:mod:`workbench.kernels.tunable`, and the time-tiled stencils' spaces of
+:mod:`workbench.kernels.timetiled` (``tt_<stencil>``); each is a factory of its
+problem size (``n``; a time-tiled space's ``S1``.., ``T``).
 
-Every space limits work groups to 64..1024 work items and 48 KiB of local memory,
+Every space of the tunable kernels limits work groups to 64..1024 work items and 48 KiB of local memory,
 and keeps only shapes that divide the problem, so that every work item is busy and
 no guard is generated.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.errors import TuningError, UnknownNameError
+from workbench.kernels.timetiled.spaces import TIMETILED_SPACES
 from workbench.kernels.tunable import lift_stencils, matmul, stencil2d, transpose
 from workbench.tuning.space import Point, TuningSpace
 
@@ -132,8 +135,12 @@ def _lift_factory(benchmark: str):
 #: The Lift benchmarks' spaces, by space name (``lift_jacobi5``, ...).
 LIFT_SPACES = {f"lift_{name}": _lift_factory(name) for name in lift_stencils.BENCHMARKS}
 
+#: Every catalog space by name.  The time-tiled ones (Prajapati et al.) have no
+#: symbolic template (a point is a sequence of band launches) and fewer points: their
+#: tile sizes are few and coarse by design, since the tiling model, not the
+#: measurement, is meant to search the wide range (``workbench tile-sizes``).
 SPACES = {"stencil2d": stencil2d_space, "matmul": matmul_space,
-          "transpose": transpose_space, **LIFT_SPACES}
+          "transpose": transpose_space, **LIFT_SPACES, **TIMETILED_SPACES}
 
 
 def get_space(name: str, **problem: int) -> TuningSpace:
@@ -143,6 +150,15 @@ def get_space(name: str, **problem: int) -> TuningSpace:
     except KeyError:
         raise UnknownNameError("tuning space", name, SPACES) from None
     return factory(**problem)
+
+
+def space_at_size(name: str, n: int) -> TuningSpace:
+    """A catalog space with every extent ``n``: its ``n``, or each ``S<i>`` of a
+    time-tiled space (whose number of steps stays its default)."""
+    problem = get_space(name).problem
+    if "n" in problem:
+        return get_space(name, n=n)
+    return get_space(name, **{k: n for k in problem if k.startswith("S")})
 
 
 def resolve_space(ref: str, **problem: int) -> TuningSpace:
@@ -174,6 +190,7 @@ def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:
     return space
 
 
-__all__ = ["LIFT_SIZES", "LIFT_SPACES", "LOCAL_MEMORY_LIMIT", "SPACES", "Point", "get_space",
-           "lift_space", "matmul_space", "resolve_space",
+__all__ = ["LIFT_SIZES", "LIFT_SPACES", "LOCAL_MEMORY_LIMIT", "SPACES", "TIMETILED_SPACES",
+           "Point", "get_space", "lift_space", "matmul_space", "resolve_space",
+           "space_at_size",
            "stencil2d_space", "transpose_space"]

@@ -45,6 +45,14 @@ def stored_samples(stores: Sequence[str | Path], spaces: Sequence[str] | None = 
 
     frames = []
     for name in spaces or SPACES:
+        if get_space(name).sequence is not None:
+            # a time-tiled point is a sequence of launches: one kernel's IR features
+            # do not describe it (and its space has no template, so computing them
+            # would build every point)
+            if spaces:
+                raise TuningError(f"{name} is a space of launch sequences: the IR "
+                                  "features describe one kernel, not a sequence")
+            continue
         sizes = set()
         for path in stores:
             with MeasurementStore.open(path, create=False, readonly=True) as store:

@@ -16,6 +16,8 @@ of that, so ranking variant by variant saves little.  Here the work is done once
 * **the roofline**: the template's access model (:mod:`workbench.properties.accesses`)
   is read once per structure and bound to each point's numbers; the volume estimate
   itself is per point;
+* a model that ranks a whole space itself (``model.rank_space(space, points)``, the
+  ``tiling`` family's vectorized T_alg of a time-tiled space): that;
 * any other model, or a space without templates: one candidate per point.
 
 The result is a :class:`~workbench.models.contract.Ranking` whose ``seconds`` is the
@@ -142,6 +144,14 @@ def _roofline_predictions(model, space: TuningSpace, points: Sequence[Point]
 def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
                ) -> Ranking:
     """The points (default: all) ranked by ``model``, fastest first, with its cost."""
+    if callable(getattr(model, "rank_space", None)):
+        return model.rank_space(space, points)
+    if space.sequence is not None:
+        # one kernel's prediction is not a sequence's, and without a template every
+        # point would be built and counted: refuse rather than rank slowly and wrongly
+        raise ModelError(f"model {getattr(model, 'family', 'model')!r} predicts one "
+                         f"kernel, and a point of {space.name} is a sequence of launches:"
+                         " rank it with --model tiling")
     began = time.perf_counter()
     points = list(points if points is not None else space.points())
     candidates = [Candidate(space.name, p.label, tuple(space.group_size(p)), (),

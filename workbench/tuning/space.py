@@ -82,7 +82,7 @@ class LaunchSequence:
     each reading what the one before wrote: argument ``output`` of one launch is
     argument ``input`` of the next (a time-tiled stencil's bands of t_T steps).  The
     point's time is the whole sequence's, first start to last end; an evaluator that
-    knows sequences times it (``workbench.kernels.timetiled.sequence``)."""
+    knows sequences times it (:mod:`workbench.tuning.sequence`)."""
 
     count: Callable[[Point], int]
     input: str

@@ -2,7 +2,9 @@
 work-group shape of a measured kernel; or, for a block-size study of the data-volume
 model (``workbench.models.roofline.blocks.rank_blocks``), the same per thread-block shape
 plus the limiting level (L1, L2, DRAM, FLOP) -- a shipped study, or one ranked here
-for the picked kernel (in the background: it takes seconds per block shape)."""
+for the picked kernel (in the background: it takes seconds per block shape); or the
+time-tiling model's T_alg over two tile sizes of a time-tiled stencil
+(:mod:`workbench.ui.tiling_heatmap`)."""
 
 from __future__ import annotations
 
@@ -26,12 +28,14 @@ from workbench.reports.heatmaps import (
     group_size_grid,
 )
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.tiling_heatmap import TilingControls, tiling_figure, tiling_model
 from workbench.ui.session import DATA_LOCK, KernelSelection, Session
 from workbench.hardware.description import SHIPPED as DEVICE_MODELS
 
 SOURCE = "heatmap"
 STORE_SOURCE = "store"
 ROOFLINE_SOURCE = "roofline"
+TILING_SOURCE = "tiling"
 
 
 def study_label(path: Path) -> str:
@@ -59,14 +63,17 @@ class HeatmapPanel(widgets.VBox):
     ``block_studies`` are :func:`~workbench.models.roofline.blocks.rank_blocks` frames (or
     CSV files of them, optionally with measured columns), as a sequence of files or
     keyed by the label to show.  ``source`` is what it shows first: ``"store"`` (the
-    default), ``"roofline"`` or a study's label.
+    default), ``"roofline"``, ``"tiling"`` or a study's label.  ``tiling_calibration``:
+    the time-tiling model's calibration (a file or a ``TilingCalibration``; default:
+    the shipped H100 one).
     """
 
     def __init__(self, session: Session | None = None, *, store: str | Path | None = None,
                  model: FittedModel | str | Path | None = None,
                  block_studies: Mapping[str, pd.DataFrame | str | Path]
                  | Sequence[str | Path] = (),
-                 errors: ErrorArea | None = None, source: str | None = None):
+                 errors: ErrorArea | None = None, source: str | None = None,
+                 tiling_calibration=None):
         self.session = session if session is not None else Session()
         self.errors = errors if errors is not None else ErrorArea()
         self.grid: HeatmapGrid | None = None
@@ -78,12 +85,15 @@ class HeatmapPanel(widgets.VBox):
             dict(block_studies) if isinstance(block_studies, Mapping)
             else expand_studies(block_studies))
         self._filling = False
+        self._tiling_calibration = tiling_calibration
+        self._tiling_model = None       # made when the view is first shown
 
         self.source = widgets.Dropdown(
             description="show", layout=widgets.Layout(width="520px"),
             options=[("measured store: per work-group shape", STORE_SOURCE),
                      ("data-volume model: the picked kernel per block shape",
-                      ROOFLINE_SOURCE)]
+                      ROOFLINE_SOURCE),
+                     ("time-tiling model: T_alg over two tile sizes", TILING_SOURCE)]
             + [(f"block-size study: {label}", label) for label in self.studies],
             value=source or STORE_SOURCE)
         self.source.add_class("wb-heatmap-source")
@@ -105,12 +115,13 @@ class HeatmapPanel(widgets.VBox):
         self.rank_button.add_class("wb-rank-blocks-button")
         self.roofline_controls = widgets.HBox([self.device_model, self.threads,
                                                self.rank_button])
+        self.tiling_controls = TilingControls()
         self.note = widgets.HTML()
         # a grid of four layers is wider than a laptop's notebook: it scrolls sideways
         self.figure_box = widgets.Box(layout=widgets.Layout(overflow="auto"))
 
-        children = [self.source, self.store_controls, self.roofline_controls, self.note,
-                    self.figure_box]
+        children = [self.source, self.store_controls, self.roofline_controls,
+                    self.tiling_controls, self.note, self.figure_box]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -121,6 +132,10 @@ class HeatmapPanel(widgets.VBox):
         self.kernel.observe(self.errors.guard(SOURCE, self._on_kernel), names="value")
         self.variant.observe(self.errors.guard(SOURCE, self._on_variant), names="value")
         self.size.observe(refresh, names="value")
+        tiling = self.tiling_controls
+        tiling.stencil.observe(self.errors.guard(SOURCE, self._on_stencil), names="value")
+        for w in (tiling.sizes, tiling.x, tiling.y, tiling.fixed):
+            w.observe(refresh, names="value")
         self.rank_button.on_click(self.errors.guard(SOURCE, lambda _: self.rank_blocks()))
         self.session.observe(self.errors.guard(SOURCE, self._on_data),
                              names=["data", "loading", "data_error"])
@@ -140,6 +155,10 @@ class HeatmapPanel(widgets.VBox):
         source = self.source.value
         self.store_controls.layout.display = None if source == STORE_SOURCE else "none"
         self.roofline_controls.layout.display = None if source == ROOFLINE_SOURCE else "none"
+        self.tiling_controls.layout.display = None if source == TILING_SOURCE else "none"
+        if source == TILING_SOURCE:
+            self._show_tiling()
+            return
         if source == STORE_SOURCE:
             grid = self._store_grid()
         elif source == ROOFLINE_SOURCE:
@@ -187,6 +206,33 @@ class HeatmapPanel(widgets.VBox):
         return True
 
     # -- sources --------------------------------------------------------------------
+
+    def _show_tiling(self) -> None:
+        """The tiling model's view, or a note saying why there is none."""
+        self._show(None)
+        if self._tiling_model is None:
+            self._tiling_model, note = tiling_model(self._tiling_calibration)
+            if note is not None:
+                self.note.value = f"<i>{html.escape(note)}</i>"
+                return
+        view = self.tiling_controls.view()
+        figure = go.FigureWidget(tiling_figure(self._tiling_model, **view))
+        figure.add_class("wb-heatmap")
+        cal = self._tiling_model.calibration
+        self.note.value = html.escape(
+            f"calibration of {cal.device}: L {cal.L:.3g} s/word/SM, tau_sync "
+            f"{cal.tau_sync:.3g} s, T_sync {cal.T_sync:.3g} s; the red cross is the "
+            "predicted best of this slice (workbench tile-sizes searches them all)")
+        self.figure = figure
+        self.figure_box.children = (figure,)
+
+    def _on_stencil(self, change) -> None:
+        self._filling = True
+        try:   # another stencil: its own sizes, axes and fixed values
+            self.tiling_controls.reset()
+        finally:
+            self._filling = False
+        self.refresh()
 
     def _store_grid(self) -> HeatmapGrid | None:
         session = self.session

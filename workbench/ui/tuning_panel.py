@@ -3,16 +3,18 @@
 Two sources:
 
 * **replay** (the default) of the shipped H100 measurements of every point of the
-  space (``sample_data/h100/tuning.sqlite``, and ``lift.sqlite`` for the Lift
-  benchmarks' spaces): every chosen strategy replayed from the
+  space (``sample_data/h100/tuning.sqlite``, ``lift.sqlite`` for the Lift
+  benchmarks' spaces, ``timetiling.sqlite`` for the time-tiled ones; a space without
+  shipped measurements says so): every chosen strategy replayed from the
   same records (:func:`workbench.tuning.study.compare_strategies`), shown as the
   tuning report's best-so-far figure and table.  Each part (the exhaustive order and
   random search, each model's ranking, the rankers learnt from other programs' spaces,
   ``knn`` and ``xgb``, TPE over its seeds) is computed once per space
   and kept, so that switching back to a space or a strategy already seen is instant;
-* **live** on an OpenCL device of this machine, at a small problem size: each chosen
-  strategy explores the space with an evaluation budget (:class:`Explorer` with a
-  :class:`LiveEvaluator`), the progress and best-so-far curves updated as points are
+* **live** on an OpenCL device of this machine, at a small problem size (``n``: every
+  extent of a time-tiled space): each chosen strategy explores the space with an
+  evaluation budget (:class:`Explorer` with the space's live evaluator, a time-tiled
+  point timed as its whole band sequence), the progress and best-so-far curves updated as points are
   measured, with a cancel button.  A point an earlier strategy of the same run has
   measured is not measured again: its recorded evaluation (and costs) is reused, as
   replay does.
@@ -36,7 +38,7 @@ import plotly.graph_objects as go
 from workbench.errors import DeviceError, TuningError, WorkbenchError
 from workbench.measure import DeviceInfo, find_device, list_devices, open_device
 from workbench.reports.tuning import exploration_figure, tuning_table
-from workbench.tuning.catalog import LIFT_SPACES, SPACES, get_space
+from workbench.tuning.catalog import SPACES, get_space, space_at_size
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
     BASE,
@@ -57,6 +59,7 @@ from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel'
     ReusingEvaluator,
     StoppableReplay,
     merge_comparisons,
+    replay_stores,
     select_strategies,
     shipped_path,
     strategy_key,
@@ -245,9 +248,10 @@ class TuningPanel(widgets.VBox):
                 self._clear("press run to explore the space live on "
                             + (html.escape(self.device.label or "") or "a device"))
             return
-        if self.replay_store is None:
-            self._clear("no shipped tuning measurements here "
-                        f"(sample_data/{TUNING_STORE}): explore live instead")
+        try:
+            replay_stores(self.space.value, self.replay_store)
+        except TuningError as err:
+            self._clear(html.escape(str(err)))
             return
         missing = self._missing_parts()
         if missing or (str(self.replay_store), self.space.value) not in self._replay_spaces:
@@ -275,9 +279,7 @@ class TuningPanel(widgets.VBox):
         return [p for p in self._parts_wanted() if self._part_key(p) not in self._parts]
 
     def _start_replay(self) -> None:
-        if self.replay_store is None:
-            raise TuningError(f"no shipped tuning measurements (sample_data/{TUNING_STORE}):"
-                              " explore live instead")
+        replay_stores(self.space.value, self.replay_store)   # none: says so
         missing = self._missing_parts()
         self.errors.clear(SOURCE)
         if not missing:   # kept: nothing to compute
@@ -297,9 +299,7 @@ class TuningPanel(widgets.VBox):
         key = (str(self.replay_store), name)
         if key not in self._replay_spaces:
             space = get_space(name)
-            stores = [self.replay_store]
-            if name in LIFT_SPACES and (lift := shipped_path(LIFT_STORE)) is not None:
-                stores.append(lift)
+            stores = replay_stores(name, self.replay_store)
             evaluations = load_space_evaluations(stores, space)
             devices = set()
             for path in stores:
@@ -404,7 +404,7 @@ class TuningPanel(widgets.VBox):
 
         budget = Budget(evaluations=self.budget.value)   # refuses a budget below 1
         device = self.target_device()
-        space = get_space(self.space.value, n=self.size.value)
+        space = space_at_size(self.space.value, self.size.value)
         points = space.points()                           # refuses an empty space
         runs = []
         for key in self.chosen():
@@ -458,15 +458,15 @@ class TuningPanel(widgets.VBox):
         self.figure_box.children = (figure,)
 
     def _live(self, space, device: DeviceInfo, runs: list, budget) -> None:
-        from workbench.tuning.live import LiveEvaluator
         from workbench.tuning.runner import Explorer
+        from workbench.tuning.sequence import evaluator_for
 
         state, message = "success", ""
         done_before = 0
         figure = self._live_view["figure"]
         try:
             _, queue = open_device(device)
-            evaluator = ReusingEvaluator(LiveEvaluator(space, queue))
+            evaluator = ReusingEvaluator(evaluator_for(space, queue))
             for i, (label, strategy) in enumerate(runs):
                 if self._cancel.is_set():
                     break

@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from workbench.errors import WorkbenchError
+from workbench.errors import TuningError, WorkbenchError
 from workbench.measure.samples import sample_data_root
+from workbench.tuning.catalog import LIFT_SPACES, TIMETILED_SPACES
 from workbench.tuning.replay import ReplayEvaluator
 from workbench.ui.session import DATA_LOCK
 
@@ -21,6 +22,8 @@ LEARNED = ("knn", "xgb")
 TUNING_STORE = Path("h100") / "tuning.sqlite"
 #: The Lift benchmarks' spaces, replayed from their own store.
 LIFT_STORE = Path("h100") / "lift.sqlite"
+#: The time-tiled stencils' spaces (``tt_*``), replayed from their own store.
+TIMETILING_STORE = Path("h100") / "timetiling.sqlite"
 SHIPPED_MODELS = {"linear": Path("h100") / "weights-linear.json",
                   "overlap": Path("h100") / "weights-overlap.json"}
 #: Models checked at first: the overlap model ranks a space in seconds, not a fraction
@@ -121,3 +124,22 @@ def shipped_path(relative: Path) -> Path | None:
     root = sample_data_root()
     path = root / relative if root is not None else None
     return path if path is not None and path.is_file() else None
+
+
+def replay_stores(name: str, replay_store: Path | None) -> list[Path]:
+    """The stores a space's replay reads: the tuning store, with Lift's for its
+    spaces; for a time-tiled space its own shipped store (and the tuning store when
+    it is not the shipped one: a user's own).  None: a TuningError saying so."""
+    if name not in TIMETILED_SPACES:
+        if replay_store is None:
+            raise TuningError(f"no shipped tuning measurements (sample_data/{TUNING_STORE}):"
+                              " explore live instead")
+        lift = shipped_path(LIFT_STORE) if name in LIFT_SPACES else None
+        return [replay_store] + ([lift] if lift is not None else [])
+    stores = [p for p in (shipped_path(TIMETILING_STORE),) if p is not None]
+    if replay_store is not None and replay_store != shipped_path(TUNING_STORE):
+        stores.append(replay_store)
+    if not stores:
+        raise TuningError(f"no shipped measurements of {name} here "
+                          f"(sample_data/{TIMETILING_STORE}): explore it live instead")
+    return stores

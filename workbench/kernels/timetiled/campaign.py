@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from workbench.kernels.timetiled.sequence import SequenceEvaluator
+from workbench.tuning.sequence import SequenceEvaluator
 from workbench.kernels.timetiled.spaces import timetiled_space
 from workbench.measure.runner import TimingProtocol
 from workbench.measure.store import Status

@@ -188,6 +188,25 @@ def microbenchmarks(n_SM: int, stencils: Sequence[str] | None = None
     return found
 
 
+#: Small band configurations per dimensionality (t_T, tiles, threads, shape): a
+#: CPU's run of the whole chain in seconds (``calibrate --set timetiling --quick``).
+QUICK_CONFIGS = {1: (2, (256,), (64,), (4096,)), 2: (2, (8, 32), (2, 32), (16, 64)),
+                 3: (1, (2, 4, 16), (1, 2, 16), (4, 8, 32))}
+
+
+def quick_microbenchmarks(n_SM: int, stencils: Sequence[str] | None = None
+                          ) -> list[Microbenchmark]:
+    """The same kinds at small sizes, one band configuration per stencil (default:
+    jacobi2d alone): the mechanism checked on a CPU, not a calibration to trust."""
+    found = [transfer(n_SM, words=256, lanes=64, per_sm=4),
+             barrier(n_SM, True, rounds=64, lanes=64),
+             barrier(n_SM, False, rounds=64, lanes=64),
+             launches(count=10, words=4096, lanes=64)]
+    for name in (stencils or ["jacobi2d"]):
+        found += band_pair(name, *QUICK_CONFIGS[STENCILS[name].dims])
+    return found
+
+
 # {{{ measuring
 
 @dataclass(frozen=True)
@@ -203,7 +222,7 @@ def time_microbenchmark(bench: Microbenchmark, queue, *, runs: int = 5,
     mean gap between its launches)."""
     import pyopencl.array as cla
 
-    from workbench.kernels.timetiled.sequence import run_sequence
+    from workbench.tuning.sequence import run_sequence
     from workbench.tuning.live import compile_code, launcher, prepare_point
     from workbench.tuning.space import LaunchSequence
 

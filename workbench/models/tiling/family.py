@@ -105,7 +105,7 @@ class TilingTimeModel:
 
     def rank_space(self, space, points=None) -> Ranking:
         """A whole ``tt_<stencil>`` tuning space, fastest predicted first (the hook
-        :func:`workbench.tuning.ranking.rank_space` should call for this family)."""
+        :func:`workbench.tuning.ranking.rank_space` calls for this family)."""
         began = time.perf_counter()
         points = list(points if points is not None else space.points())
         predicted = self.predict_points(stencil_of(space.name), space.problem,
