@@ -25,6 +25,7 @@ from workbench.models.ir_features import (
 from workbench.models.ir_features.lobo import quantile_bins
 from workbench.models.ir_features.samples import BENCHMARK, INPUT, TARGET
 from workbench.tuning import get_space, make_strategy
+from workbench.tuning.ir_strategies import IRBoostedRanker
 from workbench.tuning.ir_training import training_frame
 
 H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
@@ -88,8 +89,9 @@ def test_feature_information_sees_every_varying_feature(samples):
 
 def test_learned_strategies_never_train_on_the_explored_program():
     space = get_space("lift_gradient", n=512)
-    for name in ("knn", "xgb"):
-        strategy = make_strategy(name, training=[SAMPLES])
+    # a small forest: what is checked is the training set, not the ranking's quality
+    for strategy in (make_strategy("knn", training=[SAMPLES]),
+                     IRBoostedRanker(training=[SAMPLES], config=BoostedConfig(trees=20))):
         strategy.start(space, space.points())
         assert "lift_gradient" not in strategy.trained_on
         assert "lift_jacobi5" in strategy.trained_on
@@ -104,6 +106,12 @@ def test_a_training_set_with_nothing_but_the_explored_program_says_so(samples, t
     for name in ("knn", "xgb"):
         with pytest.raises(TuningError, match="--training"):
             make_strategy(name, training=[only]).start(space, space.points())
+
+
+def test_learned_strategies_refuse_a_time_tiled_space():
+    space = get_space("tt_heat2d")
+    with pytest.raises(TuningError, match="--model tiling"):
+        make_strategy("knn", training=[SAMPLES]).start(space, space.points())
 
 
 def test_tune_cli_replays_the_boosted_ranker(capsys):

@@ -36,6 +36,7 @@ SMALL = {
     "tuning_exploration.ipynb": {"TPE_SEEDS": 1, "MODELS": ("linear",), "LIVE_BUDGET": 4},
     # RECHECK: tests/test_lift_models.py runs leave-one-benchmark-out already
     "lift_exploration.ipynb": {"LIVE_SIZE": 128, "LIVE_BUDGET": 3, "RECHECK": False},
+    "timetiled_tile_sizes.ipynb": {"LIVE_SIZE": 64, "LIVE_STEPS": 8, "LIVE_POINTS": 2},
 }
 # Seconds each notebook may take, all cells together (about 2 minutes in all on 2 cores).
 DEADLINE_S = {"table1_unified_model.ipynb": 150, "overlap_and_selection_2019.ipynb": 150}

@@ -47,6 +47,10 @@ class _IRModelGuided(_Ordered):
         from workbench.models.ir_features import space_ir_features
         from workbench.tuning.ir_training import training_frame
 
+        if getattr(space, "sequence", None) is not None:
+            raise TuningError(f"{space.name} runs as a sequence of launches, which the IR "
+                              f"features of one kernel do not describe: rank it with "
+                              f"--strategy model --model tiling")
         if not self.training:
             raise TuningError(f"the {self.name} strategy needs measured spaces to learn "
                               "from: give --training STORE or SAMPLES.csv (no shipped "

@@ -2,14 +2,12 @@
 low-level features of a high-level IR, PCA and k-nearest neighbours;
 ``../shared/papers/lift-ir-feature-performance-model.txt``).
 
-What will live here: the paper's Table 1 features taken from loopy kernels before
+Here: the paper's Table 1 features taken from loopy kernels before
 any code generation (global and local sizes, local memory per group, global and local
 loads and stores per work item, cache lines per warp access, barriers, branches and
 loop bodies), a scikit-learn pipeline (standardization, PCA keeping 95% of the
 variance, kNN with k = 5 on throughput normalized per input) evaluated leave one
 benchmark out, and the model registered as a family and as a tuning strategy.
-
-Built so far: the features, the kNN pipeline and its validation.
 
 * :mod:`.features`: :class:`IRFeature` (one per Table 1 feature, with its label) and
   :class:`IRFeatureVector` (one kernel's values);
@@ -23,21 +21,21 @@ Built so far: the features, the kNN pipeline and its validation.
   frame, one template read per structure;
 * :mod:`.samples`: sample frames (features, benchmark, input, time, throughput
   normalized per input), from any feature frame (:func:`ir_samples`) or a measured
-  tuning space (:func:`space_samples`);
+  tuning space (:func:`space_samples`), saved and loaded as CSV with provenance;
 * :mod:`.knn`: :class:`KNNConfig` and :func:`fit_ir_knn`, the paper's pipeline
-  (standardization, PCA to 95 % of the variance, kNN with k = 5), an
-  :class:`IRKNNModel` predicting normalized throughput;
+  (standardization, PCA to 95 % of the variance, kNN with k = 5);
+* :mod:`.boosted`: :class:`BoostedConfig` and :func:`fit_ir_boosted`, a
+  gradient-boosted-trees ranker on the same features, the comparison point;
 * :mod:`.lobo`: :func:`leave_one_benchmark_out` (correlation, runs to 90 % and 95 %
   in predicted order against random search's expectation, per held-out benchmark
-  and input) and :func:`feature_information` (each feature's normalized mutual
-  information with performance, Figure 4).  ``benchmarks/ir_knn_lobo.py`` runs both
-  on the shipped H100 tuning spaces.
+  and input, for either model) and :func:`feature_information` (each feature's
+  normalized mutual information with performance, Figure 4);
+* :mod:`.family`: the family ``ir-knn``, whose predictions are relative times, not
+  seconds (the kNN learns from other programs' spaces, normalized per input).
 
-Not built yet: the family and the strategy.  The kNN predicts throughput relative
-to the best variant of the same input, not seconds, and learns from other
-benchmarks' tuning spaces rather than from the measurement dataset, so it does not
-yet fit :class:`~workbench.models.contract.FittedModel`'s ``predict`` (seconds per
-dataset row) or ``fit`` (a dataset frame).
+The strategies ``knn`` and ``xgb`` are in :mod:`workbench.tuning.ir_strategies`;
+``benchmarks/lift_exploration.py`` evaluates everything on the paper's eight
+benchmarks measured on the H100.
 """
 
 from workbench.models.ir_features.extract import (
