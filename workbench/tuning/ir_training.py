@@ -17,19 +17,20 @@ import pandas as pd
 
 from workbench.errors import TuningError
 
-SHIPPED_SAMPLES = Path("h100") / "ir-samples.csv"
 SHIPPED_STORES = (Path("h100") / "lift.sqlite", Path("h100") / "tuning.sqlite")
 
 
 def shipped_training() -> list[Path]:
     """The shipped sample file, else the shipped stores; [] without sample data."""
     from workbench.measure.samples import sample_data_root
+    from workbench.models.ir_features.samples import shipped_samples
 
+    samples = shipped_samples()
+    if samples is not None:
+        return [samples]
     root = sample_data_root()
     if root is None:
         return []
-    if (root / SHIPPED_SAMPLES).is_file():
-        return [root / SHIPPED_SAMPLES]
     return [root / p for p in SHIPPED_STORES if (root / p).is_file()]
 
 
@@ -92,5 +93,5 @@ def training_frame(sources: Sequence[str | Path], exclude: str,
     return samples.reset_index(drop=True)
 
 
-__all__ = ["SHIPPED_SAMPLES", "SHIPPED_STORES", "shipped_training", "stored_samples",
+__all__ = ["SHIPPED_STORES", "shipped_training", "stored_samples",
            "training_frame"]

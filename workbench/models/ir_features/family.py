@@ -28,7 +28,12 @@ from workbench.errors import ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models.contract import Need, Paper, Ranking, make_ranking
 from workbench.models.ir_features.knn import IRKNNModel, KNNConfig
-from workbench.models.ir_features.samples import BENCHMARK, FEATURES, load_samples
+from workbench.models.ir_features.samples import (
+    BENCHMARK,
+    FEATURES,
+    load_samples,
+    shipped_samples,
+)
 
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
@@ -129,14 +134,12 @@ class IRKNNFamily:
         """Fitted on a sample file (default: the shipped H100 one), less the
         benchmarks in ``exclude`` (the program about to be explored)."""
         if samples is None:
-            from workbench.tuning.ir_training import shipped_training
-
-            shipped = [p for p in shipped_training() if str(p).endswith(".csv")]
-            if not shipped:
+            shipped = shipped_samples()
+            if shipped is None:
                 raise ModelError("the ir-knn model learns from other programs' measured "
                                  "spaces and no sample file is shipped here: make one "
                                  "with 'workbench ir-samples' and pass samples=FILE")
-            samples = str(shipped[0])
+            samples = str(shipped)
         frame = load_samples(samples)
         frame = frame[~frame[BENCHMARK].isin(list(exclude))]
         return self.fit(frame, source=str(samples), **options)

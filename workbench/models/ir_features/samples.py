@@ -13,6 +13,7 @@ the same work, so this is ``best time / time``: 1.0 for the fastest variant, and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,17 @@ def check_samples(samples: pd.DataFrame, what: str) -> None:
 
 
 SAMPLES_SCHEMA = 1
+#: The shipped H100 samples (``workbench ir-samples`` of the shipped tuning stores).
+SHIPPED_SAMPLES = Path("h100") / "ir-samples.csv"
+
+
+def shipped_samples() -> Path | None:
+    """The shipped sample file, or None where no sample data is installed."""
+    from workbench.measure.samples import sample_data_root
+
+    root = sample_data_root()
+    path = root / SHIPPED_SAMPLES if root is not None else None
+    return path if path is not None and path.is_file() else None
 
 
 def save_samples(samples: pd.DataFrame, path, provenance: Mapping[str, object]) -> None:
