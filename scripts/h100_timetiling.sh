@@ -21,7 +21,8 @@
 #   TT_FROM=K: measure from the K-th problem of the list on (0: jacobi2d at the small
 #     2-D size; the order is that of problems() below);
 #   RESUME_FROM=STORE: start from a copy of a store an earlier call left unfinished
-#     (carried in the working tree); unfinished campaigns resume, finished ones are kept;
+#     (carried in the working tree); unfinished campaigns resume, finished ones are
+#     skipped (before 2026-11-23 22:50 UTC they were measured again);
 #   TT_DRY_RUN=1 TT_DEVICE=Portable TT_JOBS=2: the whole script at tiny sizes on a CPU
 #     (no .whl needed).
 set -uo pipefail
@@ -40,7 +41,8 @@ driver=$(mktemp --suffix=.py)
 cat > "$driver" <<'PY'
 import os, statistics, sys, time
 
-from workbench.kernels.timetiled.campaign import check_on_device, explore, failures
+from workbench.kernels.timetiled.campaign import (check_on_device, explore, failures,
+                                                   finished_before)
 from workbench.kernels.timetiled.microbench import measure_microbenchmarks
 from workbench.kernels.timetiled.stencils import STENCILS
 from workbench.measure import find_device, open_device
@@ -140,6 +142,9 @@ def measure(store, dev, queue, seconds, stage, out):
             only = chosen(out, stencil, sizes) if stage == "chosen" else None
         except ModelError as err:
             print(f"{stencil} {sizes}: no model choice ({err})")
+            continue
+        if finished_before(store, dev, stencil, sizes, only=only):
+            print(f"{stencil} {sizes}: measured already (a finished campaign): skipped")
             continue
         result = explore(stencil, sizes, device=dev, queue=queue, store=store,
                          only=only, jobs=int(os.environ.get("TT_JOBS", 12)),

@@ -74,3 +74,20 @@ def test_strategies_reach_the_chosen_quality(bench, jacobi):
     # random search's expectation is at least one run and at most the whole space
     assert 1 <= reach.loc["random (expected)", "runs"] <= 326
     assert reach["seconds"].gt(0).all()
+
+
+def test_a_carried_store_says_which_explorations_are_finished():
+    from types import SimpleNamespace
+
+    from workbench.kernels.timetiled.campaign import finished_before
+    from workbench.measure.store import MeasurementStore
+
+    store_path = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / "timetiling.sqlite"
+    if not store_path.exists():
+        pytest.skip("no shipped time-tiling store")
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        (identity,) = store.devices()
+        h100 = SimpleNamespace(identity=identity)
+        big = {"S1": 4096, "S2": 4096, "T": 48}
+        assert finished_before(store, h100, "jacobi2d", big)
+        assert not finished_before(store, h100, "jacobi2d", {"S1": 512, "S2": 512, "T": 48})

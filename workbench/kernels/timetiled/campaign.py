@@ -26,6 +26,26 @@ PAPER_PROTOCOL = TimingProtocol(runs=5, discard_first=0)
 SPACES_FILE = __file__.replace("campaign.py", "spaces.py")
 
 
+def exploration_name(space, *, baseline: int = 1, only: Sequence[str] | None = None
+                     ) -> str:
+    """The store campaign an exploration of ``space`` records into."""
+    kind = "chosen" if only is not None else "baseline" if baseline else "full"
+    return f"tune/{space.name}/{kind}/" + ",".join(
+        f"{k}={v}" for k, v in space.problem.items())
+
+
+def finished_before(store, device, stencil: str, sizes: dict[str, int], *,
+                    baseline: int = 1, only: Sequence[str] | None = None) -> bool:
+    """Whether ``store`` holds a finished exploration of this problem on ``device`` (a
+    :class:`~workbench.measure.devices.DeviceInfo`): a script carrying its store from
+    call to call skips it, where :func:`explore` would start a new campaign (a finished
+    exploration asked again is measured again, on purpose, by ``workbench tune``)."""
+    name = exploration_name(timetiled_space(stencil, baseline=baseline, only=only,
+                                            **sizes), baseline=baseline, only=only)
+    return any(c.name == name and c.is_finished
+               for c in store.campaigns(device.identity.key))
+
+
 def explore(stencil: str, sizes: dict[str, int], *, device, queue, store,
             baseline: int = 1, only: Sequence[str] | None = None, jobs: int = 1,
             build_options: Sequence[str] = (),
@@ -42,9 +62,7 @@ def explore(stencil: str, sizes: dict[str, int], *, device, queue, store,
     evaluator = SequenceEvaluator(space, queue, protocol=protocol, verify=verify,
                                   build_options=tuple(build_options))
     chosen = make_strategy(strategy)
-    kind = "chosen" if only is not None else "baseline" if baseline else "full"
-    name = f"tune/{space.name}/{kind}/" + ",".join(
-        f"{k}={v}" for k, v in space.problem.items())
+    name = exploration_name(space, baseline=baseline, only=only)
     if jobs <= 1:
         return Explorer(space, chosen, evaluator, store=store, device=device.identity,
                         name=name, discard_first=protocol.discard_first
