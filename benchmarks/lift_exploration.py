@@ -3,7 +3,8 @@ benchmarks (no GPU needed): leave-one-benchmark-out accuracy, each feature's
 information (Figure 4), and model-guided exploration against random search, a
 count-based model and a gradient-boosted ranker (Figures 5 to 7).
 
-    python benchmarks/lift_exploration.py [--out DIR] [--no-count-model] [--tpe-seeds N]
+    python benchmarks/lift_exploration.py [--out DIR] [--models overlap,linear]
+        [--strategies knn,xgb] [--no-lobo] [--tpe-seeds N]
 
 Part 1 (LOBO, from ``sample_data/h100/ir-samples.csv``): per benchmark and input,
 the correlation of predicted and measured normalized throughput and the runs to 90 %
@@ -14,8 +15,9 @@ Part 2 (replay of ``sample_data/h100/lift.sqlite``): each strategy measures the
 recorded points in its own order, its ranking run here and its cost counted, every
 measurement costing what it cost on the H100 (code generation, build, run): runs and
 seconds to 90 % and 95 %.  ``knn`` and ``xgb`` are trained on the other Lift
-benchmarks only (the paper's protocol); ``model:overlap`` is the shipped default
-count-based model (2019 paper), which needs no training on other programs.
+benchmarks only (the paper's protocol); ``model:overlap`` and ``model:linear`` are the
+shipped count-based models of the 2019 and 2018 papers (``weights-overlap-fp64.json``,
+``weights-linear.json``), which need no training on other programs.
 """
 
 from __future__ import annotations
@@ -63,15 +65,19 @@ def lobo(samples: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def explore(samples_path: Path, count_model: bool, tpe_seeds: int
-            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+COUNT_MODELS = {"overlap": "weights-overlap-fp64.json", "linear": "weights-linear.json"}
+
+
+def explore(samples_path: Path, count_models: list[str], learned: list[str],
+            tpe_seeds: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     from workbench.models import load_model
 
     lift = list(LIFT_SPACES)
-    strategies = {
+    factories = {
         "knn": lambda: IRFeatureKNN(training=[samples_path], only=lift),
         "xgb": lambda: IRBoostedRanker(training=[samples_path], only=lift)}
-    models = {"overlap": load_model(H100 / "weights-overlap-fp64.json")} if count_model else {}
+    strategies = {name: factories[name] for name in learned}
+    models = {label: load_model(H100 / COUNT_MODELS[label]) for label in count_models}
     rows, curves = [], []
     for name in lift:
         for n in LIFT_SIZES:
@@ -137,10 +143,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=Path, default=H100 / "ir-samples.csv")
     parser.add_argument("--out", type=Path, help="write the tables as CSV here")
-    parser.add_argument("--no-count-model", action="store_true",
-                        help="skip ranking with the count-based model (13 s a space)")
+    parser.add_argument("--models", default="overlap",
+                        help="count-based models to rank with, of "
+                             f"{','.join(COUNT_MODELS)} (overlap: about 20 s a space)")
+    parser.add_argument("--strategies", default="knn,xgb",
+                        help="learned strategies to replay (knn, xgb; 'none')")
+    parser.add_argument("--no-lobo", action="store_true",
+                        help="skip leave-one-benchmark-out and the information table")
     parser.add_argument("--tpe-seeds", type=int, default=0)
     args = parser.parse_args()
+    count_models = [m for m in args.models.split(",") if m and m != "none"]
+    learned = [m for m in args.strategies.split(",") if m and m != "none"]
+    unknown = set(count_models) - set(COUNT_MODELS) | set(learned) - {"knn", "xgb"}
+    if unknown:
+        parser.error(f"unknown model or strategy {sorted(unknown)[0]!r}")
 
     samples = load_samples(args.samples)
     samples = samples[samples[BENCHMARK].isin(list(LIFT_SPACES))].reset_index(drop=True)
@@ -148,6 +164,30 @@ def main() -> int:
     print(f"# Lift evaluation on the H100 ({len(samples)} variants, "
           f"{samples[BENCHMARK].nunique()} benchmarks, inputs "
           f"{', '.join(map(str, LIFT_SIZES))}^2)\n")
+    if not args.no_lobo:
+        table, nmi = lobo_part(samples)
+    explored, curves = explore(args.samples, count_models, learned, args.tpe_seeds)
+    print("\n## Exploration, replayed (every cost counted)\n", flush=True)
+    summary = exploration_summary(explored)
+    print(summary.round(3).to_string(index=False))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        if not args.no_lobo:
+            table.to_csv(args.out / "lift-lobo.csv", index=False)
+            nmi.to_csv(args.out / "lift-nmi.csv", index_label="feature")
+        explored.to_csv(args.out / "lift-exploration.csv", index=False)
+        summary.to_csv(args.out / "lift-exploration-summary.csv", index=False)
+        curves.to_csv(args.out / "lift-curves.csv.gz", index=False)
+    if "knn" in learned:
+        knn = summary[summary.strategy == "knn"].iloc[0]
+        print(f"\nGoal (kNN, LOBO): 90 % in {knn.mean_runs_to_90:.2f} runs on average "
+              f"(goal 2), 95 % in {knn.mean_runs_to_95:.2f} (goal 3), time to 90 % "
+              f"{knn.time_saving_vs_random_90_geomean:.1f}x less than random (geometric "
+              f"mean; goal 30x)")
+    return 0 if all(math.isfinite(v) for v in summary.mean_runs_to_90) else 1
+
+
+def lobo_part(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     table = lobo(samples)
     print("## Leave one benchmark out (expected runs over tied predictions)\n")
     print(lobo_summary(table).round(2).to_string(index=False))
@@ -158,25 +198,8 @@ def main() -> int:
     nmi = information_frame(feature_information(samples))
     nmi["mean"] = nmi.mean(axis=1)
     print("\n## Normalized mutual information with normalized throughput (Figure 4)\n")
-    print(nmi.sort_values("mean", ascending=False).round(3).to_string())
-
-    print("\n## Exploration, replayed (every cost counted)\n", flush=True)
-    explored, curves = explore(args.samples, not args.no_count_model, args.tpe_seeds)
-    summary = exploration_summary(explored)
-    print(summary.round(3).to_string(index=False))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out / "lift-lobo.csv", index=False)
-        nmi.to_csv(args.out / "lift-nmi.csv", index_label="feature")
-        explored.to_csv(args.out / "lift-exploration.csv", index=False)
-        summary.to_csv(args.out / "lift-exploration-summary.csv", index=False)
-        curves.to_csv(args.out / "lift-curves.csv.gz", index=False)
-    knn = summary[summary.strategy == "knn"].iloc[0]
-    print(f"\nGoal (kNN, LOBO): 90 % in {knn.mean_runs_to_90:.2f} runs on average "
-          f"(goal 2), 95 % in {knn.mean_runs_to_95:.2f} (goal 3), time to 90 % "
-          f"{knn.time_saving_vs_random_90_geomean:.1f}x less than random (geometric "
-          f"mean; goal 30x)")
-    return 0 if all(math.isfinite(v) for v in summary.mean_runs_to_90) else 1
+    print(nmi.sort_values("mean", ascending=False).round(3).to_string(), flush=True)
+    return table, nmi
 
 
 if __name__ == "__main__":
