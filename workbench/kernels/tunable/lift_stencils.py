@@ -19,9 +19,10 @@ written as loopy transformations of one template per structure):
   once per group, then read from there);
 * ``unroll``: the coarsening loops unrolled by loopy (``unr``) or left as loops.
 
-Grids read only at the centre (Hotspot's power, SRAD2's coefficient is not) are read
-from global memory in every variant.  SRAD2 reads its coefficient at three points and
-its image at five (Rodinia's ``srad_cuda_2``); the paper's table counts three.
+A grid read only at the centre (Hotspot's power) is read from global memory in every
+variant; a grid read at any neighbour gets a tile.  SRAD2 reads its coefficient at
+three points and its image at five (Rodinia's ``srad_cuda_2``); the paper's table
+counts three.
 
 Templates keep every number symbolic (``L0 = bx``, ``L1 = by``, ``C = cy``,
 ``X = cx``, the group counts, ``R`` rows swept), so one property or feature
@@ -35,8 +36,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import loopy as lp
-from loopy.symbolic import parse as loopy_parse
 import numpy as np
+from loopy.symbolic import parse as loopy_parse
 from pymbolic import evaluate as pymbolic_evaluate
 
 from workbench.kernels.tunable.common import Template, symbols, template_kernel
