@@ -27,7 +27,6 @@ from workbench.measure.campaign import (
     OVERHEAD_KERNEL,
     Campaign,
     CampaignSettings,
-    CampaignTimings,
     Progress,
 )
 from workbench.measure.runner import ConfigurationFailed
@@ -51,14 +50,6 @@ class DistributedCampaign(Campaign):
         self._planned = 0
         self._began = time.perf_counter()
         self._on_progress: Callable[[Progress], None] | None = None
-
-    def run(self, on_progress: Callable[[Progress], None] | None = None, *,
-            should_stop: Callable[[], bool] | None = None) -> CampaignTimings:
-        for _ in self.iterate(on_progress, should_stop=should_stop):
-            pass
-        if not self.timings.stopped:
-            self.store.finish_campaign(self.campaign_id)
-        return self.timings
 
     def iterate(self, on_progress: Callable[[Progress], None] | None = None, *,
                 should_stop: Callable[[], bool] | None = None) -> Iterator[Measurement]:

@@ -19,11 +19,11 @@ import pandas as pd
 from workbench.errors import ModelError
 from workbench.models.ir_features.samples import (
     BENCHMARK,
-    FEATURES,
     INPUT,
     TARGET,
     check_features,
     check_samples,
+    feature_matrix,
 )
 
 OBJECTIVES = ("rank:ndcg", "rank:pairwise", "reg:squarederror")
@@ -79,7 +79,7 @@ class IRBoostedModel:
         if len(features) == 0:
             return np.empty(0)
         return np.asarray(self.booster.predict(
-            features.loc[:, list(FEATURES)].to_numpy(dtype=float)), dtype=float)
+            feature_matrix(features)), dtype=float)
 
 
 def fit_ir_boosted(samples: pd.DataFrame, config: BoostedConfig = BoostedConfig()
@@ -97,11 +97,11 @@ def fit_ir_boosted(samples: pd.DataFrame, config: BoostedConfig = BoostedConfig(
         sizes = ordered.groupby([BENCHMARK, INPUT], sort=False).size().to_numpy()
         grades = np.floor(ordered[TARGET].to_numpy(dtype=float) * config.grades)
         booster = xgboost.XGBRanker(objective=config.objective, **common)
-        booster.fit(ordered.loc[:, list(FEATURES)].to_numpy(dtype=float),
+        booster.fit(feature_matrix(ordered),
                     grades.astype(int), group=sizes)
     else:
         booster = xgboost.XGBRegressor(objective=config.objective, **common)
-        booster.fit(samples.loc[:, list(FEATURES)].to_numpy(dtype=float),
+        booster.fit(feature_matrix(samples),
                     samples[TARGET].to_numpy(dtype=float))
     return IRBoostedModel(config, booster, tuple(pd.unique(samples[BENCHMARK])),
                           len(samples))

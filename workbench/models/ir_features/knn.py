@@ -21,10 +21,10 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from workbench.errors import ModelError
 from workbench.models.ir_features.samples import (
     BENCHMARK,
-    FEATURES,
     TARGET,
     check_features,
     check_samples,
+    feature_matrix,
 )
 
 
@@ -82,7 +82,7 @@ class IRKNNModel:
         check_features(features, "the variants to predict")
         if len(features) == 0:
             return np.empty(0)
-        return self.pipeline.predict(features.loc[:, list(FEATURES)].to_numpy(dtype=float))
+        return self.pipeline.predict(feature_matrix(features))
 
 
 def fit_ir_knn(samples: pd.DataFrame, config: KNNConfig = KNNConfig()) -> IRKNNModel:
@@ -93,6 +93,6 @@ def fit_ir_knn(samples: pd.DataFrame, config: KNNConfig = KNNConfig()) -> IRKNNM
         raise ModelError(f"the training set has {len(samples)} variant(s), fewer than "
                          f"the {config.neighbors} neighbours kNN averages")
     pipeline = config.pipeline()
-    pipeline.fit(samples.loc[:, list(FEATURES)].to_numpy(dtype=float),
+    pipeline.fit(feature_matrix(samples),
                  samples[TARGET].to_numpy(dtype=float))
     return IRKNNModel(config, pipeline, tuple(pd.unique(samples[BENCHMARK])), len(samples))

@@ -71,12 +71,18 @@ def space_samples(space: TuningSpace, evaluations: Mapping[str, Evaluation],
                       benchmark or space.name, label)
 
 
+def feature_matrix(frame: pd.DataFrame) -> np.ndarray:
+    """The feature columns of ``frame`` as floats, in Table 1's order (what the models
+    fit and predict on)."""
+    return frame.loc[:, list(FEATURES)].to_numpy(dtype=float)
+
+
 def check_features(frame: pd.DataFrame, what: str) -> None:
     """A ModelError unless ``frame`` has every feature column, all finite."""
     absent = [c for c in FEATURES if c not in frame.columns]
     if absent:
         raise ModelError(f"{what} lacks feature column(s) {', '.join(absent)}")
-    values = frame.loc[:, list(FEATURES)].to_numpy(dtype=float)
+    values = feature_matrix(frame)
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = np.argwhere(bad)[0]
