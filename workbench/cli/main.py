@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
         measure_cmds,
         model_cmds,
         predict_cmds,
+        store_cmds,
         tiling_cmds,
         tune_cmds,
         volume_cmds,
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     volume_cmds.add_parsers(sub)
     tiling_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
+    store_cmds.add_parsers(sub)
     return parser
 
 

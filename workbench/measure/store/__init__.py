@@ -38,6 +38,9 @@ The package, by concept (each module imports only those listed before it):
   campaigns, and recording measurements;
 * :mod:`~workbench.measure.store.queries`: reading measurements, devices and
   campaigns back;
+* :mod:`~workbench.measure.store.compressed`: stores shipped xz-compressed
+  (``X.sqlite.xz``), read through a decompressed cache, and the name fallback
+  (:func:`resolve_store_path`) that finds ``X.sqlite.xz`` for ``X.sqlite``;
 * this module: :class:`MeasurementStore`, composed of the writer and the queries,
   and where the store lives (:func:`default_store_path`).
 """
@@ -50,6 +53,14 @@ from pathlib import Path
 
 from workbench.errors import StoreError
 from workbench.measure.store import schema
+from workbench.measure.store.compressed import (
+    cached_copy,
+    is_compressed,
+    readable_file,
+    resolve_store_path,
+    unpack,
+    writable_copy_hint,
+)
 from workbench.measure.store.queries import StoreReader
 from workbench.measure.store.records import (
     DISCARD_FIRST,
@@ -65,7 +76,7 @@ from workbench.measure.store.writer import StoreWriter
 __all__ = [
     "APPLICATION_ID", "DISCARD_FIRST", "SCHEMA_VERSION", "STORE_ENV_VAR", "TIMED_RUNS",
     "Campaign", "ConfigKey", "Measurement", "MeasurementStore", "Status",
-    "default_store_path",
+    "default_store_path", "readable_file", "resolve_store_path", "unpack",
 ]
 
 #: Environment variable that overrides :func:`default_store_path`.
@@ -112,13 +123,26 @@ class MeasurementStore(StoreWriter, StoreReader):
         not a store, was written by a newer workbench, or has an older schema
         version with no migration to this one. An older store that can be migrated
         is, when opened for writing; opened read-only, it is read as it is.
+
+        A store shipped compressed (``X.sqlite.xz``, or ``X.sqlite`` when only
+        ``X.sqlite.xz`` exists) opens read-only from a decompressed copy in the
+        user's cache (:mod:`~workbench.measure.store.compressed`); opening it for
+        writing raises :class:`StoreError` saying how to unpack a writable copy.
         """
         store_path = Path(path).expanduser() if path is not None else default_store_path()
         if readonly:
             create = False
-        schema.check_file(store_path, create=create)
+        file_path = store_path
+        if not store_path.exists():
+            file_path = resolve_store_path(store_path) or store_path
+        if is_compressed(file_path):
+            if not readonly:
+                raise StoreError(f"measurement store {file_path} is compressed and opens "
+                                 f"only read-only: {writable_copy_hint(file_path)}")
+            file_path = cached_copy(file_path)
+        schema.check_file(file_path, create=create)
 
-        uri = store_path.resolve().as_uri() + ("?mode=ro" if readonly else "?mode=rwc")
+        uri = file_path.resolve().as_uri() + ("?mode=ro" if readonly else "?mode=rwc")
         try:
             # isolation_level=None: no implicit transactions; the store issues
             # BEGIN IMMEDIATE / COMMIT itself so that each record is one transaction.
