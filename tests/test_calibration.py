@@ -12,6 +12,7 @@ from workbench.measure import (
     Campaign, CampaignSettings, MeasurementStore, Status, find_device, list_devices,
     open_device,
 )
+from workbench.measure.store import resolve_store_path
 from workbench.models import UnifiedLinearModel, build_dataset, load_model
 from workbench.kernels import KernelRole, all_kernels
 from workbench.reports import table1
@@ -103,7 +104,8 @@ def test_interrupted_campaign_resumes_where_it_stopped(tmp_path):
     assert len(keys) == len(set(keys)) == 3 + timings.measured
 
 
-@pytest.mark.skipif(not (H100 / "measurements.sqlite").exists(), reason="no shipped H100 data")
+@pytest.mark.skipif(resolve_store_path(H100 / "measurements.sqlite") is None,
+                    reason="no shipped H100 data")
 def test_refit_from_the_shipped_h100_store_reproduces_weights_and_table1():
     shipped = json.loads((H100 / "weights-linear.json").read_text())
     with MeasurementStore.open(H100 / "measurements.sqlite", create=False,

@@ -12,6 +12,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.errors import ModelError, TuningError
+from workbench.measure.store import resolve_store_path
 from workbench.models import get_family, load_model, save_model
 from workbench.models.ir_features import (
     BoostedConfig,
@@ -31,7 +32,7 @@ from workbench.tuning.ir_training import training_frame
 H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
 SAMPLES = H100 / "ir-samples.csv"
 LIFT = H100 / "lift.sqlite"
-pytestmark = pytest.mark.skipif(not (SAMPLES.exists() and LIFT.exists()),
+pytestmark = pytest.mark.skipif(not SAMPLES.exists() or resolve_store_path(LIFT) is None,
                                 reason="no shipped Lift data")
 
 

@@ -23,7 +23,7 @@ from workbench.errors import StoreError, WorkbenchError
 from workbench.measure.provenance import DeviceIdentity, library_versions, utc_now_iso
 from workbench.measure.store import (
     APPLICATION_ID, SCHEMA_VERSION, ConfigKey, Measurement, MeasurementStore, Status,
-    default_store_path, schema,
+    default_store_path, readable_file, resolve_store_path, schema,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -298,9 +298,9 @@ def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     """A temporary copy of a store at today's version, to migrate to a pretend next one."""
     copy = tmp_path / "copy.sqlite"
     if request.param == "shipped":
-        if not SHIPPED_STORE.exists():
+        if resolve_store_path(SHIPPED_STORE) is None:
             pytest.skip("no shipped H100 store")
-        shutil.copyfile(SHIPPED_STORE, copy)
+        shutil.copyfile(readable_file(SHIPPED_STORE), copy)  # shipped compressed
     else:
         source = tmp_path / "source.sqlite"
         with MeasurementStore.open(source) as store:

@@ -14,6 +14,7 @@ go = pytest.importorskip("plotly.graph_objects")
 
 from plotly.utils import PlotlyJSONEncoder  # noqa: E402
 
+from workbench.measure.store import resolve_store_path  # noqa: E402
 from workbench.models import load_model  # noqa: E402
 from workbench.ui import (  # noqa: E402
     Dashboard,
@@ -29,7 +30,7 @@ STORE = H100 / "measurements.sqlite"
 LINEAR = H100 / "weights-linear.json"
 STUDY = H100 / "block-study-predicted.csv"
 
-pytestmark = pytest.mark.skipif(not (STORE.exists() and LINEAR.exists()),
+pytestmark = pytest.mark.skipif(resolve_store_path(STORE) is None or not LINEAR.exists(),
                                 reason="no shipped H100 data")
 
 

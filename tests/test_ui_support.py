@@ -13,6 +13,7 @@ import pytest
 from workbench.errors import DeviceError, ParameterError, UnknownNameError
 from workbench.kernels import parse_parameters
 from workbench.measure import MeasurementStore
+from workbench.measure.store import resolve_store_path
 from workbench.measure.samples import shipped_data
 from workbench.models import load_model, load_store_dataset, store_device
 from workbench.reports import (
@@ -25,7 +26,7 @@ from workbench.reports.heatmaps import block_study_grid, grid_cases, group_size_
 
 ROOT = Path(__file__).resolve().parents[1]
 H100 = ROOT / "sample_data" / "h100"
-needs_h100 = pytest.mark.skipif(not (H100 / "measurements.sqlite").exists(),
+needs_h100 = pytest.mark.skipif(resolve_store_path(H100 / "measurements.sqlite") is None,
                                 reason="no shipped H100 data")
 
 

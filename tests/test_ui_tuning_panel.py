@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("plotly")
 
+from workbench.measure.store import resolve_store_path  # noqa: E402
 from workbench.models import load_model  # noqa: E402
 from workbench.reports.tuning import exploration_figure  # noqa: E402
 from workbench.tuning.catalog import get_space  # noqa: E402
@@ -24,7 +25,7 @@ H100 = ROOT / "sample_data" / "h100"
 TUNING = H100 / "tuning.sqlite"
 LINEAR = H100 / "weights-linear.json"
 
-needs_h100 = pytest.mark.skipif(not (TUNING.exists() and LINEAR.exists()),
+needs_h100 = pytest.mark.skipif(resolve_store_path(TUNING) is None or not LINEAR.exists(),
                                 reason="no shipped H100 tuning data")
 
 
@@ -208,7 +209,7 @@ def test_the_dashboard_has_the_tuning_panel_on_its_session(pocl):
 
 @needs_h100
 def test_a_lift_space_replays_the_learned_rankers_from_its_own_store():
-    if not (H100 / "lift.sqlite").exists():
+    if resolve_store_path(H100 / "lift.sqlite") is None:
         pytest.skip("no shipped Lift measurements")
     panel = TuningPanel(models={})
     panel.space.value = "lift_jacobi5"

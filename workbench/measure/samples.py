@@ -1,6 +1,7 @@
 """The measured data shipped with the workbench (``sample_data/<device>/``).
 
-Each folder holds a device's measurement store (``measurements.sqlite``), its fitted
+Each folder holds a device's measurement store (``measurements.sqlite``, shipped
+xz-compressed as ``measurements.sqlite.xz`` and opened directly), its fitted
 models (``weights-*.json``) and block-size studies
 (``block-study-predicted*.csv``), so that the data can be explored and compared
 without that device.
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import StoreError
-from workbench.measure.store import MeasurementStore
+from workbench.measure.store import MeasurementStore, resolve_store_path
 
 STORE_FILE = "measurements.sqlite"
 LINEAR_WEIGHTS_FILE = "weights-linear.json"
@@ -53,7 +54,8 @@ def shipped_data(root: str | Path | None = None) -> tuple[ShippedData, ...]:
     if root is None or not root.is_dir():
         return ()
     found = []
-    for folder in sorted(p for p in root.iterdir() if (p / STORE_FILE).is_file()):
+    for folder in sorted(p for p in root.iterdir()
+                         if resolve_store_path(p / STORE_FILE) is not None):
         try:
             with MeasurementStore.open(folder / STORE_FILE, create=False,
                                        readonly=True) as store:

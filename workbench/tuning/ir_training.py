@@ -23,6 +23,7 @@ SHIPPED_STORES = (Path("h100") / "lift.sqlite", Path("h100") / "tuning.sqlite")
 def shipped_training() -> list[Path]:
     """The shipped sample file, else the shipped stores; [] without sample data."""
     from workbench.measure.samples import sample_data_root
+    from workbench.measure.store import resolve_store_path
     from workbench.models.ir_features.samples import shipped_samples
 
     samples = shipped_samples()
@@ -31,7 +32,7 @@ def shipped_training() -> list[Path]:
     root = sample_data_root()
     if root is None:
         return []
-    return [root / p for p in SHIPPED_STORES if (root / p).is_file()]
+    return [root / p for p in SHIPPED_STORES if resolve_store_path(root / p) is not None]
 
 
 def stored_samples(stores: Sequence[str | Path], spaces: Sequence[str] | None = None

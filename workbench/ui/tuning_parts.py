@@ -9,6 +9,7 @@ from pathlib import Path
 
 from workbench.errors import TuningError, WorkbenchError
 from workbench.measure.samples import sample_data_root
+from workbench.measure.store import resolve_store_path
 from workbench.tuning.catalog import LIFT_SPACES, TIMETILED_SPACES
 from workbench.tuning.replay import ReplayEvaluator
 from workbench.ui.session import DATA_LOCK
@@ -123,7 +124,7 @@ class ReplaySpace:
 def shipped_path(relative: Path) -> Path | None:
     root = sample_data_root()
     path = root / relative if root is not None else None
-    return path if path is not None and path.is_file() else None
+    return path if path is not None and resolve_store_path(path) is not None else None
 
 
 def replay_stores(name: str, replay_store: Path | None) -> list[Path]:
