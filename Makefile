@@ -27,7 +27,7 @@ browser:
 
 demo: setup
 	@mkdir -p $(DEMO)
-	@if [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
+	@if [ -f sample_data/h100/measurements-fp64.sqlite.xz ] || [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
 	  echo "== What the shipped NVIDIA H100 data shows (sample_data/h100, both precisions) =="; \
 	  $(PY) -m workbench report --store sample_data/h100/measurements-fp64.sqlite \
 	    --store sample_data/h100/unseen.sqlite --weights sample_data/h100/weights-linear-fp64.json; \
