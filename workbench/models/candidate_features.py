@@ -1,0 +1,161 @@
+"""Count features of candidates, for every count-based family alike.
+
+A family names the features it reads (:class:`~workbench.models.expressions.features`
+references); this module computes them from what each candidate carries:
+
+* a point of a tuning space with templates: the space's template of the point's
+  *structure* is counted once, symbolically in the point's numbers, and the counts
+  are evaluated for every point of that structure at once (sub-group counts need the
+  work-group shape as numbers, so those count once per structure and shape; AFR
+  constraints need footprints, which ISL cannot count from a template's products of
+  numbers, so one built point's footprint per structure stands for all);
+* any other candidate (a catalog kernel, a user's kernel, a point of a space written
+  as a ``kernel(point)`` factory): its kernel's properties
+  (:func:`~workbench.properties.kernel_properties`), once per build, evaluated for
+  all of that build's size parameters at once.
+
+A candidate whose kernel cannot be counted gets NaN features and an error string;
+the others are unaffected.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Sequence
+
+import loopy as lp
+import numpy as np
+
+from workbench.errors import ModelError, WorkbenchError
+from workbench.kernels.candidate import Candidate
+from workbench.models.expressions.feature_values import build_feature_values
+from workbench.models.expressions.features import AccessFilter, FeatureRef
+from workbench.properties import Granularity, extract_properties, kernel_properties
+
+#: Template numbers that are a work group's extents, per hardware axis.
+GROUP_SYMBOLS = ("L0", "L1", "L2")
+
+
+def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
+    for c in candidates:
+        if c.space is not None and getattr(c.space, "sequence", None) is not None:
+            raise ModelError(
+                f"a point of {c.space.name} is a sequence of launches, and this model "
+                "predicts one kernel: rank time-tiled spaces with the tiling model "
+                "(--model tiling)")
+
+
+@functools.lru_cache(maxsize=128)
+def _template_workitem_properties(space, structure: tuple, with_footprints: bool):
+    """Work-item properties of a space's template, symbolic in every number."""
+    template = space.template_for(structure)
+    workitem = extract_properties(template.kernel)
+    if with_footprints:
+        example = next(p for p in space.points() if space.structure_of(p) == structure)
+        concrete = extract_properties(space.build(example))
+        for array in workitem.access_model.arrays:
+            workitem.assume_footprint(concrete.footprint(array))
+    return workitem
+
+
+@functools.lru_cache(maxsize=128)
+def _template_group_properties(space, structure: tuple, group: tuple, granularity,
+                               subgroup_size):
+    template = space.template_for(structure)
+    kernel = lp.fix_parameters(template.kernel, **dict(group))
+    return extract_properties(kernel, granularity=granularity, subgroup_size=subgroup_size)
+
+
+def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
+                     needs_afr: bool, out: dict, errors: list) -> None:
+    by_key: dict[tuple, list[int]] = defaultdict(list)
+    subgroup = granularity is Granularity.SUBGROUP
+    for i in idx:
+        point = candidates[i].point
+        key = (space.structure_of(point),)
+        if subgroup:
+            key += (tuple(space.group_size(point)),)
+        by_key[key].append(i)
+    for key, members in by_key.items():
+        structure = key[0]
+        try:
+            workitem = _template_workitem_properties(space, structure, needs_afr)
+            bound = [space.bindings(candidates[i].point) for i in members]
+            props = workitem
+            if subgroup:
+                template = space.template_for(structure)
+                group = tuple((s, int(bound[0][s])) for s in GROUP_SYMBOLS
+                              if s in template.symbols)
+                props = _template_group_properties(space, structure, group, granularity,
+                                                   subgroup_size)
+            names = set(props.parameters) | set(workitem.parameters)
+            params = {s: np.array([b[s] for b in bound]) for s in names}
+            values = build_feature_values(props, refs, params, workitem_props=workitem)
+        except (WorkbenchError, ValueError, KeyError, StopIteration) as err:
+            for i in members:
+                errors[i] = f"{type(err).__name__}: {err}"
+            continue
+        for name, v in values.items():
+            out[name][members] = v
+
+
+def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,
+                   needs_afr: bool, out: dict, errors: list) -> None:
+    first = candidates[members[0]]
+    try:
+        common = dict(variant=first.variant, dtype=first.dtype, group_size=first.group_size)
+        if first.space is not None:
+            common = dict(variant="default", dtype=first.dtype,
+                          group_size=first.spec.fixed_group_size)
+        spec = first.spec
+        props = kernel_properties(spec, granularity=granularity,
+                                  subgroup_size=subgroup_size, **common)
+        workitem = props
+        if needs_afr and granularity is not Granularity.WORKITEM:
+            workitem = kernel_properties(spec, granularity=Granularity.WORKITEM, **common)
+        given = [candidates[i].params_dict for i in members]
+        names = sorted(set(props.parameters).union(*given))
+        missing = [p for p in props.parameters if any(p not in g for g in given)]
+        if missing:
+            raise ModelError(f"kernel {spec.name!r} needs value(s) for {', '.join(missing)}")
+        params = {p: np.array([g[p] for g in given]) for p in names
+                  if all(p in g for g in given)}
+        values = build_feature_values(props, refs, params, workitem_props=workitem)
+    except (WorkbenchError, ValueError, KeyError) as err:
+        for i in members:
+            errors[i] = f"{type(err).__name__}: {err}"
+        return
+    for name, v in values.items():
+        out[name][members] = v
+
+
+def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[FeatureRef], *,
+                             granularity: Granularity | str = Granularity.WORKITEM,
+                             subgroup_size: int | None = None
+                             ) -> tuple[dict[str, np.ndarray], list[str | None]]:
+    """The count features ``refs`` of every candidate, and an error per candidate that
+    could not be counted (its features are NaN)."""
+    granularity = Granularity(granularity)
+    candidates = list(candidates)
+    _refuse_sequences(candidates)
+    n = len(candidates)
+    out = {r.name: np.full(n, np.nan) for r in refs}
+    errors: list[str | None] = [None] * n
+    needs_afr = any(isinstance(r, AccessFilter) and r.afr is not None for r in refs)
+    templated: dict[object, list[int]] = defaultdict(list)
+    builds: dict[tuple, list[int]] = defaultdict(list)
+    for i, c in enumerate(candidates):
+        if c.space is not None and getattr(c.space, "template", None) is not None:
+            templated[c.space].append(i)
+        elif c.space is not None:
+            builds[("point", id(c.space), c.variant)].append(i)
+        else:
+            builds[(c.kernel, c.variant, c.dtype, tuple(c.group_size))].append(i)
+    for space, idx in templated.items():
+        _template_values(space, idx, candidates, refs, granularity, subgroup_size,
+                         needs_afr, out, errors)
+    for members in builds.values():
+        _kernel_values(members, candidates, refs, granularity, subgroup_size, needs_afr,
+                       out, errors)
+    return out, errors
