@@ -16,11 +16,21 @@ references); this module computes them from what each candidate carries:
 
 A candidate whose kernel cannot be counted gets NaN features and an error string;
 the others are unaffected.
+
+Points of a factory space cost a build and a count each (tens of milliseconds): they
+are counted on every core (forked workers, ``WORKBENCH_RANK_JOBS`` sets how many; 1
+counts in this process), and their features are remembered per space and point, so a
+second ranking of the same space (another strategy, another model reading the same
+features) costs nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import multiprocessing
+import os
+import sys
+import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -130,6 +140,79 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
         out[name][members] = v
 
 
+#: features of factory-space points already counted: space -> {(label, granularity,
+#: sub-group size, feature name): value or error}
+_POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: what forked workers read: set just before the fork, so nothing is pickled but results
+_FORKED: tuple = ()
+#: below this many points, forking costs more than it saves
+_PARALLEL_FROM = 8
+
+
+def rank_jobs() -> int:
+    """Worker processes for counting factory points: ``WORKBENCH_RANK_JOBS`` or every
+    core; 1 where fork is not available."""
+    if sys.platform != "linux":
+        return 1
+    try:
+        return max(1, int(os.environ.get("WORKBENCH_RANK_JOBS", "0"))) \
+            if os.environ.get("WORKBENCH_RANK_JOBS") else max(1, os.cpu_count() or 1)
+    except ValueError:
+        return 1
+
+
+def _count_point(i: int):
+    candidates, refs, granularity, subgroup_size, needs_afr = _FORKED
+    out = {r.name: np.full(1, np.nan) for r in refs}
+    errors: list[str | None] = [None]
+    _kernel_values([0], [candidates[i]], refs, granularity, subgroup_size, needs_afr,
+                   out, errors)
+    return i, {k: float(v[0]) for k, v in out.items()}, errors[0]
+
+
+def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
+                    needs_afr: bool, out: dict, errors: list) -> None:
+    """Points of factory spaces: from the cache, else built and counted on every core."""
+    global _FORKED
+    names = tuple(r.name for r in refs)
+    todo = []
+    for i in idx:
+        c = candidates[i]
+        cached = _POINT_CACHE.get(c.space, {}).get((c.variant, granularity, subgroup_size,
+                                                    names))
+        if cached is None:
+            todo.append(i)
+            continue
+        values, error = cached
+        errors[i] = error
+        for name in names:
+            out[name][i] = values[name]
+    if not todo:
+        return
+    jobs = min(rank_jobs(), len(todo))
+    if jobs > 1 and len(todo) >= _PARALLEL_FROM:
+        _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                results = list(pool.imap_unordered(_count_point, todo,
+                                                   chunksize=max(1, len(todo) // (4 * jobs))))
+        finally:
+            _FORKED = ()
+    else:
+        _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
+        try:
+            results = [_count_point(i) for i in todo]
+        finally:
+            _FORKED = ()
+    for i, values, error in results:
+        c = candidates[i]
+        _POINT_CACHE.setdefault(c.space, {})[(c.variant, granularity, subgroup_size,
+                                              names)] = (values, error)
+        errors[i] = error
+        for name in names:
+            out[name][i] = values[name]
+
+
 def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[FeatureRef], *,
                              granularity: Granularity | str = Granularity.WORKITEM,
                              subgroup_size: int | None = None
@@ -144,17 +227,21 @@ def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[Fea
     errors: list[str | None] = [None] * n
     needs_afr = any(isinstance(r, AccessFilter) and r.afr is not None for r in refs)
     templated: dict[object, list[int]] = defaultdict(list)
+    factory_points: list[int] = []
     builds: dict[tuple, list[int]] = defaultdict(list)
     for i, c in enumerate(candidates):
         if c.space is not None and getattr(c.space, "template", None) is not None:
             templated[c.space].append(i)
         elif c.space is not None:
-            builds[("point", id(c.space), c.variant)].append(i)
+            factory_points.append(i)
         else:
             builds[(c.kernel, c.variant, c.dtype, tuple(c.group_size))].append(i)
     for space, idx in templated.items():
         _template_values(space, idx, candidates, refs, granularity, subgroup_size,
                          needs_afr, out, errors)
+    if factory_points:
+        _factory_values(factory_points, candidates, refs, granularity, subgroup_size,
+                        needs_afr, out, errors)
     for members in builds.values():
         _kernel_values(members, candidates, refs, granularity, subgroup_size, needs_afr,
                        out, errors)

@@ -252,7 +252,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             pre = prepare(kernel)
             ops = op_counts(pre, granularity, subgroup_size)
             mem = access_counts(pre, granularity, subgroup_size)
-            sync = lp.get_synchronization_map(kernel, subgroup_size=subgroup_size or 1)
+            sync = lp.get_synchronization_map(pre, subgroup_size=subgroup_size or 1)
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
