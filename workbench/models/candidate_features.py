@@ -4,11 +4,11 @@ A family names the features it reads (:class:`~workbench.models.expressions.feat
 references); this module computes them from what each candidate carries:
 
 * a point of a tuning space with templates: the space's template of the point's
-  *structure* is counted once, symbolically in the point's numbers, and the counts
-  are evaluated for every point of that structure at once (sub-group counts need the
-  work-group shape as numbers, so those count once per structure and shape; AFR
-  constraints need footprints, which ISL cannot count from a template's products of
-  numbers, so one built point's footprint per structure stands for all);
+  *structure* is counted once, symbolically in the point's numbers (its group shape
+  included, at sub-group granularity too), and the counts are evaluated for every
+  point of that structure at once (AFR constraints need footprints, which ISL cannot
+  count from a template's products of numbers, so one built point's footprint per
+  structure stands for all);
 * any other candidate (a catalog kernel, a user's kernel, a point of a space written
   as a ``kernel(point)`` factory): its kernel's properties
   (:func:`~workbench.properties.kernel_properties`), once per build, evaluated for
@@ -34,7 +34,6 @@ import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 
-import loopy as lp
 import numpy as np
 
 from workbench.errors import ModelError, WorkbenchError
@@ -42,10 +41,6 @@ from workbench.kernels.candidate import Candidate
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.properties import Granularity, extract_properties, kernel_properties
-
-#: Template numbers that are a work group's extents, per hardware axis.
-GROUP_SYMBOLS = ("L0", "L1", "L2")
-
 
 def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
     for c in candidates:
@@ -70,35 +65,25 @@ def _template_workitem_properties(space, structure: tuple, with_footprints: bool
 
 
 @functools.lru_cache(maxsize=128)
-def _template_group_properties(space, structure: tuple, group: tuple, granularity,
-                               subgroup_size):
-    template = space.template_for(structure)
-    kernel = lp.fix_parameters(template.kernel, **dict(group))
-    return extract_properties(kernel, granularity=granularity, subgroup_size=subgroup_size)
+def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
+    """Sub-group properties of a template, symbolic in the group shape too (the
+    sub-groups per group are an expression of it: :mod:`workbench.properties.counting`)."""
+    return extract_properties(space.template_for(structure).kernel,
+                              granularity=Granularity.SUBGROUP, subgroup_size=subgroup_size)
 
 
 def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
                      needs_afr: bool, out: dict, errors: list) -> None:
-    by_key: dict[tuple, list[int]] = defaultdict(list)
-    subgroup = granularity is Granularity.SUBGROUP
+    by_structure: dict[tuple, list[int]] = defaultdict(list)
     for i in idx:
-        point = candidates[i].point
-        key = (space.structure_of(point),)
-        if subgroup:
-            key += (tuple(space.group_size(point)),)
-        by_key[key].append(i)
-    for key, members in by_key.items():
-        structure = key[0]
+        by_structure[space.structure_of(candidates[i].point)].append(i)
+    for structure, members in by_structure.items():
         try:
             workitem = _template_workitem_properties(space, structure, needs_afr)
-            bound = [space.bindings(candidates[i].point) for i in members]
             props = workitem
-            if subgroup:
-                template = space.template_for(structure)
-                group = tuple((s, int(bound[0][s])) for s in GROUP_SYMBOLS
-                              if s in template.symbols)
-                props = _template_group_properties(space, structure, group, granularity,
-                                                   subgroup_size)
+            if granularity is Granularity.SUBGROUP:
+                props = _template_subgroup_properties(space, structure, subgroup_size)
+            bound = [space.bindings(candidates[i].point) for i in members]
             names = set(props.parameters) | set(workitem.parameters)
             params = {s: np.array([b[s] for b in bound]) for s in names}
             values = build_feature_values(props, refs, params, workitem_props=workitem)
