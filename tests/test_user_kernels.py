@@ -153,3 +153,37 @@ def test_a_user_space_is_ranked_by_every_strategy_in_replay(measured_user_space,
     assert doc["evaluations"] == 4 and doc["failed"] == 0
     if strategy[0] != "random" and strategy[0] != "tpe":
         assert doc["choosing_s"] > 0     # the ranking's cost is counted
+
+
+def test_no_prediction_is_below_the_physical_floor():
+    from workbench.models.floors import Bound, model_floors
+
+    candidates = _user_candidates()
+    # the float32 linear weights know no float64 work: they predict the float64 matmul
+    # far below what its flops take at the H100's peak
+    linear = load_model(H100 / "weights-linear.json")
+    result = predict(linear, [candidates["matmul"]])
+    floor = result.floors[0]
+    assert floor.bound is Bound.FLOPS
+    assert floor.seconds == pytest.approx(2 * 1024 ** 3 / 33454.1e9, rel=1e-6)
+    assert result.raw_seconds[0] < floor.seconds == result.seconds[0]
+    assert result.broken[0].startswith("flops")
+    unfloored = predict(linear, [candidates["matmul"]], floors=False)
+    assert unfloored.seconds[0] == result.raw_seconds[0] and unfloored.raw_seconds is None
+    # a large copy's DRAM floor: its footprint beyond the L2, at the peak bandwidth
+    big = Candidate.of(resolve_kernel(f"{KERNELS}:saxpy"), {"n": 1 << 26})
+    device = model_floors(linear)
+    for model in _models().values():
+        result = predict(model, [big])
+        if result.unit != "s":
+            assert result.raw_seconds is None      # relative times have no floor
+            continue
+        assert result.seconds[0] >= result.floors[0].seconds
+        dram = (2 * 4 * (1 << 26) - device.l2_bytes) / device.dram_peak_Bps
+        counted = dict(result.floors[0].parts).get(Bound.DRAM)
+        assert counted is None or counted == pytest.approx(dram, rel=1e-9)
+        assert counted is not None or result.seconds[0] > dram
+    # a device without floors (pocl, a user's calibration) predicts unchanged
+    assert model_floors(load_model(H100 / "weights-linear.json").__class__(
+        weights={"f_sync_kernel_launch": 1e-6}, confidence_intervals={}, unexercised=[],
+        fit_stats={}, device={"device": "some CPU"})) is None

@@ -125,6 +125,10 @@ def cmd_predict(args) -> int:
             "unit": result.unit}
     if measured:
         head["measured"] = {k: v for k, v in measured.items() if k != "device"}
+    floor = result.floors[0] if result.floors else None
+    if floor is not None:
+        head.update(model_s=float(result.raw_seconds[0]), floor=floor.to_json(),
+                    broke=result.broken[0])
     if args.format == "json":
         expression = getattr(model, "expression", None)
         print_json({**head, **({"expression": expression} if expression else {}),
@@ -142,7 +146,23 @@ def cmd_predict(args) -> int:
     print_table(_term_rows(breakdown))
     for note in breakdown.notes:
         print(f"note: {note}")
+    if floor is not None:
+        parts = ", ".join(f"{b.value} {t * 1e3:.4g} ms" for b, t in floor.parts)
+        print(f"physical floor on {model_floors_name(model)}: {floor.seconds * 1e3:.4g} ms "
+              f"({parts})")
+        for bound, most in floor.uncounted:
+            print(f"  ({bound.value} not counted: at most {most * 1e3:.4g} ms, below the "
+                  "prediction)")
+        if result.broken[0]:
+            print(f"the model broke the {result.broken[0]}; predicted the floor instead")
     return 0
+
+
+def model_floors_name(model) -> str:
+    from workbench.models.floors import model_floors
+
+    floors = model_floors(model)
+    return floors.device if floors is not None else "?"
 
 
 def _term_rows(breakdown: Breakdown) -> list[dict]:

@@ -74,6 +74,8 @@ class DeviceModel:
     # launch limits (work items per group, and per axis), where known
     max_work_group_size: Figure | None = None
     max_work_item_sizes: tuple[int, ...] = ()
+    # physical floors' figures (workbench.models.floors), as in the JSON
+    floors: dict = field(default_factory=dict)
 
     def miss_function(self, name: str) -> MissFunction | None:
         return self.miss_functions.get(name)
@@ -91,6 +93,7 @@ class DeviceModel:
             **({"max_work_group_size": fig(self.max_work_group_size),
                 "max_work_item_sizes": list(self.max_work_item_sizes)}
                if self.max_work_group_size is not None else {}),
+            **({"floors": self.floors} if self.floors else {}),
         }
 
     @classmethod
@@ -111,7 +114,8 @@ class DeviceModel:
                             for k, v in doc.get("miss_functions", {}).items()},
             max_work_group_size=(fig(doc["max_work_group_size"])
                                  if "max_work_group_size" in doc else None),
-            max_work_item_sizes=tuple(int(v) for v in doc.get("max_work_item_sizes", ())))
+            max_work_item_sizes=tuple(int(v) for v in doc.get("max_work_item_sizes", ())),
+            floors=dict(doc.get("floors", {})))
 
 
 SHIPPED = ("v100", "h100")

@@ -34,6 +34,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 
+import loopy as lp
 import numpy as np
 
 from workbench.errors import ModelError, WorkbenchError
@@ -41,6 +42,13 @@ from workbench.kernels.candidate import Candidate
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.properties import Granularity, extract_properties, kernel_properties
+
+#: pseudo-features the physical floors read: the distinct global bytes a kernel
+#: touches (its footprint, an ISL count), and its global arrays' whole sizes (cheap, an
+#: upper bound of the footprint)
+FOOTPRINT_BYTES = "footprint_bytes"
+ARRAY_BYTES = "array_bytes"
+
 
 def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
     for c in candidates:
@@ -74,6 +82,7 @@ def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
 
 def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
                      needs_afr: bool, out: dict, errors: list) -> None:
+    refs, footprint = _split_footprint(refs)
     by_structure: dict[tuple, list[int]] = defaultdict(list)
     for i in idx:
         by_structure[space.structure_of(candidates[i].point)].append(i)
@@ -87,6 +96,8 @@ def _template_values(space, idx: list[int], candidates, refs, granularity, subgr
             names = set(props.parameters) | set(workitem.parameters)
             params = {s: np.array([b[s] for b in bound]) for s in names}
             values = build_feature_values(props, refs, params, workitem_props=workitem)
+            for name in footprint:
+                values[name] = np.full(len(members), _structure_bytes(space, structure)[name])
         except (WorkbenchError, ValueError, KeyError, StopIteration) as err:
             for i in members:
                 errors[i] = f"{type(err).__name__}: {err}"
@@ -95,9 +106,44 @@ def _template_values(space, idx: list[int], candidates, refs, granularity, subgr
             out[name][members] = v
 
 
+class FootprintRef:
+    """Asks for :data:`FOOTPRINT_BYTES` beside the count features."""
+
+    name = FOOTPRINT_BYTES
+
+
+class ArrayBytesRef:
+    """Asks for :data:`ARRAY_BYTES` beside the count features."""
+
+    name = ARRAY_BYTES
+
+
+def global_array_bytes(program, params) -> float:
+    """Bytes of a kernel's global array arguments, whole (NaN if a shape is unknown)."""
+    from pymbolic import evaluate
+
+    from workbench.kernels.base import entry_kernel
+
+    total = 0.0
+    for arg in entry_kernel(program).args:
+        if isinstance(arg, lp.ArrayArg) and arg.shape not in (None, lp.auto):
+            try:
+                size = float(np.prod([float(evaluate(e, dict(params))) for e in arg.shape]))
+            except Exception:  # noqa: BLE001 - a shape that needs a value not given
+                return float("nan")
+            total += size * np.dtype(arg.dtype.numpy_dtype).itemsize
+    return total
+
+
+def _split_footprint(refs):
+    counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
+    return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
+
+
 def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,
                    needs_afr: bool, out: dict, errors: list) -> None:
     first = candidates[members[0]]
+    refs, footprint = _split_footprint(refs)
     try:
         common = dict(variant=first.variant, dtype=first.dtype, group_size=first.group_size)
         if first.space is not None:
@@ -117,6 +163,15 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
         params = {p: np.array([g[p] for g in given]) for p in names
                   if all(p in g for g in given)}
         values = build_feature_values(props, refs, params, workitem_props=workitem)
+        if FOOTPRINT_BYTES in footprint:
+            if workitem.granularity is not Granularity.WORKITEM:
+                workitem = kernel_properties(spec, **common)
+            values[FOOTPRINT_BYTES] = np.array(
+                [_footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
+        if ARRAY_BYTES in footprint:
+            program = spec.build(spec.request(**common))
+            values[ARRAY_BYTES] = np.array(
+                [global_array_bytes(program, candidates[i].params_dict) for i in members])
     except (WorkbenchError, ValueError, KeyError) as err:
         for i in members:
             errors[i] = f"{type(err).__name__}: {err}"
@@ -125,8 +180,26 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
         out[name][members] = v
 
 
+def _footprint_or_nan(props, params) -> float:
+    try:
+        return global_footprint_bytes(props, params)
+    except Exception:  # noqa: BLE001 - isl errors of non-affine indices: unknown
+        return float("nan")
+
+
+@functools.lru_cache(maxsize=128)
+def _structure_bytes(space, structure: tuple) -> dict[str, float]:
+    """A templated space's footprint and array bytes per structure (its points share
+    the problem)."""
+    point = next(p for p in space.points() if space.structure_of(p) == structure)
+    program = space.build(point)
+    return {FOOTPRINT_BYTES: _footprint_or_nan(extract_properties(program),
+                                               dict(space.problem)),
+            ARRAY_BYTES: global_array_bytes(program, dict(space.problem))}
+
+
 #: features of factory-space points already counted: space -> {(label, granularity,
-#: sub-group size, feature name): value or error}
+#: sub-group size): {feature name: value}}, and {label: error} under key None
 _POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: what forked workers read: set just before the fork, so nothing is pickled but results
 _FORKED: tuple = ()
@@ -146,56 +219,128 @@ def rank_jobs() -> int:
         return 1
 
 
+def global_footprint_bytes(props, params) -> float:
+    """Distinct bytes of global memory a kernel touches, at one parameter set."""
+    from workbench.properties.symbolic import evaluate_many
+
+    itemsize = {}
+    for record in props.accesses:
+        if record.mtype == "global":
+            itemsize[record.variable] = np.dtype(record.dtype).itemsize
+    exprs = {name: props.footprint(name).used for name in itemsize}
+    values = evaluate_many(exprs, {k: np.array([v]) for k, v in params.items()})
+    return float(sum(float(np.asarray(values[n]).reshape(-1)[0]) * itemsize[n]
+                     for n in itemsize))
+
+
+def _all_standard_refs(props):
+    from workbench.models.expressions.features import StandardFeature
+
+    return [StandardFeature(f.name, f) for f in props.counts]
+
+
 def _count_point(i: int):
+    """One factory point, built and counted once: the features asked for, and at work-
+    item granularity every count and the footprint (what the floors and other models
+    read later)."""
     candidates, refs, granularity, subgroup_size, needs_afr = _FORKED
-    out = {r.name: np.full(1, np.nan) for r in refs}
-    errors: list[str | None] = [None]
-    _kernel_values([0], [candidates[i]], refs, granularity, subgroup_size, needs_afr,
-                   out, errors)
-    return i, {k: float(v[0]) for k, v in out.items()}, errors[0]
+    c = candidates[i]
+    found: dict[tuple, dict[str, float]] = {}
+    try:
+        spec = c.spec
+        common = dict(variant="default", dtype=c.dtype, group_size=spec.fixed_group_size)
+        workitem = kernel_properties(spec, **common)
+        params = {k: np.array([v]) for k, v in c.params_dict.items()}
+        params = {k: v for k, v in params.items()}
+        wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
+        wi = {k: float(v[0]) for k, v in wi_values.items()}
+        wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
+        wi[ARRAY_BYTES] = global_array_bytes(spec.build(spec.request(**common)),
+                                             c.params_dict)
+        if any(r.name == FOOTPRINT_BYTES for r in refs):
+            wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
+        found[(Granularity.WORKITEM, None)] = wi
+        props = workitem if granularity is Granularity.WORKITEM else kernel_properties(
+            spec, granularity=granularity, subgroup_size=subgroup_size, **common)
+        asked, _ = _split_footprint(refs)
+        values = build_feature_values(props, asked, params, workitem_props=workitem)
+        key = (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
+        found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
+        return i, found, None
+    except (WorkbenchError, ValueError, KeyError) as err:
+        return i, found, f"{type(err).__name__}: {err}"
+
+
+#: marks a cache entry that holds every work-item count of its point
+_ALL_COUNTS = "__all_counts__"
+
+
+def _cached(ref, values: dict, wi: dict) -> float | None:
+    from workbench.models.expressions.features import StandardFeature
+
+    if ref.name in values:
+        return values[ref.name]
+    if ref.name in wi:
+        return wi[ref.name]
+    if wi.get(_ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
+        return 0.0
+    return None
+
+
+def _cache_key(granularity, subgroup_size):
+    return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
 
 
 def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
                     needs_afr: bool, out: dict, errors: list) -> None:
     """Points of factory spaces: from the cache, else built and counted on every core."""
     global _FORKED
-    names = tuple(r.name for r in refs)
+    key = _cache_key(granularity, subgroup_size)
     todo = []
     for i in idx:
         c = candidates[i]
-        cached = _POINT_CACHE.get(c.space, {}).get((c.variant, granularity, subgroup_size,
-                                                    names))
-        if cached is None:
+        per_space = _POINT_CACHE.get(c.space, {})
+        error = per_space.get(None, {}).get(c.variant)
+        if error is not None:
+            errors[i] = error
+            continue
+        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
+        values = wi if key == (Granularity.WORKITEM, None) else \
+            per_space.get((c.variant, *key), {})
+        found = [_cached(r, values, wi) for r in refs]
+        if any(v is None for v in found):
             todo.append(i)
             continue
-        values, error = cached
-        errors[i] = error
-        for name in names:
-            out[name][i] = values[name]
+        for r, v in zip(refs, found):
+            out[r.name][i] = v
     if not todo:
         return
     jobs = min(rank_jobs(), len(todo))
-    if jobs > 1 and len(todo) >= _PARALLEL_FROM:
-        _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
-        try:
+    _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
+    try:
+        if jobs > 1 and len(todo) >= _PARALLEL_FROM:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                results = list(pool.imap_unordered(_count_point, todo,
-                                                   chunksize=max(1, len(todo) // (4 * jobs))))
-        finally:
-            _FORKED = ()
-    else:
-        _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
-        try:
+                results = list(pool.imap_unordered(
+                    _count_point, todo, chunksize=max(1, len(todo) // (4 * jobs))))
+        else:
             results = [_count_point(i) for i in todo]
-        finally:
-            _FORKED = ()
-    for i, values, error in results:
+    finally:
+        _FORKED = ()
+    for i, found, error in results:
         c = candidates[i]
-        _POINT_CACHE.setdefault(c.space, {})[(c.variant, granularity, subgroup_size,
-                                              names)] = (values, error)
-        errors[i] = error
-        for name in names:
-            out[name][i] = values[name]
+        per_space = _POINT_CACHE.setdefault(c.space, {})
+        for k, values in found.items():
+            per_space.setdefault((c.variant, *k), {}).update(values)
+        if error is not None:
+            per_space.setdefault(None, {})[c.variant] = error
+            errors[i] = error
+            continue
+        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
+        values = wi if key == (Granularity.WORKITEM, None) else \
+            per_space.get((c.variant, *key), {})
+        for r in refs:
+            v = _cached(r, values, wi)
+            out[r.name][i] = np.nan if v is None else v
 
 
 def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[FeatureRef], *,
@@ -210,7 +355,8 @@ def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[Fea
     n = len(candidates)
     out = {r.name: np.full(n, np.nan) for r in refs}
     errors: list[str | None] = [None] * n
-    needs_afr = any(isinstance(r, AccessFilter) and r.afr is not None for r in refs)
+    needs_afr = any(isinstance(r, AccessFilter) and getattr(r, "afr", None) is not None
+                    for r in refs)
     templated: dict[object, list[int]] = defaultdict(list)
     factory_points: list[int] = []
     builds: dict[tuple, list[int]] = defaultdict(list)

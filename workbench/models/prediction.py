@@ -76,6 +76,11 @@ class Predictions:
     breakdowns: tuple[Breakdown | None, ...]
     errors: tuple[str | None, ...]
     unit: str = "s"                          # "s", or a relative unit (ir-knn)
+    # the device's physical floors (workbench.models.floors), where applied: the
+    # model's own times, each candidate's floor, and the bound a raw time broke
+    raw_seconds: np.ndarray | None = None
+    floors: tuple = ()
+    broken: tuple[str | None, ...] = ()
 
     def __post_init__(self):
         n = len(self.candidates)
@@ -86,11 +91,16 @@ class Predictions:
         return len(self.candidates)
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame({
+        out = pd.DataFrame({
             "candidate": [c.label for c in self.candidates],
             "kernel": [c.kernel_name for c in self.candidates],
             "predicted_s": self.seconds,
             "error": list(self.errors)})
+        if self.raw_seconds is not None:
+            out["model_s"] = self.raw_seconds
+            out["floor_s"] = [f.seconds if f is not None else np.nan for f in self.floors]
+            out["broke"] = list(self.broken)
+        return out
 
 
 def make_predictions(candidates: Sequence[Candidate], seconds, breakdowns=None,
@@ -168,11 +178,15 @@ def check_launchable(candidates: Sequence[Candidate], limits: LaunchLimits | Non
 # }}}
 
 
-def predict(model, candidates: Sequence[Candidate], **context) -> Predictions:
+def predict(model, candidates: Sequence[Candidate], *, floors: bool = True,
+            **context) -> Predictions:
     """Predicted times and breakdowns of ``candidates`` by a fitted ``model``.
 
     ``context`` carries what some families read besides the kernel (``twins``:
-    measured work-removed twins; ``device``: the device of device features).
+    measured work-removed twins; ``device``: the device of device features).  With
+    ``floors`` (the default), a time below the device's physical floor
+    (:mod:`workbench.models.floors`) is lifted to it, and ``broken`` says which bound
+    the model's own time (``raw_seconds``) broke.
     """
     candidates = list(candidates)
     check_launchable(candidates, model_launch_limits(model))
@@ -181,7 +195,35 @@ def predict(model, candidates: Sequence[Candidate], **context) -> Predictions:
     result = model.predict_candidates(candidates, **context)
     if not isinstance(result, Predictions):    # a model written to the older contract
         result = make_predictions(candidates, result)
+    if floors and result.unit == "s":
+        result = apply_floors(model, result)
     return result
+
+
+def apply_floors(model, result: Predictions) -> Predictions:
+    """``result`` with every time lifted to its physical floor (module docstring)."""
+    import dataclasses
+
+    from workbench.models.floors import candidate_floors, model_floors
+
+    device = model_floors(model)
+    if device is None or any(c.space is not None and
+                             getattr(c.space, "sequence", None) is not None
+                             for c in result.candidates):
+        return result
+    raw = np.asarray(result.seconds, dtype=float)
+    floor = candidate_floors(result.candidates, device, raw)
+    lifted = raw.copy()
+    broken: list[str | None] = []
+    for i, f in enumerate(floor):
+        if f is not None and np.isfinite(raw[i]) and raw[i] < f.seconds:
+            lifted[i] = f.seconds
+            broken.append(f"{f.bound.value}: the model's {raw[i] * 1e3:.4g} ms is below "
+                          f"the floor of {f.seconds * 1e3:.4g} ms")
+        else:
+            broken.append(None)
+    return dataclasses.replace(result, seconds=lifted, raw_seconds=raw,
+                               floors=tuple(floor), broken=tuple(broken))
 
 
 @dataclass(frozen=True, eq=False)
