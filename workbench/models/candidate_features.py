@@ -83,6 +83,7 @@ def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
 def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
                      needs_afr: bool, out: dict, errors: list) -> None:
     refs, footprint = _split_footprint(refs)
+    refs, model_footprint = _split_template_footprint(refs)
     by_structure: dict[tuple, list[int]] = defaultdict(list)
     for i in idx:
         by_structure[space.structure_of(candidates[i].point)].append(i)
@@ -98,6 +99,9 @@ def _template_values(space, idx: list[int], candidates, refs, granularity, subgr
             values = build_feature_values(props, refs, params, workitem_props=workitem)
             for name in footprint:
                 values[name] = np.full(len(members), _structure_bytes(space, structure)[name])
+            for name in model_footprint:
+                touched = _structure_bytes(space, structure)[FOOTPRINT_BYTES]
+                values[name] = np.full(len(members), touched if np.isfinite(touched) else 0.0)
         except (WorkbenchError, ValueError, KeyError, StopIteration) as err:
             for i in members:
                 errors[i] = f"{type(err).__name__}: {err}"
@@ -138,6 +142,15 @@ def global_array_bytes(program, params) -> float:
 def _split_footprint(refs):
     counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
     return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
+
+
+def _split_template_footprint(refs):
+    """A template's footprint cannot be counted (products of numbers): the model's
+    ``f_footprint_bytes`` comes from one built point per structure, as the floors'."""
+    from workbench.models.expressions.features import FootprintFeature
+
+    kept = [r for r in refs if not isinstance(r, FootprintFeature)]
+    return kept, [r.name for r in refs if isinstance(r, FootprintFeature)]
 
 
 def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,

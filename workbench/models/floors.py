@@ -81,6 +81,11 @@ class Floor:
                 "at_most": {b.value: s for b, s in self.uncounted}}
 
 
+def floors_of_device(name: str) -> DeviceFloors | None:
+    """The floors of a device by its OpenCL name, from the shipped descriptions."""
+    return _floors_named(name)
+
+
 @functools.lru_cache(maxsize=16)
 def _floors_named(name: str) -> DeviceFloors | None:
     from workbench.hardware.description import SHIPPED, load_device_model

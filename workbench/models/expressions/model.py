@@ -253,7 +253,11 @@ class FittedExpressionModel(RanksByPrediction):
         (:func:`~workbench.models.expressions.insitu.twin_times`); ``device`` (default:
         the model's) is the device of device features."""
         from workbench.models.candidate_features import candidate_feature_values
-        from workbench.models.expressions.features import DeviceFeature, parse_feature_ref
+        from workbench.models.expressions.features import (
+            FLOOR,
+            DeviceFeature,
+            parse_feature_ref,
+        )
         from workbench.models.expressions.insitu import (
             CU_BALANCE,
             TWIN_TIME,
@@ -286,6 +290,14 @@ class FittedExpressionModel(RanksByPrediction):
         if CU_BALANCE in self.features:
             values[CU_BALANCE] = cu_balance(values[ThreadGroups().name],
                                             compute_units(device))
+        if FLOOR in self.features:
+            from workbench.models.floors import candidate_floors, floors_of_device
+
+            floors = floors_of_device(device)
+            values[FLOOR] = np.array(
+                [f.seconds if f is not None else 0.0
+                 for f in candidate_floors(candidates, floors)] if floors is not None
+                else np.zeros(len(candidates)))
         inputs = {name: values[name] for name in self.features}
         total = np.asarray(self.evaluate(inputs), dtype=float).reshape(-1)
         breakdowns = [Breakdown(feature_terms(inputs, i), details=(
