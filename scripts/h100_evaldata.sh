@@ -33,7 +33,7 @@ echo "wall time: $(( $(date +%s) - start )) s" | tee -a "$dir/calibrate-unseen2.
 
 # 2./3. the spaces: design spaces first, the held-out ones last (points, then file)
 spaces=(108:matmul_tiled 108:stencil2d_5pt 96:transpose 71:rowsum 66:triad
-        90:stencil3d_7pt 80:heldout_conv1d 74:heldout_batched_gemm)
+        90:stencil3d_7pt 80:heldout_conv1d 80:heldout_batched_gemm)
 tune() {  # store log file seconds
   local store=$1 log=$2 file=$3 seconds=$4 start=$(date +%s)
   echo "== $file (limit ${seconds} s)" | tee -a "$dir/$log"

@@ -27,7 +27,7 @@ SPACES = {
     "triad": (66, {"n": 32768}),
     "stencil3d_7pt": (90, {"n": 16}),
     "heldout_conv1d": (80, {"n": 8192}),
-    "heldout_batched_gemm": (74, {"nb": 64}),
+    "heldout_batched_gemm": (80, {"nb": 64}),
 }
 
 

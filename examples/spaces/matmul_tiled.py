@@ -53,4 +53,5 @@ def space(n: int = 1536) -> TuningSpace:
                       "prefetch == 1 or kt == 16"),   # kt means nothing without tiles
         group_size=lambda p: (p["tx"], p["ty"]),
         local_bytes=lambda p: 4 * p["prefetch"] * p["kt"] * (p["ty"] * p["wpt"] + p["tx"]),
-        problem={"n": n}, kernel=kernel, make_inputs=make_inputs, reference=reference)
+        problem={"n": n}, kernel=kernel, make_inputs=make_inputs, reference=reference,
+        rtol=1e-3)   # float32 sums of thousands of terms

@@ -53,4 +53,5 @@ def space(m: int = 16384, n: int = 4096) -> TuningSpace:
         group_size=lambda p: (p["g0"], p["rpg"]),
         local_bytes=lambda p: 4 * p["g0"] * p["rpg"],
         problem={"m": m, "n": n}, kernel=kernel, make_inputs=make_inputs,
-        reference=reference)
+        reference=reference,
+        rtol=1e-3)   # float32 sums of thousands of terms
