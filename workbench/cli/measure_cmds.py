@@ -40,13 +40,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
-                                     "unseen", "timetiling"),
+                                     "unseen", "unseen2", "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
                         "2019-work-removed: the generated kernels with on-chip work removed; "
                         "unseen: kernels no model is fitted on, to judge accuracy on new "
-                        "code; timetiling: the tiling model's microbenchmarks (L, tau_sync, "
+                        "code; unseen2: a second, wider set of such kernels (indirect "
+                        "access, scans, small grids, private arrays); timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
                    help="--set timetiling: where the calibration goes (default: "
@@ -237,9 +238,9 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which == "unseen":
-        from workbench.kernels import KernelRole, all_kernels
-        specs = all_kernels(KernelRole.UNSEEN)
+    if which in ("unseen", "unseen2"):
+        from workbench.kernels.defs import UNSEEN_SETS
+        specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):
         from workbench.kernels.generators import measurement_set_2019
         specs = measurement_set_2019(dtypes)
