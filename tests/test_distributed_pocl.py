@@ -219,3 +219,23 @@ def test_a_worker_that_joins_late_is_checked_by_its_first_task(cluster):
                              resources={worker.CPU_RESOURCE: 1}, pure=False)
         with pytest.raises(VersionMismatchError, match="pyopencl 2020.1 on the client"):
             task.result(timeout=30)
+
+
+def test_cpu_workers_build_the_campaigns_kernels_ahead(cluster, tmp_path, capsys):
+    from distributed import Client
+
+    def build_seconds(dask_scheduler):
+        prefix = dask_scheduler.task_prefixes.get("build_ahead")
+        return 0.0 if prefix is None else prefix.all_durations.get("compute", 0.0)
+
+    with Client(cluster, set_as_default=False) as client:
+        before = client.run_on_scheduler(build_seconds)
+        store = tmp_path / "s.sqlite"
+        assert main(calibrate_args(cluster, store, "--kernels", "vector_scale_add",
+                                   "--no-progress")) == 0
+        after = client.run_on_scheduler(build_seconds)
+    assert "8 measured, 0 already stored, 0 failed" in capsys.readouterr().out
+    # the one CPU worker generated and built code: the device workers read its caches
+    assert after > before
+    rows, finished = stored(store)
+    assert len(rows) == 8 and all(m.status is Status.OK for m in rows)

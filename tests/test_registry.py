@@ -81,7 +81,7 @@ def test_count_models_rank_candidates_by_their_predictions():
     assert isinstance(model, FittedModel)
     candidates = finite_diff_family(2048).candidates
     ranking = model.rank(candidates)
-    predicted = model.predict_candidates(candidates)
+    predicted = model.predict_candidates(candidates).seconds
     assert list(ranking.predicted_s) == list(predicted)
     assert [c.label for c in ranking.ranked] == \
         [candidates[i].label for i in np.argsort(predicted, kind="stable")]
@@ -100,7 +100,7 @@ def test_roofline_ranks_blocks_and_records_what_it_cannot_read(tmp_path):
     # round trip through the model file keeps predictions
     save_model(model, tmp_path / "roofline.json")
     again = load_model(tmp_path / "roofline.json")
-    np.testing.assert_allclose(again.predict_candidates(good), ranking.predicted_s,
+    np.testing.assert_allclose(again.predict_candidates(good).seconds, ranking.predicted_s,
                                rtol=1e-12)
     frame = pd.DataFrame({"kernel": ["star_stencil_3d"], "variant": ["nofold"],
                           "dtype": ["float64"], "group_size": ["32x4x8"],
@@ -156,10 +156,19 @@ def test_predict_without_a_model_uses_the_shipped_default_and_says_which(capsys)
     args = ["predict", "finite_diff", "--param", "n=1024", "--format", "json"]
     assert main(args) == 0
     chosen = json.loads(capsys.readouterr().out)
-    assert chosen["model_choice"].startswith(f"model: {pointer['weights']}")
+    # the line names the family and the file, and the expression is there on request
+    assert chosen["model"].startswith("model: expression, ")
+    assert chosen["model"].split(", ")[1].split(" ")[0].endswith(pointer["weights"])
+    assert chosen["expression"].startswith("f_cl_wall_time") or "p_" in chosen["expression"]
     assert main(args + ["--weights", str(H100 / pointer["weights"])]) == 0
     named = json.loads(capsys.readouterr().out)
     assert chosen["predicted_s"] == named["predicted_s"] > 0
+    # the table's title line is short: the expression only with --show-expression
+    assert main(args[:-2]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()[:2]) < 300
+    assert main(args[:-2] + ["--show-expression"]) == 0
+    assert "expression: " in capsys.readouterr().out
 
 
 def test_no_shipped_default_is_a_clear_error(tmp_path):

@@ -15,8 +15,13 @@ class ByGroups:
     subgroup_size = None
     device = {}
 
-    def predict(self, data):
-        return data["f_thread_groups"].to_numpy() * 1e-6
+    def predict_candidates(self, candidates, **context):
+        from workbench.models.candidate_features import candidate_feature_values
+        from workbench.models.expressions.features import parse_feature_ref
+
+        values, _ = candidate_feature_values(candidates,
+                                             [parse_feature_ref("f_thread_groups")])
+        return values["f_thread_groups"] * 1e-6
 
 
 def test_pick_is_the_fastest_predicted_and_fraction_is_best_over_pick():

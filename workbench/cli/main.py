@@ -11,6 +11,7 @@ from workbench.errors import WorkbenchError
 
 def build_parser() -> argparse.ArgumentParser:
     from workbench.cli import (
+        cross_device_cmds,
         kernel_cmds,
         kt_cmds,
         lab_cmds,
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     volume_cmds.add_parsers(sub)
     tiling_cmds.add_parsers(sub)
     lab_cmds.add_parsers(sub)
+    cross_device_cmds.add_parsers(sub)
     store_cmds.add_parsers(sub)
     return parser
 

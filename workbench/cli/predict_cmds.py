@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.errors import ModelError
 from workbench.kernels import format_group_size, resolve_kernel
 from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES, get_family, load_model
 from workbench.models.contract import Need
+from workbench.models.expressions.insitu import TWIN_TIME
+from workbench.models.prediction import Breakdown, TermKind, predict
 from workbench.models.registry import family_summary
 
 
@@ -34,6 +38,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                     "measure what the model needs of the kernel (the "
                                     "in-situ model: its work-removed twin)")
     p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--show-expression", action="store_true",
+                   help="print an expression model's whole expression (JSON always has it)")
     p.set_defaults(func=cmd_predict)
 
 
@@ -50,14 +56,28 @@ def cmd_models(args) -> int:
 
 
 def _model(args):
-    """The model to predict with, and a line saying which when it was not named."""
+    """The model to predict with, and a line naming it and its file."""
     if not args.weights and not args.model:
         from workbench.models.defaults import default_model
         choice = default_model()
-        return choice.model, (f"model: {choice.path.name}, the shipped {choice.device} "
-                              f"default (why: {choice.path.parent / 'default-model.json'}); "
-                              "name another with --weights or --model")
-    return _named_model(args), None
+        return choice.model, (f"model: {choice.model.family}, {_shown(choice.path)} (the shipped "
+                              f"{choice.device} default; why: "
+                              f"{_shown(choice.path.parent / 'default-model.json')}); name another "
+                              "with --weights or --model")
+    model = _named_model(args)
+    source = args.weights or (f"ready from {args.device_model}" if args.device_model
+                              else "ready, no calibration")
+    return model, f"model: {model.family}, {source}"
+
+
+def _shown(path) -> str:
+    """A path as short as it can be said: relative to here when it is below."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _named_model(args):
@@ -72,7 +92,7 @@ def _named_model(args):
 
 
 def cmd_predict(args) -> int:
-    model, chosen = _model(args)
+    model, model_line = _model(args)
     spec = resolve_kernel(args.kernel)
     given = parse_params(args.param)
     # Candidate.of checks the variant, dtype and group size before the sizes, so a
@@ -80,7 +100,7 @@ def cmd_predict(args) -> int:
     candidate = Candidate.of(spec, given, variant=args.variant, dtype=args.dtype,
                              group_size=args.group_size)
     params = spec.check_parameter_names(given)  # in the order given, for the output
-    measured = {}
+    context, measured = {}, {}
     if Need.TWIN_MEASUREMENTS in getattr(model, "needs", ()):
         if not args.device:
             raise ModelError("this model reads f_wr_wall_time, the measured time of the "
@@ -89,49 +109,91 @@ def cmd_predict(args) -> int:
                              "predict with a model that needs no measurement (leave out "
                              "--weights for the shipped default)")
         measured = _measure_twin(candidate, args.device, model)
-    if model.family == "expression":
-        details = _expression(model, candidate, measured)
-    else:
-        details = {"unified-linear": _linear, "roofline": _roofline}[model.family](
-            model, candidate)
-    total = details.pop("predicted_s")
-    head = {"kernel": spec.name, "family": model.family, "params": params,
-            "group_size": format_group_size(candidate.group_size), "predicted_s": total}
+        context = {"twins": {_twin_key(candidate, measured["device"]):
+                             measured[TWIN_TIME]},
+                   "device": measured["device"]}
+    result = predict(model, [candidate], **context)
+    total = float(result.seconds[0])
+    if not np.isfinite(total):
+        raise ModelError(f"the {model.family} model cannot predict {spec.name}: "
+                         f"{result.errors[0] or 'no prediction'}")
+    breakdown = result.breakdowns[0] or Breakdown()
+    unit = "ms" if result.unit == "s" else result.unit
+    head = {"kernel": spec.name, "source": args.kernel, "family": model.family,
+            "model": model_line, "params": params,
+            "group_size": format_group_size(candidate.group_size), "predicted_s": total,
+            "unit": result.unit}
     if measured:
         head["measured"] = {k: v for k, v in measured.items() if k != "device"}
+    floor = result.floors[0] if result.floors else None
+    if floor is not None:
+        head.update(model_s=float(result.raw_seconds[0]), floor=floor.to_json(),
+                    broke=result.broken[0])
     if args.format == "json":
-        print_json({**head, **({"model_choice": chosen} if chosen else {}),
-                    **{k: v for k, v in details.items() if k != "table"}})
+        expression = getattr(model, "expression", None)
+        print_json({**head, **({"expression": expression} if expression else {}),
+                    **breakdown.to_json()})
         return 0
-    if chosen:
-        print(chosen)
+    print(model_line)
+    if args.show_expression and getattr(model, "expression", None):
+        print(f"expression: {model.expression}")
     if measured:
         print(f"measured on {measured['device']}: the work-removed twin, "
-              f"{measured['f_wr_wall_time'] * 1e3:.4f} ms")
+              f"{measured[TWIN_TIME] * 1e3:.4f} ms")
+    shown = total * 1e3 if result.unit == "s" else total
     print(f"{spec.name} {params} group {head['group_size']}: predicted "
-          f"{total * 1e3:.4f} ms ({model.family}{details.get('title', '')})")
-    print_table(details["table"])
-    for note in details.get("notes", ()):
+          f"{shown:.4f} {unit} ({model.family})")
+    print_table(_term_rows(breakdown))
+    for note in breakdown.notes:
         print(f"note: {note}")
+    if floor is not None:
+        parts = ", ".join(f"{b.value} {t * 1e3:.4g} ms" for b, t in floor.parts)
+        print(f"physical floor on {model_floors_name(model)}: {floor.seconds * 1e3:.4g} ms "
+              f"({parts})")
+        for bound, most in floor.uncounted:
+            print(f"  ({bound.value} not counted: at most {most * 1e3:.4g} ms, below the "
+                  "prediction)")
+        if result.broken[0]:
+            print(f"the model broke the {result.broken[0]}; predicted the floor instead")
     return 0
 
 
-def _linear(model, candidate) -> dict:
-    from workbench.models.dataset import candidate_frame
+def model_floors_name(model) -> str:
+    from workbench.models.floors import model_floors
 
-    frame = candidate_frame([candidate], granularity=model.granularity,
-                            subgroup_size=model.subgroup_size)
-    total = float(model.predict(frame)[0])
-    values = {k: float(frame[k].iloc[0]) for k in frame.columns if k in model.weights}
-    contributions = [{"property": k, "count": v, "weight": model.weights[k],
-                      "seconds": model.weights[k] * v} for k, v in values.items() if v]
-    missing = model.missing_weights(frame)
-    table = [{**c, "weight": f"{c['weight']:.3e}", "seconds": f"{c['seconds']:.3e}",
-              "share": f"{c['seconds'] / total:.1%}" if total else ""}
-             for c in sorted(contributions, key=lambda c: -abs(c["seconds"]))]
-    notes = ["no weight for " + ", ".join(missing) + " (not calibrated)"] if missing else []
-    return {"predicted_s": total, "contributions": contributions,
-            "properties_without_weight": missing, "table": table, "notes": notes}
+    floors = model_floors(model)
+    return floors.device if floors is not None else "?"
+
+
+def _term_rows(breakdown: Breakdown) -> list[dict]:
+    """One row per term, in the family's own words (share of time, limiter, count)."""
+    seconds = [t.value for t in breakdown.terms if t.kind is TermKind.SECONDS]
+    total = sum(seconds)
+    rows = []
+    for t in breakdown.terms:
+        if t.kind is TermKind.COUNT and t.value == 0:
+            continue                      # JSON lists them all; the table what counts
+        row = {"term": t.name, "kind": t.kind.value}
+        if t.kind is TermKind.COUNT:
+            row["value"] = f"{t.value:.6g}"
+        else:
+            row["value"] = f"{t.value:.4g} s"
+        if t.weight is not None:
+            row["weight"] = f"{t.weight:.3e}"
+        if t.kind is TermKind.SECONDS and total:
+            row["share"] = f"{t.value / total:.1%}"
+        if t.limits:
+            row["limits"] = "yes"
+        rows.append(row)
+    return rows
+
+
+def _twin_key(candidate, device: str):
+    from workbench.models.expressions.insitu import twin_key
+
+    return twin_key(candidate.kernel_name, candidate.variant, candidate.dtype,
+                    "x".join(map(str, candidate.group_size)),
+                    ",".join(f"{a}={b}" for a, b in candidate.params), device)
 
 
 def _measure_twin(candidate, device_text: str, model) -> dict:
@@ -140,7 +202,6 @@ def _measure_twin(candidate, device_text: str, model) -> dict:
     from workbench.kernels.work_removal import work_removed_spec
     from workbench.measure import find_device, open_device
     from workbench.measure.campaign import measure_one
-    from workbench.models.expressions.insitu import TWIN_TIME
 
     device = find_device(device_text)
     wanted = dict(model.device).get("device", "")
@@ -156,32 +217,3 @@ def _measure_twin(candidate, device_text: str, model) -> dict:
         raise WorkbenchError(f"the work-removed twin {twin.name} failed on "
                                f"{device.name}: {m.status.value}")
     return {"device": device.name, TWIN_TIME: float(m.time_s)}
-
-
-def _expression(model, candidate, measured=None) -> dict:
-    from workbench.models.dataset import candidate_frame
-
-    frame = candidate_frame([candidate], granularity=model.granularity,
-                            subgroup_size=model.subgroup_size,
-                            device=dict(model.device).get("device", ""))
-    for name, value in (measured or {}).items():
-        if name != "device":
-            frame[name] = value
-    features = {k: float(v[0]) for k, v in model.feature_values(frame).items()}
-    total = float(model.evaluate({k: [v] for k, v in features.items()})[0])
-    return {"predicted_s": total, "model": model.expression, "features": features,
-            "parameters": dict(model.parameters), "title": f": {model.expression}",
-            "table": [{"feature": k, "count": f"{v:.6g}"} for k, v in features.items()]}
-
-
-def _roofline(model, candidate) -> dict:
-    pred = model.prediction(candidate)
-    out = pred.to_dict()
-    table = [{"limiter": lim.value, "time_s": "-" if t is None else f"{t:.4g}",
-              "limits": "yes" if lim is pred.limiter else ""}
-             for lim, t in pred.times.items()]
-    return {"predicted_s": pred.time, "device_model": model.device_model.name,
-            "limiter": pred.limiter.value, "times_s": out["times_s"],
-            "dram": out["dram"], "l2_l1_per_block": out["l2_l1_per_block"],
-            "notes": out["notes"], "title": f" on {model.device_model.name}",
-            "table": table}

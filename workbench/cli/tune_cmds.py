@@ -140,7 +140,9 @@ def _strategy_model(args):
                                   "--model tiling")
             options["calibration"] = args.calibration
         return get_family(args.model).ready(**options), args.model
-    return None, None
+    from workbench.models.defaults import default_model   # as predict does
+    choice = default_model()
+    return choice.model, f"default:{choice.path.stem}"
 
 
 def cmd_tune(args) -> int:

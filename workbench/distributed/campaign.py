@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 
 from workbench.distributed import tasks
 from workbench.distributed.cluster import DaskSession
-from workbench.distributed.worker import DEVICE_RESOURCE
-from workbench.kernels import DType, KernelSpec
+from workbench.distributed.worker import CPU_RESOURCE, DEVICE_RESOURCE
+from workbench.kernels import BuildRequest, DType, KernelSpec
 from workbench.measure.campaign import (
     OVERHEAD_KERNEL,
     Campaign,
@@ -46,6 +46,7 @@ class DistributedCampaign(Campaign):
         super().__init__(store, session.device, None, settings, name=name, specs=specs)
         self.session = session
         self._tasks: dict = {}     # future -> what it computes
+        self._builds: dict = {}    # (kernel, request) -> its build on a CPU worker
         self._count = 0            # configurations done or found stored
         self._planned = 0
         self._began = time.perf_counter()
@@ -62,6 +63,10 @@ class DistributedCampaign(Campaign):
         self._on_progress = on_progress
         pending = as_completed(loop=self.session.client.loop)
         try:
+            # CPU workers build every kernel ahead, in the campaign's order; each
+            # device task waits for its kernel's build (a Dask dependency)
+            for spec, request in self.builds_ahead():
+                self._built(spec, request)
             units = self._units()
             overhead = [u for u in units if u[0].name == OVERHEAD_KERNEL]
             for spec, dtype, variant in overhead:
@@ -81,14 +86,16 @@ class DistributedCampaign(Campaign):
                 request = spec.request(variant, dtype, self.group_sizes(spec)[-1])
                 future = self.session.client.submit(
                     tasks.choose_exponent, self.session.binding, self.settings, spec,
-                    request, threshold, resources={DEVICE_RESOURCE: 1}, pure=False)
+                    request, threshold, self._built(spec, request),
+                    resources={DEVICE_RESOURCE: 1}, pure=False)
                 self._tasks[future] = ("size", spec, dtype, variant)
                 pending.add(future)
             yield from self._drain(pending, should_stop, [])
         finally:
-            for future in self._tasks:
+            for future in [*self._tasks, *self._builds.values()]:
                 future.cancel()
             self._tasks.clear()
+            self._builds.clear()
 
     # -- planning -----------------------------------------------------------------------
 
@@ -96,6 +103,19 @@ class DistributedCampaign(Campaign):
         return [(spec, dtype, variant) for spec in self.specs()
                 for dtype in self.settings.dtypes if DType(dtype) in spec.dtypes
                 for variant in spec.variants]
+
+    def _built(self, spec: KernelSpec, request: BuildRequest):
+        """The future of this kernel's build on a CPU worker (0.0 without CPU workers:
+        the device worker builds it itself)."""
+        if not self.session.workers.cpu_workers:
+            return 0.0
+        key = (spec.name, request)
+        future = self._builds.get(key)
+        if future is None:
+            future = self._builds[key] = self.session.client.submit(
+                tasks.build_ahead, self.session.binding, spec, request,
+                resources={CPU_RESOURCE: 1}, pure=False, priority=-len(self._builds))
+        return future
 
     def _submit_cases(self, pending, spec: KernelSpec, dtype: str, variant: str,
                       p: int) -> None:
@@ -113,6 +133,7 @@ class DistributedCampaign(Campaign):
                 future = self.session.client.submit(
                     tasks.measure_configuration, self.session.binding, spec, request,
                     params, self.settings.protocol, self.campaign_id, extra,
+                    self._built(spec, request),
                     resources={DEVICE_RESOURCE: 1}, pure=False, priority=1)
                 self._tasks[future] = ("measure", spec, request, params, extra)
                 pending.add(future)

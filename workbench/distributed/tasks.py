@@ -76,9 +76,21 @@ class _DeviceSide(Campaign):
         self._p_recorded = {}
 
 
+def build_ahead(binding: Binding, spec: KernelSpec, request: BuildRequest) -> float:
+    """On a CPU worker: generate and build one campaign kernel into loopy's and
+    pyopencl's disk caches (:func:`~workbench.measure.prebuild.warm`), for the device
+    worker of the same host; seconds it took (0 where this host lacks the device)."""
+    from workbench.measure.prebuild import warm
+
+    checked(binding)
+    context = _host_context(binding.selector)
+    return warm(context, spec, request) if context is not None else 0.0
+
+
 def choose_exponent(binding: Binding, settings: CampaignSettings, spec: KernelSpec,
-                    request: BuildRequest, overhead_s: float) -> dict:
-    """The campaign's size search for one kernel, variant and dtype, on this device."""
+                    request: BuildRequest, overhead_s: float, built: float = 0.0) -> dict:
+    """The campaign's size search for one kernel, variant and dtype, on this device
+    (``built``: the result of its :func:`build_ahead`, which Dask runs first)."""
     state = device_state(binding)
     side = _DeviceSide(state["device"], state["runner"], settings)
     state["args"] = (None, None)   # the search allocates its own: free the last case's
@@ -92,9 +104,10 @@ def choose_exponent(binding: Binding, settings: CampaignSettings, spec: KernelSp
 
 def measure_configuration(binding: Binding, spec: KernelSpec, request: BuildRequest,
                           params: Mapping[str, int], protocol: TimingProtocol,
-                          campaign: int | None, extra: Mapping) -> dict:
+                          campaign: int | None, extra: Mapping, built: float = 0.0) -> dict:
     """Build and time one configuration; the buffers of the last size case are kept,
-    since the campaign measures every group size of a case in a row."""
+    since the campaign measures every group size of a case in a row (``built``: as
+    for :func:`choose_exponent`)."""
     state = device_state(binding)
     case = (spec.name, request.variant, request.dtype.value, tuple(sorted(params.items())))
     held, args = state["args"]

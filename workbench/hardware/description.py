@@ -71,6 +71,11 @@ class DeviceModel:
     bandwidth_GBps: dict = field(default_factory=dict)   # level -> Figure
     provenance: dict = field(default_factory=dict)
     miss_functions: dict = field(default_factory=dict)   # "l1_capacity"/"l2_reuse"
+    # launch limits (work items per group, and per axis), where known
+    max_work_group_size: Figure | None = None
+    max_work_item_sizes: tuple[int, ...] = ()
+    # physical floors' figures (workbench.models.floors), as in the JSON
+    floors: dict = field(default_factory=dict)
 
     def miss_function(self, name: str) -> MissFunction | None:
         return self.miss_functions.get(name)
@@ -85,6 +90,10 @@ class DeviceModel:
             "bandwidth_GBps": {k: fig(v) for k, v in self.bandwidth_GBps.items()},
             "provenance": dict(self.provenance),
             "miss_functions": {k: v.to_json() for k, v in self.miss_functions.items()},
+            **({"max_work_group_size": fig(self.max_work_group_size),
+                "max_work_item_sizes": list(self.max_work_item_sizes)}
+               if self.max_work_group_size is not None else {}),
+            **({"floors": self.floors} if self.floors else {}),
         }
 
     @classmethod
@@ -102,7 +111,11 @@ class DeviceModel:
             provenance=dict(doc.get("provenance", {})),
             miss_functions={k: MissFunction(float(v["a"]), float(v["b"]), float(v["c"]),
                                             v.get("source", "fitted"), v.get("note", ""))
-                            for k, v in doc.get("miss_functions", {}).items()})
+                            for k, v in doc.get("miss_functions", {}).items()},
+            max_work_group_size=(fig(doc["max_work_group_size"])
+                                 if "max_work_group_size" in doc else None),
+            max_work_item_sizes=tuple(int(v) for v in doc.get("max_work_item_sizes", ())),
+            floors=dict(doc.get("floors", {})))
 
 
 SHIPPED = ("v100", "h100")

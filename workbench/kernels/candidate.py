@@ -2,13 +2,17 @@
 ``rank()`` orders and a tuner evaluates.
 
 A candidate names its kernel (a catalog name, or the :class:`KernelSpec` of a user's
-kernel or of a tuning-space point), the variant, dtype and work-group size of its
-build, and its size parameters.
+kernel), the variant, dtype and work-group size of its build, and its size
+parameters.  A point of a tuning space carries its space and point instead
+(:meth:`Candidate.of_point`): its kernel is built only if a model needs it, and a
+model that counts a space's templates never builds it at all.  Either way the kernel
+travels with the candidate, so no model looks a kernel up by name.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 from workbench.kernels.base import BuildRequest, GroupSize, KernelSpec, format_group_size
 
@@ -20,6 +24,15 @@ class Candidate:
     group_size: GroupSize
     params: tuple[tuple[str, int], ...]
     dtype: str = "float32"
+    # a tuning-space point: the space (a workbench.kernels.space.TuningSpace) and point
+    space: object | None = field(default=None, compare=True)
+    point: object | None = None
+
+    @classmethod
+    def of_point(cls, space, point) -> Candidate:
+        """A point of a tuning space: kernel named after the space, variant the label."""
+        return cls(space.name, point.label, tuple(space.group_size(point)),
+                   tuple(sorted(space.problem.items())), space.dtype, space, point)
 
     @property
     def kernel_name(self) -> str:
@@ -33,15 +46,22 @@ class Candidate:
     def params_dict(self) -> dict[str, int]:
         return dict(self.params)
 
-    @property
+    @functools.cached_property
     def spec(self) -> KernelSpec:
+        if self.space is not None:       # built once, when a model needs the kernel
+            from workbench.kernels.user import spec_from_loopy
+            return spec_from_loopy(self.space.build(self.point),
+                                   name=f"{self.space.name}[{self.point.label}]")
         if isinstance(self.kernel, KernelSpec):
             return self.kernel
         from workbench.kernels.catalog import get_kernel
         return get_kernel(self.kernel)
 
     def request(self) -> BuildRequest:
-        return self.spec.request(self.variant, self.dtype, self.group_size)
+        spec = self.spec
+        if self.space is not None:
+            return spec.request("default", self.dtype, spec.fixed_group_size)
+        return spec.request(self.variant, self.dtype, self.group_size)
 
     def build(self):
         """The candidate's loopy program."""

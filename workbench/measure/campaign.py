@@ -149,9 +149,11 @@ class Campaign:
 
     def __init__(self, store: MeasurementStore, device: DeviceInfo, queue,
                  settings: CampaignSettings = CampaignSettings(), name: str = "calibration",
-                 specs: tuple[KernelSpec, ...] | None = None):
+                 specs: tuple[KernelSpec, ...] | None = None, prebuilder=None):
         self.store = store
         self._explicit_specs = specs
+        # a LocalPrebuilder (or None): builds the kernels ahead on other cores
+        self.prebuilder = prebuilder
         self.device = device
         self.settings = settings
         self.runner = KernelRunner(queue)
@@ -247,6 +249,35 @@ class Campaign:
         cases = spec.cases(p, variant)
         return cases[: self.settings.size_cases] if self.settings.size_cases else cases
 
+    def builds_ahead(self) -> list[tuple[KernelSpec, BuildRequest]]:
+        """Every kernel the campaign will still build, in the order it builds them
+        (a kernel, variant and dtype whose configurations are all stored is left out)."""
+        out = []
+        for spec in self.specs():
+            for dtype in self.settings.dtypes:
+                if DType(dtype) not in spec.dtypes:
+                    continue
+                for variant in spec.variants:
+                    groups = self.group_sizes(spec)
+                    p = self._p_recorded.get((spec.name, variant, dtype))
+                    if p is not None and all(
+                            self._key(spec, variant, dtype, params, g) in self._done
+                            for params in self._cases(spec, variant, p) for g in groups):
+                        continue
+                    # the size search builds the largest group first
+                    out += [(spec, spec.request(variant, dtype, g))
+                            for g in (groups[-1], *groups[:-1])]
+        return out
+
+    @property
+    def built_ahead_s(self) -> float:
+        """Seconds of code generation and builds done ahead on other cores."""
+        return self.prebuilder.warm_s if self.prebuilder is not None else 0.0
+
+    def _built_ahead(self, spec: KernelSpec, request: BuildRequest) -> None:
+        if self.prebuilder is not None:
+            self.prebuilder.wait(spec, request)
+
     def planned_count(self) -> int:
         n = 0
         for spec in self.specs():
@@ -279,6 +310,9 @@ class Campaign:
         done = 0
         began = time.perf_counter()
         overhead_s = None
+        if self.prebuilder is not None:
+            for spec, request in self.builds_ahead():
+                self.prebuilder.submit(spec, request)
 
         def report(key, status, time_s, message=""):
             if on_progress:
@@ -301,6 +335,7 @@ class Campaign:
                         return
                     groups = self.group_sizes(spec)
                     first = spec.request(variant, dtype, groups[-1])
+                    self._built_ahead(spec, first)
                     try:
                         p = self.choose_exponent(spec, first, overhead_s or 0.0)
                     except ConfigurationFailed as failure:
@@ -321,6 +356,7 @@ class Campaign:
                             if stopping():
                                 return
                             request = spec.request(variant, dtype, g)
+                            self._built_ahead(spec, request)
                             m, args = self._measure(spec, request, params, args,
                                                     {"p": p, "t": t, "role": spec.role.value})
                             done += 1

@@ -6,7 +6,8 @@ A *family* (one paper's model) says which paper it follows and what it needs
 when it needs no fitting, is made *ready* from what it does need (a device
 description).  A *fitted model* predicts run times for dataset rows
 (:func:`workbench.models.dataset.build_dataset`) and for candidates
-(:class:`~workbench.kernels.candidate.Candidate`), *ranks* candidates fastest first
+(:class:`~workbench.kernels.candidate.Candidate`, through the one entry
+:func:`workbench.models.prediction.predict`), *ranks* candidates fastest first
 (the tuner's hook), hands out its *report data* (parameters with intervals, fit
 statistics) as plain tables, and saves itself as JSON.
 """
@@ -14,9 +15,8 @@ statistics) as plain tables, and saves itself as JSON.
 from __future__ import annotations
 
 import enum
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -24,6 +24,17 @@ import pandas as pd
 
 from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
+from workbench.models.prediction import (  # noqa: F401 - part of the contract
+    Breakdown,
+    Predictions,
+    Ranking,
+    Term,
+    TermKind,
+    make_predictions,
+    make_ranking,
+    predict,
+    rank,
+)
 
 
 class Need(enum.Enum):
@@ -54,53 +65,11 @@ class Paper:
         return {"citation": self.citation, "title": self.title, "text": self.text}
 
 
-@dataclass(frozen=True, eq=False)
-class Ranking:
-    """Candidates ordered by predicted time, fastest first, and what ordering cost."""
-
-    candidates: tuple[Candidate, ...]        # in the order given
-    predicted_s: np.ndarray                  # one per candidate; NaN where not predicted
-    order: np.ndarray                        # indices into candidates, fastest first
-    seconds: float                           # wall time of the ranking itself
-    errors: tuple[str | None, ...] = field(default=())
-
-    @property
-    def ranked(self) -> list[Candidate]:
-        return [self.candidates[i] for i in self.order]
-
-    @property
-    def best(self) -> Candidate:
-        return self.candidates[int(self.order[0])]
-
-    def frame(self) -> pd.DataFrame:
-        rows = []
-        for rank, i in enumerate(self.order, start=1):
-            c = self.candidates[int(i)]
-            rows.append({"rank": rank, "candidate": c.label, "kernel": c.kernel_name,
-                         "variant": c.variant, "group_size": "x".join(map(str, c.group_size)),
-                         "params": ",".join(f"{k}={v}" for k, v in c.params),
-                         "predicted_s": float(self.predicted_s[i]),
-                         "error": self.errors[i] if self.errors else None})
-        return pd.DataFrame(rows)
-
-
-def make_ranking(candidates: Sequence[Candidate], predicted: np.ndarray, began: float,
-                 errors: Sequence[str | None] = ()) -> Ranking:
-    """Order by predicted time (stable; unpredicted candidates last)."""
-    predicted = np.asarray(predicted, dtype=float)
-    keys = np.where(np.isfinite(predicted), predicted, np.inf)
-    order = np.argsort(keys, kind="stable")
-    return Ranking(tuple(candidates), predicted, order, time.perf_counter() - began,
-                   tuple(errors))
-
-
 class RanksByPrediction:
     """``rank()`` for every model that predicts candidates: sort the predictions."""
 
     def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
-        began = time.perf_counter()
-        predicted = self.predict_candidates(candidates, **context)
-        return make_ranking(candidates, predicted, began)
+        return rank(self, candidates, **context)
 
 
 @runtime_checkable
@@ -110,8 +79,10 @@ class FittedModel(Protocol):
     def predict(self, data: pd.DataFrame) -> np.ndarray:
         """Predicted run time in seconds, one per row of ``data``."""
 
-    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> np.ndarray:
-        """Predicted run time in seconds, one per candidate."""
+    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> Predictions:
+        """Predicted run times (seconds, or the model's ``unit``) and each candidate's
+        breakdown; callers use :func:`workbench.models.prediction.predict`, which
+        checks the candidates first."""
 
     def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
         """The candidates, fastest predicted first."""

@@ -6,6 +6,11 @@ charged its longest trip for every lane.  That is the 2019 paper's sub-group vie
 2018 unified model wants exact work-item totals.  Here each instruction's operations
 are multiplied by the instruction's run count at the granularity the workbench asks
 for, so both views come from the same counters.
+
+loopy counts a sub-group instruction as its runs with the local axes projected out
+times ``ceil(group size / sub-group size)``, and refuses a symbolic group size (a
+tuning template's ``L0*L1``).  Here that factor is kept as an expression beside the
+count, so a template is counted once per structure at sub-group granularity too.
 """
 
 from __future__ import annotations
@@ -33,10 +38,55 @@ def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     return infer_unknown_types(preprocess_program(kernel), expect_completion=True)
 
 
+class ScaledCount:
+    """A count as a sum of quasi-polynomials, each times an expression factor."""
+
+    def __init__(self):
+        self.parts: list[tuple[object, object]] = []   # (loopy's count, factor)
+
+    def add(self, count, factor) -> None:
+        self.parts.append((count, factor))
+
+    def expression(self):
+        from workbench.properties.symbolic import pwqpolynomial_to_expr
+
+        total = 0
+        for count, factor in self.parts:
+            term = pwqpolynomial_to_expr(count.pwqpolynomial)
+            total = total + (term if factor == 1 else term * factor)
+        return total
+
+    def eval_with_dict(self, values) -> int:
+        """The count at one parameter set (isl's own evaluation, for checks)."""
+        from pymbolic import evaluate
+
+        return sum(count.eval_with_dict(values) * (1 if factor == 1 else
+                                                    evaluate(factor, values))
+                   for count, factor in self.parts)
+
+
+def _symbolic_subgroups(knl, callables, subgroup_size: int | None):
+    """``ceil(group size / sub-group size)`` as an expression, when the group size is
+    symbolic; None when it is a number (loopy then counts the sub-groups itself)."""
+    import numpy as np
+    import pymbolic.primitives as prim
+
+    _, sizes = knl.get_grid_size_upper_bounds_as_exprs(callables)
+    if not sizes or all(isinstance(s, (int, np.integer)) for s in sizes) \
+            or not subgroup_size:
+        return None
+    group = sizes[0]
+    for size in sizes[1:]:
+        group = group * size
+    return prim.FloorDiv(group + (subgroup_size - 1), subgroup_size)
+
+
 def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size: int | None):
     knl = entry_kernel(program)
     callables = program.callables_table
-    result = None
+    result: dict = {}
+    subgroups = (_symbolic_subgroups(knl, callables, subgroup_size)
+                 if granularity is Granularity.SUBGROUP else None)
     for insn in knl.instructions:
         if not isinstance(insn, (Assignment, CallInstruction)):
             continue
@@ -44,11 +94,14 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             level = key.count_granularity
             if granularity is Granularity.WORKITEM:
                 level = CountGranularity.WORKITEM
+            factor = 1
+            if subgroups is not None and level == CountGranularity.SUBGROUP:
+                level, factor = CountGranularity.WORKGROUP, subgroups
             runs = _get_insn_count(knl, callables, insn.id, subgroup_size,
                                    True, level)
-            term = ToCountMap({key: val}) * runs
-            result = term if result is None else result + term
-    return result.count_map if result is not None else {}
+            term = (ToCountMap({key: val}) * runs).count_map[key]
+            result.setdefault(key, ScaledCount()).add(term, factor)
+    return result
 
 
 def op_counts(program, granularity: Granularity, subgroup_size: int | None) -> dict:

@@ -252,7 +252,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             pre = prepare(kernel)
             ops = op_counts(pre, granularity, subgroup_size)
             mem = access_counts(pre, granularity, subgroup_size)
-            sync = lp.get_synchronization_map(kernel, subgroup_size=subgroup_size or 1)
+            sync = lp.get_synchronization_map(pre, subgroup_size=subgroup_size or 1)
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
@@ -279,7 +279,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         kind = _op_kind(op.name)
         if dtype not in FLOAT_DTYPES or kind is None:
             continue
-        _add(counts, OpCount(dtype, kind), pwqpolynomial_to_expr(poly.pwqpolynomial))
+        _add(counts, OpCount(dtype, kind), poly.expression())
 
     strides = {}
     for acc in mem.keys():
@@ -301,7 +301,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     records = []
     for acc, poly in mem.items():
         dtype = np.dtype(acc.dtype.numpy_dtype).name
-        count = pwqpolynomial_to_expr(poly.pwqpolynomial)
+        count = poly.expression()
         direction = Direction(acc.direction)
         records.append(AccessRecord(
             acc.mtype, dtype, direction, acc.variable,

@@ -36,6 +36,13 @@ def kernel_properties(kernel: str | KernelSpec | lp.TranslationUnit, *,
     spec = kernel if isinstance(kernel, KernelSpec) else get_kernel(kernel)
     request = spec.request(variant, dtype, group_size)
     if spec.fixed_group_size is not None:  # a user's kernel, not in the catalog
-        return extract_properties(spec.build(request), granularity=granularity,
-                                  subgroup_size=subgroup_size)
+        return _user_properties(spec, request, granularity, subgroup_size)
     return _catalog_properties(spec.name, request, granularity, subgroup_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _user_properties(spec: KernelSpec, request: BuildRequest, granularity: Granularity,
+                     subgroup_size: int | None) -> KernelProperties:
+    """A user's kernel, counted once per spec object (specs compare by identity)."""
+    return extract_properties(spec.build(request), granularity=granularity,
+                              subgroup_size=subgroup_size)

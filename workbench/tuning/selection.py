@@ -15,8 +15,8 @@ import pandas as pd
 
 from workbench.kernels.families import Candidate, VariantFamily
 from workbench.models.contract import FittedModel
-from workbench.models.dataset import Row, build_frame
-from workbench.models.expressions.insitu import TwinKey, attach_twin_times
+from workbench.models.expressions.insitu import TwinKey
+from workbench.models.prediction import predict
 
 
 def rank_candidates(model: FittedModel, family: VariantFamily,
@@ -30,24 +30,20 @@ def rank_candidates(model: FittedModel, family: VariantFamily,
     :func:`workbench.models.expressions.insitu.twin_times`) for models that use their times.
     """
     measured = measured or {}
-    if device is None:
-        device = (getattr(model, "device", None) or {}).get("device", "")
-    rows = [Row(c.kernel, c.variant, c.dtype, c.group_size, c.params, measured.get(c),
-                device) for c in family.candidates]
-    granularity = getattr(model, "granularity", "workitem")
-    frame = build_frame(rows, granularity=granularity,
-                        subgroup_size=getattr(model, "subgroup_size", None))
-    # build_frame groups rows by build; put them back in candidate order
-    labels = {(c.kernel, c.variant, "x".join(map(str, c.group_size)),
-               ",".join(f"{a}={b}" for a, b in c.params)): c.label for c in family.candidates}
-    frame["candidate"] = [labels[k] for k in zip(frame["kernel"], frame["variant"],
-                                                 frame["group_size"], frame["params"])]
+    context = {}
     if twins is not None:
-        frame = attach_twin_times(frame, twins)
-    frame["predicted_s"] = model.predict(frame)
-    frame["measured_s"] = frame["time_s"]
-    out = frame[["candidate", "kernel", "variant", "group_size", "params", "predicted_s",
-                 "measured_s"]].copy()
+        context["twins"] = twins
+    if device is not None:
+        context["device"] = device
+    result = predict(model, family.candidates, **context)
+    out = pd.DataFrame({
+        "candidate": [c.label for c in family.candidates],
+        "kernel": [c.kernel_name for c in family.candidates],
+        "variant": [c.variant for c in family.candidates],
+        "group_size": ["x".join(map(str, c.group_size)) for c in family.candidates],
+        "params": [",".join(f"{a}={b}" for a, b in c.params) for c in family.candidates],
+        "predicted_s": result.seconds,
+        "measured_s": [measured.get(c, np.nan) for c in family.candidates]})
     out["predicted_rank"] = out["predicted_s"].rank(method="min")
     out["measured_rank"] = out["measured_s"].rank(method="min")
     return out.sort_values("predicted_rank").reset_index(drop=True)

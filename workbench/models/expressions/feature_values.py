@@ -19,9 +19,11 @@ from workbench.models.expressions.features import (
     AccessFilter,
     DeviceFeature,
     FeatureRef,
+    FootprintFeature,
     StandardFeature,
     parse_feature_ref,
 )
+from workbench.models.expressions.features import FLOOR
 from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
 from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
 from workbench.properties.banks import conflict_degree
@@ -68,6 +70,11 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
             for i, rec in enumerate(props.accesses):
                 if ref.selects(rec):
                     exprs["record", i] = rec.count
+        elif isinstance(ref, FootprintFeature):
+            footprint = _footprint_bytes_expr(workitem_props if workitem_props is not None
+                                              else props)
+            if footprint is not None:
+                exprs[ref.name] = footprint
         elif isinstance(ref, DeviceFeature):
             raise ModelError(f"{ref.name!r} comes from the device, not from the kernel's "
                              "counts; evaluate it on a dataset (dataset_feature_values)")
@@ -109,7 +116,7 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
 
     out: dict[str, np.ndarray] = {}
     for ref in refs:
-        if isinstance(ref, StandardFeature):
+        if isinstance(ref, (StandardFeature, FootprintFeature)):
             out[ref.name] = values.get(ref.name, np.zeros(n))
         else:
             total = np.zeros(n)
@@ -124,6 +131,22 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 total = total + term
             out[ref.name] = total
     return out
+
+
+def _footprint_bytes_expr(props: KernelProperties):
+    """Distinct global bytes touched, as an expression; None where ISL cannot count a
+    footprint (a non-affine index, or a template's products of numbers)."""
+    itemsize = {r.variable: np.dtype(r.dtype).itemsize for r in props.accesses
+                if r.mtype == "global"}
+    total = 0
+    try:
+        for array, size in sorted(itemsize.items()):
+            total = total + props.footprint(array).used * size
+    except WorkbenchError:
+        raise
+    except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
+        return None
+    return total
 
 
 def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
@@ -151,9 +174,34 @@ def _group_size_tuple(text) -> tuple[int, ...]:
 _META = ("kernel", "variant", "dtype", "group_size", "params")
 
 
+def _floor_values(data: pd.DataFrame) -> np.ndarray:
+    """Each row's physical floor on its device (0 where the device has none)."""
+    from workbench.kernels.candidate import Candidate
+    from workbench.models.floors import candidate_floors, floors_of_device
+
+    if "device" not in data.columns:
+        raise ModelError(f"{FLOOR} needs each row's device (a 'device' column)")
+    out = np.zeros(len(data))
+    devices = data["device"].astype(str).to_numpy()
+    for device in np.unique(devices):
+        floors = floors_of_device(device)
+        rows = np.flatnonzero(devices == device)
+        if floors is None:
+            continue
+        cands = [Candidate(k, v, _group_size_tuple(g),
+                           tuple(sorted(_parse_params_text(p).items())), d)
+                 for k, v, d, g, p in data[["kernel", "variant", "dtype", "group_size",
+                                            "params"]].iloc[rows].itertuples(index=False)]
+        out[rows] = [f.seconds if f is not None else 0.0
+                     for f in candidate_floors(cands, floors)]
+    return out
+
+
 def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
                            granularity: Granularity, subgroup_size: int | None
                            ) -> np.ndarray:
+    if ref.name == FLOOR:
+        return _floor_values(data)
     if ref.name == TWIN_TIME:
         raise ModelError(
             f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "

@@ -213,12 +213,28 @@ class AccessFilter:
 @dataclass(frozen=True)
 class DeviceFeature:
     """A feature measured or looked up on the device (see :mod:`.insitu`):
-    ``f_wr_wall_time`` or ``f_cu_balance``."""
+    ``f_wr_wall_time``, ``f_cu_balance``, or ``f_floor_s``, the kernel's physical floor
+    on the row's device in seconds (:mod:`workbench.models.floors`; 0 on a device
+    without floors), for a model that takes the floor inside its expression."""
 
     name: str
 
 
-FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature
+@dataclass(frozen=True)
+class FootprintFeature:
+    """``f_footprint_bytes``: the distinct bytes of global memory the kernel touches
+    (every global array's footprint times its item size; 0 where an index is not
+    affine and ISL cannot count it).  What no reuse through a cache can avoid moving
+    at least once."""
+
+    name: str = "f_footprint_bytes"
+
+
+FOOTPRINT = FootprintFeature().name
+#: the physical floor on the device, seconds (a device feature)
+FLOOR = "f_floor_s"
+
+FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
 _ACCESS_FILTER = re.compile(
     r"f_mem_access"
@@ -273,7 +289,7 @@ def known_feature_names() -> tuple[str, ...]:
         names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
                   f"_afr:{a}" for d in Direction for a in ("1", ">1")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
-              TWIN_TIME, CU_BALANCE]
+              TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes"]
     return tuple(names)
 
 
@@ -290,8 +306,10 @@ def parse_feature_ref(name: str) -> FeatureRef:
             raise ModelError(f"malformed output name {name!r}: the device part must be "
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
-    if name in (TWIN_TIME, CU_BALANCE):
+    if name in (TWIN_TIME, CU_BALANCE, FLOOR):
         return DeviceFeature(name)
+    if name == FOOTPRINT:
+        return FootprintFeature()
     try:
         return StandardFeature(name, parse_feature(name))
     except UnknownNameError:

@@ -56,7 +56,7 @@ from workbench.models.contract import (
     needs_calibration,
     relative_errors,
 )
-from workbench.models.dataset import candidate_frame
+from workbench.models.prediction import Breakdown, Predictions, feature_terms, make_predictions
 from workbench.errors import UnknownModelNameError
 from workbench.models.expressions.expression import ModelExpression, parse_model
 from workbench.models.expressions.feature_values import dataset_feature_values
@@ -247,20 +247,65 @@ class FittedExpressionModel(RanksByPrediction):
         return self.evaluate(self.feature_values(frame))
 
     def predict_candidates(self, candidates, *, twins=None, device: str | None = None,
-                           **context) -> np.ndarray:
-        """Predicted times of candidates.  A model that reads ``f_wr_wall_time`` needs
-        the measured ``twins`` (:func:`~workbench.models.expressions.insitu.twin_times`);
-        ``device`` (default: the model's) is the device of device features."""
-        if not len(candidates):
-            return np.zeros(0)
-        frame = candidate_frame(candidates, granularity=self.granularity,
-                                subgroup_size=self.subgroup_size,
-                                device=device or dict(self.device).get("device", ""))
-        if twins is not None:
-            from workbench.models.expressions.insitu import attach_twin_times
-            frame = attach_twin_times(frame, twins)
-        specs = {c.kernel_name: c.kernel for c in candidates if not isinstance(c.kernel, str)}
-        return self.evaluate(self.feature_values(frame, specs=specs))
+                           **context) -> Predictions:
+        """Predicted times of candidates, each with the feature values it read.  A
+        model that reads ``f_wr_wall_time`` needs the measured ``twins``
+        (:func:`~workbench.models.expressions.insitu.twin_times`); ``device`` (default:
+        the model's) is the device of device features."""
+        from workbench.models.candidate_features import candidate_feature_values
+        from workbench.models.expressions.features import (
+            FLOOR,
+            DeviceFeature,
+            parse_feature_ref,
+        )
+        from workbench.models.expressions.insitu import (
+            CU_BALANCE,
+            TWIN_TIME,
+            compute_units,
+            cu_balance,
+            twin_key,
+        )
+        from workbench.properties import ThreadGroups
+
+        candidates = list(candidates)
+        device = device or dict(self.device).get("device", "")
+        refs = [parse_feature_ref(n) for n in self.features]
+        counted = [r for r in refs if not isinstance(r, DeviceFeature)]
+        if CU_BALANCE in self.features:
+            counted.append(parse_feature_ref(ThreadGroups().name))
+        values, errors = candidate_feature_values(candidates, counted,
+                                                  granularity=self.granularity,
+                                                  subgroup_size=self.subgroup_size)
+        if TWIN_TIME in self.features:
+            if twins is None:
+                raise ModelError(
+                    f"{TWIN_TIME} is the measured time of each candidate's work-removed "
+                    "twin: measure the twins (workbench calibrate --set work-removed, or "
+                    "predict --device DEVICE) and pass them")
+            values[TWIN_TIME] = np.array([
+                twins.get(twin_key(c.kernel_name, c.variant, c.dtype,
+                                   "x".join(map(str, c.group_size)),
+                                   ",".join(f"{a}={b}" for a, b in c.params), device),
+                          np.nan) for c in candidates], dtype=float)
+        if CU_BALANCE in self.features:
+            values[CU_BALANCE] = cu_balance(values[ThreadGroups().name],
+                                            compute_units(device))
+        if FLOOR in self.features:
+            from workbench.models.floors import candidate_floors, floors_of_device
+
+            floors = floors_of_device(device)
+            values[FLOOR] = np.array(
+                [f.seconds if f is not None else 0.0
+                 for f in candidate_floors(candidates, floors)] if floors is not None
+                else np.zeros(len(candidates)))
+        inputs = {name: values[name] for name in self.features}
+        total = np.asarray(self.evaluate(inputs), dtype=float).reshape(-1)
+        breakdowns = [Breakdown(feature_terms(inputs, i), details=(
+            ("features", {k: float(v[i]) for k, v in inputs.items()}),))
+            for i in range(len(candidates))]
+        return make_predictions(candidates, total, breakdowns,
+                                [e or (None if np.isfinite(t) else "not predicted")
+                                 for e, t in zip(errors, total)])
 
     @property
     def needs(self) -> frozenset[Need]:

@@ -17,7 +17,6 @@ fitted on, and refits when loaded (a kNN fit is a few milliseconds).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
@@ -26,7 +25,8 @@ import pandas as pd
 
 from workbench.errors import ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
-from workbench.models.contract import Need, Paper, Ranking, make_ranking
+from workbench.models.contract import Need, Paper, RanksByPrediction
+from workbench.models.prediction import Breakdown, Predictions, Term, TermKind, make_predictions
 from workbench.models.ir_features.knn import IRKNNModel, KNNConfig
 from workbench.models.ir_features.samples import (
     BENCHMARK,
@@ -56,7 +56,7 @@ def _config(options: Mapping[str, object]) -> KNNConfig:
 
 
 @dataclass(frozen=True, eq=False)
-class IRKNNFitted:
+class IRKNNFitted(RanksByPrediction):
     """A fitted kNN over IR features; predictions are relative times (:data:`UNIT`)."""
 
     model: IRKNNModel
@@ -69,24 +69,39 @@ class IRKNNFitted:
         throughput = self.model.predict(data)
         return np.minimum(1.0 / np.maximum(throughput, 1.0 / SLOWEST), SLOWEST)
 
-    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> np.ndarray:
+    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> Predictions:
+        """Relative times (:data:`UNIT`), each breakdown the IR features read.  Points
+        of templated tuning spaces are read from their structure's template
+        (:func:`~workbench.models.ir_features.space.space_ir_features`); other
+        candidates from their kernel."""
         from workbench.models.ir_features.extract import ir_features
+        from workbench.models.ir_features.space import space_ir_features
 
         rows = np.full((len(candidates), len(FEATURES)), np.nan)
+        errors: list[str | None] = [None] * len(candidates)
+        by_space: dict[object, list[int]] = {}
         for i, c in enumerate(candidates):
+            if c.space is not None and getattr(c.space, "template", None) is not None:
+                by_space.setdefault(c.space, []).append(i)
+                continue
             try:
                 rows[i] = ir_features(c.build(), c.params_dict, fixed=True).as_array()
-            except WorkbenchError:
-                continue                    # unpredicted: ranked last
+            except WorkbenchError as err:
+                errors[i] = f"{type(err).__name__}: {err}"   # unpredicted: ranked last
+        for space, idx in by_space.items():
+            frame = space_ir_features(space, [candidates[i].point for i in idx])
+            rows[idx] = frame[list(FEATURES)].to_numpy(dtype=float)
         out = np.full(len(candidates), np.nan)
         ok = np.isfinite(rows).all(axis=1)
         if ok.any():
             out[ok] = self.predict(pd.DataFrame(rows[ok], columns=list(FEATURES)))
-        return out
-
-    def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
-        began = time.perf_counter()
-        return make_ranking(candidates, self.predict_candidates(candidates), began)
+        breakdowns = [Breakdown(tuple(Term(f, TermKind.COUNT, float(v))
+                                      for f, v in zip(FEATURES, rows[i])),
+                                notes=(f"unit: {self.unit}",))
+                      for i in range(len(candidates))]
+        return make_predictions(candidates, out, breakdowns,
+                                [e or (None if ok[i] else "not predicted")
+                                 for i, e in enumerate(errors)], unit="relative")
 
     def report_data(self) -> dict:
         pca = self.model.pipeline.named_steps["pca"]

@@ -12,8 +12,8 @@ one row per configuration with ``kernel``, ``variant``, ``dtype``, ``group_size`
 
 from __future__ import annotations
 
+import functools
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -23,7 +23,14 @@ import pandas as pd
 from workbench.errors import ModelError, WorkbenchError
 from workbench.hardware.description import DeviceModel, load_device_model
 from workbench.kernels.candidate import Candidate
-from workbench.models.contract import Need, Paper, Ranking, make_ranking
+from workbench.models.prediction import (
+    Breakdown,
+    Predictions,
+    Term,
+    TermKind,
+    make_predictions,
+)
+from workbench.models.contract import Need, Paper, RanksByPrediction
 from workbench.models.roofline.limiters import (
     RooflinePrediction,
     estimate_inputs,
@@ -72,8 +79,17 @@ def _candidates(data: pd.DataFrame) -> list[Candidate]:
                                      data["group_size"], data["params"])]
 
 
+@functools.lru_cache(maxsize=128)
+def _template_accesses(space, structure: tuple):
+    """The access model of a space's template: read once per structure."""
+    from workbench.properties.accesses import kernel_accesses
+    from workbench.properties.counting import prepare
+
+    return kernel_accesses(prepare(space.template_for(structure).kernel))
+
+
 @dataclass(frozen=True)
-class FittedRoofline:
+class FittedRoofline(RanksByPrediction):
     """The roofline for one device description (and prediction options)."""
 
     device_model: DeviceModel
@@ -91,28 +107,42 @@ class FittedRoofline:
         return predict_block(candidate.build(), candidate.params_dict, None,
                              self.device_model, **self.options)
 
-    def _predict(self, candidates) -> tuple[np.ndarray, list[str | None]]:
-        times, errors = [], []
+    def _one(self, candidate: Candidate) -> RooflinePrediction:
+        """A space point of a templated space is read from its structure's template
+        (the access model bound to the point's numbers); others from their kernel."""
+        space = candidate.space
+        if space is not None and getattr(space, "template", None) is not None:
+            accesses = _template_accesses(space, space.structure_of(candidate.point))
+            return predict_block(accesses, space.bindings(candidate.point), None,
+                                 self.device_model, **self.options)
+        return self.prediction(candidate)
+
+    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> Predictions:
+        """Limiter times per candidate; the largest is the prediction.  One candidate
+        the address model cannot read does not stop the others."""
+        times, errors, breakdowns = [], [], []
         for c in candidates:
             try:
-                times.append(self.prediction(c).time)
-                errors.append(None)
+                pred = self._one(c)
             except (WorkbenchError, ValueError) as err:
-                # one candidate the address model cannot read does not stop a ranking
                 times.append(math.nan)
                 errors.append(f"{type(err).__name__}: {err}")
-        return np.asarray(times, dtype=float), errors
-
-    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> np.ndarray:
-        return self._predict(candidates)[0]
+                breakdowns.append(None)
+                continue
+            times.append(pred.time)
+            errors.append(None)
+            out = pred.to_dict()
+            breakdowns.append(Breakdown(
+                tuple(Term(lim.value, TermKind.LIMIT_S, t, limits=lim is pred.limiter)
+                      for lim, t in pred.times.items() if t is not None),
+                notes=tuple(pred.notes),
+                details=(("device_model", self.device_model.name),
+                         ("limiter", pred.limiter.value), ("dram", out["dram"]),
+                         ("l2_l1_per_block", out["l2_l1_per_block"]))))
+        return make_predictions(candidates, times, breakdowns, errors)
 
     def predict(self, data: pd.DataFrame) -> np.ndarray:
-        return self.predict_candidates(_candidates(data))
-
-    def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
-        began = time.perf_counter()
-        predicted, errors = self._predict(candidates)
-        return make_ranking(candidates, predicted, began, errors)
+        return self.predict_candidates(_candidates(data)).seconds
 
     def report_data(self) -> dict:
         d = self.device_model

@@ -8,14 +8,12 @@ measurements (:mod:`workbench.models.tiling.calibrate`).
 
 The fitted model predicts the points of time-tiled stencil spaces (``tt_<stencil>``:
 a candidate's kernel is the space name, its variant the point's label, its params
-the problem sizes) and ranks a whole space at once (:meth:`TilingTimeModel.rank_space`:
-vectorized, no kernel built).  Registers per work item, when known (a stencil's
+the problem sizes), a whole space at once: vectorized, no kernel built.  Registers per work item, when known (a stencil's
 typical count from build logs), bound the concurrency ``k``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -24,7 +22,8 @@ import pandas as pd
 
 from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
-from workbench.models.contract import Need, Paper, Ranking, make_ranking
+from workbench.models.contract import Need, Paper, RanksByPrediction
+from workbench.models.prediction import Breakdown, Predictions, Term, TermKind, make_predictions
 from workbench.models.tiling.machine import (
     HARDWARE,
     TilingCalibration,
@@ -50,7 +49,7 @@ PAPER = Paper("Prajapati et al.", "Simple, accurate, analytical time modeling an
 
 
 @dataclass(frozen=True)
-class TilingTimeModel:
+class TilingTimeModel(RanksByPrediction):
     """T_alg for one device (hardware and calibration) and tiling scheme."""
 
     hardware: TilingHardware
@@ -76,19 +75,34 @@ class TilingTimeModel:
         return self.quantities(stencil, problem_of(sizes, dims),
                                TileArrays.of(points, dims)).T_alg
 
-    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> np.ndarray:
+    def predict_candidates(self, candidates: Sequence[Candidate], **context) -> Predictions:
         """Candidates of ``tt_<stencil>`` spaces (variant: the point's label; params or
-        ``context["problem"]``: the sizes)."""
-        out = np.full(len(candidates), np.nan)
+        ``context["problem"]``: the sizes), vectorized per stencil and size; each
+        breakdown holds the point's section-4 quantities.  Infeasible points (eq. 31)
+        are not predicted."""
+        n = len(candidates)
+        out = np.full(n, np.nan)
+        breakdowns: list[Breakdown | None] = [None] * n
+        errors: list[str | None] = [None] * n
         groups: dict[tuple, list[int]] = {}
         for i, c in enumerate(candidates):
             sizes = dict(c.params) or dict(context.get("problem") or {})
-            groups.setdefault((stencil_of(c.kernel_name), tuple(sorted(sizes.items()))),
-                              []).append(i)
+            stencil = stencil_of(c.kernel_name)   # another kernel: the model is misapplied
+            groups.setdefault((stencil, tuple(sorted(sizes.items()))), []).append(i)
         for (stencil, sizes), idx in groups.items():
+            dims = stencil_dims(stencil)
             points = [parse_label(candidates[i].variant) for i in idx]
-            out[idx] = self.predict_points(stencil, dict(sizes), points)
-        return out
+            q = self.quantities(stencil, problem_of(dict(sizes), dims),
+                                TileArrays.of(points, dims))
+            columns = q.columns()
+            for j, i in enumerate(idx):
+                feasible = bool(columns["feasible"][j])
+                out[i] = q.T_alg[j] if feasible and np.isfinite(q.T_alg[j]) else np.nan
+                errors[i] = None if feasible else "infeasible tile (eq. 31)"
+                breakdowns[i] = Breakdown(tuple(
+                    Term(name, TermKind.SECONDS if name.endswith("_s") else TermKind.COUNT,
+                         float(v[j])) for name, v in columns.items() if name != "feasible"))
+        return make_predictions(candidates, out, breakdowns, errors)
 
     def predict(self, data: pd.DataFrame) -> np.ndarray:
         lacking = [c for c in ("kernel", "variant", "params") if c not in data.columns]
@@ -96,25 +110,7 @@ class TilingTimeModel:
             raise ModelError(f"tiling predictions need the column(s) {', '.join(lacking)}")
         candidates = [Candidate(k, v, (1,), tuple(sorted(parse_label(p).items())))
                       for k, v, p in zip(data["kernel"], data["variant"], data["params"])]
-        return self.predict_candidates(candidates)
-
-    def rank(self, candidates: Sequence[Candidate], **context) -> Ranking:
-        began = time.perf_counter()
-        return make_ranking(candidates, self.predict_candidates(candidates, **context),
-                            began)
-
-    def rank_space(self, space, points=None) -> Ranking:
-        """A whole ``tt_<stencil>`` tuning space, fastest predicted first (the hook
-        :func:`workbench.tuning.ranking.rank_space` calls for this family)."""
-        began = time.perf_counter()
-        points = list(points if points is not None else space.points())
-        predicted = self.predict_points(stencil_of(space.name), space.problem,
-                                        [p.as_dict() for p in points])
-        candidates = [Candidate(space.name, p.label, tuple(space.group_size(p)),
-                                tuple(sorted(space.problem.items())), space.dtype)
-                      for p in points]
-        return make_ranking(candidates, np.where(np.isfinite(predicted), predicted, np.nan),
-                            began)
+        return self.predict_candidates(candidates).seconds
 
     def report_data(self) -> dict:
         hw, cal = self.hardware, self.calibration

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ModelError
+from workbench.errors import ModelError, WorkbenchError
 from workbench.measure.provenance import library_versions, utc_now_iso
 from workbench.models.contract import (
     Need,
@@ -30,6 +30,7 @@ from workbench.models.contract import (
     relative_errors,
 )
 from workbench.models.dataset import candidate_frame, feature_columns
+from workbench.models.prediction import Breakdown, Predictions, linear_terms, make_predictions
 from workbench.properties import feature_label, feature_sort_key, parse_feature
 
 SCHEMA = "workbench.model"
@@ -97,12 +98,43 @@ class FittedLinearModel(RanksByPrediction):
                 total = total + w * frame[name].to_numpy(dtype=float)
         return total
 
-    def predict_candidates(self, candidates, **context) -> np.ndarray:
-        """Predicted times of candidates, from their counts (no device needed)."""
-        if not len(candidates):
-            return np.zeros(0)
-        return self.predict(candidate_frame(candidates, granularity=self.granularity,
-                                            subgroup_size=self.subgroup_size))
+    def predict_candidates(self, candidates, **context) -> Predictions:
+        """Predicted times of candidates, from their counts (no device needed); each
+        breakdown lists weight x count per property, largest share first."""
+        from workbench.models.candidate_features import candidate_feature_values
+        from workbench.models.expressions.features import StandardFeature
+
+        refs = [StandardFeature(n, parse_feature(n)) for n in self.weights]
+        values, errors = candidate_feature_values(candidates, refs,
+                                                  granularity=self.granularity,
+                                                  subgroup_size=self.subgroup_size)
+        total = np.zeros(len(candidates))
+        for name, w in self.weights.items():
+            total = total + w * values[name]
+        unweighted = self._unweighted(candidates) if len(candidates) <= 8 else {}
+        breakdowns = [Breakdown(linear_terms(self.weights, values, i),
+                                notes=(("no weight for " + ", ".join(unweighted[i])
+                                        + " (not calibrated)",) if unweighted.get(i) else ()),
+                                details=(("properties_without_weight",
+                                          list(unweighted.get(i, ()))),))
+                      for i in range(len(candidates))]
+        return make_predictions(candidates, total, breakdowns,
+                                [e or (None if np.isfinite(t) else "not predicted")
+                                 for e, t in zip(errors, total)])
+
+    def _unweighted(self, candidates) -> dict[int, list[str]]:
+        """Properties a (plain kernel) candidate has and the model has no weight for."""
+        out = {}
+        for i, c in enumerate(candidates):
+            if c.space is not None:
+                continue
+            try:
+                frame = candidate_frame([c], granularity=self.granularity,
+                                        subgroup_size=self.subgroup_size)
+            except (ModelError, WorkbenchError, ValueError):
+                continue
+            out[i] = self.missing_weights(frame)
+        return out
 
     def missing_weights(self, data: pd.DataFrame) -> list[str]:
         """Properties present (non-zero) in ``data`` that the model has no weight for."""

@@ -1,0 +1,71 @@
+"""The user-written spaces of examples/spaces/ (evaluation data of issue #23).
+
+Each file loads the way ``workbench tune FILE.py:space`` loads it, has the points the
+README lists at its H100 size (the same points at the small test size), and a few
+points of each build and match numpy on pocl.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.measure.store import Status
+from workbench.tuning import TuningSpace, resolve_space
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FOLDER = Path(__file__).resolve().parent.parent / "examples" / "spaces"
+
+#: file -> (points at the H100 size, small sizes that keep every point valid)
+SPACES = {
+    "matmul_tiled": (108, {"n": 128}),
+    "stencil2d_5pt": (108, {"n": 128}),
+    "transpose": (96, {"n": 128}),
+    "rowsum": (71, {"m": 16, "n": 4096}),
+    "triad": (66, {"n": 32768}),
+    "stencil3d_7pt": (90, {"n": 16}),
+    "heldout_conv1d": (80, {"n": 8192}),
+    "heldout_batched_gemm": (80, {"nb": 64}),
+}
+
+
+def _ref(stem: str) -> str:
+    return f"{FOLDER / stem}.py:space"
+
+
+def test_six_design_and_two_held_out_spaces():
+    files = {p.stem for p in FOLDER.glob("*.py")}
+    assert files == set(SPACES)
+    held_out = {f for f in files if f.startswith("heldout_")}
+    assert len(held_out) == 2 and len(files - held_out) == 6
+    readme = (FOLDER / "README.md").read_text()
+    assert all(f"`{f}.py`" in readme for f in held_out)
+
+
+@pytest.mark.parametrize("stem", SPACES)
+def test_points_at_both_sizes(stem):
+    count, small = SPACES[stem]
+    full = resolve_space(_ref(stem))
+    assert isinstance(full, TuningSpace)
+    assert len(full.points()) == count
+    assert full.name.startswith("heldout_") == stem.startswith("heldout_")
+    reduced = resolve_space(_ref(stem), **small)
+    assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
+
+
+@pytest.mark.parametrize("stem", SPACES)
+def test_first_and_last_points_are_correct_on_pocl(queue, stem):
+    import pyopencl as cl
+
+    from workbench.tuning.live import LiveEvaluator
+
+    space = resolve_space(_ref(stem), **SPACES[stem][1])
+    points = space.points()
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    evaluator = LiveEvaluator(space, timed)
+    for point in (points[0], points[-1]):
+        result = evaluator.evaluate(point)
+        assert result.status is Status.OK, (point.label, result.log[-500:])

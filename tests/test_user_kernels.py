@@ -1,0 +1,189 @@
+"""A user's own kernels and space, end to end, through the one prediction entry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.cli.main import main
+from workbench.errors import GroupSizeError
+from workbench.kernels import resolve_kernel, spec_from_loopy
+from workbench.kernels.candidate import Candidate
+from workbench.kernels.user import load_user_object
+from workbench.models import get_family, load_model
+from workbench.models.prediction import TermKind, predict
+
+EXAMPLES = Path("examples/kernels")
+KERNELS = EXAMPLES / "my_kernels.py"
+H100 = Path("sample_data/h100")
+
+
+def _models():
+    """Every registered family that predicts a single kernel, fitted or ready."""
+    return {
+        "linear fp32": load_model(H100 / "weights-linear.json"),
+        "linear fp64": load_model(H100 / "weights-linear-fp64.json"),
+        "overlap": load_model(H100 / "weights-overlap.json"),
+        "overlap-fp64 (default)": load_model(H100 / "weights-overlap-fp64.json"),
+        "roofline": get_family("roofline").ready(device_model="h100"),
+        "ir-knn": get_family("ir-knn").ready(),
+    }
+
+
+def _user_candidates():
+    sizes = load_user_object(f"{KERNELS}:SIZES", "sizes")
+    return {name: Candidate.of(resolve_kernel(f"{KERNELS}:{name}"), params)
+            for name, params in sizes.items()}
+
+
+def test_every_family_predicts_every_user_kernel():
+    candidates = _user_candidates()
+    assert len(candidates) >= 5
+    assert {c.dtype for c in candidates.values()} == {"float32", "float64"}
+    for label, model in _models().items():
+        result = predict(model, list(candidates.values()))
+        assert np.all(np.isfinite(result.seconds)) and np.all(result.seconds > 0), \
+            (label, dict(zip(candidates, result.seconds)), result.errors)
+        assert all(b is not None and b.terms for b in result.breakdowns), label
+        assert result.unit == ("relative" if label == "ir-knn" else "s")
+
+
+def test_a_file_kernel_named_like_a_catalog_kernel_is_the_files():
+    mine = _user_candidates()["matmul"]
+    assert mine.dtype == "float64"       # the file's kernel, not the catalog's float32
+    model = load_model(H100 / "weights-overlap-fp64.json")
+    features = dict(predict(model, [mine]).breakdowns[0].details)["features"]
+    # the file's matmul multiplies in float64 only; the catalog's would count float32
+    per = model.subgroup_size if model.granularity == "subgroup" else 1
+    assert features["f_op_float64_mul"] == 1024 ** 3 / per
+    assert features["f_op_float32_mul"] == 0
+    # the linear breakdown adds up to its prediction
+    linear = load_model(H100 / "weights-linear-fp64.json")
+    result = predict(linear, [mine])
+    terms = result.breakdowns[0].terms
+    assert all(t.kind is TermKind.SECONDS for t in terms)
+    assert sum(t.value for t in terms) == pytest.approx(result.seconds[0], rel=1e-9)
+
+
+def test_a_notebook_variable_is_predicted_like_a_file_kernel():
+    import loopy as lp
+
+    knl = lp.make_kernel("{[i]: 0 <= i < n}", "y[i] = 2*x[i]",
+                         [lp.GlobalArg("x, y", np.float64, shape="n"), ...],
+                         lang_version=(2018, 2), name="twice")
+    knl = lp.split_iname(knl, "i", 128, outer_tag="g.0", inner_tag="l.0")
+    c = Candidate.of(spec_from_loopy(knl), {"n": 1 << 20})
+    for model in _models().values():
+        assert np.isfinite(predict(model, [c]).seconds[0])
+
+
+def test_predict_cli_on_a_user_kernel_names_model_and_file(capsys):
+    assert main(["predict", f"{KERNELS}:laplace5", "--param", "n=2048"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("model: expression, ") and "weights-overlap-fp64.json" in out[0]
+    assert "laplace5" in out[1] and "predicted" in out[1] and len(out[1]) < 200
+    assert main(["predict", f"{KERNELS}:laplace5", "--param", "n=2048", "--format",
+                 "json", "--weights", str(H100 / "weights-linear-fp64.json")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["source"].endswith("my_kernels.py:laplace5") and doc["predicted_s"] > 0
+    assert {t["kind"] for t in doc["terms"]} == {"seconds"}
+
+
+@pytest.mark.parametrize("body, words", [
+    ("raise RuntimeError('broken on purpose')\n", "broken on purpose"),
+    ("k = 3\n", "not a loopy kernel"),
+])
+def test_bad_user_files_are_one_line_errors_and_write_nothing(tmp_path, capsys, body,
+                                                              words):
+    path = tmp_path / "bad.py"
+    path.write_text(body)
+    store = tmp_path / "never.sqlite"
+    assert main(["measure", f"{path}:k", "--param", "n=64", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and err.count("\n") == 1
+    assert str(path) in err or "bad.py" in err
+    assert not store.exists()
+
+
+def test_a_group_size_the_device_cannot_launch_is_refused_with_its_limit(capsys):
+    for extra in ([], ["--weights", str(H100 / "weights-linear.json")],
+                  ["--model", "roofline", "--device-model", "h100"]):
+        assert main(["predict", "finite_diff", "--param", "n=4096", "--group-size",
+                     "99999x99999", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "exceeds the 1024" in err and "H100" in err
+    model = load_model(H100 / "weights-linear.json")
+    with pytest.raises(GroupSizeError, match="axis 2"):
+        predict(model, [Candidate("star_stencil_3d", "nofold", (1, 1, 128),
+                                  (("nx", 64), ("ny", 64), ("nz", 64)))])
+
+
+@pytest.fixture(scope="module")
+def measured_user_space(tmp_path_factory):
+    from workbench.measure import list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device")
+    except Exception:  # noqa: BLE001
+        pytest.skip("no OpenCL device")
+    store = tmp_path_factory.mktemp("space") / "space.sqlite"
+    assert main(["tune", f"{EXAMPLES}/my_space.py:space", "--strategy", "exhaustive",
+                 "--store", str(store), "--no-progress", "--format", "json"]) == 0
+    return store
+
+
+@pytest.mark.parametrize("strategy", [
+    ["random"], ["tpe"], ["model"],
+    ["model", "--weights", str(H100 / "weights-linear.json")],
+    ["model", "--weights", str(H100 / "weights-overlap.json")],
+    ["model", "--model", "roofline", "--device-model", "h100"],
+    ["model", "--model", "ir-knn"], ["knn"], ["xgb"],
+])
+def test_a_user_space_is_ranked_by_every_strategy_in_replay(measured_user_space, capsys,
+                                                            strategy):
+    capsys.readouterr()
+    assert main(["tune", f"{EXAMPLES}/my_space.py:space", "--replay",
+                 str(measured_user_space), "--strategy", *strategy, "--budget-evals", "4",
+                 "--no-progress", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["evaluations"] == 4 and doc["failed"] == 0
+    if strategy[0] != "random" and strategy[0] != "tpe":
+        assert doc["choosing_s"] > 0     # the ranking's cost is counted
+
+
+def test_no_prediction_is_below_the_physical_floor():
+    from workbench.models.floors import Bound, model_floors
+
+    candidates = _user_candidates()
+    # the float32 linear weights know no float64 work: they predict the float64 matmul
+    # far below what its flops take at the H100's peak
+    linear = load_model(H100 / "weights-linear.json")
+    result = predict(linear, [candidates["matmul"]])
+    floor = result.floors[0]
+    assert floor.bound is Bound.FLOPS
+    assert floor.seconds == pytest.approx(2 * 1024 ** 3 / 33454.1e9, rel=1e-6)
+    assert result.raw_seconds[0] < floor.seconds == result.seconds[0]
+    assert result.broken[0].startswith("flops")
+    unfloored = predict(linear, [candidates["matmul"]], floors=False)
+    assert unfloored.seconds[0] == result.raw_seconds[0] and unfloored.raw_seconds is None
+    # a large copy's DRAM floor: its footprint beyond the L2, at the peak bandwidth
+    big = Candidate.of(resolve_kernel(f"{KERNELS}:saxpy"), {"n": 1 << 26})
+    device = model_floors(linear)
+    for model in _models().values():
+        result = predict(model, [big])
+        if result.unit != "s":
+            assert result.raw_seconds is None      # relative times have no floor
+            continue
+        assert result.seconds[0] >= result.floors[0].seconds
+        dram = (2 * 4 * (1 << 26) - device.l2_bytes) / device.dram_peak_Bps
+        counted = dict(result.floors[0].parts).get(Bound.DRAM)
+        assert counted is None or counted == pytest.approx(dram, rel=1e-9)
+        assert counted is not None or result.seconds[0] > dram
+    # a device without floors (pocl, a user's calibration) predicts unchanged
+    assert model_floors(load_model(H100 / "weights-linear.json").__class__(
+        weights={"f_sync_kernel_launch": 1e-6}, confidence_intervals={}, unexercised=[],
+        fit_stats={}, device={"device": "some CPU"})) is None

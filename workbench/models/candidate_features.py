@@ -1,0 +1,392 @@
+"""Count features of candidates, for every count-based family alike.
+
+A family names the features it reads (:class:`~workbench.models.expressions.features`
+references); this module computes them from what each candidate carries:
+
+* a point of a tuning space with templates: the space's template of the point's
+  *structure* is counted once, symbolically in the point's numbers (its group shape
+  included, at sub-group granularity too), and the counts are evaluated for every
+  point of that structure at once (AFR constraints need footprints, which ISL cannot
+  count from a template's products of numbers, so one built point's footprint per
+  structure stands for all);
+* any other candidate (a catalog kernel, a user's kernel, a point of a space written
+  as a ``kernel(point)`` factory): its kernel's properties
+  (:func:`~workbench.properties.kernel_properties`), once per build, evaluated for
+  all of that build's size parameters at once.
+
+A candidate whose kernel cannot be counted gets NaN features and an error string;
+the others are unaffected.
+
+Points of a factory space cost a build and a count each (tens of milliseconds): they
+are counted on every core (forked workers, ``WORKBENCH_RANK_JOBS`` sets how many; 1
+counts in this process), and their features are remembered per space and point, so a
+second ranking of the same space (another strategy, another model reading the same
+features) costs nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import sys
+import weakref
+from collections import defaultdict
+from collections.abc import Sequence
+
+import loopy as lp
+import numpy as np
+
+from workbench.errors import ModelError, WorkbenchError
+from workbench.kernels.candidate import Candidate
+from workbench.models.expressions.feature_values import build_feature_values
+from workbench.models.expressions.features import AccessFilter, FeatureRef
+from workbench.properties import Granularity, extract_properties, kernel_properties
+
+#: pseudo-features the physical floors read: the distinct global bytes a kernel
+#: touches (its footprint, an ISL count), and its global arrays' whole sizes (cheap, an
+#: upper bound of the footprint)
+FOOTPRINT_BYTES = "footprint_bytes"
+ARRAY_BYTES = "array_bytes"
+
+
+def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
+    for c in candidates:
+        if c.space is not None and getattr(c.space, "sequence", None) is not None:
+            raise ModelError(
+                f"a point of {c.space.name} is a sequence of launches, and this model "
+                "predicts one kernel: rank time-tiled spaces with the tiling model "
+                "(--model tiling)")
+
+
+@functools.lru_cache(maxsize=128)
+def _template_workitem_properties(space, structure: tuple, with_footprints: bool):
+    """Work-item properties of a space's template, symbolic in every number."""
+    template = space.template_for(structure)
+    workitem = extract_properties(template.kernel)
+    if with_footprints:
+        example = next(p for p in space.points() if space.structure_of(p) == structure)
+        concrete = extract_properties(space.build(example))
+        for array in workitem.access_model.arrays:
+            workitem.assume_footprint(concrete.footprint(array))
+    return workitem
+
+
+@functools.lru_cache(maxsize=128)
+def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
+    """Sub-group properties of a template, symbolic in the group shape too (the
+    sub-groups per group are an expression of it: :mod:`workbench.properties.counting`)."""
+    return extract_properties(space.template_for(structure).kernel,
+                              granularity=Granularity.SUBGROUP, subgroup_size=subgroup_size)
+
+
+def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
+                     needs_afr: bool, out: dict, errors: list) -> None:
+    refs, footprint = _split_footprint(refs)
+    refs, model_footprint = _split_template_footprint(refs)
+    by_structure: dict[tuple, list[int]] = defaultdict(list)
+    for i in idx:
+        by_structure[space.structure_of(candidates[i].point)].append(i)
+    for structure, members in by_structure.items():
+        try:
+            workitem = _template_workitem_properties(space, structure, needs_afr)
+            props = workitem
+            if granularity is Granularity.SUBGROUP:
+                props = _template_subgroup_properties(space, structure, subgroup_size)
+            bound = [space.bindings(candidates[i].point) for i in members]
+            names = set(props.parameters) | set(workitem.parameters)
+            params = {s: np.array([b[s] for b in bound]) for s in names}
+            values = build_feature_values(props, refs, params, workitem_props=workitem)
+            for name in footprint:
+                values[name] = np.full(len(members), _structure_bytes(space, structure)[name])
+            for name in model_footprint:
+                touched = _structure_bytes(space, structure)[FOOTPRINT_BYTES]
+                values[name] = np.full(len(members), touched if np.isfinite(touched) else 0.0)
+        except (WorkbenchError, ValueError, KeyError, StopIteration) as err:
+            for i in members:
+                errors[i] = f"{type(err).__name__}: {err}"
+            continue
+        for name, v in values.items():
+            out[name][members] = v
+
+
+class FootprintRef:
+    """Asks for :data:`FOOTPRINT_BYTES` beside the count features."""
+
+    name = FOOTPRINT_BYTES
+
+
+class ArrayBytesRef:
+    """Asks for :data:`ARRAY_BYTES` beside the count features."""
+
+    name = ARRAY_BYTES
+
+
+def global_array_bytes(program, params) -> float:
+    """Bytes of a kernel's global array arguments, whole (NaN if a shape is unknown)."""
+    from pymbolic import evaluate
+
+    from workbench.kernels.base import entry_kernel
+
+    total = 0.0
+    for arg in entry_kernel(program).args:
+        if isinstance(arg, lp.ArrayArg) and arg.shape not in (None, lp.auto):
+            try:
+                size = float(np.prod([float(evaluate(e, dict(params))) for e in arg.shape]))
+            except Exception:  # noqa: BLE001 - a shape that needs a value not given
+                return float("nan")
+            total += size * np.dtype(arg.dtype.numpy_dtype).itemsize
+    return total
+
+
+def _split_footprint(refs):
+    counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
+    return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
+
+
+def _split_template_footprint(refs):
+    """A template's footprint cannot be counted (products of numbers): the model's
+    ``f_footprint_bytes`` comes from one built point per structure, as the floors'."""
+    from workbench.models.expressions.features import FootprintFeature
+
+    kept = [r for r in refs if not isinstance(r, FootprintFeature)]
+    return kept, [r.name for r in refs if isinstance(r, FootprintFeature)]
+
+
+def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,
+                   needs_afr: bool, out: dict, errors: list) -> None:
+    first = candidates[members[0]]
+    refs, footprint = _split_footprint(refs)
+    try:
+        common = dict(variant=first.variant, dtype=first.dtype, group_size=first.group_size)
+        if first.space is not None:
+            common = dict(variant="default", dtype=first.dtype,
+                          group_size=first.spec.fixed_group_size)
+        spec = first.spec
+        props = kernel_properties(spec, granularity=granularity,
+                                  subgroup_size=subgroup_size, **common)
+        workitem = props
+        if needs_afr and granularity is not Granularity.WORKITEM:
+            workitem = kernel_properties(spec, granularity=Granularity.WORKITEM, **common)
+        given = [candidates[i].params_dict for i in members]
+        names = sorted(set(props.parameters).union(*given))
+        missing = [p for p in props.parameters if any(p not in g for g in given)]
+        if missing:
+            raise ModelError(f"kernel {spec.name!r} needs value(s) for {', '.join(missing)}")
+        params = {p: np.array([g[p] for g in given]) for p in names
+                  if all(p in g for g in given)}
+        values = build_feature_values(props, refs, params, workitem_props=workitem)
+        if FOOTPRINT_BYTES in footprint:
+            if workitem.granularity is not Granularity.WORKITEM:
+                workitem = kernel_properties(spec, **common)
+            values[FOOTPRINT_BYTES] = np.array(
+                [_footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
+        if ARRAY_BYTES in footprint:
+            program = spec.build(spec.request(**common))
+            values[ARRAY_BYTES] = np.array(
+                [global_array_bytes(program, candidates[i].params_dict) for i in members])
+    except (WorkbenchError, ValueError, KeyError) as err:
+        for i in members:
+            errors[i] = f"{type(err).__name__}: {err}"
+        return
+    for name, v in values.items():
+        out[name][members] = v
+
+
+def _footprint_or_nan(props, params) -> float:
+    try:
+        return global_footprint_bytes(props, params)
+    except Exception:  # noqa: BLE001 - isl errors of non-affine indices: unknown
+        return float("nan")
+
+
+@functools.lru_cache(maxsize=128)
+def _structure_bytes(space, structure: tuple) -> dict[str, float]:
+    """A templated space's footprint and array bytes per structure (its points share
+    the problem)."""
+    point = next(p for p in space.points() if space.structure_of(p) == structure)
+    program = space.build(point)
+    return {FOOTPRINT_BYTES: _footprint_or_nan(extract_properties(program),
+                                               dict(space.problem)),
+            ARRAY_BYTES: global_array_bytes(program, dict(space.problem))}
+
+
+#: features of factory-space points already counted: space -> {(label, granularity,
+#: sub-group size): {feature name: value}}, and {label: error} under key None
+_POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: what forked workers read: set just before the fork, so nothing is pickled but results
+_FORKED: tuple = ()
+#: below this many points, forking costs more than it saves
+_PARALLEL_FROM = 8
+
+
+def rank_jobs() -> int:
+    """Worker processes for counting factory points: ``WORKBENCH_RANK_JOBS`` or every
+    core; 1 where fork is not available."""
+    if sys.platform != "linux":
+        return 1
+    try:
+        return max(1, int(os.environ.get("WORKBENCH_RANK_JOBS", "0"))) \
+            if os.environ.get("WORKBENCH_RANK_JOBS") else max(1, os.cpu_count() or 1)
+    except ValueError:
+        return 1
+
+
+def global_footprint_bytes(props, params) -> float:
+    """Distinct bytes of global memory a kernel touches, at one parameter set."""
+    from workbench.properties.symbolic import evaluate_many
+
+    itemsize = {}
+    for record in props.accesses:
+        if record.mtype == "global":
+            itemsize[record.variable] = np.dtype(record.dtype).itemsize
+    exprs = {name: props.footprint(name).used for name in itemsize}
+    values = evaluate_many(exprs, {k: np.array([v]) for k, v in params.items()})
+    return float(sum(float(np.asarray(values[n]).reshape(-1)[0]) * itemsize[n]
+                     for n in itemsize))
+
+
+def _all_standard_refs(props):
+    from workbench.models.expressions.features import StandardFeature
+
+    return [StandardFeature(f.name, f) for f in props.counts]
+
+
+def _count_point(i: int):
+    """One factory point, built and counted once: the features asked for, and at work-
+    item granularity every count and the footprint (what the floors and other models
+    read later)."""
+    candidates, refs, granularity, subgroup_size, needs_afr = _FORKED
+    c = candidates[i]
+    found: dict[tuple, dict[str, float]] = {}
+    try:
+        spec = c.spec
+        common = dict(variant="default", dtype=c.dtype, group_size=spec.fixed_group_size)
+        workitem = kernel_properties(spec, **common)
+        params = {k: np.array([v]) for k, v in c.params_dict.items()}
+        params = {k: v for k, v in params.items()}
+        wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
+        wi = {k: float(v[0]) for k, v in wi_values.items()}
+        wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
+        wi[ARRAY_BYTES] = global_array_bytes(spec.build(spec.request(**common)),
+                                             c.params_dict)
+        if any(r.name == FOOTPRINT_BYTES for r in refs):
+            wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
+        found[(Granularity.WORKITEM, None)] = wi
+        props = workitem if granularity is Granularity.WORKITEM else kernel_properties(
+            spec, granularity=granularity, subgroup_size=subgroup_size, **common)
+        asked, _ = _split_footprint(refs)
+        values = build_feature_values(props, asked, params, workitem_props=workitem)
+        key = (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
+        found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
+        return i, found, None
+    except (WorkbenchError, ValueError, KeyError) as err:
+        return i, found, f"{type(err).__name__}: {err}"
+
+
+#: marks a cache entry that holds every work-item count of its point
+_ALL_COUNTS = "__all_counts__"
+
+
+def _cached(ref, values: dict, wi: dict) -> float | None:
+    from workbench.models.expressions.features import StandardFeature
+
+    if ref.name in values:
+        return values[ref.name]
+    if ref.name in wi:
+        return wi[ref.name]
+    if wi.get(_ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
+        return 0.0
+    return None
+
+
+def _cache_key(granularity, subgroup_size):
+    return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
+
+
+def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
+                    needs_afr: bool, out: dict, errors: list) -> None:
+    """Points of factory spaces: from the cache, else built and counted on every core."""
+    global _FORKED
+    key = _cache_key(granularity, subgroup_size)
+    todo = []
+    for i in idx:
+        c = candidates[i]
+        per_space = _POINT_CACHE.get(c.space, {})
+        error = per_space.get(None, {}).get(c.variant)
+        if error is not None:
+            errors[i] = error
+            continue
+        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
+        values = wi if key == (Granularity.WORKITEM, None) else \
+            per_space.get((c.variant, *key), {})
+        found = [_cached(r, values, wi) for r in refs]
+        if any(v is None for v in found):
+            todo.append(i)
+            continue
+        for r, v in zip(refs, found):
+            out[r.name][i] = v
+    if not todo:
+        return
+    jobs = min(rank_jobs(), len(todo))
+    _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
+    try:
+        if jobs > 1 and len(todo) >= _PARALLEL_FROM:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                results = list(pool.imap_unordered(
+                    _count_point, todo, chunksize=max(1, len(todo) // (4 * jobs))))
+        else:
+            results = [_count_point(i) for i in todo]
+    finally:
+        _FORKED = ()
+    for i, found, error in results:
+        c = candidates[i]
+        per_space = _POINT_CACHE.setdefault(c.space, {})
+        for k, values in found.items():
+            per_space.setdefault((c.variant, *k), {}).update(values)
+        if error is not None:
+            per_space.setdefault(None, {})[c.variant] = error
+            errors[i] = error
+            continue
+        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
+        values = wi if key == (Granularity.WORKITEM, None) else \
+            per_space.get((c.variant, *key), {})
+        for r in refs:
+            v = _cached(r, values, wi)
+            out[r.name][i] = np.nan if v is None else v
+
+
+def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[FeatureRef], *,
+                             granularity: Granularity | str = Granularity.WORKITEM,
+                             subgroup_size: int | None = None
+                             ) -> tuple[dict[str, np.ndarray], list[str | None]]:
+    """The count features ``refs`` of every candidate, and an error per candidate that
+    could not be counted (its features are NaN)."""
+    granularity = Granularity(granularity)
+    candidates = list(candidates)
+    _refuse_sequences(candidates)
+    n = len(candidates)
+    out = {r.name: np.full(n, np.nan) for r in refs}
+    errors: list[str | None] = [None] * n
+    needs_afr = any(isinstance(r, AccessFilter) and getattr(r, "afr", None) is not None
+                    for r in refs)
+    templated: dict[object, list[int]] = defaultdict(list)
+    factory_points: list[int] = []
+    builds: dict[tuple, list[int]] = defaultdict(list)
+    for i, c in enumerate(candidates):
+        if c.space is not None and getattr(c.space, "template", None) is not None:
+            templated[c.space].append(i)
+        elif c.space is not None:
+            factory_points.append(i)
+        else:
+            builds[(c.kernel, c.variant, c.dtype, tuple(c.group_size))].append(i)
+    for space, idx in templated.items():
+        _template_values(space, idx, candidates, refs, granularity, subgroup_size,
+                         needs_afr, out, errors)
+    if factory_points:
+        _factory_values(factory_points, candidates, refs, granularity, subgroup_size,
+                        needs_afr, out, errors)
+    for members in builds.values():
+        _kernel_values(members, candidates, refs, granularity, subgroup_size, needs_afr,
+                       out, errors)
+    return out, errors

@@ -1,0 +1,165 @@
+"""Physical floors: the least time a kernel can take on a device, whatever a model says.
+
+Three bounds, each a true lower bound of the time the campaign protocol measures:
+
+* **launch**: no kernel ends sooner than the fastest kernel the protocol ever timed on
+  the device (an empty kernel);
+* **flops**: the kernel's floating-point operations at the device's peak rate (adds
+  and multiplies counted apart, so a fused multiply-add is two, as the peak counts it;
+  divisions and special functions count one);
+* **DRAM traffic**: every distinct element the kernel touches either lives in L2 or
+  crosses the DRAM interface during the kernel, and at most the L2's capacity can
+  stay behind in L2; so at least ``footprint - L2 bytes`` cross it, at the peak DRAM
+  bandwidth.  A kernel whose footprint fits in L2 (timed again and again, its data
+  can stay there) has no DRAM floor.
+
+The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
+any prediction below it to it and says which bound the model broke.  The figures come
+from the device description (``floors`` in :mod:`workbench.hardware` data), each with
+its source; a device without them has no floors.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.kernels.candidate import Candidate
+
+FLOAT_KINDS = ("add", "mul", "div", "pow", "special")
+
+
+class Bound(enum.Enum):
+    LAUNCH = "launch"
+    FLOPS = "flops"
+    DRAM = "DRAM traffic"
+
+
+@dataclass(frozen=True)
+class DeviceFloors:
+    """The figures the floors read, for one device."""
+
+    device: str
+    launch_s: float
+    dram_peak_Bps: float
+    l2_bytes: float
+    flop_peak: tuple[tuple[str, float], ...]    # dtype -> flop/s
+
+    @classmethod
+    def of(cls, description) -> DeviceFloors | None:
+        doc = description.floors
+        if not doc:
+            return None
+        return cls(description.name, float(doc["launch_s"]["value"]),
+                   float(doc["dram_peak_GBps"]["value"]) * 1e9,
+                   float(description.l2_bytes.value),
+                   tuple((k, float(v["value"]) * 1e9)
+                         for k, v in doc.get("flop_peak_GFLOPs", {}).items()))
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A candidate's floor: the binding bound, its time, and every bound's time."""
+
+    seconds: float
+    bound: Bound
+    parts: tuple[tuple[Bound, float], ...]
+    # bounds not counted, with what they could at most be (the DRAM bound, when the
+    # arrays' whole sizes already put it below the prediction)
+    uncounted: tuple[tuple[Bound, float], ...] = ()
+
+    def says(self) -> str:
+        return f"{self.bound.value}: at least {self.seconds * 1e3:.4g} ms"
+
+    def to_json(self) -> dict:
+        return {"seconds": self.seconds, "bound": self.bound.value,
+                "parts": {b.value: s for b, s in self.parts},
+                "at_most": {b.value: s for b, s in self.uncounted}}
+
+
+def floors_of_device(name: str) -> DeviceFloors | None:
+    """The floors of a device by its OpenCL name, from the shipped descriptions."""
+    return _floors_named(name)
+
+
+@functools.lru_cache(maxsize=16)
+def _floors_named(name: str) -> DeviceFloors | None:
+    from workbench.hardware.description import SHIPPED, load_device_model
+
+    for shipped in SHIPPED:
+        description = load_device_model(shipped)
+        if description.name == name:
+            return DeviceFloors.of(description)
+    return None
+
+
+def model_floors(model) -> DeviceFloors | None:
+    """The floors of the device a model was fitted on or describes, where known."""
+    described = getattr(model, "device_model", None)
+    if described is not None and getattr(described, "floors", None):
+        return DeviceFloors.of(described)
+    name = getattr(described, "name", None) or dict(getattr(model, "device", {}) or {}).get(
+        "device", "")
+    return _floors_named(name) if name else None
+
+
+def _flop_refs():
+    from workbench.models.expressions.features import StandardFeature
+    from workbench.properties import parse_feature
+
+    names = [f"f_op_{dtype}_{kind}" for dtype in ("float32", "float64")
+             for kind in FLOAT_KINDS]
+    return [StandardFeature(n, parse_feature(n)) for n in names]
+
+
+def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
+                     predicted: Sequence[float] | None = None) -> list[Floor | None]:
+    """The floor of every candidate (None where its kernel cannot be read).
+
+    The DRAM bound needs the footprint, an ISL count per kernel; with ``predicted``
+    given it is counted only where the prediction lies below what the arrays' whole
+    sizes would allow, the only candidates it could bind."""
+    from workbench.models.candidate_features import (
+        ARRAY_BYTES,
+        FOOTPRINT_BYTES,
+        ArrayBytesRef,
+        FootprintRef,
+        candidate_feature_values,
+    )
+
+    candidates = list(candidates)
+    flops, errors = candidate_feature_values(candidates, [*_flop_refs(), ArrayBytesRef()])
+    whole = np.maximum(0.0, flops[ARRAY_BYTES] - floors.l2_bytes) / floors.dram_peak_Bps
+    footprint = np.full(len(candidates), np.nan)
+    may_bind = [i for i in range(len(candidates))
+                if predicted is None or not np.isfinite(whole[i])
+                or not np.isfinite(predicted[i]) or predicted[i] < whole[i]]
+    binding = set(may_bind)
+    if may_bind:
+        counted, _ = candidate_feature_values([candidates[i] for i in may_bind],
+                                              [FootprintRef()])
+        footprint[may_bind] = counted[FOOTPRINT_BYTES]
+    peak = dict(floors.flop_peak)
+    out: list[Floor | None] = []
+    for i, c in enumerate(candidates):
+        parts = [(Bound.LAUNCH, floors.launch_s)]
+        if errors[i] is None:
+            flop_s = 0.0
+            for dtype in ("float32", "float64"):
+                n = sum(float(flops[f"f_op_{dtype}_{k}"][i]) for k in FLOAT_KINDS)
+                if n and dtype in peak:
+                    flop_s += n / peak[dtype]
+            parts.append((Bound.FLOPS, flop_s))
+        touched = float(footprint[i])
+        if np.isfinite(touched):          # unknown or not counted: no DRAM floor
+            beyond_l2 = max(0.0, touched - floors.l2_bytes)
+            parts.append((Bound.DRAM, beyond_l2 / floors.dram_peak_Bps))
+        bound, seconds = max(parts, key=lambda p: p[1])
+        uncounted = ((Bound.DRAM, float(whole[i])),) if not np.isfinite(touched) \
+            and np.isfinite(whole[i]) and i not in binding else ()
+        out.append(Floor(seconds, bound, tuple(parts), uncounted))
+    return out
