@@ -34,6 +34,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _side(args, side: str, kernels):
+    from workbench.measure.store import resolve_store_path
     from workbench.reports.cross_device import load_device, load_folder
 
     stores = getattr(args, f"store_{side}") or []
@@ -47,7 +48,7 @@ def _side(args, side: str, kernels):
         stores, unseen = folder.stores[:1], folder.stores[1:]
         return load_device(stores, label, unseen=unseen, kernels=kernels)
     for path in stores:
-        if not Path(path).exists():
+        if resolve_store_path(path) is None:  # X.sqlite or its shipped X.sqlite.xz
             raise ParameterError(f"no store at {path}")
     return load_device(stores, label, unseen=getattr(args, f"unseen_{side}"),
                        kernels=kernels)

@@ -29,6 +29,7 @@ import pandas as pd
 
 from workbench.errors import ParameterError
 from workbench.measure import MeasurementStore
+from workbench.measure.store import resolve_store_path
 from workbench.models import build_dataset, get_family
 from workbench.models.contract import FittedModel
 from workbench.models.dataset import store_device, train_on_roles
@@ -112,20 +113,14 @@ UNSEEN_STORE = "unseen.sqlite"
 def load_folder(folder: str | Path, label: str | None = None) -> DeviceMeasurements:
     """A device folder laid out as ``sample_data/h100`` (its unseen store is optional)."""
     folder = Path(folder)
-    catalog = _existing(folder / CATALOG_STORE)
+    catalog = resolve_store_path(folder / CATALOG_STORE)
     if catalog is None:
         raise ParameterError(f"{folder} has no {CATALOG_STORE} (the catalog in both "
                              "precisions, as sample_data/h100 has)")
-    unseen = _existing(folder / UNSEEN_STORE)
+    unseen = resolve_store_path(folder / UNSEEN_STORE)
     return load_device([catalog], label, unseen=[unseen] if unseen else [])
 
 
-def _existing(path: Path) -> Path | None:
-    """The store at ``path``, or its compressed twin (``.sqlite.xz``), or None."""
-    for candidate in (path, path.with_name(path.name + ".xz")):
-        if candidate.exists():
-            return candidate
-    return None
 
 
 @dataclass(frozen=True)
