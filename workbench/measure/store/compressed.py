@@ -1,7 +1,7 @@
 """Stores shipped xz-compressed, read through a decompressed cache.
 
 The shipped measurement stores are large (tens of MB of SQLite) but compress about
-twentyfold, so ``sample_data/`` holds them as ``X.sqlite.xz``. SQLite cannot read a
+thirteenfold, so ``sample_data/`` holds them as ``X.sqlite.xz``. SQLite cannot read a
 compressed file, so a read-only open decompresses it once into the user's cache
 (``$XDG_CACHE_HOME/workbench/stores/<sha256 of the .xz>.sqlite``) and opens that
 copy. The name is the compressed file's digest, so a changed ``.xz`` never reads a
