@@ -54,6 +54,32 @@ def test_a_compressed_store_opens_read_only_from_the_cache(shipped, cache):
     assert not shipped.with_suffix("").exists()  # nothing unpacked next to the .xz
 
 
+def test_a_compressed_store_reads_the_same_rows_as_the_plain_one(tmp_path, cache):
+    plain = tmp_path / "plain" / "s.sqlite"
+    with MeasurementStore.open(plain) as store:
+        first = store.start_campaign("first", DEVICE)
+        second = store.start_campaign("second", DEVICE)
+        for n, times in ((1024, [3e-5, 2e-5, 1e-5]), (2048, [4e-5, 5e-5, 6e-5])):
+            key = ConfigKey.make("axpy", "plain", "float32", {"n": n}, (256,), DEVICE)
+            store.record(Measurement.ok(key, times, device=DEVICE, campaign=first,
+                                        discard_first=1, extra={"n": n}))
+        bad = ConfigKey.make("axpy", "plain", "float64", {"n": 1024}, (256,), DEVICE)
+        store.record(Measurement.failed(bad, "build_failed", "no fp64", device=DEVICE,
+                                        campaign=second))
+    packed = tmp_path / "shipped" / "s.sqlite.xz"
+    packed.parent.mkdir()
+    packed.write_bytes(lzma.compress(plain.read_bytes(), preset=1))
+
+    def contents(path: Path):
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            return (store.measurements(status=None), store.campaigns(), store.devices())
+
+    rows, campaigns, devices = contents(packed)
+    assert len(rows) == 3 and {m.status.value for m in rows} == {"ok", "build_failed"}
+    assert (rows, campaigns, devices) == contents(plain)
+    assert contents(packed.with_suffix("")) == contents(plain)  # by its plain name too
+
+
 def test_the_uncompressed_name_finds_the_compressed_file(shipped, cache):
     plain_name = shipped.with_suffix("")
     assert resolve_store_path(plain_name) == shipped
