@@ -21,8 +21,9 @@
 #   TT_FROM=K: measure from the K-th problem of the list on (0: jacobi2d at the small
 #     2-D size; the order is that of problems() below);
 #   RESUME_FROM=STORE: start from a copy of a store an earlier call left unfinished
-#     (carried in the working tree); unfinished campaigns resume, finished ones are
-#     skipped (before 2026-11-23 22:50 UTC they were measured again);
+#     (carried in the working tree; X.sqlite.xz, or X.sqlite shipped as one, is
+#     unpacked); unfinished campaigns resume, finished ones are skipped (before
+#     2026-11-23 22:50 UTC they were measured again);
 #   TT_DRY_RUN=1 TT_DEVICE=Portable TT_JOBS=2: the whole script at tiny sizes on a CPU
 #     (no .whl needed).
 set -uo pipefail
@@ -32,7 +33,14 @@ if [ -z "${TT_DRY_RUN:-}" ]; then
 fi
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 mkdir -p "$out"
-if [ -n "${RESUME_FROM:-}" ]; then cp "$RESUME_FROM" "$out/timetiling.sqlite" || exit 1; fi
+if [ -n "${RESUME_FROM:-}" ]; then
+  # a shipped store is compressed (X.sqlite.xz; sample_data/h100/README.md): unpack it
+  if [ -f "$RESUME_FROM" ] && [[ "$RESUME_FROM" != *.xz ]]; then
+    cp "$RESUME_FROM" "$out/timetiling.sqlite" || exit 1
+  else
+    python3 -m workbench store-unpack "$RESUME_FROM" -o "$out/timetiling.sqlite" || exit 1
+  fi
+fi
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1;
   echo "cpus: $(nproc)"; python3 -c "import loopy, pyopencl, islpy, sys
 print('python', sys.version.split()[0], 'loopy', loopy.VERSION, 'pyopencl',
