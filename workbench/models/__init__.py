@@ -38,6 +38,7 @@ from workbench.models.expressions.model import (
     ExpressionModelSpec,
     FittedExpressionModel,
 )
+from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
@@ -51,7 +52,7 @@ from workbench.models.validation import (
 )
 
 __all__ = [
-    "MODEL_FAMILIES", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
+    "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
     "FittedExpressionModel", "FittedLinearModel", "FittedModel", "FittedRoofline",
     "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",
     "ModelFamily", "Need", "Paper", "Ranking", "RooflineModel",

@@ -28,7 +28,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
+from workbench.models.candidate_features import (
+    ARRAY_BYTES,
+    FOOTPRINT_BYTES,
+    ArrayBytesRef,
+    FootprintRef,
+    candidate_feature_values,
+)
+from workbench.models.expressions.feature_values import (
+    group_size_tuple,
+    parse_params_text,
+    provide_row_feature,
+)
+from workbench.models.expressions.features import FLOOR, StandardFeature
+from workbench.properties import parse_feature
 
 FLOAT_KINDS = ("add", "mul", "div", "pow", "special")
 
@@ -108,9 +123,6 @@ def model_floors(model) -> DeviceFloors | None:
 
 
 def _flop_refs():
-    from workbench.models.expressions.features import StandardFeature
-    from workbench.properties import parse_feature
-
     names = [f"f_op_{dtype}_{kind}" for dtype in ("float32", "float64")
              for kind in FLOAT_KINDS]
     return [StandardFeature(n, parse_feature(n)) for n in names]
@@ -123,14 +135,6 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
     The DRAM bound needs the footprint, an ISL count per kernel; with ``predicted``
     given it is counted only where the prediction lies below what the arrays' whole
     sizes would allow, the only candidates it could bind."""
-    from workbench.models.candidate_features import (
-        ARRAY_BYTES,
-        FOOTPRINT_BYTES,
-        ArrayBytesRef,
-        FootprintRef,
-        candidate_feature_values,
-    )
-
     candidates = list(candidates)
     flops, errors = candidate_feature_values(candidates, [*_flop_refs(), ArrayBytesRef()])
     whole = np.maximum(0.0, flops[ARRAY_BYTES] - floors.l2_bytes) / floors.dram_peak_Bps
@@ -163,3 +167,27 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
             and np.isfinite(whole[i]) and i not in binding else ()
         out.append(Floor(seconds, bound, tuple(parts), uncounted))
     return out
+
+
+def floor_of_rows(data) -> np.ndarray:
+    """Each measurement row's physical floor on its device (0 where the device has none):
+    the values of the expression feature ``f_floor_s``."""
+    if "device" not in data.columns:
+        raise ModelError(f"{FLOOR} needs each row's device (a 'device' column)")
+    out = np.zeros(len(data))
+    devices = data["device"].astype(str).to_numpy()
+    for device in np.unique(devices):
+        floors = floors_of_device(device)
+        rows = np.flatnonzero(devices == device)
+        if floors is None:
+            continue
+        cands = [Candidate(k, v, group_size_tuple(g),
+                           tuple(sorted(parse_params_text(p).items())), d)
+                 for k, v, d, g, p in data[["kernel", "variant", "dtype", "group_size",
+                                            "params"]].iloc[rows].itertuples(index=False)]
+        out[rows] = [f.seconds if f is not None else 0.0
+                     for f in candidate_floors(cands, floors)]
+    return out
+
+
+provide_row_feature(FLOOR, floor_of_rows)

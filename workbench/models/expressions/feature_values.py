@@ -9,7 +9,7 @@ features of :mod:`workbench.models.expressions.insitu`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -156,7 +156,7 @@ def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
     return np.nan if degree is None else float(degree)
 
 
-def _parse_params_text(text: str) -> dict[str, int]:
+def parse_params_text(text: str) -> dict[str, int]:
     out = {}
     for part in str(text).split(","):
         if "=" in part:
@@ -165,7 +165,7 @@ def _parse_params_text(text: str) -> dict[str, int]:
     return out
 
 
-def _group_size_tuple(text) -> tuple[int, ...]:
+def group_size_tuple(text) -> tuple[int, ...]:
     if isinstance(text, tuple):
         return text
     return tuple(int(s) for s in str(text).split("x"))
@@ -174,34 +174,24 @@ def _group_size_tuple(text) -> tuple[int, ...]:
 _META = ("kernel", "variant", "dtype", "group_size", "params")
 
 
-def _floor_values(data: pd.DataFrame) -> np.ndarray:
-    """Each row's physical floor on its device (0 where the device has none)."""
-    from workbench.kernels.candidate import Candidate
-    from workbench.models.floors import candidate_floors, floors_of_device
+#: Device features whose values come from a layer above the counts, by name: the
+#: physical floor (:mod:`workbench.models.floors`) counts candidates through this module,
+#: so it registers its row function here instead of being imported from here.
+_ROW_FEATURE_PROVIDERS: dict[str, Callable[[pd.DataFrame], np.ndarray]] = {}
 
-    if "device" not in data.columns:
-        raise ModelError(f"{FLOOR} needs each row's device (a 'device' column)")
-    out = np.zeros(len(data))
-    devices = data["device"].astype(str).to_numpy()
-    for device in np.unique(devices):
-        floors = floors_of_device(device)
-        rows = np.flatnonzero(devices == device)
-        if floors is None:
-            continue
-        cands = [Candidate(k, v, _group_size_tuple(g),
-                           tuple(sorted(_parse_params_text(p).items())), d)
-                 for k, v, d, g, p in data[["kernel", "variant", "dtype", "group_size",
-                                            "params"]].iloc[rows].itertuples(index=False)]
-        out[rows] = [f.seconds if f is not None else 0.0
-                     for f in candidate_floors(cands, floors)]
-    return out
+
+def provide_row_feature(name: str, compute: Callable[[pd.DataFrame], np.ndarray]) -> None:
+    """Register how ``name`` (a device feature) is computed for a frame of rows."""
+    _ROW_FEATURE_PROVIDERS[name] = compute
 
 
 def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
                            granularity: Granularity, subgroup_size: int | None
                            ) -> np.ndarray:
     if ref.name == FLOOR:
-        return _floor_values(data)
+        if FLOOR not in _ROW_FEATURE_PROVIDERS:  # workbench.models imports the floors
+            raise ModelError(f"{FLOOR} needs workbench.models.floors imported")
+        return _ROW_FEATURE_PROVIDERS[FLOOR](data)
     if ref.name == TWIN_TIME:
         raise ModelError(
             f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "
@@ -256,7 +246,7 @@ def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
             list(_META[:4]), sort=False).indices.items():
         rows = positions[idx]
         try:
-            common = dict(variant=variant, dtype=dtype, group_size=_group_size_tuple(group))
+            common = dict(variant=variant, dtype=dtype, group_size=group_size_tuple(group))
             # a kernel outside the catalog (a user's, a tuning point) comes as its spec
             kernel = (specs or {}).get(kernel, kernel)
             props = kernel_properties(kernel, granularity=granularity,
@@ -264,7 +254,7 @@ def dataset_feature_values(data: pd.DataFrame, names: Iterable[str], *,
             wi = props
             if needs_afr and granularity is not Granularity.WORKITEM:
                 wi = kernel_properties(kernel, granularity=Granularity.WORKITEM, **common)
-            parsed = [_parse_params_text(t) for t in data["params"].iloc[rows]]
+            parsed = [parse_params_text(t) for t in data["params"].iloc[rows]]
             names_ = sorted(set(props.parameters).union(*parsed))
             params = {p: np.array([d[p] for d in parsed]) for p in names_}
             values = build_feature_values(props, todo, params, workitem_props=wi)
