@@ -49,9 +49,6 @@ driver=$(mktemp --suffix=.py)
 cat > "$driver" <<'PY'
 import os, statistics, sys, time
 
-from workbench.kernels.timetiled.campaign import (check_on_device, explore, failures,
-                                                   finished_before)
-from workbench.kernels.timetiled.microbench import measure_microbenchmarks
 from workbench.kernels.timetiled.stencils import STENCILS
 from workbench.measure import find_device, open_device
 from workbench.errors import ModelError
@@ -60,6 +57,9 @@ from workbench.models.tiling import (H100, TilingModel, calibration_from_measure
                                      evaluate_grid, feasible_grid, load_calibration,
                                      near_minimum, point_labels, registers_of,
                                      save_calibration, tables)
+from workbench.tuning.timetiled_campaign import (check_on_device, explore, failures,
+                                                 finished_before)
+from workbench.tuning.timetiled_microbench import measure_microbenchmarks
 
 NV = ()
 DEVICE = os.environ.get("TT_DEVICE", "NVIDIA")

@@ -83,7 +83,7 @@ def test_strategies_reach_the_chosen_quality(bench, jacobi):
 def test_a_carried_store_says_which_explorations_are_finished():
     from types import SimpleNamespace
 
-    from workbench.kernels.timetiled.campaign import finished_before
+    from workbench.tuning.timetiled_campaign import finished_before
     from workbench.measure.store import MeasurementStore
 
     store_path = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / "timetiling.sqlite"

@@ -10,13 +10,13 @@ from workbench.kernels.timetiled import (
     STENCILS,
     TIMETILED_SPACES,
     BandConfig,
-    SequenceEvaluator,
     band_kernel,
     get_stencil,
     timetiled_space,
 )
 from workbench.measure.runner import TimingProtocol
 from workbench.measure.store import Status
+from workbench.tuning.sequence import SequenceEvaluator
 
 ONCE = TimingProtocol(runs=1, discard_first=0)
 

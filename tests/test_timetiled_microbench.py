@@ -10,13 +10,13 @@ from workbench.kernels.timetiled.microbench import (
     band_pair,
     barrier,
     launches,
-    measure_microbenchmarks,
     microbenchmarks,
     transfer,
 )
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.store import MeasurementStore, Status
 from workbench.models.tiling import rows_from_measurements
+from workbench.tuning.timetiled_microbench import measure_microbenchmarks
 
 
 @pytest.fixture(scope="module")

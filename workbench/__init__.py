@@ -3,7 +3,8 @@
 The data path runs one way: kernel -> properties -> measurements -> fitted model ->
 predictions -> tables and plots.  Subpackages, in that order: ``kernels``,
 ``properties``, ``hardware`` (device descriptions), ``measure``, ``models`` (one
-folder per paper), ``tuning``, ``reports``; ``cli`` and ``ui`` sit on top.
+folder per paper), ``tuning``, ``distributed`` (Dask), ``reports``; ``cli`` and ``ui``
+sit on top.  No module imports a later one (``tests/test_layers.py``).
 """
 
 __version__ = "0.1.0"

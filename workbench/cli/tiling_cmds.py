@@ -97,11 +97,7 @@ def calibrate_timetiling(args, device) -> int:
     resumable campaign), then derive and save the calibration.  A device where a
     parameter cannot be derived (on pocl the barrier loop is not slower than its
     twin, so tau_sync is not measurable) keeps its timings and ends with one line."""
-    from workbench.kernels.timetiled.microbench import (
-        measure_microbenchmarks,
-        microbenchmarks,
-        quick_microbenchmarks,
-    )
+    from workbench.kernels.timetiled.microbench import microbenchmarks, quick_microbenchmarks
     from workbench.kernels.timetiled.stencils import get_stencil
     from workbench.measure import MeasurementStore, default_store_path, open_device
     from workbench.errors import UnknownNameError
@@ -111,6 +107,7 @@ def calibrate_timetiling(args, device) -> int:
         save_calibration,
         tables,
     )
+    from workbench.tuning.timetiled_microbench import measure_microbenchmarks
 
     stencils = [get_stencil(k.strip()).name for k in args.kernels.split(",")] \
         if args.kernels else None

@@ -10,6 +10,8 @@
 * :mod:`.study`: the block-size study's kernels (Ernst et al.);
 * :mod:`.families`: variant families for model-guided selection;
 * :mod:`.candidate`: one configuration to predict, rank or measure;
+* :mod:`.space`: search spaces over a kernel's variants (:class:`TuningSpace`, its
+  :class:`Point` and :class:`LaunchSequence`), explored by :mod:`workbench.tuning`;
 * :mod:`.user`: a user's own loopy kernel, from a notebook or a file.
 """
 
@@ -26,10 +28,12 @@ from workbench.kernels.base import (
 )
 from workbench.kernels.candidate import Candidate
 from workbench.kernels.catalog import all_kernels, get_kernel
+from workbench.kernels.space import LaunchSequence, Point, TuningSpace
 from workbench.kernels.user import load_user_kernel, resolve_kernel, spec_from_loopy
 
 __all__ = [
     "GROUP_SIZE_SETS", "BuildRequest", "Candidate", "DType", "GroupSizeSet", "KernelRole", "KernelSpec",
+    "LaunchSequence", "Point", "TuningSpace",
     "all_kernels", "format_group_size", "get_kernel", "load_user_kernel", "parse_group_size",
     "parse_parameters", "resolve_kernel", "spec_from_loopy",
 ]

@@ -1,7 +1,8 @@
 """Choosing among variants of a kernel at a fraction of the cost of measuring them.
 
 * :mod:`.space`: search spaces (tunable parameters, restrictions, a loopy kernel per
-  point; for cheap ranking a symbolic template per structure); :mod:`.catalog`, the
+  point; for cheap ranking a symbolic template per structure), defined below in
+  :mod:`workbench.kernels.space` and re-exported; :mod:`.catalog`, the
   catalog's spaces (``stencil2d``, ``matmul``, ``transpose``, Lift's ``lift_*``, the
   time-tiled stencils' ``tt_*``) and a user's own (``FILE.py:VARIABLE``);
 * :mod:`.strategies`: exhaustive, random, model-guided (any registered model's
@@ -13,6 +14,8 @@
   on every core) or replayed from a measured space (:mod:`.replay`);
 * :mod:`.metrics` and :mod:`.study`: best-so-far curves, runs and time to 90 % and
   95 % of the best, every strategy side by side (random as its expectation);
+* :mod:`.timetiled_campaign` and :mod:`.timetiled_microbench`: the time-tiled
+  stencils' spaces explored and their microbenchmarks timed on a device;
 * :mod:`.kernel_tuner_io`: Kernel Tuner cache files out and in;
 * :mod:`.selection`: the 2019 paper's model-guided selection within variant families.
 """

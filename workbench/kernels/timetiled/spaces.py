@@ -3,7 +3,7 @@
 A point is ``tT`` (time steps per band), ``tS1..tSd`` (tile sizes, axis 0 first,
 the last axis contiguous in memory) and the lanes per axis (``bx`` along the
 contiguous axis, then ``by``, ``bz``).  Its computation is ``T / tT`` launches of
-its band kernel (a :class:`~workbench.tuning.space.LaunchSequence`), so ``T`` must be
+its band kernel (a :class:`~workbench.kernels.space.LaunchSequence`), so ``T`` must be
 a multiple of ``tT``; a point is feasible when its two local buffers fit the
 per-group limit (48 KiB), its group has 32 to 1024 lanes, and no lane axis is wider
 than the box it covers.
@@ -23,9 +23,9 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from workbench.errors import ParameterError
+from workbench.kernels.space import LaunchSequence, Point, TuningSpace
 from workbench.kernels.timetiled.generator import LOCAL_MEMORY_LIMIT, BandConfig, band_kernel
 from workbench.kernels.timetiled.stencils import STENCILS, get_stencil
-from workbench.tuning.space import LaunchSequence, Point, TuningSpace
 
 #: Tunable values per dimensionality (tiles along the contiguous axis in whole warps
 #: for 1-D and 2-D, as the paper's t_S2 multiple of 32; 3-D tiles are too small to).

@@ -14,21 +14,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelError
+from workbench.kernels.space import TuningSpace
 from workbench.models.ir_features.features import FEATURE_ORDER
 from workbench.models.ir_features.space import space_ir_features
-from workbench.tuning.evaluation import Evaluation
-from workbench.tuning.space import TuningSpace
 
 FEATURES: tuple[str, ...] = tuple(f.value for f in FEATURE_ORDER)
 BENCHMARK = "benchmark"
 INPUT = "input"
 TIME = "time_s"
 TARGET = "normalized_throughput"
+
+
+class MeasuredPoint(Protocol):
+    """What a sample needs of a point's evaluation: whether it ran and its time (a
+    :class:`~workbench.tuning.evaluation.Evaluation` is one; the models sit below the
+    tuning layer, so they name the two fields, not the class)."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def time_s(self) -> float | None: ...
 
 
 def ir_samples(features: pd.DataFrame, times_s: Sequence[float] | np.ndarray,
@@ -54,7 +66,7 @@ def ir_samples(features: pd.DataFrame, times_s: Sequence[float] | np.ndarray,
     return frame
 
 
-def space_samples(space: TuningSpace, evaluations: Mapping[str, Evaluation],
+def space_samples(space: TuningSpace, evaluations: Mapping[str, MeasuredPoint],
                   benchmark: str | None = None) -> pd.DataFrame:
     """A measured tuning space as one benchmark (default: the space's name) at its
     problem size; ``evaluations`` by point label, as

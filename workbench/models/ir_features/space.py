@@ -1,6 +1,6 @@
 """The IR features of a tuning space's points, one row per point.
 
-A space with templates (:mod:`workbench.tuning.space`) is read once per structure:
+A space with templates (:mod:`workbench.kernels.space`) is read once per structure:
 the template's features are symbolic in the point's numbers, and one vectorized
 evaluation gives every point of that structure.  A point's kernel is its template
 with the numbers fixed, so its loops and guards are those code generation keeps for
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.kernels.space import Point, TuningSpace
 from workbench.models.ir_features.extract import symbolic_ir_features
 from workbench.models.ir_features.features import FEATURE_ORDER
-from workbench.tuning.space import Point, TuningSpace
 
 
 def _values(space: TuningSpace, point: Point, accepted) -> dict[str, int]:

@@ -1,10 +1,11 @@
 """The measured parameters (Tables 3 and 4) from stored microbenchmark timings.
 
-The rows are those :func:`workbench.kernels.timetiled.microbench.measure_microbenchmarks`
-records (kernels ``ttmb.<what>``, counts in ``extra["facts"]``); each parameter is
-the formula of that module's docstring, over the minimum time of its runs.  C_iter
-of a stencil is the mean over its configurations (the paper averages 70), from the
-on-chip time of a band, ``t_band - t_twin``, spread evenly over the SMs:
+The rows are those :func:`workbench.tuning.timetiled_microbench.measure_microbenchmarks`
+records of the kernels of :mod:`workbench.kernels.timetiled.microbench` (``ttmb.<what>``,
+counts in ``extra["facts"]``); each parameter is the formula of that module's
+docstring, over the minimum time of its runs.  C_iter of a stencil is the mean over
+its configurations (the paper averages 70), from the on-chip time of a band,
+``t_band - t_twin``, spread evenly over the SMs:
 
     C_iter = ((t_band - t_twin) n_SM / w - t_T tau_sync) / (t_T ceil(prod (E_i - 2) / n_V))
 

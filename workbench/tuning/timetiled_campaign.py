@@ -6,6 +6,9 @@ baseline set, exhaustively); :func:`check_on_device` runs the driver against the
 numpy time loop at small sizes on the same device first, since the large baseline
 problems are not verified point by point (their float64 reference would cost minutes
 of host time per space).
+
+It sits in the tuning layer, beside the runner and the evaluators it drives; the
+stencils, their kernels and spaces are :mod:`workbench.kernels.timetiled`.
 """
 
 from __future__ import annotations
@@ -14,16 +17,17 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from workbench.tuning.sequence import SequenceEvaluator
+import workbench.kernels.timetiled.spaces as spaces_module
 from workbench.kernels.timetiled.spaces import timetiled_space
 from workbench.measure.runner import TimingProtocol
 from workbench.measure.store import Status
+from workbench.tuning.sequence import SequenceEvaluator
 
 #: The paper's protocol: the minimum of five runs (after one warm-up launch).
 PAPER_PROTOCOL = TimingProtocol(runs=5, discard_first=0)
 
 #: A file reference to the factories (worker processes resolve spaces from it).
-SPACES_FILE = __file__.replace("campaign.py", "spaces.py")
+SPACES_FILE = spaces_module.__file__
 
 
 def exploration_name(space, *, baseline: int = 1, only: Sequence[str] | None = None
