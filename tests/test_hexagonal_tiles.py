@@ -115,3 +115,18 @@ def test_space_through_the_sequence_evaluator(queue):
     result = ev.evaluate(point)
     assert result.status is Status.OK, result.log
     assert result.extra["launches"] == 5
+
+
+def test_the_family_predicts_hexagonal_spaces_with_the_paper_scheme():
+    from workbench.kernels.candidate import Candidate
+    from workbench.models.tiling import TilingTimeModel
+
+    model = TilingTimeModel(H100, CAL)            # overlapped by default
+    sizes = (("S1", 4096), ("S2", 4096), ("T", 48))
+    label = "tT=4,tS1=12,tS2=64,bx=64,by=4"
+    hx, tt = model.predict_candidates([Candidate("tune.hx_heat2d", label, (1,), sizes),
+                                       Candidate("tune.tt_heat2d", label, (1,), sizes)]
+                                      ).seconds
+    want = quantities(Scheme.HYBRID, Problem((4096, 4096), 48), [4], [[12], [64]], [256],
+                      H100, CAL, "heat2d").T_alg[0]
+    assert hx == pytest.approx(want) and tt != pytest.approx(want)
