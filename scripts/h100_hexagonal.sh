@@ -92,7 +92,7 @@ def chosen_labels(stencil, sizes):
                                 scheme=Scheme.paper(dims).value)
     grid = feasible_grid(dims, sizes["T"], scheme=Scheme.paper(dims))
     frame = evaluate_grid(model, stencil, sizes, grid)
-    labels = point_labels(near_minimum(frame, 0.10).head(400), dims)
+    labels = point_labels(near_minimum(frame, 0.10), dims)
     space_ok = []
     for label in labels:        # the generator's own limits (lanes within the rows)
         p = {k: int(v) for k, v in (x.split("=") for x in label.split(","))}
@@ -118,6 +118,10 @@ def measure(store, dev, queue, seconds, stage):
                 only = chosen_labels(stencil, sizes)
             except ModelError as err:
                 print(f"{stencil} {sizes}: no model choice ({err})")
+                continue
+            if not only:
+                print(f"{stencil} {sizes}: no point within 10% of the model's minimum "
+                      "fits the generator's lane limits")
                 continue
         space = hexspaces.hexagonal_space(stencil, baseline=1, only=only, **sizes)
         kind = "chosen" if only is not None else "baseline"
