@@ -50,23 +50,29 @@ def test_overlapped_tiles_by_hand():
     assert with_regs.k[0] == 65536 // (64 * 64)
 
 
-def test_hexagonal_and_hybrid_tiles_follow_the_paper():
+def test_hexagonal_and_hybrid_tiles_follow_the_generated_scheme():
     q = quantities(Scheme.HEXAGONAL, Problem((1000,), 16), [4], [[20]], [32], H100, CAL,
                    "jacobi1d")
-    assert (q.N_w[0], q.w[0], q.m_i[0]) == (8, 23, 28)          # eqs. 3, 5, 7
-    assert q.c[0] == pytest.approx(2 * 2e-9 * 2 + 4 * 5e-8)      # eq. 9: x = 20, 22
+    # eq. 3 with epsilon = 1; pitch 2*20 + 4 - 2 = 42: ceil(1001 / 42) A and
+    # ceil(980 / 42) B hexagons; eq. 7's m_i, m_o two fewer
+    assert (q.N_w[0], q.w[0], q.m_i[0], q.m_o[0]) == (9, 24, 28, 26)
+    assert q.c[0] == pytest.approx(2 * 2e-9 * 2 + 8 * 5e-8)      # eq. 9: x = 20, 22
     assert q.M_tile_bytes[0] == 2 * 24 * 4
     q2 = quantities(Scheme.HYBRID, Problem((1000, 64), 16), [4], [[20], [32]], [128],
                     H100, CAL, "heat2d")
-    assert q2.m_i[0] == 32 * 28                                  # eq. 13
-    # eq. 15: sum over x = 20, 22 of ceil(32 x / 128) = 5 + 6
-    assert q2.c[0] == pytest.approx(2 * 2e-9 * 11 + 4 * 5e-8)
+    assert q2.m_i[0] == 28 * 34 and q2.m_o[0] == 26 * 32        # eq. 13 and the x2 halo
+    # eq. 15: sum over x = 20, 22 of ceil(32 x / 128) = 5 + 6; two barriers per row
+    assert q2.c[0] == pytest.approx(2 * 2e-9 * 11 + 8 * 5e-8)
+    assert q2.M_tile_bytes[0] == 2 * 24 * 37 * 4
     odd = quantities(Scheme.HYBRID, Problem((1000, 64), 16), [3], [[20], [32]], [128],
                      H100, CAL, "heat2d")
     assert not odd.feasible[0] and odd.T_alg[0] == np.inf      # t_T must be even
     with pytest.raises(ModelError, match="1-D"):
         quantities(Scheme.HEXAGONAL, Problem((10, 10), 4), [2], [[4], [4]], [32], H100,
                    CAL, "heat2d")
+    with pytest.raises(ModelError, match="2-D"):
+        quantities(Scheme.HYBRID, Problem((10, 10, 10), 4), [2], [[4], [4], [4]], [32],
+                   H100, CAL, "heat3d")
 
 
 def test_feasibility_of_eq_31():

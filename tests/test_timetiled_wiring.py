@@ -12,6 +12,7 @@ import pytest
 from workbench.cli.main import main
 from workbench.errors import ModelError, TuningError
 from workbench.kernels.timetiled.spaces import TIMETILED_SPACES
+from workbench.kernels.timetiled.stencils import get_stencil
 from workbench.measure.store import MeasurementStore
 from workbench.models.tiling import TilingCalibration, save_calibration
 from workbench.tuning.catalog import SPACES, get_space, space_at_size
@@ -44,8 +45,9 @@ def test_spaces_lists_each_kind_with_its_own_sizes(capsys):
     assert main(["spaces", "--format", "json", "--param", "S1=512,S2=512"]) == 0
     rows = json.loads(capsys.readouterr().out)
     # the 2-D and 3-D time-tiled spaces take these sizes (jacobi1d has no S2, the
-    # catalog's 2-D spaces an n)
-    assert {r["space"] for r in rows} == {f"tt_{s}" for s in STENCILS[1:]}
+    # catalog's 2-D spaces an n), and the 2-D hexagonal ones
+    assert {r["space"] for r in rows} == {f"tt_{s}" for s in STENCILS[1:]} | {
+        f"hx_{s}" for s in STENCILS[1:] if get_stencil(s).dims == 2}
     assert main(["spaces", "--param", "q=3"]) == 2
     assert "no catalog space takes the size(s) q" in capsys.readouterr().err
 

@@ -91,6 +91,16 @@ class LaunchSequence:
     count: Callable[[Point], int]
     input: str
     output: str
+    #: an integer argument that each launch receives its number in (0, 1, ..):
+    #: launches of one kernel that differ by phase (the two rows of hexagons per band
+    #: of hexagonal tiling); None: every launch gets the same arguments
+    index: str | None = None
+
+    @property
+    def in_place(self) -> bool:
+        """``input`` is ``output``: every launch updates one array (hexagonal tiles
+        keep two time levels in it), a copy of the input made before the first."""
+        return self.input == self.output
 
 
 # {{{ restrictions

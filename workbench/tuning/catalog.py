@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.errors import TuningError, UnknownNameError
+from workbench.kernels.timetiled.hexspaces import HEXAGONAL_SPACES
 from workbench.kernels.timetiled.spaces import TIMETILED_SPACES
 from workbench.kernels.tunable import lift_stencils, matmul, stencil2d, transpose
 from workbench.tuning.space import Point, TuningSpace
@@ -140,7 +141,8 @@ LIFT_SPACES = {f"lift_{name}": _lift_factory(name) for name in lift_stencils.BEN
 #: tile sizes are few and coarse by design, since the tiling model, not the
 #: measurement, is meant to search the wide range (``workbench tile-sizes``).
 SPACES = {"stencil2d": stencil2d_space, "matmul": matmul_space,
-          "transpose": transpose_space, **LIFT_SPACES, **TIMETILED_SPACES}
+          "transpose": transpose_space, **LIFT_SPACES, **TIMETILED_SPACES,
+          **HEXAGONAL_SPACES}
 
 
 def get_space(name: str, **problem: int) -> TuningSpace:

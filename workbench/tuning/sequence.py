@@ -60,18 +60,32 @@ class SpanEvent:
 def run_sequence(launch: Callable, queue, args: Mapping, sequence: LaunchSequence,
                  count: int, scratch: tuple) -> tuple[SpanEvent, object]:
     """``count`` launches in a row; launch ``b`` reads ``args[input]`` (b = 0) or the
-    previous launch's output, and writes ``scratch[b % 2]``.  Returns the spanning
-    event and the last launch's outputs."""
+    previous launch's output, and writes ``scratch[b % 2]``; with
+    ``sequence.index``, launch ``b`` gets ``b`` in that argument.  In place
+    (``input == output``): ``args[input]`` is copied into ``scratch[0]`` first (not
+    timed: the span starts at the first launch) and every launch updates that copy.
+    Returns the spanning event and the last launch's outputs."""
     if count < 1:
         raise TuningError(f"a launch sequence needs at least one launch, got {count}")
     src, events, outputs = args[sequence.input], [], None
+    if sequence.in_place:
+        _copy(queue, scratch[0], src)
+        src = scratch[0]
     for b in range(count):
-        dst = scratch[b % 2]
-        event, outputs = launch(queue, **{**args, sequence.input: src,
-                                          sequence.output: dst})
+        dst = src if sequence.in_place else scratch[b % 2]
+        given = {**args, sequence.input: src, sequence.output: dst}
+        if sequence.index is not None:
+            given[sequence.index] = b
+        event, outputs = launch(queue, **given)
         events.append(event)
         src = dst
     return SpanEvent(events), outputs
+
+
+def _copy(queue, dst, src) -> None:
+    import pyopencl as cl
+
+    cl.enqueue_copy(queue, dst.data, src.data, byte_count=src.nbytes)
 
 
 class SequenceEvaluator(LiveEvaluator):

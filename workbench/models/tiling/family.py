@@ -35,6 +35,7 @@ from workbench.models.tiling.points import (
     TileArrays,
     parse_label,
     problem_of,
+    scheme_of,
     stencil_dims,
     stencil_of,
 )
@@ -59,12 +60,20 @@ class TilingTimeModel(RanksByPrediction):
     family: str = FAMILY
 
     def quantities(self, stencil: str, problem: Problem, tiles: TileArrays, *,
-                   registers=None) -> TileQuantities:
-        """Every section-4 quantity of the given points."""
+                   registers=None, scheme: Scheme | None = None) -> TileQuantities:
+        """Every section-4 quantity of the given points (``scheme``: another than the
+        model's, as for ``hx_`` spaces, which generate the paper's scheme)."""
         if registers is None and stencil in self.registers:
             registers = float(self.registers[stencil])
-        return quantities(self.scheme, problem, tiles.t_T, tiles.t_S, tiles.n_thr,
-                          self.hardware, self.calibration, stencil, registers=registers)
+        return quantities(scheme or self.scheme, problem, tiles.t_T, tiles.t_S,
+                          tiles.n_thr, self.hardware, self.calibration, stencil,
+                          registers=registers)
+
+    def scheme_for(self, space_name: str, dims: int) -> Scheme:
+        """``hx_`` spaces generate the paper's scheme; ``tt_`` ones the model's own
+        (overlapped, unless the model was readied for another to rank)."""
+        found = scheme_of(space_name, dims)
+        return self.scheme if found is Scheme.OVERLAPPED else found
 
     def predict_points(self, stencil: str, sizes: Mapping[str, int],
                        points: Sequence[Mapping[str, int]]) -> np.ndarray:
@@ -88,12 +97,14 @@ class TilingTimeModel(RanksByPrediction):
         for i, c in enumerate(candidates):
             sizes = dict(c.params) or dict(context.get("problem") or {})
             stencil = stencil_of(c.kernel_name)   # another kernel: the model is misapplied
-            groups.setdefault((stencil, tuple(sorted(sizes.items()))), []).append(i)
-        for (stencil, sizes), idx in groups.items():
+            scheme = self.scheme_for(c.kernel_name, stencil_dims(stencil))
+            groups.setdefault((stencil, scheme, tuple(sorted(sizes.items()))),
+                              []).append(i)
+        for (stencil, scheme, sizes), idx in groups.items():
             dims = stencil_dims(stencil)
             points = [parse_label(candidates[i].variant) for i in idx]
             q = self.quantities(stencil, problem_of(dict(sizes), dims),
-                                TileArrays.of(points, dims))
+                                TileArrays.of(points, dims), scheme=scheme)
             columns = q.columns()
             for j, i in enumerate(idx):
                 feasible = bool(columns["feasible"][j])

@@ -15,18 +15,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.errors import ModelError
-from workbench.models.tiling.schemes import Problem
+from workbench.models.tiling.schemes import Problem, Scheme
 
 PREFIX = "tt_"
+#: Spaces of the paper's own scheme (:mod:`workbench.kernels.timetiled.hexspaces`).
+HEX_PREFIX = "hx_"
 _LANES = ("bx", "by", "bz")
 
 
 def stencil_of(space_name: str) -> str:
     name = space_name.split(".", 1)[1] if space_name.startswith("tune.") else space_name
-    if not name.startswith(PREFIX):
+    if not name.startswith((PREFIX, HEX_PREFIX)):
         raise ModelError(f"the tiling model predicts time-tiled stencil spaces "
-                         f"(tt_<stencil>), not {space_name!r}")
-    return name[len(PREFIX):]
+                         f"(tt_<stencil>, hx_<stencil>), not {space_name!r}")
+    return name[len(HEX_PREFIX if name.startswith(HEX_PREFIX) else PREFIX):]
+
+
+def scheme_of(space_name: str, dims: int) -> Scheme:
+    """The tiling a space generates: hexagonal/hybrid for ``hx_``, overlapped else."""
+    name = space_name.split(".", 1)[1] if space_name.startswith("tune.") else space_name
+    return Scheme.paper(dims) if name.startswith(HEX_PREFIX) else Scheme.OVERLAPPED
 
 
 def stencil_dims(stencil: str) -> int:

@@ -19,10 +19,35 @@ are all independent, each a box of ``E_i = t_Si + 2 t_T`` cells in local memory:
 * ``T_tile(k) = m' + c + (k - 1) max(m', c)`` (eq. 12, ``k = 1`` included) and
   ``T_alg = N_w (T_sync + T_tile(k) ceil(ceil(w / k) / n_SM))`` (eq. 6).
 
-**Hexagonal (1-D)** and **hybrid hexagonal/classic (2-D, 3-D)** tiles: the paper's
-equations 3-9, 12-17 and 20-30 as printed (``t_T`` even).  The 3-D ``M_tile`` is not
-in the paper; we extend eq. 19 by the third factor, ``2 (t_S1 + t_T + 1)(t_S2 + t_T +
-1)(t_S3 + t_T + 1)``.
+**Hexagonal (1-D)** and **hybrid hexagonal/classic (2-D)** tiles: the paper's
+equations 3-19, as :mod:`workbench.kernels.timetiled.hexagonal` generates the scheme
+(``h = t_T / 2``, ``t_T`` even, ``K = T / t_T``).  Where the code and the printed
+equations differ, the model follows the code, and why:
+
+* ``N_w = 2K + 1`` (eq. 3 with its epsilon = 1, exact for ``T`` a multiple of
+  ``t_T``): a half B row below the first band, an A and a B row per band, the last
+  cut at ``T``; the first and last launches are the halves of one B row, so the
+  work is ``K`` A rows and ``K`` B rows, and ``T_alg = N_w T_sync + K T_tile
+  (rounds_A + rounds_B)`` (eq. 6/17 summed over the two kinds of rows);
+* pitch ``P = 2 t_S1 + t_T - 2``, not eq. 5's ``2 t_S + t_T``: with eq. 9's row
+  widths (``t_S1 .. t_S1 + t_T - 2``, each twice) the other row of hexagons fills the
+  gap exactly only at that pitch; ``w_A = ceil((S1 + h - 1) / P)``, ``w_B =
+  ceil((S1 - t_S1) / P)`` tiles hold interior cells, ``w`` reported as their mean;
+* ``m_i = (t_S1 + 2 t_T)(t_S2 + 2)``: eq. 13 and the two-cell ``x2`` halo every skewed
+  sub-tile loads again; ``m_o = (t_S1 + 2 t_T - 2) t_S2``: the cells other tiles
+  read (two at the widest row, four per shrinking row, the top row), two fewer per
+  ``x2`` column than eq. 13's symmetric ``m_o = m_i``;
+* ``c = 2 C_iter sum_j ceil((t_S1 + 2j) t_S2 / n_V) + 2 t_T tau_sync``: eq. 15 with two
+  barriers per row (one after the row's loads, one after its update);
+* ``M_tile = 2 (t_S1 + t_T)(t_S2 + t_T + 1)`` words (eq. 19 has ``t_S1 + t_T + 1``: the
+  widest row and its halo are ``t_S1 + t_T`` cells); 1-D: ``2 (t_S1 + t_T)``, as
+  section 4.1;
+* sub-tiles per prism ``N_s = ceil((S2 + t_T - 1) / t_S2)`` (eq. 16 has ``S2 +
+  t_T``: the skew spans ``t_T - 1`` cells); ``T_prism`` is eq. 16 as printed.
+
+3-D (eqs. 20-30) is not generated: a skewed sweep over two inner axes needs the
+``x2`` carry of a whole ``x3`` row of sub-tiles, which a circular window cannot
+keep; the scheme raises for it.
 
 The concurrency ``k`` (eq. 11) is the largest number of groups one SM holds:
 ``min(M_SM / M_tile, R_SM / R_tile, MTB_SM, threads_SM / n_thr)`` (floors), with
@@ -155,28 +180,50 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
         M_tile = 2 * np.prod(E, axis=0) * word_bytes
         k, feasible = _concurrency(hw, M_tile, n_thr, registers)
         return _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile, k, feasible)
-    if scheme is Scheme.HEXAGONAL and d != 1 or scheme is Scheme.HYBRID and d == 1:
+    if scheme is Scheme.HEXAGONAL and d != 1 or scheme is Scheme.HYBRID and d != 2:
         raise ModelError(f"the {scheme.value} scheme is for "
-                         f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D and 3-D'} "
+                         f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D'} "
                          f"stencils, not {d}-D")
-    N_w = 2 * _ceil_div(T, t_T)                                   # eqs. 3, 20
-    even = t_T % 2 == 0
-    t1, inner = t_S[0], t_S[1:]
-    width = np.prod(inner, axis=0) if inner else np.ones_like(t1)
-    if d == 3:
-        w = _ceil_div(S[0], t1 + t_T)                             # eq. 22
+    return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, C, tau, registers,
+                      word_bytes)
+
+
+def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, C, tau, registers, word_bytes):
+    """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
+    (module docstring: where it departs from the printed equations, and why)."""
+    S, T = problem.S, problem.T
+    even = (t_T % 2 == 0) & (t_T >= 2)
+    h = np.maximum(t_T // 2, 1)
+    t1 = t_S[0]
+    K = _ceil_div(T, t_T)
+    N_w = 2 * K + 1                                               # eq. 3, epsilon = 1
+    P = 2 * t1 + t_T - 2                                          # eq. 5's pitch, fixed
+    w_A = _ceil_div(S[0] + h - 1, P)
+    w_B = np.maximum(_ceil_div(np.maximum(S[0] - t1, 0), P), 0)
+    if len(S) == 2:
+        t2 = t_S[1]
+        inner, halo = t2, 2
+        repeats = _ceil_div(S[1] + t_T - 1, t2)                   # eq. 16, skew t_T - 1
+        M_tile = 2 * (t1 + t_T) * (t2 + t_T + 1) * word_bytes     # eq. 19 less one x1 cell
     else:
-        w = _ceil_div(S[0], 2 * t1 + t_T)                         # eq. 5
-    m_i = (width * (t1 + 2 * t_T)).astype(float)                  # eqs. 7, 13, 24
-    m_o = m_i.copy()
-    c = 2 * C * _hex_sum(t1, t_T // 2, width, hw.n_V) + t_T * tau  # eqs. 9, 15, 27
-    if d == 1:
-        M_tile = 2 * (t1 + t_T) * word_bytes
-        repeats = 1
-    else:                                                         # eq. 19, extended
-        M_tile = 2 * np.prod([t + t_T + 1 for t in t_S], axis=0) * word_bytes
-        repeats = np.ceil(np.prod([(s + t_T) / t for s, t in zip(S[1:], inner)],
-                                  axis=0))                         # eqs. 16, 23
+        inner, halo = np.ones_like(t1), 0
+        repeats = np.ones_like(t1)
+        M_tile = 2 * (t1 + t_T) * word_bytes                      # section 4.1, exactly
+    m_i = ((t1 + 2 * t_T) * (inner + halo)).astype(float)         # eq. 13 and the x2 halo
+    m_o = ((t1 + 2 * t_T - 2) * inner).astype(float)              # outer cells, top row
+    # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
+    c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
-    return _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile, k, feasible & even,
-                   repeats)
+    m_prime = (m_i + m_o) * cal.L + 2 * cal.tau_sync
+    if len(S) == 1:                                               # eq. 12
+        T_tile = m_prime + c + (k - 1) * np.maximum(m_prime, c)
+    else:                                                         # eq. 16
+        T_tile = np.where(k == 1, (m_prime + c) * repeats,
+                          m_prime + k * np.maximum(m_prime, c) * repeats)
+    rounds = _ceil_div(_ceil_div(w_A, k), hw.n_SM) + _ceil_div(_ceil_div(w_B, k), hw.n_SM)
+    # K A rows and K B rows of full hexagons (the first and last launches are the two
+    # halves of one B row), N_w launch gaps
+    T_alg = N_w * cal.T_sync + K * T_tile * rounds
+    w = (w_A + w_B) / 2
+    return TileQuantities(scheme, N_w, w, m_i, m_o, m_prime, c, M_tile, k, T_tile,
+                          np.where(feasible & even, T_alg, np.inf), feasible & even)

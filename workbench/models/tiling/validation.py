@@ -23,29 +23,35 @@ from workbench.models.tiling.points import (
     TileArrays,
     parse_label,
     problem_of,
+    scheme_of,
     stencil_dims,
     stencil_of,
 )
+from workbench.models.tiling.schemes import Scheme
 from workbench.models.tiling.registers import registers_of
 
-KERNEL_PREFIX = "tune.tt_"
+KERNEL_PREFIXES = ("tune.tt_", "tune.hx_")
 
 
 def measured_frame(measurements: Iterable) -> pd.DataFrame:
     """One row per successful stored point: stencil, sizes, label, measured time,
-    registers per work item (NaN when the log has none)."""
+    registers per work item (NaN when the log has none), and the space's tiling
+    (``scheme``: overlapped for ``tt_``, hexagonal/hybrid for ``hx_``)."""
     rows = []
     for m in measurements:
-        if not m.key.kernel.startswith(KERNEL_PREFIX) or m.time_s is None:
+        if not m.key.kernel.startswith(KERNEL_PREFIXES) or m.time_s is None:
             continue
         stencil = stencil_of(m.key.kernel)
-        regs = registers_of(m.extra.get("build_log", ""), f"{stencil}_band")
+        scheme = scheme_of(m.key.kernel, stencil_dims(stencil))
+        entry = f"{stencil}_{'band' if scheme is Scheme.OVERLAPPED else 'hex'}"
+        regs = registers_of(m.extra.get("build_log", ""), entry)
         rows.append({"stencil": stencil, "sizes": ",".join(f"{k}={v}" for k, v in
                                                            m.key.params),
                      "label": m.key.variant, "measured_s": float(m.time_s),
-                     "registers": float(regs) if regs is not None else np.nan})
+                     "registers": float(regs) if regs is not None else np.nan,
+                     "scheme": scheme.value})
     return pd.DataFrame(rows, columns=["stencil", "sizes", "label", "measured_s",
-                                       "registers"])
+                                       "registers", "scheme"])
 
 
 def compare(model, frame: pd.DataFrame, *, registers: bool = True) -> pd.DataFrame:
@@ -54,14 +60,19 @@ def compare(model, frame: pd.DataFrame, *, registers: bool = True) -> pd.DataFra
     if frame.empty:
         raise ModelError("no measured time-tiled point to compare with")
     out = frame.copy()
+    if "scheme" not in out.columns:
+        out["scheme"] = Scheme.OVERLAPPED.value
     out["predicted_s"] = np.nan
-    for (stencil, sizes), idx in out.groupby(["stencil", "sizes"]).groups.items():
+    for (stencil, sizes, scheme), idx in out.groupby(["stencil", "sizes", "scheme"]
+                                                      ).groups.items():
         part = out.loc[idx]
         points = [parse_label(label) for label in part["label"]]
         dims = stencil_dims(stencil)
         regs = part["registers"].to_numpy() if registers else None
+        chosen = Scheme(scheme)
         q = model.quantities(stencil, problem_of(parse_label(sizes), dims),
-                             TileArrays.of(points, dims), registers=regs)
+                             TileArrays.of(points, dims), registers=regs,
+                             scheme=None if chosen is Scheme.OVERLAPPED else chosen)
         out.loc[idx, "predicted_s"] = q.T_alg
     out["rel_error"] = (out["predicted_s"] - out["measured_s"]) / out["measured_s"]
     return out
