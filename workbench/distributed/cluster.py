@@ -201,13 +201,18 @@ def open_session(spec: SchedulerSpec, selector: str | None) -> DaskSession:
             raise DistributedError(f"no worker joined the Dask cluster at {address} "
                                    f"within {spec.timeout_s:g} s") from None
         try:
-            probes = client.run(probe, selector)
+            # only the device workers are probed before work starts: a CPU worker still
+            # importing loopy would hold every campaign back, and its first task checks
+            # its library versions anyway (worker.checked)
+            probes = client.run(probe, selector, workers=_device_worker_addresses(client))
         except Exception as err:  # noqa: BLE001 - whatever a worker could not load
             raise DistributedError(
                 f"a worker of {address} cannot run the workbench ({type(err).__name__}: "
                 f"{str(err).splitlines()[0] if str(err) else ''}); install the client's "
                 "environment on every worker") from None
         versions = library_stack()
+        probes.update({a: {"role": "cpu", "versions": versions}
+                       for a in _cpu_worker_addresses(client)})
         workers = check_workers(probes, versions, selector, address)
         binding = Binding(selector, tuple(sorted(versions.items())),
                           workers.device.identity.key)
@@ -217,3 +222,18 @@ def open_session(spec: SchedulerSpec, selector: str | None) -> DaskSession:
             cluster.close()
         raise
     return DaskSession(client, cluster, workers, address, binding)
+
+
+def _worker_addresses(client, resource: str) -> list[str]:
+    workers = client.scheduler_info(n_workers=-1).get("workers", {})
+    return sorted(a for a, w in workers.items() if w.get("resources", {}).get(resource))
+
+
+def _device_worker_addresses(client) -> list[str] | None:
+    """The workers holding a device resource, or None (probe them all) if none has one
+    yet: the check then says what is missing."""
+    return _worker_addresses(client, DEVICE_RESOURCE) or None
+
+
+def _cpu_worker_addresses(client) -> list[str]:
+    return _worker_addresses(client, CPU_RESOURCE)
