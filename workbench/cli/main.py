@@ -11,6 +11,7 @@ from workbench.errors import WorkbenchError
 
 def build_parser() -> argparse.ArgumentParser:
     from workbench.cli import (
+        build_info_cmds,
         cross_device_cmds,
         kernel_cmds,
         kt_cmds,
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     kernel_cmds.add_parsers(sub)
     measure_cmds.add_parsers(sub)
+    build_info_cmds.add_parsers(sub)
     model_cmds.add_parsers(sub)
     predict_cmds.add_parsers(sub)
     tune_cmds.add_parsers(sub)

@@ -76,6 +76,8 @@ class DeviceModel:
     max_work_item_sizes: tuple[int, ...] = ()
     # physical floors' figures (workbench.models.floors), as in the JSON
     floors: dict = field(default_factory=dict)
+    # per-multiprocessor residency limits (workbench.hardware.occupancy), as in the JSON
+    occupancy: dict = field(default_factory=dict)
 
     def miss_function(self, name: str) -> MissFunction | None:
         return self.miss_functions.get(name)
@@ -94,6 +96,7 @@ class DeviceModel:
                 "max_work_item_sizes": list(self.max_work_item_sizes)}
                if self.max_work_group_size is not None else {}),
             **({"floors": self.floors} if self.floors else {}),
+            **({"occupancy": self.occupancy} if self.occupancy else {}),
         }
 
     @classmethod
@@ -115,7 +118,8 @@ class DeviceModel:
             max_work_group_size=(fig(doc["max_work_group_size"])
                                  if "max_work_group_size" in doc else None),
             max_work_item_sizes=tuple(int(v) for v in doc.get("max_work_item_sizes", ())),
-            floors=dict(doc.get("floors", {})))
+            floors=dict(doc.get("floors", {})),
+            occupancy=dict(doc.get("occupancy", {})))
 
 
 SHIPPED = ("v100", "h100")

@@ -39,6 +39,7 @@ from workbench.models.expressions.model import (
     FittedExpressionModel,
 )
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
+from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
@@ -52,7 +53,7 @@ from workbench.models.validation import (
 )
 
 __all__ = [
-    "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
+    "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
     "FittedExpressionModel", "FittedLinearModel", "FittedModel", "FittedRoofline",
     "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",
     "ModelFamily", "Need", "Paper", "Ranking", "RooflineModel",

@@ -23,7 +23,7 @@ from workbench.models.expressions.features import (
     StandardFeature,
     parse_feature_ref,
 )
-from workbench.models.expressions.features import FLOOR
+from workbench.models.expressions.features import FLOOR, OCCUPANCY_FEATURES
 from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
 from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
 from workbench.properties.banks import conflict_degree
@@ -185,6 +185,19 @@ def provide_row_feature(name: str, compute: Callable[[pd.DataFrame], np.ndarray]
     _ROW_FEATURE_PROVIDERS[name] = compute
 
 
+#: The same for candidates: ``compute(candidates, device)`` (the occupancy features)
+_CANDIDATE_FEATURE_PROVIDERS: dict[str, Callable] = {}
+
+
+def provide_candidate_feature(name: str, compute: Callable) -> None:
+    """Register how ``name`` (a device feature) is computed for candidates on a device."""
+    _CANDIDATE_FEATURE_PROVIDERS[name] = compute
+
+
+def candidate_feature_provider(name: str) -> Callable | None:
+    return _CANDIDATE_FEATURE_PROVIDERS.get(name)
+
+
 def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
                            granularity: Granularity, subgroup_size: int | None
                            ) -> np.ndarray:
@@ -192,6 +205,10 @@ def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
         if FLOOR not in _ROW_FEATURE_PROVIDERS:  # workbench.models imports the floors
             raise ModelError(f"{FLOOR} needs workbench.models.floors imported")
         return _ROW_FEATURE_PROVIDERS[FLOOR](data)
+    if ref.name in _ROW_FEATURE_PROVIDERS:
+        return _ROW_FEATURE_PROVIDERS[ref.name](data)
+    if ref.name in OCCUPANCY_FEATURES:
+        raise ModelError(f"{ref.name} needs workbench.models.occupancy_features imported")
     if ref.name == TWIN_TIME:
         raise ModelError(
             f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "

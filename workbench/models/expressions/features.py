@@ -215,7 +215,9 @@ class DeviceFeature:
     """A feature measured or looked up on the device (see :mod:`.insitu`):
     ``f_wr_wall_time``, ``f_cu_balance``, or ``f_floor_s``, the kernel's physical floor
     on the row's device in seconds (:mod:`workbench.models.floors`; 0 on a device
-    without floors), for a model that takes the floor inside its expression."""
+    without floors), for a model that takes the floor inside its expression; or one of
+    :data:`OCCUPANCY_FEATURES`, residency and waves on the row's device
+    (:mod:`workbench.models.occupancy_features`)."""
 
     name: str
 
@@ -233,6 +235,9 @@ class FootprintFeature:
 FOOTPRINT = FootprintFeature().name
 #: the physical floor on the device, seconds (a device feature)
 FLOOR = "f_floor_s"
+#: residency and waves on the device (device features: workbench.models.occupancy_features)
+OCCUPANCY_FEATURES = ("f_groups_per_sm", "f_occupancy", "f_waves", "f_tail_fraction",
+                      "f_wave_balance", "f_warp_chain_bytes")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -289,7 +294,7 @@ def known_feature_names() -> tuple[str, ...]:
         names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
                   f"_afr:{a}" for d in Direction for a in ("1", ">1")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
-              TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes"]
+              TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES]
     return tuple(names)
 
 
@@ -306,7 +311,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
             raise ModelError(f"malformed output name {name!r}: the device part must be "
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
-    if name in (TWIN_TIME, CU_BALANCE, FLOOR):
+    if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()

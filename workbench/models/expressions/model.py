@@ -298,6 +298,12 @@ class FittedExpressionModel(RanksByPrediction):
                 [f.seconds if f is not None else 0.0
                  for f in candidate_floors(candidates, floors)] if floors is not None
                 else np.zeros(len(candidates)))
+        from workbench.models.expressions.feature_values import candidate_feature_provider
+
+        for name in self.features:
+            provider = candidate_feature_provider(name)
+            if name not in values and provider is not None:
+                values[name] = provider(candidates, device)
         inputs = {name: values[name] for name in self.features}
         total = np.asarray(self.evaluate(inputs), dtype=float).reshape(-1)
         breakdowns = [Breakdown(feature_terms(inputs, i), details=(
