@@ -2,6 +2,7 @@
 # The paper's own tiling on the H100: hexagonal (jacobi1d) and hybrid hexagonal/classic
 # (the four 2-D stencils) tiles, the hx_<stencil> spaces, through the device tool:
 #   bash scripts/h100_hexagonal.sh "$OUT"      (about 7 minutes; --jobs via HX_JOBS, 14)
+#   HX_SIZES="8192" HX_1D=0 HX_STAGES="baseline chosen": only the 2-D stencils at 8192^2
 #   1. check: every 2-D stencil and jacobi1d at small sizes against numpy on the GPU
 #      (4 points each, the whole launch sequence);
 #   2. baseline: the hx_ baseline sets (2-D: local footprint >= 35% of 48 KiB, the
@@ -51,8 +52,10 @@ if DRY:
         (s, {"S1": n, "S2": n, "T": 48}) for n in (128, 160)
         for s in ("jacobi2d", "heat2d")]
 else:
-    PROBLEMS = [("jacobi1d", {"S1": 1 << 20, "T": 256})] + [
-        (s, {"S1": n, "S2": n, "T": 48}) for n in (4096, 8192)
+    # HX_SIZES="8192" HX_1D=0: a second call for what the first one's time left out
+    PROBLEMS = [("jacobi1d", {"S1": 1 << 20, "T": 256})] * (os.environ.get("HX_1D", "1") == "1") + [
+        (s, {"S1": n, "S2": n, "T": 48})
+        for n in map(int, os.environ.get("HX_SIZES", "4096 8192").split())
         for s in ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")]
 CHECK = {1: {"S1": 5000, "T": 64}, 2: {"S1": 200, "S2": 300, "T": 48}}
 PROTOCOL = TimingProtocol(runs=5, discard_first=0)
