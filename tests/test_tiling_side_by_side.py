@@ -1,0 +1,39 @@
+"""The paper's time-tiling numbers beside ours: the hexagonal rows come from the shipped
+H100 stores of ``scripts/h100_hexagonal.sh`` and say "not measured" without them."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.tiling_side_by_side import H100, side_by_side  # noqa: E402
+from workbench.measure.store.compressed import resolve_store_path  # noqa: E402
+
+HEX = [H100 / "hexagonal.sqlite", H100 / "hexagonal-8192.sqlite"]
+
+
+def test_without_hexagonal_stores_the_rows_say_not_measured(tmp_path):
+    frame = side_by_side([tmp_path / "absent.sqlite"])
+    hexagonal = frame[frame["scheme"] != "overlapped"]
+    assert len(hexagonal) == 1 and "not measured" in hexagonal["why"].iloc[0]
+    # the overlapped rows carry both numbers for every RMSE pair
+    rmse = frame[frame["quantity"].str.startswith("RMSE within")]
+    assert len(rmse) == 12 and rmse["ours"].notna().all()
+
+
+@pytest.mark.skipif(not all(resolve_store_path(p) for p in HEX),
+                    reason="the hexagonal H100 stores are not shipped here")
+def test_both_hexagonal_stores_give_every_problem_a_row():
+    frame = side_by_side(HEX)
+    hexagonal = frame[frame["scheme"] == "hexagonal/hybrid"]
+    rmse = hexagonal[hexagonal["quantity"].str.startswith("RMSE within")]
+    picked = hexagonal[hexagonal["quantity"].str.contains(r"\[% faster\]")
+                       & ~hexagonal["section"].str.contains("abstract")]
+    # jacobi1d plus four 2-D stencils at 4096^2, four at 8192^2 (the second store)
+    assert len(rmse) == 9 and len(picked) == 9
+    assert sum("8192" in q for q in rmse["quantity"]) == 4
+    assert rmse["ours"].between(0, 5).all()
+    assert all("Spearman" in why for why in rmse["why"])
