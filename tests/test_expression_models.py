@@ -249,6 +249,24 @@ def test_fit_recovers_linear_and_overlap_models():
     assert additive.fit_stats["geomean_rel_error"] > 1e-3
 
 
+def test_a_parameter_no_row_exercises_neither_moves_nor_spoils_the_others():
+    # a held-out kernel may take with it the only rows of one access kind (the catalog's
+    # uniform loads live in matmul_naive alone): that parameter stays at its start and
+    # the others are still recovered
+    expr = OVERLAP.replace(
+        "p_ld * f_mem_access_global_float32_load_stride1",
+        "p_ld * f_mem_access_global_float32_load_stride1 + "
+        "p_ldu * f_mem_access_global_float32_load_stride0")
+    data = synthetic(TRUE, OVERLAP).assign(f_mem_access_global_float32_load_stride0=0.0)
+    bounds = {p: [0, None] for p in [*TRUE, "p_ldu"]}
+    model = ExpressionModel().fit(data, model=expr, bounds=bounds)
+    assert model.unexercised == ("p_ldu",)
+    assert model.parameters["p_ldu"] == 0.0
+    for name, value in TRUE.items():
+        assert model.parameters[name] == pytest.approx(value, rel=1e-6), name
+    assert model.fit_stats["geomean_rel_error"] < 1e-8
+
+
 def test_fit_with_initial_values_bounds_and_output_name():
     expr = "f_cl_wall_time_synthetic = p_a * f_op_float32_add ** p_b + p_c"
     data = synthetic({"p_a": 3e-11, "p_b": 0.8, "p_c": 1e-6}, expr)

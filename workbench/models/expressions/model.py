@@ -532,11 +532,27 @@ class ExpressionModel:
             raise ModelError("the model is not finite at the initial parameter values "
                              f"{dict(zip(names, x0.tolist()))}; give initial values "
                              "(and bounds) that keep it defined")
+        # A parameter no training row exercises has a zero Jacobian column: with
+        # x_scale="jac" the optimizer would take unbounded steps in it (and the other
+        # parameters then stall far from their optimum).  It stays at its start.
+        free = np.linalg.norm(j0, axis=0) > 0
+        if not free.any():
+            raise ModelError("no training row exercises any parameter of the model")
+
+        def full(z):
+            x = x0.copy()
+            x[free] = z
+            return x
+
         with np.errstate(all="ignore"):
-            result = least_squares(residuals, x0, jac=jacobian, bounds=(lo, hi),
+            result = least_squares(lambda z: residuals(full(z)), x0[free],
+                                   jac=lambda z: jacobian(full(z))[:, free],
+                                   bounds=(lo[free], hi[free]),
                                    method="trf", x_scale="jac", ftol=1e-12, xtol=1e-12,
                                    gtol=1e-12, max_nfev=max_nfev or 100 * (len(names) + 1))
-        x = result.x
+        x = full(result.x)
+        active = np.zeros(len(names), dtype=int)
+        active[free] = result.active_mask
         pred = model_at(x)[0]
         jac = jacobian(x)
         if not np.all(np.isfinite(pred)):
@@ -556,7 +572,7 @@ class ExpressionModel:
             "converged": bool(result.success and result.status > 0),
             "optimizer_status": int(result.status), "optimizer_message": str(result.message),
             "function_evaluations": int(result.nfev),
-            "active_bounds": [n for n, a in zip(names, result.active_mask) if a],
+            "active_bounds": [n for n, a in zip(names, active) if a],
             "confidence": confidence, "ci_method": "linearized covariance (Jacobian), "
             "Student t",
             "granularity": spec.granularity, "subgroup_size": spec.subgroup_size,
