@@ -1,0 +1,139 @@
+"""Benchmark: which shipped model is the default, by leave-one-kernel-out over the catalog.
+
+Every candidate model is refitted once per held-out catalog kernel (every kernel of the
+H100's float32 + float64 store except the microbenchmarks, which identify the weights:
+``arith``, ``empty``, ``filled_access``, ``global_access``), and the held-out kernel's
+points (all group sizes) are predicted.  Beside that, the shipped fit of each model
+predicts the two unseen sets (never fitted on) through :func:`~workbench.models.
+prediction.predict`, physical floors applied, and the count of raw predictions below a
+floor is given.  The default is the candidate with the lowest cross-kernel LOKO error;
+``--write`` records the comparison in ``sample_data/h100/default-model.json``.  Set
+``WORKBENCH_BUILD_INFO=sample_data/h100/build-info.json`` to give the occupancy features
+the compiler's registers instead of the estimate.
+
+Run: ``.venv/bin/python benchmarks/default_model_choice.py [--write]`` (about ten
+minutes on two cores: the expression fits dominate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+H100 = ROOT / "sample_data" / "h100"
+STORE = H100 / "measurements-fp64.sqlite"
+UNSEEN = {"unseen": [H100 / "unseen.sqlite"], "unseen2": [H100 / "unseen2.sqlite"]}
+MICROBENCHMARKS = ("arith", "empty", "filled_access", "global_access")
+
+#: label -> (model expression file or None for the linear family, shipped weights)
+CANDIDATES = {
+    "overlap-fp64": ("models/overlap-fp64.json", "weights-overlap-fp64.json"),
+    "overlap-fp64-floor": ("models/overlap-fp64-floor.json", "weights-overlap-fp64-floor.json"),
+    "overlap-fp64-occupancy": ("models/overlap-fp64-occupancy.json",
+                               "weights-overlap-fp64-occupancy.json"),
+    "linear-fp64": (None, "weights-linear-fp64.json"),
+}
+
+
+def loko(model_file, held_out=None):
+    """The leave-one-kernel-out report of one candidate on the catalog store."""
+    from workbench.models import get_family, load_store_dataset
+    from workbench.models.validation import (
+        ExpressionFit,
+        GroupSelection,
+        LinearFit,
+        leave_one_kernel_out,
+    )
+
+    if model_file is None:
+        fit, data = LinearFit(non_negative=True), load_store_dataset(STORE)
+    else:
+        spec = get_family("expression").spec(str(ROOT / model_file))
+        fit = ExpressionFit(spec, name=model_file)
+        data = load_store_dataset(STORE, granularity=spec.granularity,
+                                  subgroup_size=spec.subgroup_size)
+    kernels = held_out or sorted(set(data["kernel"]) - set(MICROBENCHMARKS))
+    return leave_one_kernel_out(data, fit, held_out=kernels, groups=GroupSelection.ALL)
+
+
+def unseen_errors(weights_file):
+    """Geometric-mean error, worst kernel and raw predictions below a floor per set."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from unseen_accuracy import evaluate, measured_candidates
+
+    from workbench.models import load_model
+    from workbench.models.contract import geometric_mean
+
+    out = {}
+    model = load_model(H100 / weights_file)
+    for name, stores in UNSEEN.items():
+        candidates, measured = measured_candidates(stores)
+        frame = evaluate(model, candidates, measured)
+        per_kernel = frame.groupby(["kernel", "dtype"])["rel_error"].apply(geometric_mean)
+        out[name] = {"geomean_rel_error": round(float(geometric_mean(frame["rel_error"])), 4),
+                     "within_25pct": round(float(np.mean(frame["rel_error"] <= 0.25)), 3),
+                     "worst_kernel": "/".join(per_kernel.idxmax()),
+                     "worst_kernel_geomean": round(float(per_kernel.max()), 3),
+                     "raw_below_floor": int(frame["below_floor"].sum())}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true",
+                        help="record the comparison and the choice in default-model.json")
+    parser.add_argument("--only", action="append", help="candidate label(s) to run")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    start = time.time()
+    rows = {}
+    print(f"{'model':<20} {'LOKO geomean':>12} {'worst held-out kernel':>28} "
+          f"{'unseen':>8} {'unseen2':>8} {'raw<floor':>9}")
+    for label, (model_file, weights) in CANDIDATES.items():
+        if args.only and label not in args.only:
+            continue
+        report = loko(model_file)
+        per_kernel = {k: v.loko_geomean_rel_error for k, v in report.kernels.items()}
+        worst = max(per_kernel, key=per_kernel.get)
+        unseen = unseen_errors(weights)
+        rows[weights] = {"loko_all_catalog_kernels": round(report.cross_kernel_loko, 4),
+                         "loko_per_kernel": {k: round(v, 4) for k, v in per_kernel.items()},
+                         **{f"{k}_{m}": v for k, d in unseen.items() for m, v in d.items()}}
+        print(f"{label:<20} {report.cross_kernel_loko:>12.1%} "
+              f"{worst + f' {per_kernel[worst]:.0%}':>28} "
+              f"{unseen['unseen']['geomean_rel_error']:>8.1%} "
+              f"{unseen['unseen2']['geomean_rel_error']:>8.1%} "
+              f"{unseen['unseen']['raw_below_floor'] + unseen['unseen2']['raw_below_floor']:>9}",
+              flush=True)
+    path = H100 / "default-model.json"
+    record = json.loads(path.read_text())
+    if args.write and args.only:
+        # a partial run keeps the other candidates' earlier figures from this benchmark
+        rows = {**{w: r for w, r in record.get("compared", {}).items()
+                   if "loko_all_catalog_kernels" in r}, **rows}
+    chosen = min(rows, key=lambda w: rows[w]["loko_all_catalog_kernels"])
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"chosen among {len(rows)} by LOKO over the "
+          f"{len(rows[chosen]['loko_per_kernel'])} non-"
+          f"microbenchmark catalog kernels (all group sizes): {chosen}; {stamp}, "
+          f"{time.time() - start:.0f} s")
+    if args.write:
+        record.update(weights=chosen, reason=(
+            f"lowest cross-kernel leave-one-kernel-out error over the catalog's non-"
+            f"microbenchmark kernels, float32 and float64, all group sizes "
+            f"({rows[chosen]['loko_all_catalog_kernels']:.1%}); the unseen sets (never "
+            f"fitted) are reported beside it; benchmarks/default_model_choice.py, {stamp}"),
+            compared=rows)
+        path.write_text(json.dumps(record, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
