@@ -129,7 +129,7 @@ def main() -> None:
     from workbench.measure.provenance import library_versions
     from workbench.models.candidate_features import rank_jobs
     from workbench.tuning import ReplayEvaluator, load_space_evaluations, resolve_space
-    from workbench.tuning.guided import PlainBO
+    from workbench.tuning.guided import GUIDED, PlainBO
     from workbench.tuning.study import compare_strategies, summary
 
     refs = args.spaces.split(",") if args.spaces else \
@@ -156,7 +156,7 @@ def main() -> None:
         models = {name: _model(name) for name in args.models.split(",") if name}
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparison = compare_strategies(
-            space, evaluator, models, tpe_seeds=args.seeds,
+            space, evaluator, models, tpe_seeds=args.seeds, guided=tuple(GUIDED),
             seeded={"bo": lambda seed: PlainBO(seed=seed)})
         frames.append(summary([comparison]))
         print(f"  {space.name}: {comparison.points} points, best "

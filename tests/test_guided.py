@@ -142,7 +142,8 @@ def test_compare_strategies_lists_the_guided_ones_with_oracle_multiples(triad):
     space, evaluations = triad
     model = FormulaModel(lambda p: 1.0 / p["g"] + 0.1 * p["wpi"])
     c = compare_strategies(space, ReplayEvaluator(space, evaluations), {"f": model},
-                           tpe_seeds=1, seeded={"bo": lambda s: PlainBO(seed=s)})
+                           tpe_seeds=1, guided=("model-bo", "model-tpe"),
+                           seeded={"bo": lambda s: PlainBO(seed=s)})
     table = summary([c])
     names = list(table["strategy"])
     for name in ("model:f", "model-bo:f", "model-tpe:f", "bo (mean of 1 seeds)",

@@ -253,7 +253,7 @@ def _print_result(args, space, result) -> int:
 
 def cmd_tuning_report(args) -> int:
     from workbench.reports.tuning import exploration_figure, tuning_table
-    from workbench.tuning.guided import PlainBO
+    from workbench.tuning.guided import GUIDED, PlainBO
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
     from workbench.tuning.study import compare_strategies, strategy_means, summary
 
@@ -277,7 +277,7 @@ def cmd_tuning_report(args) -> int:
         space = _space(ref, args.param)
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparisons.append(compare_strategies(
-            space, evaluator, models, tpe_seeds=args.tpe_seeds,
+            space, evaluator, models, tpe_seeds=args.tpe_seeds, guided=tuple(GUIDED),
             seeded={"bo": lambda seed: PlainBO(seed=seed)}))
         if args.plot:
             exploration_figure(comparisons[-1]).write_html(

@@ -22,6 +22,7 @@ point, so 1.0 is the floor).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -96,12 +97,13 @@ def _seeded(space: TuningSpace, evaluator: ReplayEvaluator, best: float, points:
 def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        models: Mapping[str, object] = (), *, tpe_seeds: int = 10,
                        strategies: Mapping[str, Callable[[], Strategy]] = (),
-                       guided: Sequence[str] = ("model-bo", "model-tpe"),
+                       guided: Sequence[str] = (),
                        guided_seeds: int | None = None,
                        seeded: Mapping[str, Callable[[int], Strategy]] = ()
                        ) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
-    strategies (:mod:`workbench.tuning.guided`) run with every model, on the model's
+    strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
+    run with every model, on the model's
     one ranking (its fresh cost charged to each); the stochastic ones (``model-tpe``)
     over ``guided_seeds`` seeds (default: ``tpe_seeds``, at least 1), as is every
     strategy of ``seeded`` (name: factory of the seed, e.g. ``bo``)."""
@@ -124,7 +126,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     seeds = max(1, tpe_seeds if guided_seeds is None else guided_seeds)
     for label, model in dict(models).items():
         ordered = ModelGuided(model, label)
-        c = curve(replay(space, evaluator, ordered, until=1.0), best)
+        # on a fresh copy of the space: nothing another model counted is reused
+        c = curve(replay(dataclasses.replace(space), evaluator, ordered, until=1.0), best)
         comparison.curves.append(c)
         comparison.rows.append(_row(space.name, f"model:{label}",
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
