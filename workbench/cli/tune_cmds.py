@@ -62,7 +62,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
     p.add_argument("--weights", action="append", default=[], metavar="LABEL=FILE",
                    help="a fitted model to rank with, repeatable (e.g. "
-                        "linear=sample_data/h100/weights-linear.json)")
+                        "linear=sample_data/h100/weights-linear.json); each gives the "
+                        "rows model, model-bo and model-tpe (default: the shipped "
+                        "default model)")
     p.add_argument("--roofline", metavar="DEVICE_MODEL",
                    help="also rank with the roofline on this device description")
     p.add_argument("--tpe-seeds", type=int, default=10)
@@ -151,7 +153,8 @@ def cmd_tune(args) -> int:
     from workbench.tuning.strategies import make_strategy
 
     space = _space(args.space, args.param)
-    model, label = _strategy_model(args) if args.strategy == "model" else (None, None)
+    guided = args.strategy == "model" or args.strategy.startswith("model-")
+    model, label = _strategy_model(args) if guided else (None, None)
     strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label,
                              training=args.training)
     budget = Budget(args.budget_evals, args.budget_seconds)
@@ -250,6 +253,7 @@ def _print_result(args, space, result) -> int:
 
 def cmd_tuning_report(args) -> int:
     from workbench.reports.tuning import exploration_figure, tuning_table
+    from workbench.tuning.guided import GUIDED, PlainBO
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
     from workbench.tuning.study import compare_strategies, strategy_means, summary
 
@@ -263,13 +267,18 @@ def cmd_tuning_report(args) -> int:
     if args.roofline:
         from workbench.models import get_family
         models["roofline"] = get_family("roofline").ready(device_model=args.roofline)
+    if not models:   # every strategy is listed: the model-guided ones with the default
+        from workbench.models.defaults import default_model
+        choice = default_model()
+        models[f"default:{choice.path.stem}"] = choice.model
     refs = args.space or _measured_catalog_spaces(args.store)
     comparisons = []
     for ref in refs:
         space = _space(ref, args.param)
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
-        comparisons.append(compare_strategies(space, evaluator, models,
-                                              tpe_seeds=args.tpe_seeds))
+        comparisons.append(compare_strategies(
+            space, evaluator, models, tpe_seeds=args.tpe_seeds, guided=tuple(GUIDED),
+            seeded={"bo": lambda seed: PlainBO(seed=seed)}))
         if args.plot:
             exploration_figure(comparisons[-1]).write_html(
                 f"{args.plot}-{space.name}.html", include_plotlyjs="cdn")
@@ -283,11 +292,13 @@ def cmd_tuning_report(args) -> int:
     elif args.format == "md":
         from workbench.reports import to_markdown
         sys.stdout.write(to_markdown(tuning_table(table)))
-        sys.stdout.write("\n\nGeometric mean across spaces, time to 95 % of the best:\n\n")
+        sys.stdout.write("\n\nAcross spaces, time to 95 % of the best (geometric means; "
+                         "oracle: one measurement of the best point):\n\n")
         sys.stdout.write(to_markdown(tuning_table(means)))
     else:
         print(tuning_table(table).to_string(index=False))
-        print("\ngeometric mean across spaces, time to 95 % of the best:")
+        print("\nacross spaces, time to 95 % of the best (geometric means; oracle: one "
+              "measurement of the best point):")
         print(tuning_table(means).to_string(index=False))
     return 0
 

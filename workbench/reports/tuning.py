@@ -12,8 +12,9 @@ import math
 import numpy as np
 import pandas as pd
 
-COLUMNS = ("space", "points", "strategy", "choosing_s", "runs_to_90", "seconds_to_90",
-           "runs_to_95", "seconds_to_95", "speedup_vs_random_95",
+COLUMNS = ("space", "points", "strategy", "spaces", "choosing_s", "runs_to_90",
+           "seconds_to_90", "runs_to_95", "seconds_to_95", "median_runs_to_95",
+           "oracle_x_90", "oracle_x_95", "speedup_vs_tpe_95", "speedup_vs_random_95",
            "speedup_vs_exhaustive_95")
 
 
@@ -22,11 +23,13 @@ def tuning_table(summary: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in COLUMNS if c in summary.columns]
     out = summary[cols].copy()
     for c in cols:
-        if c.startswith("runs"):
+        if c.startswith(("runs", "median_runs")):
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else
                                 (f"{v:.1f}" if v != int(v) else str(int(v))))
         elif c.startswith(("seconds", "choosing")):
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else f"{v:.2f}")
+        elif c.startswith("oracle"):
+            out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else f"{v:.1f}")
         elif c.startswith("speedup"):
             out[c] = out[c].map(lambda v: "" if not np.isfinite(v) else f"{v:.1f}x")
     return out

@@ -7,6 +7,9 @@
   time-tiled stencils' ``tt_*``) and a user's own (``FILE.py:VARIABLE``);
 * :mod:`.strategies`: exhaustive, random, model-guided (any registered model's
   ranking, :mod:`.ranking`), optuna's TPE, behind one registry;
+* :mod:`.guided`: model-guided strategies that correct the model on what they
+  measure (``model-bo``: a Gaussian process on the model's residuals;
+  ``model-tpe``: TPE seeded with the model's picks);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
   live on an OpenCL device (:mod:`.live`, :mod:`.sequence` for points that are
@@ -31,10 +34,11 @@ from workbench.tuning.selection import FamilySelection, measured_times, rank_can
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
+from workbench.tuning.guided import ModelBO, ModelTPE  # registers model-bo, model-tpe
 from workbench.tuning.study import compare_strategies, summary
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
-           "IRFeatureKNN",
+           "IRFeatureKNN", "ModelBO", "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",

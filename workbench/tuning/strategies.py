@@ -16,6 +16,9 @@ one at a time and told each evaluation.  Registered:
   over the parameters as categorical variables.  Points that break a restriction
   are told to optuna as failed trials and cost nothing; a point proposed again is
   told its known result.
+
+The model-guided strategies that learn from what they measure (``model-bo``,
+``model-tpe``) live in :mod:`workbench.tuning.guided` and add themselves here.
 """
 
 from __future__ import annotations
@@ -181,16 +184,17 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 
 def make_strategy(name: str, *, seed: int = 0, model=None, label: str | None = None,
                   training=None) -> Strategy:
-    """A strategy by registry name; ``model`` (a fitted model) for ``model``;
+    """A strategy by registry name; ``model`` (a fitted model) for ``model`` and the
+    ``model-*`` strategies;
     ``training`` (tuning stores or sample files of other measured spaces) for
     ``knn`` and ``xgb``."""
     if name not in STRATEGIES:
         raise UnknownNameError("strategy", name, STRATEGIES)
-    if name == "model":
+    if name == "model" or name.startswith("model-"):
         if model is None:
-            raise TuningError("the model-guided strategy needs a model: --weights FILE "
+            raise TuningError(f"the {name} strategy needs a model: --weights FILE "
                               "or --model roofline --device-model h100")
-        return ModelGuided(model, label, seed)
+        return STRATEGIES[name](model, label, seed=seed)
     if name in ("knn", "xgb"):
         return STRATEGIES[name](seed=seed, training=training)
     return STRATEGIES[name](seed=seed)

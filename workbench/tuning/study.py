@@ -8,13 +8,22 @@ For an exhaustively measured space this replays (:mod:`workbench.tuning.replay`)
   (the ranking runs here, its cost measured on this machine);
 * any other strategy given by name and factory (``knn``, ``xgb``: rankings learnt
   from other programs), replayed the same way, its choosing cost counted;
-* every replay stops once it has found the space's best: the curves end there.
+* ``model-bo:<label>`` and ``model-tpe:<label>`` (:mod:`workbench.tuning.guided`):
+  each model's ranking corrected on what the strategy measures, the ranking's cost
+  charged as the choosing cost; they and other seeded strategies (``bo``) stop at the
+  highest target, 95 %, which is all the figures need;
 * ``tpe``: optuna's TPE, over several seeds (mean runs and seconds; a seed that never
   reaches a target counts as the whole space).
+
+Every other replay stops once it has found the space's best: the curves end there.
+Every row also gives its time to 90 and 95 % in *oracle measurements*: the cost of
+measuring the space's best point once (an oracle that knows the best measures one
+point, so 1.0 is the floor).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +58,7 @@ class SpaceComparison:
     curves: list[Curve] = field(default_factory=list)
     random_curve: np.ndarray | None = None
     random_cost_per_run: float = 0.0
+    oracle_s: float = math.nan    # what measuring the best point once costs
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -66,74 +76,136 @@ def _row(space: str, strategy: str, reach: Mapping[float, tuple[float, float] | 
     return row
 
 
+def _seeded(space: TuningSpace, evaluator: ReplayEvaluator, best: float, points: int,
+            label: str, make: Callable[[int], Strategy], seeds: int,
+            until: float = 1.0) -> tuple[dict, Curve, float]:
+    """Mean (runs, seconds) to each target over ``seeds`` replays (a seed that never
+    reaches a target counts as the whole space), the first seed's curve and the mean
+    choosing cost.  ``until``: where each replay stops (the highest target is enough
+    for the figures; a Gaussian process refitted on hundreds of points is slow)."""
+    reaches: dict[float, list[tuple[float, float]]] = {t: [] for t in TARGETS}
+    first, choosing = None, []
+    for seed in range(seeds):
+        c = curve(replay(space, evaluator, make(seed), seed=seed, until=until), best)
+        first = first or Curve(label, c.fraction, c.cost_s, c.choosing_s)
+        choosing.append(c.choosing_s)
+        for t in TARGETS:
+            reaches[t].append(c.reach(t) or (points, float(c.cost_s[-1])))
+    mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
+            for t, v in reaches.items()}
+    return mean, first, float(np.mean(choosing))
+
+
 def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        models: Mapping[str, object] = (), *, tpe_seeds: int = 10,
-                       strategies: Mapping[str, Callable[[], Strategy]] = ()
+                       strategies: Mapping[str, Callable[[], Strategy]] = (),
+                       guided: Sequence[str] = (),
+                       guided_seeds: int | None = None,
+                       seeded: Mapping[str, Callable[[int], Strategy]] = ()
                        ) -> SpaceComparison:
+    """Every strategy replayed on one space.  ``guided``: the learning model-guided
+    strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
+    run with every model, on the model's
+    one ranking (its fresh cost charged to each); the stochastic ones (``model-tpe``)
+    over ``guided_seeds`` seeds (default: ``tpe_seeds``, at least 1), as is every
+    strategy of ``seeded`` (name: factory of the seed, e.g. ``bo``)."""
+    from workbench.tuning.guided import GUIDED
+
     measured = evaluator.measured
     best = optimum(measured)
-    best_point = min((e for e in measured if e.ok), key=lambda e: e.time_s).point.label
-    comparison = SpaceComparison(space.name, len(measured), best, best_point,
-                                 exhaustive_cost(measured))
+    best_eval = min((e for e in measured if e.ok), key=lambda e: e.time_s)
+    comparison = SpaceComparison(space.name, len(measured), best, best_eval.point.label,
+                                 exhaustive_cost(measured), oracle_s=best_eval.cost_s)
+    n = len(measured)
     ex = curve(replay(space, evaluator, Exhaustive(), until=1.0), best)
     comparison.curves.append(ex)
     comparison.rows.append(_row(space.name, "exhaustive", {t: ex.reach(t) for t in TARGETS},
                                 0.0, seconds_all=comparison.exhaustive_s))
     comparison.rows.append(_row(space.name, "random (expected)",
                                 {t: random_reach(measured, t) for t in TARGETS}, 0.0))
-    comparison.random_curve = random_curve(measured, len(measured))
-    comparison.random_cost_per_run = comparison.exhaustive_s / len(measured)
+    comparison.random_curve = random_curve(measured, n)
+    comparison.random_cost_per_run = comparison.exhaustive_s / n
+    seeds = max(1, tpe_seeds if guided_seeds is None else guided_seeds)
     for label, model in dict(models).items():
-        result = replay(space, evaluator, ModelGuided(model, label), until=1.0)
-        c = curve(result, best)
+        ordered = ModelGuided(model, label)
+        # on a fresh copy of the space: nothing another model counted is reused
+        c = curve(replay(dataclasses.replace(space), evaluator, ordered, until=1.0), best)
         comparison.curves.append(c)
         comparison.rows.append(_row(space.name, f"model:{label}",
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
-                                    ms_per_variant=1e3 * c.choosing_s / len(measured)))
-    for label, make in dict(strategies).items():
-        c = curve(replay(space, evaluator, make(), until=1.0), best)
+                                    ms_per_variant=1e3 * c.choosing_s / n))
+        for family in guided:
+            cls = GUIDED[family]
+            runs = seeds if cls.stochastic else 1
+
+            def make(seed, cls=cls, label=label, ranking=ordered.ranking):
+                return cls(model, label, seed=seed, ranking=ranking)
+
+            name = f"{family}:{label}" + (f" (mean of {runs} seeds)" if runs > 1 else "")
+            mean, first, choosing = _seeded(space, evaluator, best, n, name, make, runs,
+                                            until=max(TARGETS))
+            comparison.curves.append(first)
+            comparison.rows.append(_row(space.name, name, mean, choosing,
+                                        ms_per_variant=1e3 * choosing / n))
+    for label, make_plain in dict(strategies).items():
+        c = curve(replay(space, evaluator, make_plain(), until=1.0), best)
         comparison.curves.append(Curve(label, c.fraction, c.cost_s, c.choosing_s))
         comparison.rows.append(_row(space.name, label, {t: c.reach(t) for t in TARGETS},
                                     c.choosing_s,
-                                    ms_per_variant=1e3 * c.choosing_s / len(measured)))
+                                    ms_per_variant=1e3 * c.choosing_s / n))
+    for label, make_seeded in dict(seeded).items():
+        mean, first, choosing = _seeded(space, evaluator, best, n, label, make_seeded,
+                                        seeds, until=max(TARGETS))
+        comparison.curves.append(first)
+        comparison.rows.append(_row(space.name, f"{label} (mean of {seeds} seeds)", mean,
+                                    choosing))
     if tpe_seeds:
-        reaches: dict[float, list[tuple[float, float]]] = {t: [] for t in TARGETS}
-        for seed in range(tpe_seeds):
-            c = curve(replay(space, evaluator, OptunaTPE(seed=seed), seed=seed, until=1.0),
-                      best)
-            if seed == 0:
-                comparison.curves.append(Curve("tpe", c.fraction, c.cost_s, 0.0))
-            for t in TARGETS:
-                reaches[t].append(c.reach(t) or (len(measured), float(c.cost_s[-1])))
-        comparison.rows.append(_row(
-            space.name, f"tpe (mean of {tpe_seeds} seeds)",
-            {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
-             for t, v in reaches.items()}, 0.0))
+        mean, first, _ = _seeded(space, evaluator, best, n, "tpe",
+                                 lambda seed: OptunaTPE(seed=seed), tpe_seeds)
+        comparison.curves.append(first)
+        comparison.rows.append(_row(space.name, f"tpe (mean of {tpe_seeds} seeds)", mean,
+                                    0.0))
     return comparison
 
 
+def base_strategy(name: str) -> str:
+    """A row's strategy without its seed count: ``tpe (mean of 10 seeds)`` -> ``tpe``."""
+    return name.split(" (mean of")[0]
+
+
 def strategy_means(table: pd.DataFrame) -> pd.DataFrame:
-    """Per strategy (model labels kept, TPE's seed count dropped), the geometric mean
-    across spaces of its time to 95 % against random search and against exhaustive
-    measurement: the figures of the tuning goal."""
+    """Per strategy (model labels kept), across spaces: the geometric mean of its time
+    to 95 % against random search, exhaustive measurement and TPE, and in oracle
+    measurements, and the median of its runs to 95 %: the figures of the tuning
+    goals."""
     from workbench.tuning.metrics import geometric_mean
 
     rows = []
     for strategy, part in table.groupby("strategy", sort=False):
-        rows.append({"strategy": strategy, "spaces": len(part),
-                     "speedup_vs_random_95": geometric_mean(part["speedup_vs_random_95"]),
-                     "speedup_vs_exhaustive_95": geometric_mean(
-                         part["speedup_vs_exhaustive_95"])})
+        row = {"strategy": strategy, "spaces": len(part)}
+        for column in ("oracle_x_95", "oracle_x_90", "speedup_vs_tpe_95",
+                       "speedup_vs_random_95", "speedup_vs_exhaustive_95"):
+            if column in part:
+                row[column] = geometric_mean(part[column])
+        row["median_runs_to_95"] = float(np.nanmedian(part["runs_to_95"]))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def summary(comparisons: Sequence[SpaceComparison]) -> pd.DataFrame:
-    """All spaces' rows, with each strategy's time to 95 % against random and
-    exhaustive measurement of the same space."""
+    """All spaces' rows, with each strategy's time to 90 and 95 % in oracle
+    measurements, and its time to 95 % against random search, exhaustive measurement
+    and TPE (where replayed) on the same space."""
     frames = []
     for c in comparisons:
         f = c.frame()
         rnd = f.loc[f["strategy"] == "random (expected)", "seconds_to_95"].iloc[0]
+        f["oracle_s"] = c.oracle_s
+        f["oracle_x_90"] = f["seconds_to_90"] / c.oracle_s
+        f["oracle_x_95"] = f["seconds_to_95"] / c.oracle_s
+        tpe = f.loc[f["strategy"].map(base_strategy) == "tpe", "seconds_to_95"]
+        if len(tpe):
+            f["speedup_vs_tpe_95"] = tpe.iloc[0] / f["seconds_to_95"]
         f["speedup_vs_random_95"] = rnd / f["seconds_to_95"]
         f["speedup_vs_exhaustive_95"] = c.exhaustive_s / f["seconds_to_95"]
         f.insert(1, "points", c.points)
