@@ -33,8 +33,8 @@ for run in "${runs[@]}"; do
 done
 # the weights of both linear fits, side by side
 for kind in free nonneg; do
-  flag=""
-  [ "$kind" = nonneg ] && flag="--non-negative"
+  flag="--fit plain"
+  [ "$kind" = nonneg ] && flag="--fit non-negative"
   cmd="workbench fit --store $d/measurements.sqlite $flag --bootstrap 0 -o WEIGHTS.json --format json"
   echo "${cmd/  / }" >> "$tmp/commands"
   # shellcheck disable=SC2086

@@ -113,7 +113,8 @@ def test_refit_from_the_shipped_h100_store_reproduces_weights_and_table1():
         data = build_dataset(store.measurements())
     fit = shipped["fit"]
     model = UnifiedLinearModel().fit(data, bootstrap=fit["bootstrap_samples"],
-                                     confidence=fit["confidence"])
+                                     confidence=fit["confidence"],
+                                     non_negative=shipped.get("non_negative", False))
     assert list(model.weights) == shipped["properties"]
     for name, w in shipped["weights"].items():
         assert model.weights[name] == pytest.approx(w, rel=1e-6, abs=1e-30)
