@@ -42,7 +42,8 @@ demo: setup
 	$(PY) -m workbench fit --store $(DEMO)/pocl.sqlite -o $(DEMO)/pocl-weights.json
 	$(PY) -m workbench report --store $(DEMO)/pocl.sqlite --weights $(DEMO)/pocl-weights.json
 	@echo; echo "Read the pocl error above as a check of the mechanism, not as a model of this CPU:"; \
-	 echo "the quick campaign times 2 sizes per kernel, 8 runs each, on a device whose time is"; \
+	 echo "the quick campaign times 2 sizes per kernel (the test kernels also at six group shapes),"; \
+	 echo "8 runs each, and fits weights bounded below by zero, on a device whose time is"; \
 	 echo "not a sum of per-operation costs (pocl vectorizes across work items and compiles each"; \
 	 echo "group size anew). The H100 tables at the top are what the model does on the GPUs it"; \
 	 echo "was made for."
