@@ -19,6 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import WorkbenchError
+from workbench.measure import short_device_name
 from workbench.models import FittedModel
 from workbench.reports.heatmaps import (
     HeatmapGrid,
@@ -265,7 +266,10 @@ class HeatmapPanel(widgets.VBox):
         cells = sum(v == v for row in grid.layers[0].values for v in row)
         data = self.session.data
         model = data.model if data is not None else None
-        device = (getattr(model, "device", None) or {}).get("device", "this device")
+        facts = getattr(model, "device", None) or {}
+        device = facts.get("device", "this device")
+        short = short_device_name(device, facts.get("platform", ""))
+        device = device if short == device else f"{short} ({device})"
         studies = [label for label in self.studies]
         text = (f"{grid.title}: the time predicted by the linear model fitted on this "
                 f"store, the time measured on {device}, and their relative error, one "

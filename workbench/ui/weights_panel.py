@@ -174,14 +174,16 @@ def weights_table_html(weights: pd.DataFrame) -> str:
     by_key = {(r.model, r.property): r for r in weights.itertuples(index=False)}
     labels = {r.property: r.label for r in weights.itertuples(index=False)}
     short = short_headers(models)
+    one_line = ' style="white-space:nowrap"'
     head = "<th>property</th><th>name</th>" + "".join(
-        f'<th title="{html.escape(m)}">{html.escape(short[m])}</th>'
-        f'<th title="95% bootstrap interval of {html.escape(m)}">95% interval</th>'
+        f'<th title="{html.escape(m)}"{one_line}>{html.escape(short[m])}</th>'
+        f'<th title="95% bootstrap interval of {html.escape(m)}"{one_line}>95% interval</th>'
         for m in models)
     ratio = len(models) == 2
     if ratio:
-        head += (f'<th title="{html.escape(models[0])} / {html.escape(models[1])}">'
-                 f"{html.escape(short[models[0]])} / {html.escape(short[models[1]])}</th>")
+        head += (f'<th title="{html.escape(models[0])} / {html.escape(models[1])}"'
+                 f"{one_line}>{html.escape(short[models[0]])} / "
+                 f"{html.escape(short[models[1]])}</th>")
     rows = []
     for prop in properties:
         cells = [f"<td>{html.escape(str(labels[prop]))}</td>",
