@@ -66,6 +66,6 @@ wb fit --store $d/measurements-fp64.sqlite --model models/overlap-fp64.json \
 wb report --store $d/measurements-fp64.sqlite --store $d/unseen.sqlite \
   --weights $d/weights-overlap-fp64.json --format md > $d/tables-overlap-fp64.md
 # leave-one-kernel-out over the test kernels, both precisions (see also h100_validation.sh)
-wb validate --store $d/measurements-fp64.sqlite --format md > $d/validation-loko-fp64-linear.md
+wb validate --store $d/measurements-fp64.sqlite --fit plain --format md > $d/validation-loko-fp64-linear.md
 wb validate --store $d/measurements-fp64.sqlite --model models/overlap-fp64.json \
   --format md > $d/validation-loko-fp64-overlap.md

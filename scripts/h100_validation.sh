@@ -12,8 +12,8 @@ py=.venv/bin/python
 
 # name|arguments of `workbench validate`
 runs=(
-  "linear-free|--store $d/measurements.sqlite"
-  "linear-nonneg|--store $d/measurements.sqlite --non-negative"
+  "linear-free|--store $d/measurements.sqlite --fit plain"
+  "linear-nonneg|--store $d/measurements.sqlite --fit non-negative"
   "overlap|--store $d/measurements.sqlite --model models/overlap.json"
   "overlap-all-sets|--store $d/measurements.sqlite --store $d/measurements-2019.sqlite --model models/overlap.json"
 )
