@@ -30,7 +30,8 @@ demo: setup
 	@if [ -f sample_data/h100/measurements-fp64.sqlite.xz ] || [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
 	  echo "== What the shipped NVIDIA H100 data shows (sample_data/h100, both precisions) =="; \
 	  $(PY) -m workbench report --store sample_data/h100/measurements-fp64.sqlite \
-	    --store sample_data/h100/unseen.sqlite --weights sample_data/h100/weights-linear-fp64.json; \
+	    --store sample_data/h100/unseen.sqlite \
+	    --weights sample_data/h100/weights-linear-fp64-non-negative.json; \
 	  echo; echo "== Predicting a kernel from its code alone (the shipped default model) =="; \
 	  $(PY) -m workbench predict finite_diff --param n=4096 --dtype float64; fi
 	@echo; echo "== The catalog, and the symbolic properties of one kernel =="
