@@ -30,7 +30,8 @@ demo: setup
 	@if [ -f sample_data/h100/measurements-fp64.sqlite.xz ] || [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
 	  echo "== What the shipped NVIDIA H100 data shows (sample_data/h100, both precisions) =="; \
 	  $(PY) -m workbench report --store sample_data/h100/measurements-fp64.sqlite \
-	    --store sample_data/h100/unseen.sqlite --weights sample_data/h100/weights-linear-fp64.json; \
+	    --store sample_data/h100/unseen.sqlite \
+	    --weights sample_data/h100/weights-linear-fp64-non-negative.json; \
 	  echo; echo "== Predicting a kernel from its code alone (the shipped default model) =="; \
 	  $(PY) -m workbench predict finite_diff --param n=4096 --dtype float64; fi
 	@echo; echo "== The catalog, and the symbolic properties of one kernel =="
@@ -42,7 +43,8 @@ demo: setup
 	$(PY) -m workbench fit --store $(DEMO)/pocl.sqlite -o $(DEMO)/pocl-weights.json
 	$(PY) -m workbench report --store $(DEMO)/pocl.sqlite --weights $(DEMO)/pocl-weights.json
 	@echo; echo "Read the pocl error above as a check of the mechanism, not as a model of this CPU:"; \
-	 echo "the quick campaign times 2 sizes per kernel, 8 runs each, on a device whose time is"; \
+	 echo "the quick campaign times 2 sizes per kernel (the test kernels also at six group shapes),"; \
+	 echo "8 runs each, and fits weights bounded below by zero, on a device whose time is"; \
 	 echo "not a sum of per-operation costs (pocl vectorizes across work items and compiles each"; \
 	 echo "group size anew). The H100 tables at the top are what the model does on the GPUs it"; \
 	 echo "was made for."

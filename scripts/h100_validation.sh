@@ -12,8 +12,8 @@ py=.venv/bin/python
 
 # name|arguments of `workbench validate`
 runs=(
-  "linear-free|--store $d/measurements.sqlite"
-  "linear-nonneg|--store $d/measurements.sqlite --non-negative"
+  "linear-free|--store $d/measurements.sqlite --fit plain"
+  "linear-nonneg|--store $d/measurements.sqlite --fit non-negative"
   "overlap|--store $d/measurements.sqlite --model models/overlap.json"
   "overlap-all-sets|--store $d/measurements.sqlite --store $d/measurements-2019.sqlite --model models/overlap.json"
 )
@@ -33,8 +33,8 @@ for run in "${runs[@]}"; do
 done
 # the weights of both linear fits, side by side
 for kind in free nonneg; do
-  flag=""
-  [ "$kind" = nonneg ] && flag="--non-negative"
+  flag="--fit plain"
+  [ "$kind" = nonneg ] && flag="--fit non-negative"
   cmd="workbench fit --store $d/measurements.sqlite $flag --bootstrap 0 -o WEIGHTS.json --format json"
   echo "${cmd/  / }" >> "$tmp/commands"
   # shellcheck disable=SC2086

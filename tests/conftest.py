@@ -2,6 +2,7 @@
 
 import os
 import secrets
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,13 @@ import leftover_processes
 # Set before any test runs, so that every process the tests start inherits it.
 SESSION = f"{os.getpid()}-{secrets.token_hex(4)}"
 os.environ[leftover_processes.MARK] = SESSION
+
+# Processes the tests start (notebook kernels, the JupyterLab server, commands) import
+# this checkout's package, even where the virtual environment's editable install points
+# at another checkout (a git worktree sharing the venv).
+_ROOT = str(Path(__file__).resolve().parents[1])
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _ROOT])
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -73,6 +73,15 @@ def browser_ready():
         pytest.skip(f"no OpenCL device to calibrate on ({err})")
 
 
+# a number with a minus sign in front: "-0.2", "[-1.2e-12", "= -3"; not "Stride-1",
+# "2026-11-22", "1.2e-12" or "16x16" (a letter or digit before the sign)
+NEGATIVE = re.compile(r"(?<![\w.\-])[-\u2212]\d")
+
+
+def _negative_numbers(text: str) -> list[str]:
+    return [text[max(0, m.start() - 30):m.end() + 10] for m in NEGATIVE.finditer(text)]
+
+
 def _table_rows(text: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.split("\t")] for line in text.splitlines()
             if line.strip()]
@@ -138,19 +147,49 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 assert dash.progress_fraction() == pytest.approx(1.0, abs=0.01)
                 assert dash.el(".wb-cancel-button").is_disabled()
 
-                # 5. the fitted weights of this device, next to the shipped H100's
+                # 5. the fitted weights of this device, next to the shipped H100's: short
+                # headers (the full names on hover), a table a laptop's screen holds
                 weights = dash.weights_text()
-                assert device.name in weights and "NVIDIA H100" in weights, weights[:500]
+                assert "pocl CPU" in weights and "H100" in weights, weights[:500]
+                titles = dash.el(".wb-weights-table table").evaluate(
+                    "t => [...t.querySelectorAll('th[title]')].map(h => h.title)")
+                assert any(device.name in t for t in titles), titles
+                assert any("NVIDIA H100" in t for t in titles), titles
+                table_box = dash.el(".wb-weights-table table").bounding_box()
+                assert table_box["width"] <= 1280, table_box
+                # each header on one line (device names once wrapped into eight)
+                lines = dash.el(".wb-weights-table table").evaluate(
+                    """t => [...t.querySelectorAll('th')].map(h => {
+                        const r = document.createRange(); r.selectNodeContents(h);
+                        return [h.textContent, new Set([...r.getClientRects()]
+                            .map(b => Math.round(b.top))).size]; })""")
+                assert all(n == 1 for _, n in lines), lines
                 for prop in ("f_sync_kernel_launch", "f_thread_groups",
                              "f_mem_access_global_float32_load_stride1"):
                     assert prop in weights
 
-                # 6. a new heatmap, drawn by plotly (an svg with a heatmap image in it)
+                # 6. a new heatmap, drawn by plotly (an svg with a heatmap image in it):
+                # the chosen kernel per work-group shape, six of them, said so above it
                 heatmap = dash.new_heatmap()
                 assert heatmap.locator(".main-svg").count() >= 1
                 assert heatmap.locator(".heatmaplayer image").count() >= 1
                 box = heatmap.bounding_box()
                 assert box and box["width"] > 200 and box["height"] > 150
+                assert dash.el(".wb-heatmap-kernel select").input_value() == KERNEL
+                cells = dash.heatmap_cells()
+                assert cells >= 6, cells
+                note = dash.el(".wb-heatmap-panel").inner_text()
+                assert f"per work-group shape measured ({cells})" in note, note[:600]
+                assert "block-size study" in note
+
+                # 6b. the finished first run shows no negative number, on any tab
+                for title in TABS:
+                    dash.open_tab(title)
+                    dash.page.wait_for_timeout(300)
+                    text = dash.el(".wb-dashboard").inner_text()
+                    assert not _negative_numbers(text), (title, _negative_numbers(text))
+                dash.open_tab("Heatmaps")
+                dash.shot("07-first-run-heatmap", dash.el(".wb-dashboard"))
 
                 # 7. the explorer, hidden during the calibration, draws the new store
                 dash.open_tab("Predicted vs measured")
@@ -168,7 +207,8 @@ def test_dashboard_in_a_real_browser(browser_ready):
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
     assert shots == ["01-dashboard-opened.png", "01-heatmap-study.png",
                      "02-kernel-chosen.png", "03-calibrating.png",
-                     "04-calibration-finished.png", "05-weights.png", "06-heatmap.png"]
+                     "04-calibration-finished.png", "05-weights.png", "06-heatmap.png",
+                     "07-first-run-heatmap.png"]
     for path in ARTIFACTS.glob("*.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 2000
 

@@ -53,6 +53,37 @@ def test_quick_campaign_measures_every_catalog_kernel(quick_store):
     assert all(m.time_s > 0 and len(m.raw_times_s) == 8 for m in ok)
     # the size exponent is chosen on the device and kept with each row
     assert all("p" in m.extra for m in ok)
+    # measurement kernels at one group size; test kernels at six shapes for their
+    # first size case (a heatmap per shape) and at 256 work items for every case
+    tests = {s.name for s in all_kernels(KernelRole.TEST)}
+    for kernel in kernels:
+        rows = [m for m in ok if m.key.kernel == kernel]
+        shapes = {m.key.group_size for m in rows if m.extra["t"] == 0}
+        if kernel in tests:
+            assert len(shapes) == 6, (kernel, shapes)
+            assert all(np.prod(m.key.group_size) == 256 for m in rows if m.extra["t"] > 0)
+        else:
+            assert len(shapes) == 1, (kernel, shapes)
+    assert len(ok) == 52 + 4 * 5
+
+
+@pocl
+def test_the_quick_campaign_fits_no_negative_weight_or_prediction(quick_store):
+    """A first run on a laptop: the default (non-negative) fit of the quick campaign
+    predicts no configuration below zero, and each test kernel has a six-cell heatmap."""
+    from workbench.reports import predictions
+    from workbench.reports.heatmaps import group_size_grid
+
+    with MeasurementStore.open(quick_store, create=False, readonly=True) as store:
+        data = build_dataset(store.measurements())
+    model = UnifiedLinearModel().fit(data, bootstrap=0)
+    assert model.non_negative and min(model.weights.values()) >= 0
+    pred = predictions(model, data)
+    assert (pred["predicted_s"] >= 0).all()
+    for kernel in {s.name for s in all_kernels(KernelRole.TEST)}:
+        grid = group_size_grid(pred, kernel)
+        cells = sum(v == v for row in grid.layer("measured").values for v in row)
+        assert cells == 6, (kernel, grid.xs, grid.ys)
 
 
 @pocl
@@ -113,7 +144,8 @@ def test_refit_from_the_shipped_h100_store_reproduces_weights_and_table1():
         data = build_dataset(store.measurements())
     fit = shipped["fit"]
     model = UnifiedLinearModel().fit(data, bootstrap=fit["bootstrap_samples"],
-                                     confidence=fit["confidence"])
+                                     confidence=fit["confidence"],
+                                     non_negative=shipped.get("non_negative", False))
     assert list(model.weights) == shipped["properties"]
     for name, w in shipped["weights"].items():
         assert model.weights[name] == pytest.approx(w, rel=1e-6, abs=1e-30)

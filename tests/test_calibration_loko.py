@@ -66,7 +66,7 @@ def _relative_residuals(model, data):
 
 def test_non_negative_fit_bounds_the_weight_the_free_fit_makes_negative(tmp_path):
     data = correlated()
-    free = UnifiedLinearModel().fit(data, bootstrap=0)
+    free = UnifiedLinearModel().fit(data, bootstrap=0, non_negative="plain")
     bound = UnifiedLinearModel().fit(data, bootstrap=20, non_negative=True)
     assert free.weights[BAR] < 0 and not free.non_negative
     assert all(w >= 0 for w in bound.weights.values())
@@ -154,9 +154,9 @@ def test_loko_refusals():
 @pytest.mark.skipif(not (H100 / "table1.json").exists(), reason="no shipped H100 data")
 def test_cli_validate_and_non_negative_fit_on_the_shipped_store(tmp_path, capsys):
     store = str(H100 / "measurements.sqlite")
-    assert main(["validate", "--store", store, "--format", "json"]) == 0
+    assert main(["validate", "--store", store, "--fit", "plain", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    # the in-sample column is the shipped Table 1
+    # the in-sample column of the plain fit is the shipped Table 1
     shipped = json.loads((H100 / "table1.json").read_text())
     assert report["cross_kernel_in_sample_geomean_rel_error"] == pytest.approx(
         shipped["cross_kernel_geomean_rel_error"], rel=1e-6)
@@ -176,3 +176,31 @@ def test_cli_validate_and_non_negative_fit_on_the_shipped_store(tmp_path, capsys
     model = load_model(out)
     assert model.non_negative and min(model.weights.values()) >= 0
     assert model.weights["f_sync_barrier_local"] == 0.0   # -1.2e-12 s in the free fit
+    # the bound is the default; --fit plain is the paper's free fit
+    default, plain = tmp_path / "default.json", tmp_path / "plain.json"
+    assert main(["fit", "--store", store, "--bootstrap", "0", "-o", str(default)]) == 0
+    assert load_model(default).weights == model.weights
+    assert main(["fit", "--store", store, "--fit", "plain", "--bootstrap", "0",
+                 "-o", str(plain)]) == 0
+    assert not load_model(plain).non_negative
+    assert load_model(plain).weights["f_sync_barrier_local"] < 0
+    assert main(["fit", "--store", store, "--fit", "plain", "--non-negative",
+                 "-o", str(plain)]) == 2
+
+
+@pytest.mark.skipif(not (H100 / "table1.json").exists(), reason="no shipped H100 data")
+def test_report_compare_fits_shows_table1_both_ways(capsys):
+    store = str(H100 / "measurements.sqlite")
+    assert main(["report", "--store", store, "--compare-fits", "--format", "json"]) == 0
+    both = json.loads(capsys.readouterr().out)
+    shipped = json.loads((H100 / "table1.json").read_text())
+    plain, bound = both["plain"], both["non-negative"]
+    assert plain["test"]["cross_kernel_geomean_rel_error"] == pytest.approx(
+        shipped["cross_kernel_geomean_rel_error"], rel=1e-6)
+    assert min(plain["weights"].values()) < 0 <= min(bound["weights"].values())
+    assert bound["test"]["cross_kernel_geomean_rel_error"] != pytest.approx(
+        plain["test"]["cross_kernel_geomean_rel_error"])
+    assert main(["report", "--store", store, "--compare-fits"]) == 0
+    text = capsys.readouterr().out
+    assert "plain" in text and "non-negative" in text and "weights below zero" in text
+    assert main(["report", "--store", store]) == 2      # neither --weights nor the option

@@ -286,7 +286,7 @@ def test_fit_with_initial_values_bounds_and_output_name():
 
 def test_linear_special_case_reproduces_unified_linear_model(h100_workitem):
     data = h100_workitem
-    linear = UnifiedLinearModel().fit(data, bootstrap=0)
+    linear = UnifiedLinearModel().fit(data, bootstrap=0, non_negative=False)   # free, as expr
     names = list(linear.weights)
     expr = " + ".join(f"p_{i} * {name}" for i, name in enumerate(names))
     model = ExpressionModel().fit(data, model=expr, granularity="workitem")

@@ -141,3 +141,25 @@ def test_lobo_on_the_shipped_tuning_store():
         assert 1 <= r.runs_to[0.95] <= r.points
     info = feature_information(samples)
     assert all(0 <= v <= 1 for i in info for v in i.nmi.values())
+
+
+def test_knn_ties_at_the_kth_distance_are_averaged_whatever_the_row_order():
+    """Training variants at the same distance (shared IR features) with different
+    throughputs: the prediction is the expectation over tie breaks, so it does not
+    depend on the rows' order (a k-d tree's choice did, and so did the machine)."""
+    from workbench.models.ir_features.knn import TieAveragedKNN
+
+    x = np.array([[0.0], [1.0], [1.0], [1.0], [1.0], [3.0]])
+    y = np.array([1.0, 0.0, 0.2, 0.4, 0.6, 9.0])
+    query = np.array([[0.1]])
+    # k = 3: the point at 0 counts fully, the four at 1 share the other two places
+    expected = (1.0 + 2 * np.mean([0.0, 0.2, 0.4, 0.6])) / 3
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        order = rng.permutation(len(x))
+        model = TieAveragedKNN(n_neighbors=3).fit(x[order], y[order])
+        assert model.predict(query)[0] == pytest.approx(expected, rel=1e-12)
+    # without ties it is the plain k-nearest mean
+    plain = TieAveragedKNN(n_neighbors=2).fit(np.array([[0.0], [2.0], [5.0]]),
+                                              np.array([1.0, 3.0, 7.0]))
+    assert plain.predict(np.array([[0.4]]))[0] == pytest.approx(2.0)

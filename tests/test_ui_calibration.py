@@ -149,6 +149,29 @@ def test_bad_input_and_a_failed_run_are_messages_not_exceptions(pocl, tmp_path):
     assert panel.progress.bar_style == "danger"
 
 
+def test_the_chosen_kernel_is_measured_at_six_shapes_in_a_quick_calibration(pocl):
+    from workbench.ui.session import KernelSelection
+
+    board = Dashboard(device=pocl.index, background=False)
+    board.session.selection = KernelSelection.make(get_kernel("global_access"))
+    board.calibration.kernels.value = ",".join(TINY)
+    job = board.calibration.start()
+    assert job.request.grid_kernels == ("global_access",)
+    assert job.request.campaign_name == "ui-quick:empty,global_access;shapes:global_access"
+    _wait(board.calibration)
+    assert "finished" in board.calibration.progress_label.value
+    board.heatmaps.source.value = "store"
+    board.heatmaps.kernel.value = "global_access"
+    grid = board.heatmaps.grid
+    assert sum(v == v for row in grid.layer("measured").values for v in row) == 6
+    note = board.heatmaps.note.value
+    assert "one cell per work-group shape measured (6)" in note and "block-size study" in note
+    # no weight below zero, no prediction below zero: the default fit
+    model = board.session.model
+    assert min(model.weights.values()) >= 0
+    assert (board.session.data.predictions["predicted_s"] >= 0).all()
+
+
 def test_the_dashboard_calibrates_then_shows_weights_and_a_heatmap_of_the_new_store(pocl):
     board = Dashboard(device=pocl.index, background=False)
     assert board.session.device.opencl == pocl

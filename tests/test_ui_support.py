@@ -226,3 +226,30 @@ def test_a_campaign_stops_between_configurations_and_resumes(tmp_path, queue):
         assert store.campaign(campaign.campaign_id).is_finished
         assert len(store.measurements(campaign=campaign.campaign_id)) == \
             resumed.planned_count()
+
+
+def test_short_device_names_fit_a_table_header():
+    from workbench.measure import short_device_name
+
+    assert short_device_name("NVIDIA H100 80GB HBM3") == "H100"
+    assert short_device_name("NVIDIA H200") == "H200"
+    assert short_device_name("Tesla V100-SXM2-16GB") == "V100"
+    assert short_device_name("pthread-haswell-AMD EPYC 7B13 64-Core Processor") == "pocl CPU"
+    assert short_device_name("cpu", "Portable Computing Language") == "pocl CPU"
+    long = short_device_name("Some Accelerator With A Very Long Name")
+    assert len(long) <= 14 and long.endswith("\u2026")
+
+
+def test_the_error_colour_bar_says_low_and_high_not_minus():
+    from workbench.reports.heatmaps import grid_figure
+
+    frame = pd.DataFrame({"kernel": "k", "variant": "v", "dtype": "float32",
+                          "params": "n=1", "role": "test",
+                          "group_size": ["8x8", "16x8", "32x8", "8x16", "16x16", "32x16"],
+                          "time_s": 1.0, "predicted_s": [0.7, 0.9, 1.0, 1.1, 1.3, 0.8]})
+    grid = group_size_grid(frame, "k")
+    figure = grid_figure(grid)
+    bar = figure.data[2].colorbar
+    assert "exact" in bar.ticktext and "30% low" in bar.ticktext
+    assert "30% high" in bar.ticktext
+    assert not any(t.startswith("-") for t in bar.ticktext)

@@ -21,6 +21,7 @@ from workbench.models import (
     save_model,
 )
 from workbench.models.dataset import train_on_roles
+from workbench.models.unified.linear import FitMethod
 from workbench.models.expressions.insitu import TWIN_TIME, attach_twin_times, twin_times
 from workbench.models.validation import (
     ExpressionFit,
@@ -39,8 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
     p.add_argument("--bootstrap", type=int, default=200)
-    p.add_argument("--non-negative", action="store_true",
-                   help="unified-linear: bound every weight below by 0 (scipy lsq_linear)")
+    add_fit_option(p)
     p.add_argument("--train-on", default="measurement", metavar="ROLES",
                    help="kernel roles to fit on: measurement (the paper's protocol, "
                         "default) or measurement,test (for predicting new kernels; the "
@@ -61,8 +61,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="Tables 1 and 2 for a fitted model")
     p.add_argument("--store", action="append",
                    help=f"SQLite store, repeatable (default: {default_store_path()})")
-    p.add_argument("--weights", required=True)
+    p.add_argument("--weights", help="model file (JSON); optional with --compare-fits")
     p.add_argument("--campaign")
+    p.add_argument("--device", help="device name substring, for --compare-fits without "
+                                    "--weights (default: the store's only one)")
+    p.add_argument("--compare-fits", action="store_true",
+                   help="refit the linear model both ways (plain least squares, the "
+                        "paper's, and non-negative, the default) on the measurement "
+                        "kernels and show Table 1 of each side by side")
     p.add_argument("--all-groups", action="store_true",
                    help="Table 1 over every group size, not only 256 work items")
     p.add_argument("--format", choices=("table", "json", "csv", "md"), default="table")
@@ -91,8 +97,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="a model expression or model file (family 'expression')")
     which.add_argument("--family", choices=("unified-linear",),
                        help="a model family (default: unified-linear)")
-    p.add_argument("--non-negative", action="store_true",
-                   help="unified-linear: bound every weight below by 0")
+    add_fit_option(p)
     p.add_argument("--kernel", action="append", metavar="KERNEL",
                    help="kernel to hold out, repeatable (default: every kernel whose "
                         "role is not 'measurement')")
@@ -101,6 +106,26 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="judge the 256-work-item groups, as Table 1 (default), or all")
     p.add_argument("--format", choices=("table", "json", "md"), default="table")
     p.set_defaults(func=cmd_validate)
+
+
+def add_fit_option(p: argparse.ArgumentParser) -> None:
+    """``--fit plain|non-negative`` (and the older ``--non-negative`` flag)."""
+    p.add_argument("--fit", choices=[m.value for m in FitMethod], default=None,
+                   help="unified-linear: how the weights are solved for: non-negative "
+                        "(every weight >= 0, scipy lsq_linear; the default) or plain "
+                        "(free least squares, the paper's tables)")
+    p.add_argument("--non-negative", action="store_true", help="same as --fit non-negative")
+
+
+def fit_method(args) -> FitMethod:
+    """The fit asked for; refused with both flags disagreeing."""
+    if args.non_negative and args.fit == FitMethod.PLAIN.value:
+        raise WorkbenchError("--non-negative and --fit plain contradict each other")
+    return FitMethod.NON_NEGATIVE if args.non_negative else FitMethod.parse(args.fit)
+
+
+def _fit_asked(args) -> bool:
+    return bool(args.non_negative) or args.fit is not None
 
 
 def store_device_key(store: MeasurementStore, selector: str | None) -> str:
@@ -177,12 +202,13 @@ def cmd_fit(args) -> int:
             "volumes (RooflineModel().fit, benchmarks/block_study_volumes.py)")
     if args.model is not None or args.family == "expression":
         return _fit_expression(args)
-    if args.non_negative and args.family != "unified-linear":
-        raise WorkbenchError(f"--non-negative applies to the unified-linear family, not "
-                             f"to {args.family}")
+    if _fit_asked(args) and args.family != "unified-linear":
+        raise WorkbenchError(f"--fit and --non-negative apply to the unified-linear "
+                             f"family, not to {args.family}")
+    method = fit_method(args)
     device, data, provenance = _fit_inputs(args)
     family = get_family(args.family)
-    options = {"non_negative": True} if args.non_negative else {}
+    options = {"non_negative": method.non_negative} if args.family == "unified-linear" else {}
     model = family.fit(data, bootstrap=args.bootstrap, device=device.to_dict(),
                        provenance=provenance, **options)
     save_model(model, args.output)
@@ -191,7 +217,8 @@ def cmd_fit(args) -> int:
         print_json({"weights": model.weights, "fit": report["fit"],
                     "unexercised": report["unexercised"], "output": args.output})
         return 0
-    print(f"fitted {family.name}{' (non-negative)' if args.non_negative else ''} on "
+    how = f" ({method.value})" if args.family == "unified-linear" else ""
+    print(f"fitted {family.name}{how} on "
           f"{report['fit']['n_measurements']} measurements of "
           f"{device.device}; training geomean relative error "
           f"{report['fit']['training_geomean_rel_error']:.3f} -> {args.output}")
@@ -202,7 +229,7 @@ def cmd_fit(args) -> int:
     return 0
 
 
-_NON_NEGATIVE_EXPRESSION = ("--non-negative applies to the unified-linear family; an "
+_NON_NEGATIVE_EXPRESSION = ("--fit and --non-negative apply to the unified-linear family; an "
                             "expression model takes bounds in its file (models/overlap.json "
                             "bounds every parameter below by 0)")
 
@@ -211,7 +238,7 @@ def _fit_expression(args) -> int:
     """``fit --model``: a user-written model (family 'expression')."""
     if args.model is None:
         raise WorkbenchError("the expression family needs --model EXPR|FILE")
-    if args.non_negative:
+    if _fit_asked(args):
         raise WorkbenchError(_NON_NEGATIVE_EXPRESSION)
     family = get_family("expression")
     spec = family.spec(args.model, granularity=args.granularity,
@@ -255,6 +282,11 @@ def _format_weights(params: pd.DataFrame) -> list[dict]:
 
 
 def cmd_report(args) -> int:
+    if args.compare_fits:
+        return _report_compare_fits(args)
+    if args.weights is None:
+        raise WorkbenchError("report needs --weights FILE (or --compare-fits, which fits "
+                             "the linear model both ways itself)")
     model = load_model(args.weights)
     device_key = None
     if model.device:
@@ -315,6 +347,49 @@ def cmd_report(args) -> int:
     return 0
 
 
+def _report_compare_fits(args) -> int:
+    """``report --compare-fits``: Table 1 of the plain and the non-negative fit."""
+    from workbench.reports import compare_fits
+
+    device_key = None
+    if args.weights is not None:
+        model = load_model(args.weights)
+        if model.device:
+            from workbench.measure import DeviceIdentity
+            device_key = DeviceIdentity.from_dict(model.device).key
+    stores = _stores(args)
+    with MeasurementStore.open(stores[0], create=False, readonly=True) as store:
+        device_key = device_key or store_device_key(store, args.device)
+        device = next(d for d in store.devices() if d.key == device_key)
+    data = _load_dataset(stores, device_key, args.campaign)
+    if not len(data):
+        raise WorkbenchError("the store holds no successful measurements for this device")
+    groups = None if args.all_groups else 256
+    comparison = compare_fits(data, group_workitems=groups, device=device.to_dict())
+    if args.format == "json":
+        print_json({**comparison.to_json(), "device": device.to_dict(),
+                    "stores": [Path(p).name for p in stores],
+                    "groups": "all" if groups is None else groups})
+        return 0
+    frame = comparison.frame()
+    for column in [m.value for m in comparison.models]:
+        frame[column] = frame[column].map(
+            lambda v: f"{v:.1%}" if isinstance(v, float) else str(v))
+    where = "all group sizes" if groups is None else f"{groups}-work-item groups"
+    head = (f"Table 1 (geometric mean of the relative error, {where}) of the linear model "
+            f"fitted two ways on {device.device} ({', '.join(Path(p).name for p in stores)}):"
+            " plain least squares (the paper's) and non-negative (every weight >= 0, "
+            "the default)")
+    if args.format == "md":
+        sys.stdout.write(f"{head}\n\n" + to_markdown(frame))
+    elif args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    else:
+        print(head)
+        print_table(frame.to_dict(orient="records"))
+    return 0
+
+
 def cmd_select(args) -> int:
     from workbench.cli.measure_cmds import family_sizes
     from workbench.kernels.families import default_families
@@ -359,14 +434,14 @@ def cmd_validate(args) -> int:
     from workbench.measure.provenance import library_versions
 
     if args.model is not None:
-        if args.non_negative:
+        if _fit_asked(args):
             raise WorkbenchError(_NON_NEGATIVE_EXPRESSION)
         spec = get_family("expression").spec(args.model)
         fit = ExpressionFit(spec, name=args.model if Path(args.model).suffix == ".json"
                             else "")
     else:
         spec = None
-        fit = LinearFit(non_negative=args.non_negative)
+        fit = LinearFit(non_negative=fit_method(args).non_negative)
     device, data, _ = _fit_inputs(args, spec)
     report = leave_one_kernel_out(data, fit, held_out=args.kernel, groups=args.groups)
     stores = [Path(p).name for p in _stores(args)]

@@ -119,9 +119,8 @@ class DistributedCampaign(Campaign):
 
     def _submit_cases(self, pending, spec: KernelSpec, dtype: str, variant: str,
                       p: int) -> None:
-        groups = self.group_sizes(spec)
         for t, params in enumerate(self._cases(spec, variant, p)):
-            for g in groups:
+            for g in self.case_group_sizes(spec, t):
                 if self._key(spec, variant, dtype, params, g) in self._done:
                     self.timings.skipped += 1
                     self._count += 1

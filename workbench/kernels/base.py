@@ -122,8 +122,20 @@ GROUP_SIZE_SETS: Mapping[str, GroupSizeSet] = {
         GroupSizeSet("2d-small", ((16, 12), (16, 14), (16, 16))),
         GroupSizeSet("2d-med", ((16, 12), (16, 16), (32, 16))),
         GroupSizeSet("2d-large", ((16, 16), (24, 16), (32, 16))),
+        # not the paper's: six shapes each, a heatmap's worth (quick campaigns measure
+        # the test kernels and the dashboard's chosen kernel at these; 256 is in both)
+        GroupSizeSet("1d-grid", ((64,), (128,), (192,), (256,), (384,), (512,))),
+        GroupSizeSet("2d-grid", ((8, 8), (16, 8), (32, 8), (8, 16), (16, 16), (32, 16))),
     )
 }
+
+
+def grid_group_set(dims: int) -> str:
+    """The name of the six-shape set of ``dims``-D groups ("1d-grid", "2d-grid")."""
+    name = f"{dims}d-grid"
+    if name not in GROUP_SIZE_SETS:
+        raise GroupSizeError(f"no grid of {dims}-D work-group shapes")
+    return name
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from workbench.kernels import (
     all_kernels,
     get_kernel,
 )
-from workbench.kernels.base import entry_kernel
+from workbench.kernels.base import entry_kernel, grid_group_set
 from workbench.measure.devices import DeviceInfo
 from workbench.measure.runner import (
     INT32_MAX,
@@ -50,6 +50,9 @@ class CampaignSettings:
     min_groups_per_unit: float = 1.0        # smallest case >= this x compute units groups
     size_cases: int | None = None           # first k size cases only (quick runs)
     group_sizes: str = "set"                # "set": the kernel's set; "one": the largest
+    # kernels measured at six group shapes (the "1d-grid"/"2d-grid" sets, with their
+    # own set's shapes) whatever ``group_sizes`` says: a heatmap per shape for them
+    grid_kernels: tuple[str, ...] = ()
     memory_fraction: float = 0.4            # of device memory, for one configuration
     p_search_below: int = 4                 # exponents tried below the paper's range
     p_search_above: int = 3
@@ -62,11 +65,18 @@ class CampaignSettings:
             raise ParameterError("group_sizes is 'set' or 'one'")
 
     @classmethod
-    def quick(cls, kernels: tuple[str, ...] = ()) -> CampaignSettings:
-        """A few-minute campaign for CI and first looks: fewer runs, cases and groups."""
+    def quick(cls, kernels: tuple[str, ...] = (), grid_kernels: tuple[str, ...] = ()
+              ) -> CampaignSettings:
+        """A few-minute campaign for CI and first looks: fewer runs, cases and groups.
+
+        The measurement kernels get one group size (256 work items); the test kernels
+        and ``grid_kernels`` (say, the kernel a user has chosen) six shapes, so that
+        their predicted and measured times can be seen per work-group shape."""
+        tests = tuple(s.name for s in all_kernels(KernelRole.TEST))
+        grid = tuple(dict.fromkeys((*tests, *grid_kernels)))
         return cls(protocol=TimingProtocol(runs=8, discard_first=2), kernels=kernels,
                    min_time_factor=3.0, size_cases=2, group_sizes="one",
-                   p_search_below=6, p_search_above=2, probe_runs=2)
+                   grid_kernels=grid, p_search_below=6, p_search_above=2, probe_runs=2)
 
     def to_dict(self) -> dict:
         return {"runs": self.protocol.runs, "discard_first": self.protocol.discard_first,
@@ -74,6 +84,7 @@ class CampaignSettings:
                 "min_time_factor": self.min_time_factor,
                 "min_groups_per_unit": self.min_groups_per_unit, "size_cases": self.size_cases,
                 "group_sizes": self.group_sizes, "memory_fraction": self.memory_fraction,
+                **({"grid_kernels": list(self.grid_kernels)} if self.grid_kernels else {}),
                 "p_search_below": self.p_search_below,
                 "p_search_above": self.p_search_above, "probe_runs": self.probe_runs}
 
@@ -179,10 +190,28 @@ class Campaign:
     def group_sizes(self, spec: KernelSpec) -> tuple[tuple[int, ...], ...]:
         sizes = tuple(g for g in spec.group_sizes()
                       if _prod(g) <= self.device.max_work_group_size)
+        if spec.name in self.settings.grid_kernels and spec.fixed_group_size is None:
+            grid = tuple(g for g in spec.group_sizes(grid_group_set(spec.group_dims))
+                         if _prod(g) <= self.device.max_work_group_size)
+            # the grid, then the kernel's own set; 256 work items last, since the
+            # size search picks the sizes with the last shape, as a one-group run does
+            extra = sizes if self.settings.group_sizes == "set" else ()
+            shapes = tuple(dict.fromkeys((*grid, *extra)))
+            return tuple(sorted(shapes, key=lambda g: _prod(g) == 256))
         if self.settings.group_sizes == "one":
             # 256 work items where the set has it: the paper's Table 1 reports those.
             return tuple(g for g in sizes if _prod(g) == 256)[:1] or sizes[-1:]
         return sizes
+
+    def case_group_sizes(self, spec: KernelSpec, case: int) -> tuple[tuple[int, ...], ...]:
+        """The shapes size case ``case`` is measured at: every shape for the first case;
+        in a one-group campaign, a grid kernel's further cases only at 256 work items
+        (its heatmap needs one case per shape, its Table 1 every case at 256)."""
+        groups = self.group_sizes(spec)
+        if case == 0 or self.settings.group_sizes != "one" \
+                or spec.name not in self.settings.grid_kernels:
+            return groups
+        return groups[-1:]
 
     def _recorded_exponents(self) -> dict[tuple[str, str, str], int]:
         out = {}
@@ -262,7 +291,8 @@ class Campaign:
                     p = self._p_recorded.get((spec.name, variant, dtype))
                     if p is not None and all(
                             self._key(spec, variant, dtype, params, g) in self._done
-                            for params in self._cases(spec, variant, p) for g in groups):
+                            for t, params in enumerate(self._cases(spec, variant, p))
+                            for g in self.case_group_sizes(spec, t)):
                         continue
                     # the size search builds the largest group first
                     out += [(spec, spec.request(variant, dtype, g))
@@ -284,7 +314,7 @@ class Campaign:
             dtypes = [d for d in self.settings.dtypes if DType(d) in spec.dtypes]
             for variant in spec.variants:
                 k = len(self._cases(spec, variant, spec.default_p))
-                n += k * len(self.group_sizes(spec)) * len(dtypes)
+                n += sum(len(self.case_group_sizes(spec, t)) for t in range(k)) * len(dtypes)
         return n
 
     # -- running --------------------------------------------------------------------
@@ -345,10 +375,11 @@ class Campaign:
                             yield m
                         continue
                     for t, params in enumerate(self._cases(spec, variant, p)):
-                        todo = [g for g in groups if self._key(spec, variant, dtype, params, g)
+                        shapes = self.case_group_sizes(spec, t)
+                        todo = [g for g in shapes if self._key(spec, variant, dtype, params, g)
                                 not in self._done]
-                        done += len(groups) - len(todo)
-                        self.timings.skipped += len(groups) - len(todo)
+                        done += len(shapes) - len(todo)
+                        self.timings.skipped += len(shapes) - len(todo)
                         if not todo:
                             continue
                         args = None

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from workbench.errors import DeviceError
 from workbench.measure.provenance import DeviceIdentity
 
 POCL_PLATFORM = "Portable Computing Language"
+
+# a GPU model number: H100, H200, A100, V100, L40S, MI300X, RTX 4090 ...
+_GPU_MODEL = re.compile(r"\b((?:MI|RTX |GTX )?[A-Z]{0,2}\d{2,4}[A-Z]?)\b")
+
+
+def short_device_name(device: str, platform: str = "", *, limit: int = 14) -> str:
+    """A name short enough for a table header: ``"NVIDIA H100 80GB HBM3"`` ->
+    ``"H100"``, pocl's ``"pthread-haswell-AMD EPYC 7B13 64-Core Processor"`` ->
+    ``"pocl CPU"``; anything else cut to ``limit`` characters (show the full name
+    on hover)."""
+    name = " ".join(str(device).split())
+    if POCL_PLATFORM in platform or re.match(r"(pthread|cpu|basic|tbb)-", name):
+        return "pocl CPU"
+    if re.search(r"nvidia|geforce|tesla|quadro|radeon|instinct|amd|intel", name, re.I):
+        found = _GPU_MODEL.search(name.replace("NVIDIA ", ""))
+        if found and not found.group(1).isdigit():
+            return found.group(1)
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "\u2026"
 
 
 @dataclass(frozen=True)

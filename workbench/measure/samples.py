@@ -17,6 +17,7 @@ from workbench.measure.store import MeasurementStore, resolve_store_path
 
 STORE_FILE = "measurements.sqlite"
 LINEAR_WEIGHTS_FILE = "weights-linear.json"
+NON_NEGATIVE_WEIGHTS_FILE = "weights-linear-non-negative.json"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,13 @@ class ShippedData:
         """The unified linear model fitted on ``store``, when shipped."""
         path = self.folder / LINEAR_WEIGHTS_FILE
         return path if path in self.weights else None
+
+    @property
+    def default_linear_weights(self) -> Path | None:
+        """The linear model fitted the default way (every weight >= 0) when shipped,
+        else :attr:`linear_weights` (the paper's free fit): what the dashboard shows."""
+        path = self.folder / NON_NEGATIVE_WEIGHTS_FILE
+        return path if path in self.weights else self.linear_weights
 
 
 def sample_data_root() -> Path | None:

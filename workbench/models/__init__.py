@@ -41,7 +41,12 @@ from workbench.models.expressions.model import (
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
-from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
+from workbench.models.unified.linear import (
+    DEFAULT_FIT,
+    FitMethod,
+    FittedLinearModel,
+    UnifiedLinearModel,
+)
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
 from workbench.models.validation import (
     ExpressionFit,
@@ -54,7 +59,8 @@ from workbench.models.validation import (
 
 __all__ = [
     "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
-    "FittedExpressionModel", "FittedLinearModel", "FittedModel", "FittedRoofline",
+    "DEFAULT_FIT", "FitMethod", "FittedExpressionModel", "FittedLinearModel", "FittedModel",
+    "FittedRoofline",
     "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",
     "ModelFamily", "Need", "Paper", "Ranking", "RooflineModel",
     "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",

@@ -30,7 +30,7 @@ from workbench.models.contract import FittedModel, geometric_mean
 from workbench.models.expressions.feature_values import dataset_feature_values
 from workbench.models.expressions.model import ExpressionModel, ExpressionModelSpec
 from workbench.models.unified.linear import FAMILY as LINEAR_FAMILY
-from workbench.models.unified.linear import UnifiedLinearModel
+from workbench.models.unified.linear import DEFAULT_FIT, UnifiedLinearModel
 
 PAPER_GROUP_WORKITEMS = 256
 MEASUREMENT_ROLE = KernelRole.MEASUREMENT.value
@@ -60,9 +60,10 @@ class GroupSelection(enum.Enum):
 
 @dataclass(frozen=True)
 class LinearFit:
-    """The unified linear model, free or with every weight >= 0."""
+    """The unified linear model, with every weight >= 0 (the default fit) or free
+    (``non_negative=False``, the paper's)."""
 
-    non_negative: bool = False
+    non_negative: bool = DEFAULT_FIT.non_negative
 
     @property
     def label(self) -> str:

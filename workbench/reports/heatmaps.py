@@ -357,6 +357,26 @@ def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
 _CATEGORY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
 
 
+def _error_ticks(values) -> list[tuple[float, str]]:
+    """Colour-bar ticks of a signed relative error, labelled by size and direction."""
+    import numpy as np
+
+    finite = np.abs(values[np.isfinite(values)])
+    if not finite.size or finite.max() == 0:
+        return []
+    top = float(finite.max())
+    step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0,
+                            math.inf) if top / s <= 4)
+    if math.isinf(step):
+        return []
+    ticks = []
+    for k in range(-int(top // step), int(top // step) + 1):
+        v = k * step
+        label = "exact" if k == 0 else f"{abs(v):.0%} {'low' if v < 0 else 'high'}"
+        ticks.append((v, label))
+    return ticks
+
+
 def grid_figure(grid: HeatmapGrid):
     """One heatmap per layer, side by side; the time layers share one colour scale."""
     import numpy as np
@@ -386,6 +406,10 @@ def grid_figure(grid: HeatmapGrid):
             trace.update(colorscale="Viridis", zmin=shared[0], zmax=shared[1])
         elif la.scale == "diverging":
             trace.update(colorscale="RdBu_r", zmid=0.0)
+            ticks = _error_ticks(np.array(la.values, dtype=float))
+            if ticks:   # "20% low" rather than "-0.2": a prediction is low or high
+                colorbar.update(tickvals=[v for v, _ in ticks],
+                                ticktext=[t for _, t in ticks])
         else:
             m = len(la.categories)
             colors = _CATEGORY_COLORS[:m] if m else _CATEGORY_COLORS[:1]

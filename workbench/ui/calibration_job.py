@@ -59,6 +59,9 @@ class CalibrationRequest:
     specs: tuple[KernelSpec, ...] | None = None  # explicit kernels instead of names
     name: str | None = None                  # campaign name (resumes if unfinished)
     bootstrap: int = 100                     # resamples for the final fit's intervals
+    # measured at six work-group shapes (the test kernels always are, in a quick run):
+    # the kernel chosen in the dashboard, so that its heatmap has a cell per shape
+    grid_kernels: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.bootstrap < 0:
@@ -70,8 +73,8 @@ class CalibrationRequest:
     @property
     def settings(self) -> CampaignSettings:
         kernels = () if self.specs is not None else self.kernels
-        return CampaignSettings.quick(kernels) if self.quick else CampaignSettings(
-            kernels=kernels)
+        return CampaignSettings.quick(kernels, self.grid_kernels) if self.quick \
+            else CampaignSettings(kernels=kernels)
 
     @property
     def campaign_name(self) -> str:
@@ -80,8 +83,11 @@ class CalibrationRequest:
         names = [s.name for s in self.specs] if self.specs is not None else self.kernels
         # the kernel list is part of the name: an unfinished campaign of another
         # list would otherwise refuse to resume ("different settings")
+        grid = [k for k in self.grid_kernels
+                if self.quick and k not in CampaignSettings.quick().grid_kernels]
         return ("ui-quick" if self.quick else "ui-full") + (
-            ":" + ",".join(names) if names else "")
+            ":" + ",".join(names) if names else "") + (
+            ";shapes:" + ",".join(grid) if grid else "")
 
 
 @dataclass(frozen=True)

@@ -110,9 +110,11 @@ class CalibrationPanel(widgets.VBox):
         if self.job is not None and self.job.running:
             raise DeviceError("a calibration is already running; cancel it first")
         names = tuple(k.strip() for k in self.kernels.value.split(",") if k.strip())
+        chosen = self.session.selection
         request = CalibrationRequest(
             device=self.target_device(), store_path=self._store_path(), kernels=names,
-            quick=self.quick.value, specs=self._specs, bootstrap=self._bootstrap)
+            quick=self.quick.value, specs=self._specs, bootstrap=self._bootstrap,
+            grid_kernels=(chosen.name,) if chosen is not None else ())
         self.errors.clear(SOURCE)   # the previous run's message
         self.job = CalibrationJob(request, self._apply, update_interval_s=self._interval)
         self.progress.value, self.progress.max = 0, 1

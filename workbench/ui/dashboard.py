@@ -91,7 +91,9 @@ class Dashboard(widgets.VBox):
         shipped = [c.shipped for c in self.picker.device_choices
                    if c.kind is DeviceKind.SHIPPED]
         # the shipped linear models stay in the weights table, to compare against
-        references = [d.linear_weights for d in shipped if d.linear_weights is not None]
+        # (fitted as the live model is, every weight >= 0, where that fit is shipped)
+        references = [d.default_linear_weights for d in shipped
+                      if d.default_linear_weights is not None]
         self.weights = WeightsPanel(self.session, models=references, errors=self.errors)
         studies = {}
         with self.errors.catching("block studies"):

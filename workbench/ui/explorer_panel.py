@@ -16,7 +16,7 @@ from workbench.models import FittedModel, geometric_mean
 from workbench.reports import filter_predictions, worst_predictions
 from workbench.reports.plots import property_hover_text
 from workbench.ui.errors_view import ErrorArea
-from workbench.ui.html_table import milliseconds, percent, render_table
+from workbench.ui.html_table import low_or_high, milliseconds, percent, render_table
 from workbench.ui.session import Session, model_label
 
 SOURCE = "explorer"
@@ -115,9 +115,10 @@ class ExplorerPanel(widgets.VBox):
             f"error {percent(error) or '-'}; model: "
             f"{html.escape(model_label(self.session.data.model))}")
         self.worst_table.value = "<b>worst predictions</b>" + render_table(
-            self.worst, numeric=("measured_ms", "predicted_ms", "rel_error", "signed_error"),
+            self.worst.rename(columns={"signed_error": "prediction"}),
+            numeric=("measured_ms", "predicted_ms", "rel_error", "prediction"),
             formats={"measured_ms": milliseconds, "predicted_ms": milliseconds,
-                     "rel_error": percent, "signed_error": lambda v: f"{v:+.1%}"},
+                     "rel_error": percent, "prediction": low_or_high},
             empty="no predictions pass the filters")
 
     # -- helpers --------------------------------------------------------------------
@@ -162,7 +163,7 @@ class ExplorerPanel(widgets.VBox):
             custom = np.column_stack([
                 [f"{k} [{v}] {p} group {g}" for k, v, p, g in
                  zip(group["kernel"], group["variant"], group["params"], group["group_size"])],
-                [f"{e:+.1%}" for e in (group["predicted_s"] - group["time_s"])
+                [low_or_high(e) for e in (group["predicted_s"] - group["time_s"])
                  / group["time_s"]],
                 self._hover.reindex(group.index).fillna("").to_numpy()])
             traces.append(go.Scatter(

@@ -19,6 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import WorkbenchError
+from workbench.measure import short_device_name
 from workbench.models import FittedModel
 from workbench.reports.heatmaps import (
     HeatmapGrid,
@@ -140,6 +141,7 @@ class HeatmapPanel(widgets.VBox):
         self.session.observe(self.errors.guard(SOURCE, self._on_data),
                              names=["data", "loading", "data_error"])
         self.session.observe(self.errors.guard(SOURCE, self._on_selection), names="selection")
+        self.session.observe(self.errors.guard(SOURCE, self._on_device), names="device")
         with self.errors.catching(SOURCE):
             if store is not None or model is not None:
                 self.session.use_data(
@@ -161,12 +163,19 @@ class HeatmapPanel(widgets.VBox):
             return
         if source == STORE_SOURCE:
             grid = self._store_grid()
+            if grid is not None:
+                self.note.value = self._store_note(grid)
         elif source == ROOFLINE_SOURCE:
             grid = self._ranking_grid()
+            if grid is not None:
+                self.note.value = ""
         else:
             grid = self._study_grid(source)
-        if grid is not None:
-            self.note.value = ""
+            self.note.value = html.escape(
+                f"The shipped block-size study {source}: the data-volume model's prediction "
+                "per thread-block shape, with the times measured on that GPU "
+                "(sample_data/h100/block-study-predicted.csv). Your own measurements: "
+                "'measured store' under 'show'.")
         self._show(grid)
 
     def rank_blocks(self, wait: bool = False) -> None:
@@ -251,6 +260,27 @@ class HeatmapPanel(widgets.VBox):
         pred = data.predictions
         self._fill_choices(pred)
         return group_size_grid(pred, self.kernel.value, self.variant.value, self.size.value)
+
+    def _store_note(self, grid: HeatmapGrid) -> str:
+        """What the store's grid shows, on which device, and where the H100 study is."""
+        cells = sum(v == v for row in grid.layers[0].values for v in row)
+        data = self.session.data
+        model = data.model if data is not None else None
+        facts = getattr(model, "device", None) or {}
+        device = facts.get("device", "this device")
+        short = short_device_name(device, facts.get("platform", ""))
+        device = device if short == device else f"{short} ({device})"
+        studies = [label for label in self.studies]
+        text = (f"{grid.title}: the time predicted by the linear model fitted on this "
+                f"store, the time measured on {device}, and their relative error, one "
+                f"cell per work-group shape measured ({cells}).")
+        if cells < 2:
+            text += (" A quick calibration measures the test kernels and the kernel "
+                     "chosen in the picker at six shapes; pick one of them under 'kernel'.")
+        if studies:
+            text += (" The shipped NVIDIA H100 block-size study (thread-block shapes of "
+                     "3-D stencils) is under 'show': 'block-size study'.")
+        return html.escape(text)
 
     def _rank(self, selection: KernelSelection, blocks, model) -> None:
         from workbench.models.roofline.blocks import rank_blocks
@@ -344,6 +374,14 @@ class HeatmapPanel(widgets.VBox):
         finally:
             self._filling = False
         self.refresh()
+
+    def _on_device(self, change) -> None:
+        """A device of this machine was chosen (a calibration finished, say): show its
+        measurements rather than a shipped study."""
+        device = change["new"]
+        if device is not None and getattr(device, "measurable", False) \
+                and self.source.value not in (STORE_SOURCE, ROOFLINE_SOURCE, TILING_SOURCE):
+            self.source.value = STORE_SOURCE
 
     def _on_selection(self, change) -> None:
         """Follow the picker to a kernel the data has."""

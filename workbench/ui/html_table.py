@@ -56,5 +56,16 @@ def percent(value: float) -> str:
     return "" if value != value else f"{value:.1%}"
 
 
+def low_or_high(value: float) -> str:
+    """A signed relative error in words: ``-0.423`` -> ``"42.3% low"`` (predicted
+    below measured), ``0.162`` -> ``"16.2% high"``: no minus sign to misread as a
+    negative time."""
+    if value != value:
+        return ""
+    if round(abs(value), 3) == 0:
+        return "exact"
+    return f"{abs(value):.1%} {'low' if value < 0 else 'high'}"
+
+
 def milliseconds(value: float) -> str:
     return "" if value != value else f"{value:.4g}"

@@ -295,7 +295,7 @@ class Session(traitlets.HasTraits):
         """Pick a device; a shipped dataset also brings its store and linear model."""
         self.device = choice
         if choice is not None and choice.shipped is not None:
-            weights = choice.shipped.linear_weights
+            weights = choice.shipped.default_linear_weights
             self.use_data(choice.shipped.store, load_model(weights) if weights else None)
 
     # -- kernels --------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pandas as pd
 from workbench.errors import ModelError, WorkbenchError
 from workbench.models import FittedModel, UnifiedLinearModel, load_model, load_store_dataset
 from workbench.models.dataset import store_device
-from workbench.measure import MeasurementStore
+from workbench.measure import MeasurementStore, short_device_name
 from workbench.reports import compare_weights
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import STYLE
@@ -148,6 +148,24 @@ def _interval(lo: float, hi: float) -> str:
     return f"[{lo:.2e}, {hi:.2e}]"
 
 
+def short_headers(labels: Sequence[str]) -> dict[str, str]:
+    """Column headers a laptop's screen can hold: ``"NVIDIA H100 80GB HBM3,
+    unified-linear"`` -> ``"H100"`` (the family only when it is not the linear model);
+    the full label goes in the header's title (shown on hover).  Labels whose short
+    forms would coincide keep their full text."""
+    short = {}
+    for label in labels:
+        device, _, family = label.rpartition(", ")
+        if not device:
+            device, family = label, ""
+        text = short_device_name(device)
+        if family and family != "unified-linear":
+            text += f" ({family})"
+        short[label] = text
+    counts = pd.Series(list(short.values())).value_counts()
+    return {label: label if counts[text] > 1 else text for label, text in short.items()}
+
+
 def weights_table_html(weights: pd.DataFrame) -> str:
     """Rows = properties (in first-seen order), a value and interval column per model;
     an interval that spans zero is marked, since such a weight is not determined."""
@@ -155,12 +173,17 @@ def weights_table_html(weights: pd.DataFrame) -> str:
     properties = list(dict.fromkeys(weights["property"]))
     by_key = {(r.model, r.property): r for r in weights.itertuples(index=False)}
     labels = {r.property: r.label for r in weights.itertuples(index=False)}
+    short = short_headers(models)
+    one_line = ' style="white-space:nowrap"'
     head = "<th>property</th><th>name</th>" + "".join(
-        f"<th>{html.escape(m)}</th><th>95% interval</th>" for m in models)
+        f'<th title="{html.escape(m)}"{one_line}>{html.escape(short[m])}</th>'
+        f'<th title="95% bootstrap interval of {html.escape(m)}"{one_line}>95% interval</th>'
+        for m in models)
     ratio = len(models) == 2
     if ratio:
-        head += f"<th>{html.escape(models[0].split(',')[0])} / " \
-                f"{html.escape(models[1].split(',')[0])}</th>"
+        head += (f'<th title="{html.escape(models[0])} / {html.escape(models[1])}"'
+                 f"{one_line}>{html.escape(short[models[0]])} / "
+                 f"{html.escape(short[models[1]])}</th>")
     rows = []
     for prop in properties:
         cells = [f"<td>{html.escape(str(labels[prop]))}</td>",

@@ -5,6 +5,16 @@ throughput of the k = 5 nearest training variants (Euclidean distance).
 kNN needs no training beyond remembering the samples; "fitting" here is computing
 the scaling and the components from the training benchmarks, which held-out
 variants are then projected on (section 5.4, step 1a).
+
+Ties: variants of different inputs share their IR features, so most queries have
+several training variants at exactly the k-th distance (on the shipped H100 samples,
+7,488 of 9,762 in leave-one-benchmark-out), with different throughputs.  Which of
+them a k-d tree returns depends on its build and on the last bits of the projected
+features, so the same data gave other predictions on another machine.
+:class:`TieAveragedKNN` averages over every way of choosing among them: the variants
+strictly nearer than the k-th distance count fully, and those at it (within a relative
+1e-9) share what is left of the k weights.  That is the expectation over random tie
+breaks, the same on every machine.
 """
 
 from __future__ import annotations
@@ -13,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.decomposition import PCA
-from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
@@ -26,6 +36,45 @@ from workbench.models.ir_features.samples import (
     check_samples,
     feature_matrix,
 )
+
+
+TIE_TOLERANCE = 1e-9          # distances within this relative gap of the k-th are ties
+_CHUNK = 128                  # queries per block of the distance matrix
+
+
+class TieAveragedKNN(RegressorMixin, BaseEstimator):
+    """k-nearest-neighbours regression (Euclidean, uniform weights) whose prediction is
+    the expectation over the ways of breaking ties at the k-th distance (see the
+    module's docstring); without ties it is scikit-learn's KNeighborsRegressor."""
+
+    def __init__(self, n_neighbors: int = 5):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, x, y):
+        self.x_ = np.asarray(x, dtype=float)
+        self.y_ = np.asarray(y, dtype=float)
+        if len(self.x_) < self.n_neighbors:
+            raise ModelError(f"{len(self.x_)} training rows, fewer than the "
+                             f"{self.n_neighbors} neighbours averaged")
+        return self
+
+    def predict(self, x) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        k = self.n_neighbors
+        out = np.empty(len(x))
+        for start in range(0, len(x), _CHUNK):
+            block = x[start:start + _CHUNK]
+            # squared distances from differences, not |a|^2 + |b|^2 - 2ab: equal
+            # rows give equal distances to the last bit
+            d = ((block[:, None, :] - self.x_[None, :, :]) ** 2).sum(axis=2)
+            kth = np.partition(d, k - 1, axis=1)[:, k - 1:k]
+            tol = TIE_TOLERANCE * np.maximum(kth, np.finfo(float).tiny)
+            inside = d < kth - tol
+            tied = ~inside & (d <= kth + tol)
+            share = (k - inside.sum(axis=1, keepdims=True)) / tied.sum(axis=1, keepdims=True)
+            weights = inside + tied * share
+            out[start:start + len(block)] = weights @ self.y_ / k
+        return out
 
 
 @dataclass(frozen=True)
@@ -58,7 +107,7 @@ class KNNConfig:
             ("scale", StandardScaler()),
             # "full": the exact SVD, so that the components kept do not depend on a seed
             ("pca", PCA(n_components=self.variance, svd_solver="full")),
-            ("knn", KNeighborsRegressor(n_neighbors=self.neighbors)),
+            ("knn", TieAveragedKNN(n_neighbors=self.neighbors)),
         ])
 
 

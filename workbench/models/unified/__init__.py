@@ -7,6 +7,11 @@ measurement kernels by least squares on relative error (:mod:`.linear`).  The pa
 Table 1 and Table 2 are :mod:`workbench.reports.tables`.
 """
 
-from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearModel
+from workbench.models.unified.linear import (
+    DEFAULT_FIT,
+    FitMethod,
+    FittedLinearModel,
+    UnifiedLinearModel,
+)
 
-__all__ = ["FittedLinearModel", "UnifiedLinearModel"]
+__all__ = ["DEFAULT_FIT", "FitMethod", "FittedLinearModel", "UnifiedLinearModel"]
