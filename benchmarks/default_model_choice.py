@@ -31,13 +31,14 @@ STORE = H100 / "measurements-fp64.sqlite"
 UNSEEN = {"unseen": [H100 / "unseen.sqlite"], "unseen2": [H100 / "unseen2.sqlite"]}
 MICROBENCHMARKS = ("arith", "empty", "filled_access", "global_access")
 
-#: label -> (model expression file or None for the linear family, shipped weights)
+#: label -> (model expression file, or the linear family's fit, shipped weights)
 CANDIDATES = {
     "overlap-fp64": ("models/overlap-fp64.json", "weights-overlap-fp64.json"),
     "overlap-fp64-floor": ("models/overlap-fp64-floor.json", "weights-overlap-fp64-floor.json"),
     "overlap-fp64-occupancy": ("models/overlap-fp64-occupancy.json",
                                "weights-overlap-fp64-occupancy.json"),
-    "linear-fp64": (None, "weights-linear-fp64.json"),
+    "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
+    "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
 
 
@@ -51,8 +52,9 @@ def loko(model_file, held_out=None):
         leave_one_kernel_out,
     )
 
-    if model_file is None:
-        fit, data = LinearFit(non_negative=True), load_store_dataset(STORE)
+    if model_file in ("non-negative", "plain"):
+        fit = LinearFit(non_negative=model_file == "non-negative")
+        data = load_store_dataset(STORE)
     else:
         spec = get_family("expression").spec(str(ROOT / model_file))
         fit = ExpressionFit(spec, name=model_file)
