@@ -50,7 +50,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): the suite is one process's work otherwise, 19.5 min on the
-# 2-core dev machine against 11.5 min with -n 2 (2026-11-26)
+# 2-core dev machine against 11.5 to 13.9 min with -n 2 (2026-11-26)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
