@@ -13,7 +13,8 @@ squares on relative error.  Modules, in the order data flows:
   :mod:`workbench.kernels.work_removal`) and the compute units' load balance;
 * :mod:`.feature_values`: feature values for a kernel build or a dataset;
 * :mod:`.expression`: the parsed model, smooth max, exact Jacobians;
-* :mod:`.model`: the model family ``expression`` (spec, fit, fitted model, files).
+* :mod:`.spec`: what a fit starts from (model, granularity, bounds, start values);
+* :mod:`.model`: the model family ``expression`` (fit, fitted model, files).
 
 The shipped models are ``models/overlap.json`` and ``models/insitu-overlap.json``.
 Model-guided variant selection lives in :mod:`workbench.tuning.selection`.
