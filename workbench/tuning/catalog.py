@@ -10,6 +10,8 @@ no guard is generated.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from workbench.errors import TuningError, UnknownNameError
@@ -90,6 +92,31 @@ def transpose_space(n: int = 8192) -> TuningSpace:
 LIFT_SIZES = (512, 2048, 8192)
 
 
+def _lift_common(bench: lift_stencils.StencilBenchmark, n: int) -> dict:
+    """What every Lift space of one benchmark shares: launch shape, template, numbers,
+    inputs and the numpy reference."""
+    return dict(
+        problem={"n": n},
+        group_size=lambda p: (int(p["bx"]),) if p["launch"] == "1d"
+        else (int(p["bx"]), int(p["by"])),
+        template=lambda s: lift_stencils.template(bench, *s),
+        bindings=lambda p: lift_stencils.bindings(p, n),
+        local_bytes=lambda p: lift_stencils.local_bytes(bench, p),
+        make_inputs=lambda rng=None: lift_stencils.make_inputs(
+            bench, n, rng or np.random.default_rng(0)),
+        reference=lambda inputs: lift_stencils.reference(bench, inputs), rtol=bench.rtol)
+
+
+def _per_benchmark(make, prefix: str, what: str) -> dict:
+    """Space factories of the problem size, one per Lift benchmark, by space name."""
+    def factory_of(benchmark: str):
+        def factory(n: int = 8192) -> TuningSpace:
+            return make(benchmark, n)
+        factory.__doc__ = f"Lift's {benchmark} benchmark, {what} (:func:`{make.__name__}`)."
+        return factory
+    return {f"{prefix}{name}": factory_of(name) for name in lift_stencils.BENCHMARKS}
+
+
 def lift_space(benchmark: str, n: int = 8192) -> TuningSpace:
     """One of the Lift paper's eight stencil benchmarks (its Table 2) on an n x n
     float32 grid: launch, group shape, work per item, local tiles, unrolling."""
@@ -114,34 +141,72 @@ def lift_space(benchmark: str, n: int = 8192) -> TuningSpace:
                       lambda p: p["tile"] == "global" or p["by"] >= bench.radius,
                       lambda p: not p["unroll"] or p["cx"] * p["cy"] > 1,
                       lambda p: lift_stencils.local_bytes(bench, p) <= LOCAL_MEMORY_LIMIT),
-        problem={"n": n},
-        group_size=lambda p: (int(p["bx"]),) if p["launch"] == "1d"
-        else (int(p["bx"]), int(p["by"])),
-        template=lambda s: lift_stencils.template(bench, *s),
-        structure=("tile", "launch", "unroll"),
-        bindings=lambda p: lift_stencils.bindings(p, n),
-        local_bytes=lambda p: lift_stencils.local_bytes(bench, p),
-        make_inputs=lambda rng=None: lift_stencils.make_inputs(
-            bench, n, rng or np.random.default_rng(0)),
-        reference=lambda inputs: lift_stencils.reference(bench, inputs), rtol=bench.rtol)
-
-
-def _lift_factory(benchmark: str):
-    def factory(n: int = 8192) -> TuningSpace:
-        return lift_space(benchmark, n)
-    factory.__doc__ = f"Lift's {benchmark} benchmark (:func:`lift_space`)."
-    return factory
+        structure=("tile", "launch", "unroll"), **_lift_common(bench, n))
 
 
 #: The Lift benchmarks' spaces, by space name (``lift_jacobi5``, ...).
-LIFT_SPACES = {f"lift_{name}": _lift_factory(name) for name in lift_stencils.BENCHMARKS}
+LIFT_SPACES = _per_benchmark(lift_space, "lift_", "paper-sized space")
+
+#: The input sizes the rewrite spaces are measured at.
+LIFT_REWRITE_SIZES = (2048, 8192)
+#: One point in this many of a rewrite space's full product is kept (see below).
+LIFT_REWRITE_SAMPLING = 6
+
+
+def _in_rewrite_sample(values) -> bool:
+    """Whether a point is in the fixed pseudo-random sample: the CRC-32 of its tuning
+    numbers (not the input size, so every input has the same points) picks one in
+    LIFT_REWRITE_SAMPLING, the same on every machine and in every Python."""
+    text = ",".join(f"{k}={values[k]}" for k in
+                    ("bx", "by", "cy", "cx", "assign", "tile", "launch", "unroll"))
+    return zlib.crc32(text.encode()) % LIFT_REWRITE_SAMPLING == 0
+
+
+def lift_rewrite_space(benchmark: str, n: int = 8192) -> TuningSpace:
+    """A Lift benchmark's rewrite space (the paper's section 8: very different
+    implementations of one stencil): groups of 32 to 1024 work items from 8 to 512
+    lanes wide, 1 to 8 rows and columns per work item, strided or blocked over the
+    item, local tiles or not, unrolled or not, 1D or 2D launch.
+
+    The paper explores 1,000 rewrites drawn at random times about 10 thread counts; the
+    full product here is a few thousand valid points per benchmark, of which a fixed
+    pseudo-random one in LIFT_REWRITE_SAMPLING is kept, so that the space can be
+    measured exhaustively at each input and replayed."""
+    bench = lift_stencils.BENCHMARKS[benchmark]
+    return TuningSpace(
+        name=f"lift_rewrites_{benchmark}",
+        description=f"{bench.title} on a {n}x{n} float32 grid, Lift-style rewrite space: "
+                    "group shape, rows and columns per work item, strided or blocked "
+                    "work assignment, local tiles, unrolling, 1D or 2D launch",
+        tune_params={"bx": (8, 16, 32, 64, 128, 256, 512), "by": (1, 2, 4, 8, 16, 32),
+                     "cy": (1, 2, 4, 8), "cx": (1, 2, 4, 8),
+                     "assign": lift_stencils.ASSIGNMENTS, "tile": ("global", "local"),
+                     "launch": ("2d", "1d"), "unroll": (False, True)},
+        # the sample first: it is the cheapest test and drops five points in six
+        restrictions=(_in_rewrite_sample,
+                      "bx*by >= 32 and bx*by <= 1024",
+                      "n % (bx*cx) == 0 and n % (by*cy) == 0",
+                      "by*cy <= 64 and bx*cx <= 1024",
+                      lambda p: p["launch"] == "2d" or (
+                          p["by"] == 1 and p["cy"] == 1 and p["tile"] == "global"),
+                      lambda p: p["tile"] == "global" or p["by"] >= bench.radius,
+                      # with one element per work item, both are the same kernel
+                      lambda p: p["cx"] * p["cy"] > 1 or (
+                          not p["unroll"] and p["assign"] == "strided"),
+                      lambda p: lift_stencils.local_bytes(bench, p) <= LOCAL_MEMORY_LIMIT),
+        structure=("tile", "launch", "unroll", "assign"), **_lift_common(bench, n))
+
+
+#: The rewrite spaces, by space name (``lift_rewrites_jacobi5``, ...).
+LIFT_REWRITE_SPACES = _per_benchmark(lift_rewrite_space, "lift_rewrites_", "rewrite space")
 
 #: Every catalog space by name.  The time-tiled ones (Prajapati et al.) have no
 #: symbolic template (a point is a sequence of band launches) and fewer points: their
 #: tile sizes are few and coarse by design, since the tiling model, not the
 #: measurement, is meant to search the wide range (``workbench tile-sizes``).
 SPACES = {"stencil2d": stencil2d_space, "matmul": matmul_space,
-          "transpose": transpose_space, **LIFT_SPACES, **TIMETILED_SPACES,
+          "transpose": transpose_space, **LIFT_SPACES, **LIFT_REWRITE_SPACES,
+          **TIMETILED_SPACES,
           **HEXAGONAL_SPACES}
 
 
@@ -192,7 +257,8 @@ def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:
     return space
 
 
-__all__ = ["LIFT_SIZES", "LIFT_SPACES", "LOCAL_MEMORY_LIMIT", "SPACES", "TIMETILED_SPACES",
-           "Point", "get_space", "lift_space", "matmul_space", "resolve_space",
+__all__ = ["LIFT_REWRITE_SAMPLING", "LIFT_REWRITE_SIZES", "LIFT_REWRITE_SPACES",
+           "LIFT_SIZES", "LIFT_SPACES", "LOCAL_MEMORY_LIMIT", "SPACES", "TIMETILED_SPACES",
+           "Point", "get_space", "lift_rewrite_space", "lift_space", "matmul_space", "resolve_space",
            "space_at_size",
            "stencil2d_space", "transpose_space"]

@@ -96,6 +96,16 @@ def _seeded(space: TuningSpace, evaluator: ReplayEvaluator, best: float, points:
     return mean, first, float(np.mean(choosing))
 
 
+def _forget_features() -> None:
+    """Empty the process's cache of symbolic IR features, so that a strategy pays for
+    the features it reads: a template's features are cached by value, so without this
+    the second strategy replayed on a space (and every strategy on the same benchmark at
+    another input) would reuse what the first one read."""
+    from workbench.models.ir_features.extract import symbolic_ir_features
+
+    symbolic_ir_features.cache_clear()
+
+
 def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        models: Mapping[str, object] = (), *, tpe_seeds: int = 10,
                        strategies: Mapping[str, Callable[[], Strategy]] = (),
@@ -148,7 +158,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
             comparison.rows.append(_row(space.name, name, mean, choosing,
                                         ms_per_variant=1e3 * choosing / n))
     for label, make_plain in dict(strategies).items():
-        c = curve(replay(space, evaluator, make_plain(), until=1.0), best)
+        _forget_features()
+        c = curve(replay(dataclasses.replace(space), evaluator, make_plain(), until=1.0),
+                  best)
         comparison.curves.append(Curve(label, c.fraction, c.cost_s, c.choosing_s))
         comparison.rows.append(_row(space.name, label, {t: c.reach(t) for t in TARGETS},
                                     c.choosing_s,

@@ -17,7 +17,12 @@ written as loopy transformations of one template per structure):
 * ``tile``: ``global`` (every read from global memory, left to the caches) or
   ``local`` (each grid read at a neighbour is fetched with its halo into local memory
   once per group, then read from there);
-* ``unroll``: the coarsening loops unrolled by loopy (``unr``) or left as loops.
+* ``unroll``: the coarsening loops unrolled by loopy (``unr``) or left as loops;
+* ``assign`` (the rewrite spaces of :mod:`workbench.tuning.catalog` only): ``strided``
+  as above, or ``blocked``: each work item's ``cx`` columns (and ``cy`` rows) are
+  contiguous, Lift's ``split`` mapped onto work items without reordering.  Neighbouring
+  lanes then sit ``cx`` columns apart, so a warp's load touches up to ``cx`` times as
+  many cache lines (and a local tile's reads stride across banks).
 
 A grid read only at the centre (Hotspot's power) is read from global memory in every
 variant; a grid read at any neighbour gets a tile.  SRAD2 reads its coefficient at
@@ -225,21 +230,38 @@ def _reading_once(benchmark: StencilBenchmark, i: str, j: str, inames: str,
     return "\n".join([*lines, f"out[{i}, {j}] = {expression} {{dep={deps}}}"])
 
 
-def template(benchmark: StencilBenchmark, tile: str, launch: str, unroll: bool) -> Template:
-    """The template of one structure (``tile``, ``launch``, ``unroll``)."""
+ASSIGNMENTS = ("strided", "blocked")
+
+
+def _within_group(assign: str, lane: str, step: str, extent: str, count: str) -> str:
+    """A work item's ``step``-th element along one dimension of its group's block:
+    strided by the group's ``extent`` of lanes, or blocked (``count`` contiguous
+    elements per lane)."""
+    if assign == "strided":
+        return f"{step}*{extent} + {lane}"
+    if assign == "blocked":
+        return f"{lane}*{count} + {step}"
+    raise ValueError(f"unknown assignment {assign!r} (one of {', '.join(ASSIGNMENTS)})")
+
+
+def template(benchmark: StencilBenchmark, tile: str, launch: str, unroll: bool,
+             assign: str = "strided") -> Template:
+    """The template of one structure (``tile``, ``launch``, ``unroll``, ``assign``)."""
     r = benchmark.radius
     dtype = np.float32
+    col = _within_group(assign, "l0", "x", "L0", "X")
+    row = _within_group(assign, "l1", "c", "L1", "C")
     if launch == "1d":
         if tile != "global":
             raise ValueError("a 1D launch sweeps rows in sequence: only global reads")
-        i, j, inames = "i", "g0*L0*X + x*L0 + l0", "g0:l0:x:i"
+        i, j, inames = "i", f"g0*L0*X + {col}", "g0:l0:x:i"
         rows_expr, cols_expr = "R", "G0*L0*X"
         domains = ["{[g0, l0, x, i]: 0 <= g0 < G0 and 0 <= l0 < L0 and 0 <= x < X "
                    "and 0 <= i < R}"]
         params = PARAMETERS_1D
         tags = _unrolled({"g0": "g.0", "l0": "l.0"}, unroll, "x")
     elif launch == "2d":
-        i, j = "g1*L1*C + c*L1 + l1", "g0*L0*X + x*L0 + l0"
+        i, j = f"g1*L1*C + {row}", f"g0*L0*X + {col}"
         inames = "g0:g1:l0:l1:c:x"
         rows_expr, cols_expr = "G1*L1*C", "G0*L0*X"
         domains = ["{[g0, g1, l0, l1]: 0 <= g0 < G0 and 0 <= g1 < G1 and 0 <= l0 < L0 "
@@ -279,7 +301,7 @@ def template(benchmark: StencilBenchmark, tile: str, launch: str, unroll: bool) 
         def from_tile(grid, di, dj):
             if not benchmark.tiled(grid):
                 return from_global(grid, di, dj)
-            return f"t_{grid}[c*L1 + l1 + {r + di}, x*L0 + l0 + {r + dj}]"
+            return f"t_{grid}[{row} + {r + di}, {col} + {r + dj}]"
 
         insns = "\n".join([*fills, f"... lbarrier {{id=filled, dep={':'.join(fill_ids)}}}",
                            _reading_once(benchmark, i, j, inames, from_tile, after="filled")])

@@ -22,6 +22,10 @@ benchmark out, and the model registered as a family and as a tuning strategy.
 * :mod:`.samples`: sample frames (features, benchmark, input, time, throughput
   normalized per input), from any feature frame (:func:`ir_samples`) or a measured
   tuning space (:func:`space_samples`), saved and loaded as CSV with provenance;
+* :mod:`.gpu`: :func:`gpu_feature_frame`, what decides speed on a given GPU and Table 1
+  leaves out (occupancy, waves, the last wave's fill, output bytes over L2), derived from
+  the Table 1 columns and a device description; ``KNNConfig(device="h100")`` and
+  ``BoostedConfig(device=...)`` add them;
 * :mod:`.knn`: :class:`KNNConfig` and :func:`fit_ir_knn`, the paper's pipeline
   (standardization, PCA to 95 % of the variance, kNN with k = 5);
 * :mod:`.boosted`: :class:`BoostedConfig` and :func:`fit_ir_boosted`, a
@@ -50,6 +54,7 @@ from workbench.models.ir_features.features import (
     IRFeatureVector,
 )
 from workbench.models.ir_features.boosted import BoostedConfig, IRBoostedModel, fit_ir_boosted
+from workbench.models.ir_features.gpu import GPU_FEATURES, GPUFeature, gpu_feature_frame
 from workbench.models.ir_features.knn import IRKNNModel, KNNConfig, fit_ir_knn
 from workbench.models.ir_features.lobo import (
     FeatureInformation,
@@ -70,9 +75,9 @@ from workbench.models.ir_features.space import space_ir_features
 from workbench.models.ir_features.warps import CACHE_LINE_BYTES, WARP_SIZE
 
 __all__ = [
-    "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "IRBoostedModel", "FeatureInformation", "HeldOut", "IRFeature",
+    "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "GPUFeature", "GPU_FEATURES", "IRBoostedModel", "FeatureInformation", "HeldOut", "IRFeature",
     "IRFeatureKind", "IRFeatureVector", "IRKNNModel", "KNNConfig", "SymbolicIRFeatures",
-    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn", "information_frame",
+    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn", "gpu_feature_frame", "information_frame",
     "ir_features", "ir_samples", "leave_one_benchmark_out", "load_samples", "lobo_frame",
     "save_samples",
     "space_ir_features", "space_samples", "symbolic_ir_features",

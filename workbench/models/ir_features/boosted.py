@@ -43,6 +43,7 @@ class BoostedConfig:
     grades: int = 10
     seed: int = 0
     threads: int = 2
+    device: str | None = None     # add the GPU features on it, as KNNConfig does
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
@@ -79,7 +80,7 @@ class IRBoostedModel:
         if len(features) == 0:
             return np.empty(0)
         return np.asarray(self.booster.predict(
-            feature_matrix(features)), dtype=float)
+            feature_matrix(features, self.config.device)), dtype=float)
 
 
 def fit_ir_boosted(samples: pd.DataFrame, config: BoostedConfig = BoostedConfig()
@@ -97,11 +98,11 @@ def fit_ir_boosted(samples: pd.DataFrame, config: BoostedConfig = BoostedConfig(
         sizes = ordered.groupby([BENCHMARK, INPUT], sort=False).size().to_numpy()
         grades = np.floor(ordered[TARGET].to_numpy(dtype=float) * config.grades)
         booster = xgboost.XGBRanker(objective=config.objective, **common)
-        booster.fit(feature_matrix(ordered),
+        booster.fit(feature_matrix(ordered, config.device),
                     grades.astype(int), group=sizes)
     else:
         booster = xgboost.XGBRegressor(objective=config.objective, **common)
-        booster.fit(feature_matrix(samples),
+        booster.fit(feature_matrix(samples, config.device),
                     samples[TARGET].to_numpy(dtype=float))
     return IRBoostedModel(config, booster, tuple(pd.unique(samples[BENCHMARK])),
                           len(samples))

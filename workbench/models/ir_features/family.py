@@ -9,8 +9,8 @@ predictions order variants of one computation, which is all exploration needs; t
 cannot be compared across computations or turned into seconds, and
 :attr:`IRKNNFitted.unit` says so to every caller.
 
-``fit(samples, neighbors=5, variance=0.95, log_features=False)`` fits on a sample
-frame; ``ready()`` fits on the shipped H100 samples (``sample_data/h100/
+``fit(samples, neighbors=5, variance=0.95, log_features=False, device=None)`` fits on a
+sample frame (``device="h100"``: with the GPU features on that device); ``ready()`` fits on the shipped H100 samples (``sample_data/h100/
 ir-samples.csv``).  A saved model keeps its settings and the sample file it was
 fitted on, and refits when loaded (a kNN fit is a few milliseconds).
 """
@@ -47,7 +47,7 @@ SLOWEST = 1e3
 
 
 def _config(options: Mapping[str, object]) -> KNNConfig:
-    known = {"neighbors", "variance", "log_features"}
+    known = {"neighbors", "variance", "log_features", "device"}
     unknown = set(options) - known
     if unknown:
         raise ModelError(f"unknown ir-knn option(s) {', '.join(sorted(unknown))}; "

@@ -87,6 +87,9 @@ class KNNConfig:
     # orders of magnitude, and a neighbour should be near in ratio, not difference
     # (not in the paper; compared with it in benchmarks/lift_exploration.py)
     log_features: bool = False
+    # the GPU features on this device (a shipped description's name, "h100") after
+    # Table 1's (not in the paper; :mod:`workbench.models.ir_features.gpu`)
+    device: str | None = None
 
     def __post_init__(self):
         if isinstance(self.neighbors, bool) or not isinstance(self.neighbors, int) \
@@ -131,7 +134,7 @@ class IRKNNModel:
         check_features(features, "the variants to predict")
         if len(features) == 0:
             return np.empty(0)
-        return self.pipeline.predict(feature_matrix(features))
+        return self.pipeline.predict(feature_matrix(features, self.config.device))
 
 
 def fit_ir_knn(samples: pd.DataFrame, config: KNNConfig = KNNConfig()) -> IRKNNModel:
@@ -142,6 +145,6 @@ def fit_ir_knn(samples: pd.DataFrame, config: KNNConfig = KNNConfig()) -> IRKNNM
         raise ModelError(f"the training set has {len(samples)} variant(s), fewer than "
                          f"the {config.neighbors} neighbours kNN averages")
     pipeline = config.pipeline()
-    pipeline.fit(feature_matrix(samples),
+    pipeline.fit(feature_matrix(samples, config.device),
                  samples[TARGET].to_numpy(dtype=float))
     return IRKNNModel(config, pipeline, tuple(pd.unique(samples[BENCHMARK])), len(samples))

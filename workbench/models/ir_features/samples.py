@@ -83,10 +83,16 @@ def space_samples(space: TuningSpace, evaluations: Mapping[str, MeasuredPoint],
                       benchmark or space.name, label)
 
 
-def feature_matrix(frame: pd.DataFrame) -> np.ndarray:
+def feature_matrix(frame: pd.DataFrame, device: str | None = None) -> np.ndarray:
     """The feature columns of ``frame`` as floats, in Table 1's order (what the models
-    fit and predict on)."""
-    return frame.loc[:, list(FEATURES)].to_numpy(dtype=float)
+    fit and predict on); given a ``device``, followed by the GPU features on it
+    (:mod:`workbench.models.ir_features.gpu`)."""
+    table = frame.loc[:, list(FEATURES)].to_numpy(dtype=float)
+    if device is None:
+        return table
+    from workbench.models.ir_features.gpu import gpu_feature_frame
+
+    return np.hstack([table, gpu_feature_frame(frame, device).to_numpy(dtype=float)])
 
 
 def check_features(frame: pd.DataFrame, what: str) -> None:
