@@ -5,7 +5,7 @@ count-based model and a gradient-boosted ranker (Figures 5 to 7).
 
     python benchmarks/lift_exploration.py [--spaces paper|rewrites] [--out DIR]
         [--models overlap,linear,roofline] [--strategies knn,knn-gpu,xgb] [--no-lobo]
-        [--tpe-seeds N]
+        [--sizes 2048] [--tpe-seeds N]
 
 ``--spaces rewrites``: the rewrite spaces instead (``lift_rewrites_*``: strided or
 blocked work assignment, 1 to 8 rows and columns per item, groups of 32 to 1024, a
@@ -32,6 +32,7 @@ shipped count-based models of the 2019 and 2018 papers (``weights-overlap-fp64.j
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
@@ -189,6 +190,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spaces", choices=sorted(SPACE_SETS), default="paper",
                         help="the paper-sized spaces or the rewrite spaces")
+    parser.add_argument("--sizes", help="only these inputs, e.g. 2048 (default: the "
+                        "space set's)")
     parser.add_argument("--samples", type=Path,
                         help="sample file (default: the space set's shipped one)")
     parser.add_argument("--out", type=Path, help="write the tables as CSV here")
@@ -208,6 +211,9 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown model or strategy {sorted(unknown)[0]!r}")
     spaces = SPACE_SETS[args.spaces]
+    if args.sizes:
+        spaces = dataclasses.replace(spaces, sizes=tuple(int(v) for v in
+                                                         args.sizes.split(",")))
     samples_path = args.samples or spaces.samples
 
     samples = load_samples(samples_path)

@@ -274,8 +274,9 @@ class DashboardPage:
         layer = self.page.locator(".wb-heatmap >> visible=true").first.locator(
             ".heatmaplayer").first
         labels = layer.locator("g.heatmap-label text")
-        # plotly redraws a figure whose tab opens (it had no size while hidden)
-        labels.first.wait_for(state="attached", timeout=30_000)
+        # plotly redraws a figure whose tab opens (it had no size while hidden); on a
+        # busy 2-core machine that took over 30 s once
+        labels.first.wait_for(state="attached", timeout=90_000)
         return labels.count()
 
     def heatmap_source(self, starts: str | None = None) -> str:

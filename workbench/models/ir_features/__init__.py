@@ -75,10 +75,11 @@ from workbench.models.ir_features.space import space_ir_features
 from workbench.models.ir_features.warps import CACHE_LINE_BYTES, WARP_SIZE
 
 __all__ = [
-    "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "GPUFeature", "GPU_FEATURES", "IRBoostedModel", "FeatureInformation", "HeldOut", "IRFeature",
+    "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "FeatureInformation",
+    "GPUFeature", "GPU_FEATURES", "HeldOut", "IRBoostedModel", "IRFeature",
     "IRFeatureKind", "IRFeatureVector", "IRKNNModel", "KNNConfig", "SymbolicIRFeatures",
-    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn", "gpu_feature_frame", "information_frame",
-    "ir_features", "ir_samples", "leave_one_benchmark_out", "load_samples", "lobo_frame",
-    "save_samples",
+    "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn",
+    "gpu_feature_frame", "information_frame", "ir_features", "ir_samples",
+    "leave_one_benchmark_out", "load_samples", "lobo_frame", "save_samples",
     "space_ir_features", "space_samples", "symbolic_ir_features",
 ]
