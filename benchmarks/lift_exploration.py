@@ -54,7 +54,7 @@ from workbench.models.ir_features import (  # noqa: E402
     load_samples,
     lobo_frame,
 )
-from workbench.models.ir_features.samples import BENCHMARK  # noqa: E402
+from workbench.models.ir_features.samples import BENCHMARK, INPUT  # noqa: E402
 from workbench.tuning.catalog import (  # noqa: E402
     LIFT_REWRITE_SIZES,
     LIFT_REWRITE_SPACES,
@@ -217,7 +217,9 @@ def main() -> int:
     samples_path = args.samples or spaces.samples
 
     samples = load_samples(samples_path)
-    samples = samples[samples[BENCHMARK].isin(list(spaces.spaces))].reset_index(drop=True)
+    samples = samples[samples[BENCHMARK].isin(list(spaces.spaces))
+                      & samples[INPUT].isin([f"n={n}" for n in spaces.sizes])
+                      ].reset_index(drop=True)
     pd.set_option("display.width", 200)
     print(f"# Lift evaluation on the H100, {args.spaces} spaces ({len(samples)} variants, "
           f"{samples[BENCHMARK].nunique()} benchmarks, inputs "

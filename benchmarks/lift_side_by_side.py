@@ -21,6 +21,11 @@ H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
 HARD = 30      # the goal counts inputs where random search needs this many runs
 
 
+def _mean_runs(table: pd.DataFrame, strategy: str) -> float:
+    runs = table.loc[table.strategy == strategy, "runs_to_90"]
+    return float(runs.mean()) if len(runs) else np.nan
+
+
 def _figures(prefix: str) -> dict[str, float]:
     lobo = pd.read_csv(H100 / f"{prefix}-lobo.csv")
     explored = pd.read_csv(H100 / f"{prefix}-exploration.csv")
@@ -31,7 +36,11 @@ def _figures(prefix: str) -> dict[str, float]:
     hard = rnd.index[rnd.runs_to_90 >= HARD]
     ratio = rnd.seconds_to_90 / ex.seconds_to_90
     ranked = nmi["mean"].sort_values(ascending=False).index
+    roofline = H100 / f"{prefix}-exploration-roofline.csv"
+    roof = pd.read_csv(roofline) if roofline.is_file() else explored.iloc[:0]
     return {
+        "overlap_runs_90": _mean_runs(explored, "model:overlap"),
+        "roofline_runs_90": _mean_runs(roof, "model:roofline"),
         "points": float(knn.points.mean()),
         "inputs": float(len(knn)),
         "random_runs_90": float(knn.random_runs_to_90.mean()),
@@ -77,6 +86,14 @@ ROWS = [
      "a variant costs ~0.45 s to generate, build and run here against seconds for Lift's "
      "compiler there, while ranking a space (IR features of every structure, kNN) costs "
      "seconds: the ranking eats most of what the saved runs would save"),
+    ("count-based overlap model (2019), runs to 90 % (mean)", "not in the paper", np.nan,
+     "overlap_runs_90",
+     "ranks by predicted seconds from op and access counts; worse than random here, and "
+     "not replayed on the rewrite spaces"),
+    ("roofline (Ernst et al.), runs to 90 % (mean; rewrite spaces at 2048^2 only)",
+     "not in the paper", np.nan, "roofline_runs_90",
+     "ranks by predicted seconds from data volumes; its order misses the near-best "
+     "variants, and its ranking costs 106-470 s a space on the 2-core machine"),
     ("kNN ranking cost per space [s]", "-", np.nan, "ranking_s",
      "symbolic IR features read once per template structure (8 per rewrite space), on "
      "the 2-core dev machine with other work sharing it"),

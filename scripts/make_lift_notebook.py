@@ -203,6 +203,21 @@ fig = px.bar(table.assign(program=table.space.str.removeprefix("lift_rewrites_")
              title="Rewrite spaces: runs to reach 90 % of the best (H100, replayed)")
 display(fig)
 display(rw_summary.set_index("strategy").round(3))"""))
+cells.append(md("""The roofline (Ernst et al., no fit: data volumes per memory level from the kernel
+and the H100's description) ranks the same spaces by predicted seconds.  It was replayed
+at 2048² only (`--sizes 2048 --models roofline --strategies none --no-lobo`,
+`lift-rewrites-exploration-roofline.csv`): its ranking costs minutes per space on the
+2-core machine."""))
+cells.append(code("""roof_path = H100 / "lift-rewrites-exploration-roofline.csv"
+if roof_path.is_file():
+    roof = pd.read_csv(roof_path)
+    both = pd.concat([roof[roof.strategy == "model:roofline"],
+                      rw_explored[(rw_explored.input == "n=2048")
+                                  & rw_explored.strategy.isin(["knn", "random (expected)"])]])
+    display(both.pivot_table(index="space", columns="strategy",
+                             values=["runs_to_90", "choosing_s"]).round(1))
+else:
+    print("no roofline replay shipped here")"""))
 cells.append(md("""## The paper's figures beside ours
 
 `python benchmarks/lift_side_by_side.py` writes `sample_data/h100/lift-side-by-side.csv`
