@@ -63,8 +63,9 @@ ROWS = [
     # quantity, paper's text, paper's value, key, why
     ("design points per program and input", "about 10,000", 10000.0, "points",
      "the paper draws 1,000 rewrites x ~10 thread counts; ours are exhaustive loopy "
-     "spaces (the rewrite spaces: a fixed one-in-six sample of 2,666-2,947 valid points), so "
-     "that every strategy replays on the same measurements within the device budget"),
+     "spaces (the rewrite spaces: a fixed one-in-six sample of 2,666-2,947 valid scalar "
+     "points, and of the float2/float4 ones), so that every strategy replays on the same "
+     "measurements within the device budget"),
     ("random search, runs to 90 % of the best (mean)", "97", 97.0, "random_runs_90",
      "the H100's 3 TB/s and 50 MB L2 let many shapes reach the bandwidth bound: at 8192^2, "
      "3 to 6 random runs suffice on most benchmarks; the Titan Black (336 GB/s, 1.5 MB L2) "
@@ -72,13 +73,14 @@ ROWS = [
     ("kNN, runs to 90 % (mean)", "3", 3.0, "knn_runs_90",
      "the paper-sized spaces fail at 512^2 (4 us kernels, near the launch floor, a "
      "handful of near-best points); on the rewrite spaces the kNN needs 1 run at "
-     "8192^2 and misses at 2048^2 on gradient (34 runs) and srad1 (8), see the README"),
+     "8192^2 and 1 to 4 at 2048^2, where its first picks are vector variants"),
     ("kNN, share of inputs reaching 90 % in one run", "majority", np.nan, "knn_runs_90_one",
      "at 8192^2 the kNN's first pick is within 10 % of the best on most benchmarks"),
     (f"inputs where random needs >= {HARD} runs", "most", np.nan, "hard_inputs",
      "the goal's condition: few of ours meet it (see the second row)"),
     (f"kNN, runs to 90 % on those inputs (goal <= 5)", "-", np.nan, "knn_runs_90_hard",
-     "replayed order; one or two inputs with tens of runs dominate the mean"),
+     "replayed order; 2, 3, 3 and 1 runs (stencil2d, srad1, jacobi5, gaussian at "
+     "2048^2)"),
     ("runs saved against random (ratio of means)", "35x", 35.0, "runs_saving",
      "random needs 3 to 4x fewer runs here than in the paper (second row)"),
     ("time to 90 % against random (geometric mean, every cost counted)", "450x", 450.0,
@@ -92,11 +94,12 @@ ROWS = [
      "not replayed on the rewrite spaces"),
     ("roofline (Ernst et al.), runs to 90 % (mean; rewrite spaces at 2048^2 only)",
      "not in the paper", np.nan, "roofline_runs_90",
-     "ranks by predicted seconds from data volumes; its order misses the near-best "
-     "variants, and its ranking costs 106-470 s a space on the 2-core machine"),
+     "ranks by predicted seconds from data volumes; it ranks the vector variants, the "
+     "fastest here, late (their halo lanes count as more data), and its ranking costs "
+     "minutes a space on the 2-core machine"),
     ("kNN ranking cost per space [s]", "-", np.nan, "ranking_s",
-     "symbolic IR features read once per template structure (8 per rewrite space), on "
-     "the 2-core dev machine with other work sharing it"),
+     "symbolic IR features read once per template structure (10 per rewrite space), "
+     "on the 2-core dev machine"),
     ("correlation predicted vs measured, lowest", "0.7", 0.7, "correlation_lo", ""),
     ("correlation predicted vs measured, highest", "0.9", 0.9, "correlation_hi",
      "the kNN orders the bulk of the space as well as the paper's"),

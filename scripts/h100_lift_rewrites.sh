@@ -4,7 +4,11 @@
 # 32 to 1024 items, local tiles, unrolling, 1D or 2D launch; a fixed one-in-six sample
 # of each full product), every point at 2048^2 and 8192^2, measured exhaustively on the
 # H100 with the exploration runner (through the device tool, carrying .whl).
-#   [SIZES="2048 8192"] bash scripts/h100_lift_rewrites.sh OUTDIR DEADLINE_S [BENCHMARK ...]
+#   [SIZES="2048 8192"] [ONLY="vw > 1"] [START=STORE.sqlite.xz] \
+#     bash scripts/h100_lift_rewrites.sh OUTDIR DEADLINE_S [BENCHMARK ...]
+# ONLY measures only the points that meet a restriction (workbench tune --only): the
+# vector widths were added to measured spaces that way (2026-11-26).  START: a
+# compressed store to go on from when OUTDIR has none (the shipped one).
 # Every benchmark at 2048^2 first, then at 8192^2.  Stops launching new spaces
 # DEADLINE_S seconds after it starts (the device tool allows 600 s a call); a space
 # cut short resumes from OUTDIR/lift-rewrites.sqlite on the next call (copy the
@@ -18,6 +22,10 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 # and a cached build is cheaper and leaves an empty log
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning CUDA_CACHE_DISABLE=1
 mkdir -p "$out"
+if [ -n "${START:-}" ] && [ ! -e "$out/lift-rewrites.sqlite" ]; then
+  xz -dc "$START" > "$out/lift-rewrites.sqlite" || exit 1
+fi
+only=(); [ -n "${ONLY:-}" ] && only=(--only "$ONLY")
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv;
   echo "cpus: $(nproc)"; python3 -c "import loopy, pyopencl, islpy, sys
 print('python', sys.version.split()[0], 'loopy', loopy.VERSION, 'pyopencl',
@@ -29,9 +37,9 @@ for n in ${SIZES:-2048 8192}; do
     if [ "$left" -lt 20 ]; then echo "deadline: lift_rewrites_$bench n=$n not started" | tee -a "$out/lift-rewrites.log"; continue; fi
     t0=$(date +%s)
     timeout -s INT "$left" python3 -m workbench tune "lift_rewrites_$bench" --param "n=$n" \
-      --strategy exhaustive --device NVIDIA --jobs 15 --build-option=-cl-nv-verbose \
+      "${only[@]}" --strategy exhaustive --device NVIDIA --jobs 15 --build-option=-cl-nv-verbose \
       --no-progress --store "$out/lift-rewrites.sqlite" 2>&1 | tail -3 | tee -a "$out/lift-rewrites.log"
-    echo "lift_rewrites_$bench n=$n wall time: $(( $(date +%s) - t0 )) s" | tee -a "$out/lift-rewrites.log"
+    echo "lift_rewrites_$bench n=$n${ONLY:+ ($ONLY)} wall time: $(( $(date +%s) - t0 )) s" | tee -a "$out/lift-rewrites.log"
   done
 done
 python3 - "$out/lift-rewrites.sqlite" <<'PY'

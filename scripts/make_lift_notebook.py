@@ -173,12 +173,17 @@ average.  The paper's rewrite rules also produce *bad* implementations.  The rew
   Lift's `split` mapped onto work items without reordering: neighbouring lanes sit `cx`
   columns apart, so a warp's load touches up to `cx` times as many cache lines;
 * groups of 32 to 1024 items, 8 to 512 lanes wide;
-* local tiles or not, unrolled or not, and a 1D or 2D launch.
+* local tiles or not, unrolled or not, and a 1D or 2D launch;
+* vector width 1, 2 or 4 (Lift's `asVector`): blocked columns read from global memory as
+  `float2`/`float4` windows with their halo vectors, and written as vectors
+  (`workbench.kernels.tunable.lift_vectors`).
 
-Each benchmark's full product has 2,666 to 2,947 valid points.  A fixed one-in-six sample of
-them (by CRC-32 of the point) is measured exhaustively on the H100 at 2048² and 8192²:
-7,190 points, none failed (`sample_data/h100/lift-rewrites.sqlite`, 2026-11-26,
-`scripts/h100_lift_rewrites.sh`).  Their evaluation is
+Each benchmark's scalar product has 2,666 to 2,947 valid points.  A fixed one-in-six sample
+(by CRC-32 of the point) is measured exhaustively on the H100 at 2048² and 8192²: 7,190
+scalar points, then 2,416 vector points (151 a benchmark and input), 9,606 in all, none
+failed (`sample_data/h100/lift-rewrites.sqlite`, 2026-11-26,
+`scripts/h100_lift_rewrites.sh`).  A vector variant is the fastest of 12 of the 16
+inputs.  Their evaluation is
 `python benchmarks/lift_exploration.py --spaces rewrites --models roofline --strategies
 knn,knn-gpu,xgb --out sample_data/h100`; `knn-gpu` adds the GPU features (occupancy,
 waves, tail, output bytes over L2, `workbench.models.ir_features.gpu`) to the paper's."""))

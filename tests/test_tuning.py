@@ -226,6 +226,45 @@ def test_a_killed_exploration_resumes_without_measuring_again(tmp_path):
     assert [e.point.label for e in result.evaluations] == full.calls
 
 
+def test_a_space_grows_a_parameter_without_measuring_its_old_points_again(tmp_path):
+    """A parameter added to a measured space (``added_params``): the stored points read
+    as its old value, ``where()`` measures only the new values, and the replay of the
+    grown space finds every point; an empty selection is refused at once."""
+    from workbench.tuning.replay import load_space_evaluations
+
+    device = DeviceIdentity("toy platform", "toy device", "0")
+    path = tmp_path / "s.sqlite"
+    old = toy_space()
+    with MeasurementStore.open(path) as store:
+        Explorer(old, Exhaustive(), TableEvaluator(toy_time), store=store,
+                 device=device).run()
+    grown = TuningSpace(
+        name="toy", description="toy, with a new parameter w",
+        tune_params={**old.tune_params, "w": (1, 3)}, restrictions=old.restrictions,
+        group_size=old.group_size, kernel=old.kernel, added_params={"w": 1})
+    assert grown.point("a=2,b=1,mode=x") == grown.point({"a": 2, "b": 1, "mode": "x", "w": 1})
+    new_only = grown.where("w > 1")
+    assert new_only.name == grown.name and {p["w"] for p in new_only.points()} == {3}
+    evaluator = TableEvaluator(lambda p: toy_time(p) * p["w"])
+    with MeasurementStore.open(path) as store:
+        Explorer(new_only, Exhaustive(), evaluator, store=store, device=device).run()
+    assert len(evaluator.calls) == len(old.points()) and all("w=3" in c
+                                                            for c in evaluator.calls)
+    evaluations = load_space_evaluations(path, grown)
+    assert set(evaluations) == {p.label for p in grown.points()}
+    assert evaluations["a=4,b=2,mode=x,w=1"].time_s == toy_time(grown.point(
+        "a=4,b=2,mode=x,w=1"))
+    # a narrowed space's replay leaves out the records outside it
+    assert set(load_space_evaluations(path, new_only)) == {p.label
+                                                          for p in new_only.points()}
+    with pytest.raises(TuningError, match="empty"):
+        grown.where("w > 3")
+    with pytest.raises(TuningError, match="unknown"):
+        TuningSpace(name="t", description="", tune_params={"a": (1,)},
+                    group_size=lambda p: (1,), kernel=lambda p: None,
+                    added_params={"z": 0})
+
+
 def test_recording_needs_a_device(tmp_path):
     with MeasurementStore.open(tmp_path / "s.sqlite") as store, \
             pytest.raises(TuningError, match="device"):

@@ -31,6 +31,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "measured spaces, or sample files (workbench ir-samples), to "
                         "learn from, repeatable (default: the shipped H100 samples)")
     _model_options(p)
+    p.add_argument("--only", metavar="RESTRICTION",
+                   help="explore only the points that meet RESTRICTION, a restriction "
+                        "over the space's parameters (e.g. 'vw > 1': a space's new "
+                        "values measured without its old points; the records are the "
+                        "space's own)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-evals", type=int, help="stop after N evaluations")
     p.add_argument("--budget-seconds", type=float,
@@ -153,6 +158,8 @@ def cmd_tune(args) -> int:
     from workbench.tuning.strategies import make_strategy
 
     space = _space(args.space, args.param)
+    if args.only:
+        space = space.where(args.only)
     guided = args.strategy == "model" or args.strategy.startswith("model-")
     model, label = _strategy_model(args) if guided else (None, None)
     strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label,

@@ -68,6 +68,7 @@ class Point:
     def parse(cls, label: str, space: TuningSpace) -> Point:
         """Inverse of :attr:`label`, values typed as in the space."""
         given = dict(part.split("=", 1) for part in label.split(",") if part)
+        given = {**{k: str(v) for k, v in space.added_params.items()}, **given}
         items = []
         for name, values in space.tune_params.items():
             if name not in given:
@@ -181,6 +182,9 @@ class TuningSpace:
     dtype: str = "float32"
     rtol: float = 1e-4
     sequence: LaunchSequence | None = None
+    #: parameters added after points of the space were stored, with the value those
+    #: points had: a stored label without one of them reads as having that value
+    added_params: Mapping[str, Value] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.tune_params or any(not v for v in self.tune_params.values()):
@@ -191,14 +195,21 @@ class TuningSpace:
                               "template(structure) with bindings(point)")
         if self.template is not None and self.bindings is None:
             raise TuningError(f"space {self.name!r}: a template needs bindings(point)")
-        unknown = set(self.structure) - set(self.tune_params)
+        unknown = (set(self.structure) | set(self.added_params)) - set(self.tune_params)
         if unknown:
-            raise TuningError(f"space {self.name!r}: structure names unknown "
-                              f"parameter(s) {', '.join(sorted(unknown))}")
+            raise TuningError(f"space {self.name!r}: structure or added_params name "
+                              f"unknown parameter(s) {', '.join(sorted(unknown))}")
         known = (*self.tune_params, *self.problem)
         object.__setattr__(self, "restrictions", tuple(
             Restriction.parse(r, known) if isinstance(r, str) else r
             for r in self.restrictions))
+
+    def where(self, restriction: str) -> TuningSpace:
+        """The same space (name, kernels, records) with only the points that also
+        meet ``restriction``: to measure a space's new values without its old points."""
+        narrowed = dataclasses.replace(self, restrictions=(*self.restrictions, restriction))
+        narrowed.points()   # an empty selection is a clear error here, not later
+        return narrowed
 
     @property
     def size(self) -> int:
@@ -230,6 +241,7 @@ class TuningSpace:
         """A valid point from a mapping or a label; unknown values raise."""
         if isinstance(values, str):
             values = Point.parse(values, self).as_dict()
+        values = {**self.added_params, **values}
         items = []
         for name, allowed in self.tune_params.items():
             if name not in values:

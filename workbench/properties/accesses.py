@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import islpy as isl
 import loopy as lp
 import numpy as np
-from loopy.kernel.array import FixedStrideArrayDimTag
+from loopy.kernel.array import FixedStrideArrayDimTag, VectorArrayDimTag
 from loopy.kernel.data import GroupInameTag, LocalInameTag
 from loopy.symbolic import WalkMapper
 
@@ -104,9 +104,16 @@ def fastest_axis(array) -> int:
     return max(len(tags) - 1, 0)
 
 
+def _stride(tag) -> object:
+    """Elements per step along an axis: a vector axis's lanes are adjacent (loopy
+    gives the other axes' strides in elements too)."""
+    if isinstance(tag, FixedStrideArrayDimTag):
+        return tag.stride
+    return 1 if isinstance(tag, VectorArrayDimTag) else None
+
+
 def _layout(arg) -> ArrayLayout:
-    strides = tuple(tag.stride if isinstance(tag, FixedStrideArrayDimTag) else None
-                    for tag in (arg.dim_tags or ()))
+    strides = tuple(_stride(tag) for tag in (arg.dim_tags or ()))
     offset = arg.offset if isinstance(arg.offset, int) else 0
     return ArrayLayout(arg.name, int(np.dtype(arg.dtype.numpy_dtype).itemsize), strides,
                        offset, fastest_axis(arg))

@@ -17,7 +17,13 @@ import numpy as np
 from workbench.errors import TuningError, UnknownNameError
 from workbench.kernels.timetiled.hexspaces import HEXAGONAL_SPACES
 from workbench.kernels.timetiled.spaces import TIMETILED_SPACES
-from workbench.kernels.tunable import lift_stencils, matmul, stencil2d, transpose
+from workbench.kernels.tunable import (
+    lift_stencils,
+    lift_vectors,
+    matmul,
+    stencil2d,
+    transpose,
+)
 from workbench.tuning.space import Point, TuningSpace
 
 #: Per-group local memory every space stays within (the smallest common limit).
@@ -92,9 +98,18 @@ def transpose_space(n: int = 8192) -> TuningSpace:
 LIFT_SIZES = (512, 2048, 8192)
 
 
-def _lift_common(bench: lift_stencils.StencilBenchmark, n: int) -> dict:
+def _lift_common(bench: lift_stencils.StencilBenchmark, n: int, aligned: bool = False
+                 ) -> dict:
     """What every Lift space of one benchmark shares: launch shape, template, numbers,
-    inputs and the numpy reference."""
+    inputs and the numpy reference (``aligned``: the inputs also in the aligned layout
+    that vector loads read, :mod:`~workbench.kernels.tunable.lift_vectors`)."""
+
+    def make_inputs(rng=None):
+        inputs = lift_stencils.make_inputs(bench, n, rng or np.random.default_rng(0))
+        if aligned:
+            inputs.update(lift_vectors.aligned_inputs(inputs, bench.radius))
+        return inputs
+
     return dict(
         problem={"n": n},
         group_size=lambda p: (int(p["bx"]),) if p["launch"] == "1d"
@@ -102,8 +117,7 @@ def _lift_common(bench: lift_stencils.StencilBenchmark, n: int) -> dict:
         template=lambda s: lift_stencils.template(bench, *s),
         bindings=lambda p: lift_stencils.bindings(p, n),
         local_bytes=lambda p: lift_stencils.local_bytes(bench, p),
-        make_inputs=lambda rng=None: lift_stencils.make_inputs(
-            bench, n, rng or np.random.default_rng(0)),
+        make_inputs=make_inputs,
         reference=lambda inputs: lift_stencils.reference(bench, inputs), rtol=bench.rtol)
 
 
@@ -159,14 +173,26 @@ def _in_rewrite_sample(values) -> bool:
     LIFT_REWRITE_SAMPLING, the same on every machine and in every Python."""
     text = ",".join(f"{k}={values[k]}" for k in
                     ("bx", "by", "cy", "cx", "assign", "tile", "launch", "unroll"))
+    if values["vw"] != 1:   # scalar points keep the sample they had before vectors
+        text += f",vw={values['vw']}"
     return zlib.crc32(text.encode()) % LIFT_REWRITE_SAMPLING == 0
+
+
+def _vectorizable(p) -> bool:
+    """Vectors of ``vw`` columns: blocked columns, a whole number of vectors per work
+    item, global reads; a 1D launch has no row loop left to unroll."""
+    return p["vw"] == 1 or (p["assign"] == "blocked" and p["tile"] == "global"
+                            and p["cx"] % p["vw"] == 0
+                            and (p["launch"] == "2d" or not p["unroll"]))
 
 
 def lift_rewrite_space(benchmark: str, n: int = 8192) -> TuningSpace:
     """A Lift benchmark's rewrite space (the paper's section 8: very different
     implementations of one stencil): groups of 32 to 1024 work items from 8 to 512
     lanes wide, 1 to 8 rows and columns per work item, strided or blocked over the
-    item, local tiles or not, unrolled or not, 1D or 2D launch.
+    item, local tiles or not, unrolled or not, 1D or 2D launch, and vector width 1, 2
+    or 4 (blocked columns read from global memory in ``floatw`` windows,
+    :mod:`~workbench.kernels.tunable.lift_vectors`).
 
     The paper explores 1,000 rewrites drawn at random times about 10 thread counts; the
     full product here is a few thousand valid points per benchmark, of which a fixed
@@ -177,13 +203,17 @@ def lift_rewrite_space(benchmark: str, n: int = 8192) -> TuningSpace:
         name=f"lift_rewrites_{benchmark}",
         description=f"{bench.title} on a {n}x{n} float32 grid, Lift-style rewrite space: "
                     "group shape, rows and columns per work item, strided or blocked "
-                    "work assignment, local tiles, unrolling, 1D or 2D launch",
+                    "work assignment, local tiles, unrolling, 1D or 2D launch, "
+                    "vector width",
         tune_params={"bx": (8, 16, 32, 64, 128, 256, 512), "by": (1, 2, 4, 8, 16, 32),
                      "cy": (1, 2, 4, 8), "cx": (1, 2, 4, 8),
                      "assign": lift_stencils.ASSIGNMENTS, "tile": ("global", "local"),
-                     "launch": ("2d", "1d"), "unroll": (False, True)},
+                     "launch": ("2d", "1d"), "unroll": (False, True),
+                     "vw": lift_vectors.VECTOR_WIDTHS},
+        # points stored before vector widths were scalar ones
+        added_params={"vw": 1},
         # the sample first: it is the cheapest test and drops five points in six
-        restrictions=(_in_rewrite_sample,
+        restrictions=(_in_rewrite_sample, _vectorizable,
                       "bx*by >= 32 and bx*by <= 1024",
                       "n % (bx*cx) == 0 and n % (by*cy) == 0",
                       "by*cy <= 64 and bx*cx <= 1024",
@@ -194,7 +224,8 @@ def lift_rewrite_space(benchmark: str, n: int = 8192) -> TuningSpace:
                       lambda p: p["cx"] * p["cy"] > 1 or (
                           not p["unroll"] and p["assign"] == "strided"),
                       lambda p: lift_stencils.local_bytes(bench, p) <= LOCAL_MEMORY_LIMIT),
-        structure=("tile", "launch", "unroll", "assign"), **_lift_common(bench, n))
+        structure=("tile", "launch", "unroll", "assign", "vw"),
+        **_lift_common(bench, n, aligned=True))
 
 
 #: The rewrite spaces, by space name (``lift_rewrites_jacobi5``, ...).

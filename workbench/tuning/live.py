@@ -17,6 +17,7 @@ point; each result is compared with the space's ``reference`` (``verify``).
 
 from __future__ import annotations
 
+import math
 import time
 import traceback
 from collections.abc import Mapping
@@ -111,6 +112,26 @@ def launcher(prepared: PreparedPoint, program):
                                                   **args)
 
 
+def kernel_inputs(kernel, inputs: Mapping) -> dict:
+    """The inputs a point's kernel takes, each in the shape the kernel declares: a
+    space may make inputs that only some of its kernels read (an aligned copy for
+    vector loads), and a kernel may see a grid as rows of vectors (same bytes)."""
+    from workbench.kernels.base import entry_kernel
+
+    out = {}
+    for arg in entry_kernel(kernel).args:
+        value = inputs.get(arg.name)
+        if value is None:
+            continue
+        shape = getattr(arg, "shape", None)
+        if shape is not None and all(isinstance(x, (int, np.integer)) for x in shape):
+            shape = tuple(int(x) for x in shape)
+            if value.shape != shape and math.prod(shape) == value.size:
+                value = value.reshape(shape)
+        out[arg.name] = value
+    return out
+
+
 class LiveEvaluator:
     """Measures points of one space on one OpenCL queue."""
 
@@ -171,7 +192,7 @@ class LiveEvaluator:
     def _run(self, point, kernel, launch, costs, extra) -> Evaluation:
         import pyopencl as cl
 
-        args = self._inputs()    # made once per space: not a cost of this point
+        args = kernel_inputs(kernel, self._inputs())  # made once per space: no cost here
         start = time.perf_counter()
         raw: list[float] = []
         try:
@@ -205,6 +226,8 @@ class LiveEvaluator:
         rtol = self.space.rtol
         for name, want in self._expected.items():
             have = got.get(name)
+            if have is not None and have.shape != want.shape and have.size == want.size:
+                have = have.reshape(want.shape)   # vectors of a grid: the same grid
             if have is None or have.shape != want.shape:
                 return Status.WRONG_RESULT, f"{name}: missing or of another shape"
             excess = cla.max(abs(have - want) - rtol * abs(want)).get()

@@ -57,7 +57,11 @@ def load_space_evaluations(paths: Sequence[str | Path] | str | Path, space: Tuni
                 if device and device.lower() not in m.device.device.lower():
                     continue
                 devices.add(m.device.device)
-                out[m.key.variant] = from_measurement(space, m)
+                try:
+                    evaluation = from_measurement(space, m)
+                except TuningError:
+                    continue   # a point outside the space (one narrowed by where())
+                out[evaluation.point.label] = evaluation
     if len(devices) > 1:
         raise TuningError(f"the stores hold space {space.name!r} for several devices "
                           f"({', '.join(sorted(devices))}); name one")

@@ -99,7 +99,8 @@ class Explorer:
     def _stored(self, campaign: int) -> dict[str, Evaluation]:
         rows = self.store.measurements(campaign=campaign, status=None,
                                        kernel=space_kernel_name(self.space))
-        return {m.key.variant: from_measurement(self.space, m) for m in rows}
+        evaluations = (from_measurement(self.space, m) for m in rows)
+        return {e.point.label: e for e in evaluations}
 
     def run(self, on_progress: Callable[[ExplorationProgress], None] | None = None, *,
             should_stop: Callable[[], bool] | None = None) -> ExplorationResult:

@@ -22,7 +22,10 @@ written as loopy transformations of one template per structure):
   as above, or ``blocked``: each work item's ``cx`` columns (and ``cy`` rows) are
   contiguous, Lift's ``split`` mapped onto work items without reordering.  Neighbouring
   lanes then sit ``cx`` columns apart, so a warp's load touches up to ``cx`` times as
-  many cache lines (and a local tile's reads stride across banks).
+  many cache lines (and a local tile's reads stride across banks);
+* ``width`` (the rewrite spaces only): 1, or 2 or 4 for Lift's ``asVector``: blocked
+  columns read from global memory as ``float2``/``float4`` windows and written as
+  vectors (:mod:`.lift_vectors`, which has the aligned layout those loads need).
 
 A grid read only at the centre (Hotspot's power) is read from global memory in every
 variant; a grid read at any neighbour gets a tile.  SRAD2 reads its coefficient at
@@ -46,6 +49,7 @@ from loopy.symbolic import parse as loopy_parse
 from pymbolic import evaluate as pymbolic_evaluate
 
 from workbench.kernels.tunable.common import Template, symbols, template_kernel
+from workbench.kernels.tunable.lift_vectors import vector_template
 
 Offset = tuple[int, int]
 #: Reads one grid at an offset from the output point, as loopy or numpy code.
@@ -245,8 +249,13 @@ def _within_group(assign: str, lane: str, step: str, extent: str, count: str) ->
 
 
 def template(benchmark: StencilBenchmark, tile: str, launch: str, unroll: bool,
-             assign: str = "strided") -> Template:
-    """The template of one structure (``tile``, ``launch``, ``unroll``, ``assign``)."""
+             assign: str = "strided", width: int = 1) -> Template:
+    """The template of one structure (``tile``, ``launch``, ``unroll``, ``assign``,
+    vector ``width``: above 1, blocked global reads only, :mod:`.lift_vectors`)."""
+    if width != 1:
+        if assign != "blocked" or tile != "global":
+            raise ValueError("vector widths above 1 take blocked columns and global reads")
+        return vector_template(benchmark, launch, unroll, width)
     r = benchmark.radius
     dtype = np.float32
     col = _within_group(assign, "l0", "x", "L0", "X")
@@ -316,11 +325,13 @@ def template(benchmark: StencilBenchmark, tile: str, launch: str, unroll: bool,
 
 def bindings(point, n: int) -> dict[str, int]:
     bx, cx = point["bx"], point["cx"]
+    width = point.get("vw", 1)
+    vectors = {"Q": cx // width} if width > 1 else {}
     if point["launch"] == "1d":
-        return {"L0": bx, "X": cx, "G0": n // (bx * cx), "R": n}
+        return {"L0": bx, "X": cx, "G0": n // (bx * cx), "R": n, **vectors}
     by, cy = point["by"], point["cy"]
     return {"L0": bx, "L1": by, "C": cy, "X": cx, "G0": n // (bx * cx),
-            "G1": n // (by * cy)}
+            "G1": n // (by * cy), **vectors}
 
 
 def local_bytes(benchmark: StencilBenchmark, point) -> int:

@@ -11,7 +11,9 @@ it is vectorized numpy.  ``ir_features(program, params)`` is the one-point view.
 
 Counts follow the paper: memory accesses are the subscripts of global and local
 arrays (loads on right-hand sides, stores as assignees) per execution, divided by
-the grid's work items; private variables are registers and not counted.
+the grid's work items; private variables are registers and not counted.  A vector
+load or store (an instruction over a ``vec`` iname) is one access, as in the code
+the kernel becomes, not one per lane as loopy counts it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import loopy as lp
 import numpy as np
 import pymbolic.primitives as prim
 from loopy.diagnostic import LoopyError
-from loopy.kernel.data import GroupInameTag, LocalInameTag
+from loopy.kernel.data import GroupInameTag, LocalInameTag, VectorizeTag
 from loopy.kernel.instruction import MultiAssignmentBase
 from loopy.statistics import (
     CountGranularity,
@@ -254,6 +256,10 @@ def _accesses(knl, callables, grid: Grid, lsize) -> tuple[dict, list[WarpAccess]
             continue
         runs = _as_expr(_get_insn_count(knl, callables, insn.id, None, True,
                                         CountGranularity.WORKITEM))
+        width = _vector_width(knl, insn)
+        if width > 1:   # loopy counts a vector's lanes; the kernel issues one access
+            runs = prim.FloorDiv(runs, width) if not isinstance(runs, int) \
+                else runs // width
         active = list(lsize)
         for iname in knl.insn_inames(insn):
             kind, axis = grid.axis_of.get(iname, ("", -1))
@@ -281,6 +287,17 @@ def _accesses(knl, callables, grid: Grid, lsize) -> tuple[dict, list[WarpAccess]
                                            int(np.dtype(acc.dtype.numpy_dtype).itemsize),
                                            lane, tuple(active), count))
     return totals, warp, notes
+
+
+def _vector_width(knl, insn) -> int:
+    """Lanes of a vector that one execution of ``insn`` moves: the product of the
+    extents of its ``vec`` inames (1 without)."""
+    width = 1
+    for iname in knl.insn_inames(insn):
+        if knl.iname_tags_of_type(iname, VectorizeTag):
+            width *= int(pw_aff_to_expr(
+                knl.get_iname_bounds(iname, constants_only=True).size))
+    return width
 
 
 def _check_countable(knl) -> None:
