@@ -257,6 +257,19 @@ def test_a_space_grows_a_parameter_without_measuring_its_old_points_again(tmp_pa
     # a narrowed space's replay leaves out the records outside it
     assert set(load_space_evaluations(path, new_only)) == {p.label
                                                           for p in new_only.points()}
+    # a narrowed run that resumes an unfinished campaign of the whole space reads only
+    # its own points from it
+    unfinished = tmp_path / "u.sqlite"
+    with MeasurementStore.open(unfinished) as store:
+        stop_after = iter(range(100))
+        first = TableEvaluator(toy_time)
+        Explorer(grown, Exhaustive(), first, store=store,
+                 device=device).run(should_stop=lambda: next(stop_after) >= 3)
+        rest = TableEvaluator(toy_time)
+        Explorer(new_only, Exhaustive(), rest, store=store, device=device).run()
+    assert not set(first.calls) & set(rest.calls)
+    assert {p.label for p in new_only.points()} <= set(first.calls) | set(rest.calls)
+    assert all("w=3" in c for c in rest.calls)
     with pytest.raises(TuningError, match="empty"):
         grown.where("w > 3")
     with pytest.raises(TuningError, match="unknown"):

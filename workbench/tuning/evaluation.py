@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from workbench.errors import TuningError
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.store import ConfigKey, Measurement, Status
 from workbench.tuning.space import Point, TuningSpace
@@ -93,3 +94,18 @@ def from_measurement(space: TuningSpace, m: Measurement) -> Evaluation:
     extra = {k: v for k, v in m.extra.items() if k not in ("point", "costs_s")}
     return Evaluation(space.point(m.key.variant), m.status, time_s, costs,
                       tuple(m.raw_times_s), m.log, extra)
+
+
+def evaluations_by_label(space: TuningSpace, rows: Iterable[Measurement]
+                         ) -> dict[str, Evaluation]:
+    """The stored rows as evaluations keyed by their point's label in ``space`` (a label
+    stored before a parameter was added reads with its ``added_params`` value); rows of
+    points outside the space, one narrowed by ``where()``, are left out."""
+    out: dict[str, Evaluation] = {}
+    for m in rows:
+        try:
+            evaluation = from_measurement(space, m)
+        except TuningError:
+            continue
+        out[evaluation.point.label] = evaluation
+    return out

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from workbench.errors import TuningError
 from workbench.measure.store import MeasurementStore
-from workbench.tuning.evaluation import Evaluation, from_measurement, space_kernel_name
+from workbench.tuning.evaluation import Evaluation, evaluations_by_label, space_kernel_name
 from workbench.tuning.runner import Budget, ExplorationResult, Explorer
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import Strategy
@@ -51,17 +51,13 @@ def load_space_evaluations(paths: Sequence[str | Path] | str | Path, space: Tuni
     devices = set()
     for path in paths:
         with MeasurementStore.open(path, create=False, readonly=True) as store:
-            for m in store.measurements(kernel=space_kernel_name(space), status=None):
-                if m.key.params_dict != dict(space.problem):
-                    continue   # the same space measured at another size
-                if device and device.lower() not in m.device.device.lower():
-                    continue
-                devices.add(m.device.device)
-                try:
-                    evaluation = from_measurement(space, m)
-                except TuningError:
-                    continue   # a point outside the space (one narrowed by where())
-                out[evaluation.point.label] = evaluation
+            rows = [m for m in store.measurements(kernel=space_kernel_name(space),
+                                                  status=None)
+                    # the same space measured at another size, or on another device
+                    if m.key.params_dict == dict(space.problem)
+                    and (not device or device.lower() in m.device.device.lower())]
+            devices.update(m.device.device for m in rows)
+            out.update(evaluations_by_label(space, rows))
     if len(devices) > 1:
         raise TuningError(f"the stores hold space {space.name!r} for several devices "
                           f"({', '.join(sorted(devices))}); name one")

@@ -21,7 +21,7 @@ from workbench.errors import TuningError
 from workbench.measure.provenance import DeviceIdentity
 from workbench.tuning.evaluation import (
     Evaluation,
-    from_measurement,
+    evaluations_by_label,
     space_kernel_name,
     to_measurement,
 )
@@ -99,8 +99,7 @@ class Explorer:
     def _stored(self, campaign: int) -> dict[str, Evaluation]:
         rows = self.store.measurements(campaign=campaign, status=None,
                                        kernel=space_kernel_name(self.space))
-        evaluations = (from_measurement(self.space, m) for m in rows)
-        return {e.point.label: e for e in evaluations}
+        return evaluations_by_label(self.space, rows)
 
     def run(self, on_progress: Callable[[ExplorationProgress], None] | None = None, *,
             should_stop: Callable[[], bool] | None = None) -> ExplorationResult:
