@@ -10,7 +10,7 @@ item groups, as Table 1).  Writes, into ``--out``:
   device) with its geometric-mean relative error, the data device's own error, and
   their ratio;
 * ``cross-device-weights.csv``: both devices' weights side by side, with units;
-* ``cross-device.md``: the error table in the README's layout, the weights, and the
+* ``cross-device.md``: the error table in docs/cross-device.md's layout, the weights, and the
   goal of issue #26 (cross-device errors within 2x of the same-device errors) judged.
 
 Run: ``.venv/bin/python benchmarks/cross_device.py --a sample_data/h100

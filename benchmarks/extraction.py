@@ -1,6 +1,6 @@
 """Benchmark: symbolic extraction time per catalog kernel, and evaluation rate.
 
-Prints the figures quoted in the README.  Run: ``make bench`` (or
+Prints the figures quoted in docs/performance.md.  Run: ``make bench`` (or
 ``.venv/bin/python benchmarks/extraction.py``).
 """
 

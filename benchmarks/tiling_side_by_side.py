@@ -1,7 +1,7 @@
 """Prajapati et al.'s published numbers and ours, row by row: the paper's value
-(GTX 980 / Titan X, cited by section, table or equation of the paper's text,
-``/work/shared/papers/prajapati-stencil-time-model-tile-size-selection.txt``; the text
-has no page numbers), ours on the H100, the difference and why.
+(GTX 980 / Titan X, cited by section, table or equation of the paper, PPoPP '17,
+``docs/papers.md``, ``prajapati-time-tiling``; the text the workbench followed has no
+page numbers), ours on the H100, the difference and why.
 
     python benchmarks/tiling_side_by_side.py [--out CSV] [--hex-store S [S ...]]
 

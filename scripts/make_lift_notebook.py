@@ -7,7 +7,8 @@ md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
 cells = []
 cells.append(md("""# Lift: IR features, PCA + kNN, and model-guided exploration (Figures 4 to 7)
 
-The fifth paper of the workbench (`../shared/papers/lift-ir-feature-performance-model.txt`):
+One of the workbench's five papers (Remmelg et al., GPGPU '20; cited in
+[docs/papers.md](../docs/papers.md#lift-ir-features)):
 a kernel's low-level features are read from its IR **before any code is generated**, a
 k-nearest-neighbours model trained on *other programs'* explored spaces predicts each
 variant's throughput relative to the best, and the variants are measured best-predicted

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 INTRO = """\
 # Time-tiled stencils: the time model and tile-size selection (Prajapati et al.)
 
-The sixth paper of the workbench (`../shared/papers/prajapati-stencil-time-model-tile-size-selection.txt`,
-sections 4 to 6): a time-tiled stencil runs as `T / tT` launches of a band kernel; an
+One of the workbench's five papers (Prajapati et al., PPoPP '17, cited in
+[docs/papers.md](../docs/papers.md#prajapati-time-tiling); sections 4 to 6): a time-tiled stencil runs as `T / tT` launches of a band kernel; an
 analytical model `T_alg` (wavefronts of tiles; per tile its global transfers at `L` per
 word, its `tT` steps at `C_iter` per point and lane with a barrier each, overlapped across
 the `k` groups an SM holds) is validated on a *baseline* set of tile sizes and then used to

@@ -171,7 +171,7 @@ def test_every_allowed_upward_import_is_still_there():
 
 
 def test_no_import_cycles():
-    """Every import counts, lazy ones too (as ``../shared/tools/import-cycles.py``)."""
+    """Every import counts, lazy ones too (as the developers' import-cycle counter does)."""
     cycles = [" ".join(sorted(c)) for c in import_cycles(SOURCES)]
     assert cycles == [], "import cycles:\n" + "\n".join(cycles)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from workbench.kernels import get_kernel
 from workbench.kernels.candidate import Candidate
 from workbench.kernels.families import finite_diff_family
 from workbench.models import MODEL_FAMILIES, get_family, load_model, save_model
-from workbench.models.contract import FittedModel, ModelFamily, Need
+from workbench.models.contract import PAPERS_PAGE, FittedModel, ModelFamily, Need
 from workbench.models.roofline import predict_block
 from workbench.models.roofline.family import RooflineModel
 from workbench.models.roofline.from_loopy import accesses_from_loopy
@@ -29,13 +30,13 @@ STENCIL = dict(nx=128, ny=128, nz=64)
 
 def test_every_family_follows_the_contract_and_names_its_paper():
     assert {"unified-linear", "expression", "roofline"} <= set(MODEL_FAMILIES)
-    papers = ROOT.parent / "shared" / "papers"
+    headings = re.findall(r"^## (\S+)$", (ROOT / PAPERS_PAGE).read_text(), re.MULTILINE)
     for family in MODEL_FAMILIES.values():
         assert isinstance(family, ModelFamily)
         assert family.describe() and family.needs
         importlib.import_module(family.home)   # the paper's folder exists
-        if papers.is_dir():
-            assert (papers / family.paper.text).is_file(), family.paper
+        assert family.paper.key in headings, family.paper   # cited in docs/papers.md
+        assert family.paper.link.startswith("https://"), family.paper
 
 
 def test_models_command_lists_families_with_papers_and_needs(capsys):
@@ -43,6 +44,8 @@ def test_models_command_lists_families_with_papers_and_needs(capsys):
     rows = {r["family"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["unified-linear"]["paper"]["citation"].startswith("Stevens")
     assert rows["roofline"]["paper"]["citation"].startswith("Ernst")
+    assert rows["roofline"]["paper"]["reference"] == "docs/papers.md#ernst-data-volumes"
+    assert all("shared" not in json.dumps(r["paper"]) for r in rows.values())
     assert rows["roofline"]["needs"] == ["addresses", "device description"]
     assert rows["roofline"]["predicts_from_kernel_alone"]
     assert "calibration" in rows["unified-linear"]["needs"]

@@ -4,7 +4,7 @@
 matching ``--device`` (one thread, the resource ``device=1`` and the device's index in
 :data:`~workbench.distributed.worker.DEVICE_ENV`), and CPU workers (``cpu=1``) for
 code generation and builds.  ``tcp://HOST:PORT`` connects to a running scheduler whose
-workers were started the same way (the README shows dask-jobqueue on SLURM and PBS).
+workers were started the same way (docs/many-gpus.md shows dask-jobqueue on SLURM and PBS).
 Either way the workers are checked (:mod:`.checks`) before any work is sent.
 """
 

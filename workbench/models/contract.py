@@ -53,16 +53,22 @@ class Need(enum.Enum):
         return self in (Need.COUNTS, Need.ADDRESSES)
 
 
+#: Where every paper is cited in full (authors, title, venue, year, DOI or URL).
+PAPERS_PAGE = "docs/papers.md"
+
+
 @dataclass(frozen=True)
 class Paper:
-    """The publication a family follows (the PDFs' text is in ``../shared/papers/``)."""
+    """The publication a family follows, cited in full in ``docs/papers.md``."""
 
     citation: str
     title: str
-    text: str                                # file name under ../shared/papers/
+    key: str                                 # the paper's heading in docs/papers.md
+    link: str                                # its DOI (https://doi.org/...) or URL
 
     def to_json(self) -> dict:
-        return {"citation": self.citation, "title": self.title, "text": self.text}
+        return {"citation": self.citation, "title": self.title, "key": self.key,
+                "link": self.link, "reference": f"{PAPERS_PAGE}#{self.key}"}
 
 
 class RanksByPrediction:

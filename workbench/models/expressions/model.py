@@ -78,7 +78,8 @@ from workbench.properties import Granularity
 
 PAPER = Paper("Stevens & Klöckner, 2019",
               "A mechanism for balancing accuracy and scope in cross-machine black-box "
-              "GPU performance modeling", "stevens-kloeckner-2019-accuracy-scope-summary-zh.txt")
+              "GPU performance modeling", "stevens-kloeckner-2019",
+              "https://doi.org/10.48550/arXiv.1904.09538")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Home of the IR-feature performance model for model-guided exploration (Lift:
 low-level features of a high-level IR, PCA and k-nearest neighbours;
-``../shared/papers/lift-ir-feature-performance-model.txt``).
+Remmelg et al., GPGPU '20; ``docs/papers.md``, ``lift-ir-features``).
 
 Here: the paper's Table 1 features taken from loopy kernels before
 any code generation (global and local sizes, local memory per group, global and local

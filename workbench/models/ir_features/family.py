@@ -39,8 +39,9 @@ from workbench.models.ir_features.samples import (
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
 FAMILY = "ir-knn"
-PAPER = Paper("Lift (Wu et al.)", "Low-level IR features, PCA and k-nearest neighbours "
-              "for model-guided exploration", "lift-ir-feature-performance-model.txt")
+PAPER = Paper("Remmelg et al., 2020 (Lift)", "High-level hardware feature extraction "
+              "for GPU performance prediction of stencils", "lift-ir-features",
+              "https://doi.org/10.1145/3366428.3380769")
 UNIT = "relative time (1.0 = the best variant of the same computation and input)"
 #: kNN's predicted throughput is an average of positives, but a variant whose
 #: neighbours all failed gets 0: its relative time is capped here, not infinite.

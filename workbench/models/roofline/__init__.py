@@ -1,5 +1,6 @@
-"""The data-volume model and extended roofline of Ernst et al. ("Analytical performance
-estimation during code generation on modern GPUs"; ``../shared/papers/ernst-*``).
+"""The data-volume model and extended roofline of Ernst et al. ("Opening the black box:
+performance estimation during code generation for GPUs", 2021; ``docs/papers.md``,
+``ernst-data-volumes``).
 
 The estimator works on *address expressions*, not on one code generator's IR, as in
 the paper (section III-B).  Modules, in the order data flows:

@@ -41,8 +41,9 @@ from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_funct
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
 FAMILY = "roofline"
-PAPER = Paper("Ernst et al.", "Analytical performance estimation during code generation "
-              "on modern GPUs", "ernst-analytical-data-volume-estimation-gpu.txt")
+PAPER = Paper("Ernst et al., 2021", "Opening the black box: performance estimation "
+              "during code generation for GPUs", "ernst-data-volumes",
+              "https://doi.org/10.48550/arXiv.2107.01143")
 
 #: Options of :func:`~workbench.models.roofline.limiters.predict_block` a model keeps.
 OPTIONS = ("blocks_per_sm", "clock_hz", "flop_rate", "reuse", "method")

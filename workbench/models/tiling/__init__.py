@@ -1,6 +1,6 @@
 """The time model and tile-size selection for time-tiled stencils (Prajapati et al.,
 "Simple, accurate, analytical time modeling and optimal tile size selection for
-GPGPU stencils"; ``../shared/papers/prajapati-stencil-time-model-tile-size-selection.txt``).
+GPGPU stencils"; PPoPP '17; ``docs/papers.md``, ``prajapati-time-tiling``).
 
 The kernels, driver, tuning spaces and microbenchmarks are in
 :mod:`workbench.kernels.timetiled`.  Modules, in the order data flows:

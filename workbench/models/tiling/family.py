@@ -44,9 +44,9 @@ from workbench.models.tiling.schemes import Problem, Scheme, TileQuantities, qua
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
 FAMILY = "tiling"
-PAPER = Paper("Prajapati et al.", "Simple, accurate, analytical time modeling and optimal "
-              "tile size selection for GPGPU stencils",
-              "prajapati-stencil-time-model-tile-size-selection.txt")
+PAPER = Paper("Prajapati et al., 2017", "Simple, accurate, analytical time modeling and "
+              "optimal tile size selection for GPGPU stencils", "prajapati-time-tiling",
+              "https://doi.org/10.1145/3018743.3018744")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The unified, hardware-fitted cross-GPU linear model (Stevens & Klöckner, 2018).
+"""The unified, hardware-fitted cross-GPU linear model (Stevens & Klöckner;
+``docs/papers.md``, ``stevens-kloeckner-unified``).
 
 Run time is a weighted sum of the kernel's symbolic properties (flops by kind, global
 accesses by stride class and utilization, local accesses, barriers, groups, the

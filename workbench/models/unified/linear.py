@@ -101,9 +101,9 @@ def _sorted_names(names) -> list[str]:
     return sorted(names, key=lambda n: feature_sort_key(parse_feature(n)))
 
 
-PAPER = Paper("Stevens & Klöckner, 2018",
+PAPER = Paper("Stevens & Klöckner, 2016",
               "A unified, hardware-fitted, cross-GPU performance model",
-              "stevens-kloeckner-unified-cross-gpu-model.txt")
+              "stevens-kloeckner-unified", "https://doi.org/10.48550/arXiv.1604.04997")
 
 
 @dataclass

@@ -1,0 +1,70 @@
+"""The repository stands on its own: no tracked file names a path outside it, the front
+page stays a front page, and every paper is cited with a DOI or URL (issue #35)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+THIS = Path(__file__).resolve().relative_to(ROOT).as_posix()
+#: What a clone does not have: the developers' shared folder and this machine's paths.
+OUTSIDE = (b"../shared", b"/work/")
+PAPER_KEYS = ("stevens-kloeckner-unified", "stevens-kloeckner-2019", "ernst-data-volumes",
+              "prajapati-time-tiling", "lift-ir-features")
+
+
+def _tracked_files() -> list[str]:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                         check=True).stdout
+    return [name for name in out.decode().split("\0") if name]
+
+
+def test_no_tracked_file_names_a_path_outside_the_repository():
+    offenders = []
+    for name in _tracked_files():
+        path = ROOT / name
+        if name == THIS or not path.is_file():
+            continue
+        data = path.read_bytes()
+        offenders += [f"{name}: {needle.decode()}" for needle in OUTSIDE if needle in data]
+    assert offenders == [], "cite docs/papers.md, not a path outside the repository:\n" + \
+        "\n".join(offenders)
+
+
+def test_the_readme_is_a_front_page():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) < 300, f"README.md has {len(lines)} lines; move results to docs/"
+    text = "\n".join(lines)
+    for page in re.findall(r"\]\((docs/[^)#]+)", text):
+        assert (ROOT / page).is_file(), f"README links to {page}, which does not exist"
+
+
+def test_every_paper_is_cited_with_a_doi_or_url():
+    text = (ROOT / "docs" / "papers.md").read_text()
+    sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL))
+    assert set(PAPER_KEYS) <= set(sections), sorted(sections)
+    for key in PAPER_KEYS:
+        body = sections[key]
+        assert re.search(r"^- \*\*(DOI|URL):\*\* (10\.\d{4,}/\S+|https://\S+)", body,
+                         re.MULTILINE), f"{key}: no DOI or URL line"
+        for field in ("Authors", "Title", "Venue", "Year"):
+            assert f"- **{field}:**" in body, f"{key}: no {field}"
+
+
+def test_the_citation_file_names_this_version_and_the_papers():
+    yaml = pytest.importorskip("yaml")
+
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert str(citation["version"]) == project["version"]
+    assert citation["license"] == project["license"] == "MIT"
+    assert len(citation["references"]) == len(PAPER_KEYS)
+    assert all(re.fullmatch(r"10\.\d{4,}/\S+", str(r["doi"])) for r in citation["references"])
