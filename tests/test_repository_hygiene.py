@@ -4,12 +4,11 @@ page stays a front page, and every paper is cited with a DOI or URL (issue #35).
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
+from test_tree_size import tracked_files
 
 ROOT = Path(__file__).resolve().parents[1]
 THIS = Path(__file__).resolve().relative_to(ROOT).as_posix()
@@ -19,18 +18,10 @@ PAPER_KEYS = ("stevens-kloeckner-unified", "stevens-kloeckner-2019", "ernst-data
               "prajapati-time-tiling", "lift-ir-features")
 
 
-def _tracked_files() -> list[str]:
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout")
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                         check=True).stdout
-    return [name for name in out.decode().split("\0") if name]
-
-
 def test_no_tracked_file_names_a_path_outside_the_repository():
     offenders = []
-    for name in _tracked_files():
-        path = ROOT / name
+    for path in tracked_files():
+        name = path.relative_to(ROOT).as_posix()
         if name == THIS or not path.is_file():
             continue
         data = path.read_bytes()
