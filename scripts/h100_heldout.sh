@@ -18,8 +18,9 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 dir="$out/heldout"; mkdir -p "$dir"
 left() { echo $(( end - $(date +%s) )); }
-# the device copy carries no git metadata: the dev machine writes the commit beside it
-commit=$(git rev-parse HEAD 2>/dev/null || cat HELDOUT_COMMIT 2>/dev/null || echo unknown)
+# the device copy's git metadata (if any) is the session's start: the dev machine
+# writes the commit measured into HELDOUT_COMMIT beside the scripts
+commit=$(cat HELDOUT_COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)
 
 { date -u +%FT%TZ; echo "command: bash scripts/h100_heldout.sh $*"
   echo "commit: $commit"
