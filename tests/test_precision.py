@@ -41,10 +41,13 @@ def test_measurement_sets_in_both_precisions():
     assert any(n.endswith("_float32") for n in names)
     unseen = measurement_specs("unseen", (), ("float32",))
     wider = measurement_specs("unseen2", (), ("float32",))
-    assert {s.name for s in unseen} | {s.name for s in wider} == \
+    held_out = measurement_specs("heldout3", (), ("float32",))
+    assert {s.name for s in (*unseen, *wider, *held_out)} == \
         {s.name for s in all_kernels(KernelRole.UNSEEN)}
-    assert not {s.name for s in unseen} & {s.name for s in wider}
-    assert not {s.name for s in (*unseen, *wider)} & {s.name for s in all_kernels()}
+    assert len({s.name for s in (*unseen, *wider, *held_out)}) == \
+        len(unseen) + len(wider) + len(held_out)
+    assert not {s.name for s in (*unseen, *wider, *held_out)} & \
+        {s.name for s in all_kernels()}
 
 
 def test_a_user_kernel_is_taken_in_its_own_precision(tmp_path, capsys):

@@ -17,7 +17,12 @@ from test_catalog import MEASUREMENT, TEST, check_numerics, counting_warnings
 from workbench.kernels import _util as u
 from workbench.kernels.base import GROUP_SIZE_SETS, KernelRole
 from workbench.kernels.catalog import all_kernels, get_kernel
-from workbench.kernels.defs import CATALOG_SPECS, UNSEEN_SPECS, UNSEEN_WIDE_SPECS
+from workbench.kernels.defs import (
+    CATALOG_SPECS,
+    HELDOUT3_SPECS,
+    UNSEEN_SPECS,
+    UNSEEN_WIDE_SPECS,
+)
 from workbench.properties import kernel_properties
 
 pytestmark = [
@@ -38,7 +43,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
     assert all(s.role is KernelRole.UNSEEN for s in UNSEEN_SPECS)
     assert set(UNSEEN_SPECS) <= set(CATALOG_SPECS)
     assert all(get_kernel(s.name) is s for s in UNSEEN_SPECS)
-    assert all_kernels(KernelRole.UNSEEN) == (*UNSEEN_SPECS, *UNSEEN_WIDE_SPECS)
+    assert all_kernels(KernelRole.UNSEEN) == (*UNSEEN_SPECS, *UNSEEN_WIDE_SPECS,
+                                              *HELDOUT3_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-SETS = ("catalog", "unseen", "unseen2", "2019")
+SETS = ("catalog", "unseen", "unseen2", "heldout3", "2019")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

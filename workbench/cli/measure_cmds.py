@@ -40,14 +40,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
-                                     "unseen", "unseen2", "timetiling"),
+                                     "unseen", "unseen2", "heldout3", "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
                         "2019-work-removed: the generated kernels with on-chip work removed; "
                         "unseen: kernels no model is fitted on, to judge accuracy on new "
                         "code; unseen2: a second, wider set of such kernels (indirect "
-                        "access, scans, small grids, private arrays); timetiling: the tiling model's microbenchmarks (L, tau_sync, "
+                        "access, scans, small grids, private arrays); heldout3: a third "
+                        "set, held out of all fitting and design, reported apart; "
+                        "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
                    help="--set timetiling: where the calibration goes (default: "
@@ -242,7 +244,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which in ("unseen", "unseen2"):
+    if which in ("unseen", "unseen2", "heldout3"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):

@@ -1,0 +1,114 @@
+"""The held-out kernel set (``--set heldout3``): never fitted, checked and counted.
+
+Its kernels have role UNSEEN (so every fit's exclusion of that role covers them), are
+a campaign set of their own, run correctly on pocl in both precisions and count
+exactly; two counts are pinned against the kernels' text.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pymbolic
+import pytest
+from test_catalog import check_numerics, counting_warnings
+
+from workbench.cli.measure_cmds import measurement_specs
+from workbench.kernels import _util as u
+from workbench.kernels.base import GROUP_SIZE_SETS, KernelRole
+from workbench.kernels.catalog import all_kernels, get_kernel
+from workbench.kernels.defs import HELDOUT3_SPECS, UNSEEN_SETS
+from workbench.kernels.defs.heldout3 import CHAIN_STEPS, LU_SIZE, SOFTMAX_COLS
+from workbench.models.dataset import TRAINABLE_ROLES
+from workbench.properties import kernel_properties
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::loopy.diagnostic.ParameterFinderWarning"),
+]
+
+NAMES = {"lcg_chain", "row_serial_sum", "gather_perm", "star19_3d", "batched_lu",
+         "softmax_rows", "upsample2x", "complex_strided_mul"}
+VARIANTS = [(s.name, v) for s in HELDOUT3_SPECS for v in s.variants]
+
+
+def test_a_set_of_its_own_never_trained_on():
+    assert {s.name for s in HELDOUT3_SPECS} == NAMES
+    assert all(s.role is KernelRole.UNSEEN for s in HELDOUT3_SPECS)
+    assert KernelRole.UNSEEN.value not in TRAINABLE_ROLES
+    assert all(get_kernel(s.name) is s for s in HELDOUT3_SPECS)
+    assert not NAMES & {s.name for s in all_kernels()}
+    assert measurement_specs("heldout3", ()) == HELDOUT3_SPECS
+    others = {s.name for name, specs in UNSEEN_SETS.items() if name != "heldout3"
+              for s in specs}
+    assert not NAMES & others
+
+
+@pytest.mark.parametrize("spec", HELDOUT3_SPECS, ids=lambda s: s.name)
+def test_conventions_and_size_cases(spec):
+    assert spec.dtypes == u.FLOATS
+    assert spec.default_p in spec.p_choices
+    assert GROUP_SIZE_SETS[spec.default_group_size_set].dims == spec.group_dims
+    assert set(spec.check_params) == set(spec.parameters)
+    for p in spec.p_choices:
+        sizes = [math.prod(c.values()) for c in spec.cases(p)]
+        assert len(sizes) == 4 and sizes == sorted(set(sizes))   # strictly growing
+    # at the largest exponent every array is int32-indexable, float64 fits with room
+    for variant in spec.variants:
+        case = max(spec.cases(max(spec.p_choices), variant),
+                   key=lambda c: math.prod(c.values()))
+        knl = spec.build(spec.request(variant, "float64"))
+        total = 0
+        for arg in knl.default_entrypoint.args:
+            if getattr(arg, "shape", None):
+                n = math.prod(int(pymbolic.evaluate(d, case)) for d in arg.shape)
+                assert n < 2 ** 31, (variant, arg.name, n)
+                total += 8 * n
+        assert total < 20e9, (variant, total)
+
+
+def _numeric_runs():
+    # every variant once and both precisions, in as few pocl builds: the precisions
+    # alternate down the list
+    for k, (name, variant) in enumerate(VARIANTS):
+        yield name, variant, ("float32", "float64")[k % 2]
+
+
+@pytest.mark.parametrize("name,variant,dtype", list(_numeric_runs()))
+def test_numerics(queue, name, variant, dtype):
+    """The set's first group size (128, 256, 16 x 12) leaves partial groups at edges."""
+    spec = get_kernel(name)
+    check_numerics(queue, name, variant, dtype, spec.group_sizes()[0])
+
+
+@pytest.mark.parametrize("name,variant", VARIANTS)
+def test_counting_is_exact(name, variant):
+    spec = get_kernel(name)
+    assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
+
+
+def _counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
+    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
+    return {k: v for k, v in props.evaluate_named(params).items() if v}
+
+
+def test_chain_and_lu_count_their_loops():
+    n = 1000
+    got = _counts("lcg_chain", "recurrence", (128,), {"n": n}, "float64")
+    assert (got["f_op_float64_mul"], got["f_op_float64_add"]) == (CHAIN_STEPS * n,) * 2
+    nb, s = 300, LU_SIZE
+    got = _counts("batched_lu", "batch_minor", (128,), {"nb": nb})
+    # one division per entry below the diagonal, one multiply-add per entry of the
+    # trailing submatrices
+    assert got["f_op_float32_div"] == s * (s - 1) // 2 * nb
+    assert got["f_op_float32_mul"] == sum(k * k for k in range(s)) * nb
+
+
+def test_softmax_reads_each_row_three_times_with_tree_barriers():
+    m, g = 37, 256
+    got = _counts("softmax_rows", "group_per_row", (g,), {"m": m})
+    assert got["f_mem_access_global_float32_load_stride1"] == 3 * m * SOFTMAX_COLS
+    # two exponentials per entry, plus the max steps, count as special functions
+    assert got["f_op_float32_special"] > 2 * m * SOFTMAX_COLS
+    assert got["f_op_float32_div"] == m * SOFTMAX_COLS
+    assert got["f_sync_barrier_local"] > 0
