@@ -30,6 +30,7 @@ from workbench.models.validation import (
     leave_one_kernel_out,
 )
 from workbench.reports import predictions, table1, table2, to_markdown
+from workbench.cli.arg_types import non_negative_int, positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="device name substring (default: the store's only one)")
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
-    p.add_argument("--bootstrap", type=int, default=200)
+    p.add_argument("--bootstrap", type=non_negative_int, default=200)
     add_fit_option(p)
     p.add_argument("--train-on", default="measurement", metavar="ROLES",
                    help="kernel roles to fit on: measurement (the paper's protocol, "
@@ -52,7 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--granularity", choices=("subgroup", "workitem"),
                    help="counting granularity of an expression model (default: the model "
                         "file's, else subgroup)")
-    p.add_argument("--subgroup-size", type=int,
+    p.add_argument("--subgroup-size", type=positive_int,
                    help="sub-group size of an expression model (default: 32)")
     p.add_argument("-o", "--output", required=True, help="weights file (JSON)")
     p.add_argument("--format", choices=("table", "json"), default="table")
