@@ -47,9 +47,9 @@ def test_the_default_model_explains_the_selection(panel):
     assert "sum of the terms" in panel.terms_table.value
     assert "overlap smax" in panel.summary.value
     names = [t.name for t in panel.figure.data]
-    assert any(n.startswith("DRAM (measured)") for n in names)
-    assert any(n.startswith("predicted:") for n in names)
-    assert any(n.startswith("measured:") for n in names)
+    assert "DRAM 3,015 GB/s" in names and "float64 peak 33.5 TFLOP/s" in names
+    assert any(n.startswith("predicted ") for n in names)
+    assert any(n.startswith("measured ") for n in names)
     # the figure goes to the browser as strict JSON (no NaN)
     json.dumps(panel.figure.to_plotly_json(), cls=PlotlyJSONEncoder, allow_nan=False)
 

@@ -63,19 +63,19 @@ def _flop_chart(fig, point, bandwidths, peaks, times, dtype: str) -> None:
         ys = [b.value * x / 1e9 for x in xs]
         if top is not None:
             ys = [min(y, top / 1e9) for y in ys]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"{b.name} "
-                                 f"{b.value / 1e9:.4g} GB/s", hovertext=b.source,
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=_gbps(b),
+                                 hovertext=f"{b.name}: {b.source}", hoverinfo="text",
                                  line=dict(width=1.5)))
     for p in peaks:
         fig.add_trace(go.Scatter(x=[lo, hi], y=[p.value / 1e9] * 2, mode="lines",
-                                 name=f"{p.name} {p.value / 1e12:.4g} TFLOP/s",
-                                 hovertext=p.source,
+                                 name=f"{p.name} {p.value / 1e12:.3g} TFLOP/s",
+                                 hovertext=f"{p.name}: {p.source}", hoverinfo="text",
                                  line=dict(width=1.5, dash="dot" if not
                                            p.name.startswith(dtype) else "solid")))
     for (label, seconds, symbol), rate in zip(times, rates):
         fig.add_trace(go.Scatter(
-            x=[intensity], y=[rate / 1e9], mode="markers", name=f"{label}: "
-            f"{seconds * 1e3:.4g} ms, {rate / 1e9:.4g} GFLOP/s",
+            x=[intensity], y=[rate / 1e9], mode="markers",
+            name=f"{label} {seconds * 1e3:.4g} ms",
             marker=dict(size=13, symbol=symbol, line=dict(width=1, color="black")),
             hovertemplate=(f"{label} {seconds * 1e3:.4g} ms<br>{intensity:.3g} flop/byte"
                            f"<br>%{{y:.4g}} GFLOP/s<extra></extra>")))
@@ -92,11 +92,16 @@ def _bandwidth_chart(fig, point, bandwidths, times) -> None:
     labels = [label for label, _, _ in times]
     for b in bandwidths:
         fig.add_trace(go.Scatter(x=labels, y=[b.value / 1e9] * len(labels), mode="lines",
-                                 name=f"{b.name} {b.value / 1e9:.4g} GB/s",
-                                 hovertext=b.source, line=dict(width=1.5)))
+                                 name=_gbps(b), hovertext=f"{b.name}: {b.source}",
+                                 hoverinfo="text", line=dict(width=1.5)))
     if point is not None and point.bytes > 0:
         moved = [point.bytes / s / 1e9 for _, s, _ in times]
         fig.add_trace(go.Bar(x=labels, y=moved, name="bandwidth moved (GB/s)",
                              text=[f"{m:.4g} GB/s" for m in moved], textposition="auto",
                              opacity=0.7))
     fig.update_yaxes(title=f"GB/s ({point.bytes_kind if point else 'bytes unknown'})")
+
+
+def _gbps(ceiling) -> str:
+    """``DRAM 3,015 GB/s``: a measured bandwidth by its level (the source on hover)."""
+    return f"{ceiling.name.replace(' (measured)', '')} {ceiling.value / 1e9:,.0f} GB/s"

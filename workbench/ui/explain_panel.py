@@ -24,6 +24,8 @@ SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
 #: terms below this share of the prediction are summed in one row
 SMALL_SHARE = 0.001
+#: the roofline chart's size (px): beside the terms in an 850 px dashboard
+FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
 
 
 class ExplainPanel(widgets.VBox):
@@ -46,13 +48,15 @@ class ExplainPanel(widgets.VBox):
         self.summary = widgets.HTML()
         self.summary.add_class("wb-explain-summary")
         self.figure = go.FigureWidget()
-        self.figure.update_layout(height=420, margin=dict(t=50, b=50, l=70, r=20))
+        self.figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT)
         self.figure.add_class("wb-explain-roofline")
+        # side by side, so that the tab shows the terms and the chart at once (a tab
+        # page scrolls beyond 600 px); the table takes what the chart leaves
         children = [self.model_choice, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
-                                               layout=widgets.Layout(width="50%")),
-                                  widgets.Box([self.figure],
-                                              layout=widgets.Layout(width="50%"))])]
+                                               layout=widgets.Layout(flex="1 1 auto",
+                                                                     min_width="300px")),
+                                  self.figure])]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -143,10 +147,18 @@ class ExplainPanel(widgets.VBox):
             f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
             f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(e.limiter_says)})")
         self.terms_table.value = render_table(
-            _term_frame(e), numeric=("count", "weight (s)", "seconds", "share"),
-            code=("term",), empty="no terms")
+            _term_frame(e), numeric=("count", "weight", "ms", "share"),
+            empty="no terms")
         self.summary.value = "<br>".join(html.escape(line) for line in _summary(e))
-        figure = roofline_figure(e, height=420)
+        figure = roofline_figure(e, height=FIGURE_HEIGHT)
+        # the heading names the kernel; the chart's legend goes below it, to fit
+        figure.update_layout(
+            width=FIGURE_WIDTH, title=dict(text=f"roofline of {e.device or 'this device'}",
+                                           font=dict(size=13)),
+            legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=10),
+                        entrywidth=0.5, entrywidthmode="fraction"),
+            margin=dict(t=40, b=120, l=60, r=10))
+        figure.update_xaxes(title=dict(text="flop per byte touched", font=dict(size=11)))
         with self.figure.batch_update():
             self.figure.data = ()
             self.figure.add_traces(list(figure.data))
@@ -166,21 +178,37 @@ def _term_frame(e) -> pd.DataFrame:
         if total and abs(t.seconds) < SMALL_SHARE * total:
             small, small_s = small + 1, small_s + t.seconds
             continue
-        rows.append({"term": t.name, "pays for": t.category.value,
-                     "count": f"{t.count:,.6g}" if t.count is not None else "",
-                     "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
-                     "seconds": f"{t.seconds:.4e}", "share": f"{t.seconds / total:.1%}"})
+        rows.append({"term": _breakable(t.name),
+                     "count": _count(t.count),
+                     "weight": f"{t.weight:.3g}" if t.weight is not None else "",
+                     "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"})
     if small:
-        rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%}", "pays for": "",
-                     "count": "", "weight (s)": "", "seconds": f"{small_s:.4e}",
+        rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%}", "count": "",
+                     "weight": "", "ms": f"{small_s * 1e3:.4g}",
                      "share": f"{small_s / total:.1%}"})
-    rows.append({"term": "sum of the terms", "pays for": "", "count": "", "weight (s)": "",
-                 "seconds": f"{e.terms_sum_s:.4e}", "share": f"{e.terms_sum_s / total:.1%}"})
+    rows.append({"term": "sum of the terms", "count": "", "weight": "",
+                 "ms": f"{e.terms_sum_s * 1e3:.4g}", "share": f"{e.terms_sum_s / total:.1%}"})
     return pd.DataFrame(rows)
 
 
+def _count(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
+
+
+def _breakable(name: str) -> str:
+    """A feature name that wraps at its underscores (zero-width spaces after them)."""
+    return name.replace("_", "_\u200b")
+
+
 def _summary(e) -> list[str]:
-    lines = []
+    paid: dict[str, float] = {}
+    for t in e.terms:
+        paid[t.category.value] = paid.get(t.category.value, 0.0) + t.seconds
+    lines = ["by what it pays for: " + ", ".join(
+        f"{name} {seconds / e.predicted_s:.0%}"
+        for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
     for overlap in e.overlaps:
         lines.append(f"overlap {overlap.says()}")
     floor = e.floor
