@@ -7,7 +7,6 @@ import argparse
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.kernels import all_kernels, format_group_size, resolve_kernel
 from workbench.properties import Granularity, kernel_properties
-from workbench.cli.arg_types import positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +23,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group-size", help="work-group size, e.g. 256 or 16x16")
     p.add_argument("--granularity", choices=[g.value for g in Granularity],
                    default=Granularity.WORKITEM.value)
-    p.add_argument("--subgroup-size", type=positive_int, default=None)
+    p.add_argument("--subgroup-size", type=int, default=None)
     p.add_argument("--symbolic", action="store_true", help="also show each count's formula")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_properties)

@@ -12,14 +12,13 @@ import threading
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
-from workbench.cli.arg_types import non_negative_int
 
 INSTALL_HINT = ("pip install 'gpu-perf-workbench[ui]' (or 'make setup' in a checkout)")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lab", help="open JupyterLab on the notebooks")
-    p.add_argument("--port", type=non_negative_int, default=None,
+    p.add_argument("--port", type=int, default=None,
                    help="port to serve on (default: JupyterLab's, 8888 or the next free)")
     p.add_argument("--ip", default=None,
                    help="address to listen on (default: JupyterLab's, localhost)")

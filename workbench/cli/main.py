@@ -50,7 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except WorkbenchError as err:          # an argument error (cli.arg_types)
+        print(f"workbench: error: {err}", file=sys.stderr)
+        return 2
     from loopy.diagnostic import LoopyWarning
 
     # loopy's chatter is for kernel authors; an inexact count must still be seen.

@@ -24,7 +24,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clock-hz", type=float, default=None)
     p.add_argument("--flop-rate", type=float, default=None,
                    help="peak flop/s; without it the FLOP limiter is left out")
-    p.add_argument("--points", type=positive_int, default=None,
+    p.add_argument("--points", type=int, default=None,
                    help="grid/lattice points updated, for LUP/s")
     p.add_argument("--reuse", choices=("l2", "previous"), default="l2",
                    help="DRAM: L2 reuse of any earlier wave by reuse distance (default), "
