@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -477,13 +478,15 @@ class DashboardPage:
         """Open the Explain tab and wait for its terms table and roofline chart (and for
         ``expect``, the chosen sizes, in its heading); returns the table's text."""
         self.open_tab("Explain")
-        if expect:
-            self.page.locator(".wb-explain-heading", has_text=expect).first.wait_for(
-                timeout=60_000)
+        heading = self.page.locator(".wb-explain-heading", has_text=expect or "predicted")
+        heading.first.wait_for(timeout=60_000)
         table = self.page.locator(".wb-explain-terms table >> visible=true").first
         table.wait_for(timeout=60_000)
-        self.page.locator(".wb-explain-roofline .main-svg >> visible=true").first.wait_for(
-            timeout=60_000)
+        # the chart arrives after the heading: wait for its legend's predicted time
+        predicted = re.search(r"predicted ([0-9.e+-]+ ms)", heading.first.inner_text())
+        self.page.locator(".wb-explain-roofline .main-svg >> visible=true",
+                          has_text=f"predicted {predicted.group(1)}"
+                          if predicted else None).first.wait_for(timeout=60_000)
         return table.inner_text()
 
     def dashboard_picture(self, path: Path, tab: str | None = None,
@@ -522,7 +525,7 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
                 dash.open()
                 dash.choose_kernel(kernel, params=params, group_size=group_size)
                 if explain_out is not None:   # the shipped default model explains it
-                    dash.explain_shown(params)
+                    dash.explain_shown(f"{params}, group {group_size}")
                     dash.saved.append(dash.dashboard_picture(explain_out, "Explain",
                                                              width=1280))
                     page.set_viewport_size({"width": 1280, "height": 1000})

@@ -137,7 +137,7 @@ def test_dashboard_in_a_real_browser(browser_ready):
 
                 # 2b. the explain tab: the prediction's terms add up, and the kernel
                 # sits on the H100's roofline (plotly draws its points)
-                terms = dash.explain_shown(f"n={PARAMS['n']}")
+                terms = dash.explain_shown(f"n={PARAMS['n']}, group {GROUP}")
                 assert "sum of the terms" in terms and "100.0%" in terms, terms
                 roofline = dash.el(".wb-explain-roofline")
                 assert roofline.locator(".scatterlayer .point").count() >= 1

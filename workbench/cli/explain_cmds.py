@@ -95,7 +95,8 @@ def print_explanation(result, model_line: str) -> None:
         for i, side in enumerate(overlap.sides):
             if i == overlap.winner:
                 continue
-            top = sorted(side.terms, key=lambda t: -t.seconds)[:3]
+            top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
+                   if t.seconds >= SMALL_SHARE * side.seconds][:3]
             print(f"  losing side, {side.label}: would have cost {_ms(side.seconds)}"
                   + (" (" + ", ".join(f"{t.name} {_ms(t.seconds)}" for t in top) + ")"
                      if len(side.terms) > 1 else ""))
@@ -114,16 +115,17 @@ def print_explanation(result, model_line: str) -> None:
         print(f"roofline: {point.flops:.4g} flop over {point.bytes:.4g} bytes "
               f"({point.bytes_kind}) = {point.intensity:.3g} flop/byte; predicted "
               f"{rate / 1e9:.4g} GFLOP/s, {point.bytes / result.predicted_s / 1e9:.4g} GB/s")
-    ceilings = "; ".join(f"{c.name} {c.value / 1e9:.6g} "
-                         f"{'GB/s' if c.kind.value == 'bandwidth' else 'GFLOP/s'}"
+    ceilings = "; ".join(f"{c.name} {c.value / 1e9:,.0f} GB/s" if c.kind.value ==
+                         "bandwidth" else f"{c.name} {c.value / 1e12:.3g} TFLOP/s"
                          for c in result.ceilings.ceilings)
     print(f"ceilings of {result.ceilings.device or 'the device'}: {ceilings or 'none'}")
     for note in result.ceilings.notes:
         print(f"  ({note})")
     if result.measured is not None:
         m = result.measured
+        error = result.measured_error
         print(f"measured: {_ms(m.seconds)} on {m.device} ({m.store}); the prediction is "
-              f"{result.measured_error:+.1%} off")
+              f"{abs(error):.1%} {'low' if error < 0 else 'high'}")
     for note in result.notes:
         print(f"note: {note}")
 
@@ -137,7 +139,7 @@ def term_rows(result) -> list[dict]:
             small, small_s = small + 1, small_s + t.seconds
             continue
         rows.append({"term": t.name, "pays for": t.category.value,
-                     "count": f"{t.count:.6g}" if t.count is not None else "",
+                     "count": _count(t.count),
                      "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
                      "seconds": f"{t.seconds:.4e}",
                      "share": f"{t.seconds / total:.1%}" if total else ""})
@@ -149,6 +151,12 @@ def term_rows(result) -> list[dict]:
                  "seconds": f"{result.terms_sum_s:.4e}",
                  "share": f"{result.terms_sum_s / total:.1%}" if total else ""})
     return rows
+
+
+def _count(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
 
 
 def _ms(seconds: float) -> str:
