@@ -32,6 +32,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device-model", help="device description: the roofline's, and the "
                                           "ceilings' of the chart (h100, v100 or a JSON "
                                           "file; default: the model's device's)")
+    p.add_argument("--device", help="OpenCL device (index or name substring) on which to "
+                                    "measure what the model needs of the kernel (the "
+                                    "in-situ model: its work-removed twin)")
     p.add_argument("--store", action="append", metavar="STORE",
                    help="a store to find this configuration's measurement in, repeatable")
     p.add_argument("--format", choices=("table", "json"), default="table")
@@ -41,7 +44,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_explain(args) -> int:
-    from workbench.cli.predict_cmds import _model
+    from workbench.cli.predict_cmds import _measure_twin, _model, _twin_key
+    from workbench.models.contract import Need
+    from workbench.models.expressions.insitu import TWIN_TIME
     from workbench.measure.store import resolve_store_path
     from workbench.models.explanation import explain
 
@@ -60,7 +65,18 @@ def cmd_explain(args) -> int:
     if args.device_model and model.family != "roofline":
         from workbench.hardware.description import load_device_model
         description = load_device_model(args.device_model)
-    result = explain(model, candidate, stores=stores, description=description)
+    context = {}
+    if Need.TWIN_MEASUREMENTS in getattr(model, "needs", ()):
+        if not args.device:
+            raise WorkbenchError("this model reads f_wr_wall_time, the measured time of "
+                                 "the kernel's work-removed twin: add --device DEVICE to "
+                                 "measure the twin there first, or explain with a model "
+                                 "that needs no measurement (leave out --weights for the "
+                                 "shipped default)")
+        twin = _measure_twin(candidate, args.device, model)
+        context = {"twins": {_twin_key(candidate, twin["device"]): twin[TWIN_TIME]},
+                   "device": twin["device"]}
+    result = explain(model, candidate, stores=stores, description=description, **context)
     if args.plot:
         from workbench.reports.roofline_chart import roofline_figure
         try:
