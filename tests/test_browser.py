@@ -237,3 +237,7 @@ def test_readme_screenshot_is_a_real_picture():
         width, height = struct.unpack(">II", data[16:24])
         assert width >= 800 and 600 <= height <= MAX_HEIGHT, (name, width, height)
         assert f"docs/{name}" in (ROOT / "README.md").read_text()
+    # the Explain tab at 1280 px (scripts/screenshot_dashboard.py --explain-only)
+    data = (ROOT / "docs" / "dashboard-explain.png").read_bytes()
+    width, height = struct.unpack(">II", data[16:24])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and width >= 800 and 600 <= height <= MAX_HEIGHT
