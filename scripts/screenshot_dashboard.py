@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -473,6 +474,21 @@ class DashboardPage:
         self.shot("06-heatmap", heatmap)
         return heatmap
 
+    def explain_shown(self, expect: str | None = None) -> str:
+        """Open the Explain tab and wait for its terms table and roofline chart (and for
+        ``expect``, the chosen sizes, in its heading); returns the table's text."""
+        self.open_tab("Explain")
+        heading = self.page.locator(".wb-explain-heading", has_text=expect or "predicted")
+        heading.first.wait_for(timeout=60_000)
+        table = self.page.locator(".wb-explain-terms table >> visible=true").first
+        table.wait_for(timeout=60_000)
+        # the chart arrives after the heading: wait for its legend's predicted time
+        predicted = re.search(r"predicted ([0-9.e+-]+ ms)", heading.first.inner_text())
+        self.page.locator(".wb-explain-roofline .main-svg >> visible=true",
+                          has_text=f"predicted {predicted.group(1)}"
+                          if predicted else None).first.wait_for(timeout=60_000)
+        return table.inner_text()
+
     def dashboard_picture(self, path: Path, tab: str | None = None,
                           width: int = 1440) -> Path:
         """The dashboard with ``tab`` open (default: the first), as one picture; the
@@ -491,7 +507,8 @@ class DashboardPage:
 
 
 def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
-        group_size: str | None, heatmap_out: Path | None = None) -> list[Path]:
+        group_size: str | None, heatmap_out: Path | None = None,
+        explain_out: Path | None = None, calibrate: bool = True) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     chromium = find_chromium()
@@ -507,6 +524,13 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
             with dash.failure_shot():
                 dash.open()
                 dash.choose_kernel(kernel, params=params, group_size=group_size)
+                if explain_out is not None:   # the shipped default model explains it
+                    dash.explain_shown(f"{params}, group {group_size}")
+                    dash.saved.append(dash.dashboard_picture(explain_out, "Explain",
+                                                             width=1280))
+                    page.set_viewport_size({"width": 1280, "height": 1000})
+                if not calibrate:
+                    return dash.saved
                 dash.calibrate()
                 label = dash.wait_finished()
                 if "finished" not in label:
@@ -533,14 +557,22 @@ def main() -> None:
     parser.add_argument("--heatmap-out", type=Path,
                         default=ROOT / "docs" / "dashboard-heatmap.png",
                         help="the picture of its heatmaps tab, on a block-size study")
+    parser.add_argument("--explain-out", type=Path,
+                        default=ROOT / "docs" / "dashboard-explain.png",
+                        help="the picture of its Explain tab (the chosen kernel, before "
+                             "the calibration: the shipped default model), 1280 px wide")
+    parser.add_argument("--explain-only", action="store_true",
+                        help="only the Explain tab's picture (no calibration)")
     parser.add_argument("--shots", type=Path, default=None,
                         help="also keep a screenshot of every step in this folder")
     parser.add_argument("--kernel", default="finite_diff")
     parser.add_argument("--params", default="n=2048")
     parser.add_argument("--group-size", default="16x16")
     args = parser.parse_args()
-    for path in run(args.out, args.shots, args.kernel, args.params, args.group_size,
-                    args.heatmap_out):
+    only = args.explain_only
+    for path in run(None if only else args.out, args.shots, args.kernel, args.params,
+                    args.group_size, None if only else args.heatmap_out,
+                    args.explain_out, calibrate=not only):
         print(path)
 
 

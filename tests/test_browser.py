@@ -33,7 +33,7 @@ CALIBRATE = "empty,global_access,vector_scale_add,matmul_tiled,finite_diff"
 
 # the dashboard's tabs and the panel each shows (its ``wb-...-panel`` class), and the
 # most height the dashboard may take with any tab open (px): a laptop's screen
-TABS = {"Properties": "properties", "Calibration": "calibration",
+TABS = {"Properties": "properties", "Explain": "explain", "Calibration": "calibration",
         "Fitted weights": "weights", "Heatmaps": "heatmap",
         "Predicted vs measured": "explorer", "Tuning": "tuning"}
 MAX_HEIGHT = 1000
@@ -135,6 +135,16 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 for name, count in expected.items():
                     assert rows[name][2] == f"{int(count):,}", (name, rows[name])
 
+                # 2b. the explain tab: the prediction's terms add up, and the kernel
+                # sits on the H100's roofline (plotly draws its points)
+                terms = dash.explain_shown(f"n={PARAMS['n']}, group {GROUP}")
+                assert "sum of the terms" in terms and "100.0%" in terms, terms
+                roofline = dash.el(".wb-explain-roofline")
+                assert roofline.locator(".scatterlayer .point").count() >= 1
+                assert roofline.bounding_box()["width"] > 300
+                assert "limiter" in dash.el(".wb-explain-heading").inner_text()
+                dash.shot("02-explain", dash.el(".wb-explain-panel"))
+
                 # 3. a quick calibration on pocl, with visible progress
                 running = dash.calibrate(CALIBRATE)
                 assert re.search(r"\d+/\d+ configurations", running), running
@@ -211,7 +221,7 @@ def test_dashboard_in_a_real_browser(browser_ready):
 
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png"))
     assert shots == ["01-dashboard-opened.png", "01-heatmap-study.png",
-                     "02-kernel-chosen.png", "03-calibrating.png",
+                     "02-explain.png", "02-kernel-chosen.png", "03-calibrating.png",
                      "04-calibration-finished.png", "05-weights.png", "06-heatmap.png",
                      "07-first-run-heatmap.png"]
     for path in ARTIFACTS.glob("*.png"):
@@ -227,3 +237,7 @@ def test_readme_screenshot_is_a_real_picture():
         width, height = struct.unpack(">II", data[16:24])
         assert width >= 800 and 600 <= height <= MAX_HEIGHT, (name, width, height)
         assert f"docs/{name}" in (ROOT / "README.md").read_text()
+    # the Explain tab at 1280 px (scripts/screenshot_dashboard.py --explain-only)
+    data = (ROOT / "docs" / "dashboard-explain.png").read_bytes()
+    width, height = struct.unpack(">II", data[16:24])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and width >= 800 and 600 <= height <= MAX_HEIGHT

@@ -222,17 +222,17 @@ def test_the_dashboard_composes_every_panel_on_one_session(h100_session):
 
 def test_the_dashboard_has_a_tab_per_panel_and_opens_the_heatmaps_on_a_study(h100_session):
     board = Dashboard(device="h100", background=False)
-    panels = [board.properties, board.calibration, board.weights, board.heatmaps,
-              board.explorer, board.tuning]
+    panels = [board.properties, board.explain, board.calibration, board.weights,
+              board.heatmaps, board.explorer, board.tuning]
     assert board.tabs in board.children and board.picker in board.children
     assert [page.children[0] for page in board.tabs.children] == panels
-    assert board.tabs.titles == ("Properties", "Calibration", "Fitted weights", "Heatmaps",
-                                 "Predicted vs measured", "Tuning")
+    assert board.tabs.titles == ("Properties", "Explain", "Calibration", "Fitted weights",
+                                 "Heatmaps", "Predicted vs measured", "Tuning")
     # a tab that grows scrolls in its own page, under a laptop screen's height
     assert all(page.layout.max_height == "600px" and page.layout.overflow == "auto"
                for page in board.tabs.children)
     assert board.shown == "properties"
-    assert board.show("heatmaps") is board.heatmaps and board.tabs.selected_index == 3
+    assert board.show("heatmaps") is board.heatmaps and board.tabs.selected_index == 4
     assert board.shown == "heatmaps"
     with pytest.raises(ValueError, match="no panel 'heatmap'"):
         board.show("heatmap")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from workbench.cli.arg_types import positive_int
 
 SETS = ("catalog", "unseen", "unseen2", "heldout3", "2019")
 
@@ -19,7 +20,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kernels", help="comma-separated subset of the sets' kernels")
     p.add_argument("--dtypes", default="float32", help="float32, float64 or both")
     p.add_argument("--device", help="index or name substring (default: pocl CPU)")
-    p.add_argument("--jobs", type=int, default=1, help="processes building in parallel")
+    p.add_argument("--jobs", type=positive_int, default=1, help="processes building in parallel")
     p.add_argument("--build-option", action="append", default=[], metavar="OPTION",
                    help="OpenCL build option, repeatable; NVIDIA reports registers with "
                         "-cl-nv-verbose (no other vendor's log has them)")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from workbench.cli.common import print_json
 from workbench.errors import ParameterError
+from workbench.cli.arg_types import non_negative_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +27,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="model to fit on each device, repeatable (default: linear and "
                         "overlap-fp64, the shipped default)")
     p.add_argument("--kernels", help="comma-separated kernels to keep (default: all)")
-    p.add_argument("--bootstrap", type=int, default=50,
+    p.add_argument("--bootstrap", type=non_negative_int, default=50,
                    help="bootstrap resamples of the linear weights' intervals")
     p.add_argument("--what", choices=("errors", "weights", "both"), default="both")
     p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table")

@@ -13,6 +13,7 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.cli import (
         build_info_cmds,
         cross_device_cmds,
+        explain_cmds,
         kernel_cmds,
         kt_cmds,
         lab_cmds,
@@ -25,7 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
         volume_cmds,
     )
 
-    parser = argparse.ArgumentParser(
+    from workbench.cli.arg_types import OneLineParser
+
+    # the subcommands' parsers are of the same class: every argument error in one line
+    parser = OneLineParser(
         prog="workbench", description="Model GPU kernel performance with loopy.")
     sub = parser.add_subparsers(dest="command", required=True)
     kernel_cmds.add_parsers(sub)
@@ -33,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     build_info_cmds.add_parsers(sub)
     model_cmds.add_parsers(sub)
     predict_cmds.add_parsers(sub)
+    explain_cmds.add_parsers(sub)
     tune_cmds.add_parsers(sub)
     kt_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
@@ -45,7 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except WorkbenchError as err:          # an argument error (cli.arg_types)
+        print(f"workbench: error: {err}", file=sys.stderr)
+        return 2
     from loopy.diagnostic import LoopyWarning
 
     # loopy's chatter is for kernel authors; an inexact count must still be seen.

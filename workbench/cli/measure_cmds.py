@@ -19,6 +19,7 @@ from workbench.measure import (
     open_device,
 )
 from workbench.measure.campaign import measure_one
+from workbench.cli.arg_types import non_negative_int, positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated precisions to measure: float32, float64 or both "
                         "(float32,float64); every kernel of the sets is built in each")
     p.add_argument("--name", default=None, help="campaign name (resumes if unfinished)")
-    p.add_argument("--runs", type=int, default=None, help="timed runs per configuration")
+    p.add_argument("--runs", type=positive_int, default=None, help="timed runs per configuration")
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
@@ -67,7 +68,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "features (f_wr_wall_time)")
     p.add_argument("--family-size", action="append", metavar="FAMILY=N",
                    help="problem size of a family, repeatable (e.g. matmul=2048)")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=positive_int, default=1,
                    help="processes that generate code and build kernels ahead while this "
                         "one measures (a campaign's sets; timings are unchanged); with "
                         "--scheduler the cluster's CPU workers do this instead")
@@ -82,7 +83,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", default=None, help="float32 or float64 (default: the kernel's own; float32 for catalog kernels)")
     p.add_argument("--group-size")
     p.add_argument("--device")
-    p.add_argument("--runs", type=int, default=30)
+    p.add_argument("--runs", type=positive_int, default=30)
     p.add_argument("--store", help="also record the measurement in this store")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_measure)
@@ -95,10 +96,10 @@ def add_scheduler_options(p: argparse.ArgumentParser) -> None:
                    help="local-gpus: start one worker per OpenCL device matching --device "
                         "and CPU workers for code generation and builds; tcp://HOST:PORT: "
                         "use a running Dask scheduler and its workers")
-    g.add_argument("--workers-per-device", type=int, default=1,
+    g.add_argument("--workers-per-device", type=positive_int, default=1,
                    help="local-gpus: device workers per device (above 1 only to test on "
                         "one device: their timings disturb each other)")
-    g.add_argument("--cpu-workers", type=int, default=None,
+    g.add_argument("--cpu-workers", type=non_negative_int, default=None,
                    help="local-gpus: CPU workers (default: the cores the device workers "
                         "leave)")
     g.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",

@@ -30,6 +30,7 @@ from workbench.models.validation import (
     leave_one_kernel_out,
 )
 from workbench.reports import predictions, table1, table2, to_markdown
+from workbench.cli.arg_types import non_negative_int, positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="device name substring (default: the store's only one)")
     p.add_argument("--campaign", help="campaign name or id (default: all)")
     p.add_argument("--family", default="unified-linear", choices=sorted(MODEL_FAMILIES))
-    p.add_argument("--bootstrap", type=int, default=200)
+    p.add_argument("--bootstrap", type=non_negative_int, default=200)
     add_fit_option(p)
     p.add_argument("--train-on", default="measurement", metavar="ROLES",
                    help="kernel roles to fit on: measurement (the paper's protocol, "
@@ -52,7 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--granularity", choices=("subgroup", "workitem"),
                    help="counting granularity of an expression model (default: the model "
                         "file's, else subgroup)")
-    p.add_argument("--subgroup-size", type=int,
+    p.add_argument("--subgroup-size", type=positive_int,
                    help="sub-group size of an expression model (default: 32)")
     p.add_argument("-o", "--output", required=True, help="weights file (JSON)")
     p.add_argument("--format", choices=("table", "json"), default="table")
@@ -63,8 +64,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help=f"SQLite store, repeatable (default: {default_store_path()})")
     p.add_argument("--weights", help="model file (JSON); optional with --compare-fits")
     p.add_argument("--campaign")
-    p.add_argument("--device", help="device name substring, for --compare-fits without "
-                                    "--weights (default: the store's only one)")
+    p.add_argument("--device", help="device name substring: the device whose measurements "
+                                    "to report on (default: the weights' device, else "
+                                    "the store's only one; another device's store gives "
+                                    "the cross-device Table 1)")
     p.add_argument("--compare-fits", action="store_true",
                    help="refit the linear model both ways (plain least squares, the "
                         "paper's, and non-negative, the default) on the measurement "
@@ -287,14 +290,16 @@ def cmd_report(args) -> int:
     if args.weights is None:
         raise WorkbenchError("report needs --weights FILE (or --compare-fits, which fits "
                              "the linear model both ways itself)")
+    from workbench.cli.report_devices import report_devices, says_contents
+
     model = load_model(args.weights)
-    device_key = None
-    if model.device:
-        from workbench.measure import DeviceIdentity
-        device_key = DeviceIdentity.from_dict(model.device).key
-    data = _load_dataset(_stores(args), device_key, args.campaign, model)
+    devices = report_devices(model, _stores(args), args.device)
+    data = _load_dataset(_stores(args), devices.measured.key, args.campaign, model)
     if not len(data):
-        raise WorkbenchError("the store holds no successful measurements for this device")
+        raise WorkbenchError(f"{says_contents(_stores(args))}; none of "
+                             f"{devices.measured.device}"
+                             + (f" in campaign {args.campaign!r}" if args.campaign else ""))
+    crossed = devices.says(args.weights, _stores(args)) if devices.crossed else None
     groups = None if args.all_groups else 256
     t1 = table1(model, data, group_workitems=groups)
     # kernels kept apart from every fit get a Table 1 of their own, never mixed in
@@ -308,15 +313,21 @@ def cmd_report(args) -> int:
         except OSError as err:
             raise WorkbenchError(f"cannot write the plot {args.plot!r}: {err}") from None
     if args.format == "json":
-        print_json({**t1.to_json(), "weights": t2.to_dict(orient="records"),
+        print_json({**t1.to_json(), "weights_device": devices.weights_device,
+                    "measured_device": devices.measured.device,
+                    "weights": t2.to_dict(orient="records"),
                     "fit": model.report_data()["fit"],
                     **({"unseen": unseen.to_json()} if unseen is not None else {})})
     elif args.format == "csv":
+        if crossed:
+            sys.stdout.write(f"# {crossed}\n")
         sys.stdout.write("# Table 1\n" + t1.layout().to_csv(index=False))
         if unseen is not None:
             sys.stdout.write("# Table 1, unseen kernels\n" + unseen.layout().to_csv(index=False))
         sys.stdout.write("# Table 2\n" + t2.to_csv(index=False))
     elif args.format == "md":
+        if crossed:
+            sys.stdout.write(f"Cross-device: {crossed}.\n\n")
         sys.stdout.write("### Table 1: predicted vs actual (ms)\n\n"
                          + to_markdown(t1.layout()))
         if unseen is not None:
@@ -330,6 +341,8 @@ def cmd_report(args) -> int:
         sys.stdout.write(f"\n### Table 2: {title}\n\n"
                          + to_markdown(t2[columns], "{:.3e}"))
     else:
+        if crossed:
+            print(f"cross-device: {crossed}")
         print("Table 1: predicted vs actual execution times (ms), geometric mean of "
               "relative error")
         print(t1.layout().to_string(index=False, na_rep="",
@@ -352,18 +365,18 @@ def _report_compare_fits(args) -> int:
     from workbench.reports import compare_fits
 
     device_key = None
-    if args.weights is not None:
-        model = load_model(args.weights)
-        if model.device:
-            from workbench.measure import DeviceIdentity
-            device_key = DeviceIdentity.from_dict(model.device).key
     stores = _stores(args)
+    if args.weights is not None:
+        from workbench.cli.report_devices import report_devices
+        device_key = report_devices(load_model(args.weights), stores, args.device).measured.key
     with MeasurementStore.open(stores[0], create=False, readonly=True) as store:
         device_key = device_key or store_device_key(store, args.device)
         device = next(d for d in store.devices() if d.key == device_key)
     data = _load_dataset(stores, device_key, args.campaign)
     if not len(data):
-        raise WorkbenchError("the store holds no successful measurements for this device")
+        from workbench.cli.report_devices import says_contents
+        raise WorkbenchError(f"{says_contents(stores)}; none of {device.device}"
+                             + (f" in campaign {args.campaign!r}" if args.campaign else ""))
     groups = None if args.all_groups else 256
     comparison = compare_fits(data, group_workitems=groups, device=device.to_dict())
     if args.format == "json":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.errors import ModelError, ParameterError
+from workbench.cli.arg_types import positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -28,9 +29,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheme", default="overlapped",
                    choices=("overlapped", "hexagonal", "hybrid"),
                    help="overlapped tiles (what the workbench generates) or the paper's")
-    p.add_argument("--registers", type=int, default=None,
+    p.add_argument("--registers", type=positive_int, default=None,
                    help="registers per work item, bounding the groups per SM")
-    p.add_argument("--top", type=int, default=10, help="show the best K (default 10)")
+    p.add_argument("--top", type=positive_int, default=10, help="show the best K (default 10)")
     p.add_argument("--within", type=float, default=0.10,
                    help="also count the points predicted within this fraction of the "
                         "minimum (the paper measures them; default 0.10)")

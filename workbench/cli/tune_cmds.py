@@ -12,6 +12,7 @@ from workbench.cli.measure_cmds import add_scheduler_options
 from workbench.errors import ParameterError, TuningError
 from workbench.measure import MeasurementStore, default_store_path
 from workbench.tuning.strategies import STRATEGIES
+from workbench.cli.arg_types import non_negative_int, positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -36,8 +37,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "over the space's parameters (e.g. 'vw > 1': a space's new "
                         "values measured without its old points; the records are the "
                         "space's own)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--budget-evals", type=int, help="stop after N evaluations")
+    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--budget-evals", type=positive_int, help="stop after N evaluations")
     p.add_argument("--budget-seconds", type=float,
                    help="stop once the tuning cost reaches S seconds")
     p.add_argument("--device", help="OpenCL device: index or name substring "
@@ -46,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="answer from an exhaustively measured store instead of a device")
     p.add_argument("--store", help=f"record every evaluation (default: "
                                    f"{default_store_path()}; not with --replay)")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=positive_int, default=1,
                    help="processes preparing and building points ahead (live only)")
     p.add_argument("--build-option", action="append", default=[], metavar="OPTION",
                    help="OpenCL build option, repeatable (e.g. -cl-nv-verbose: the "
@@ -72,7 +73,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "default model)")
     p.add_argument("--roofline", metavar="DEVICE_MODEL",
                    help="also rank with the roofline on this device description")
-    p.add_argument("--tpe-seeds", type=int, default=10)
+    p.add_argument("--tpe-seeds", type=positive_int, default=10)
     p.add_argument("--format", choices=("table", "json", "md", "csv"), default="table")
     p.add_argument("--plot", metavar="PREFIX",
                    help="write PREFIX-<space>.html with the exploration curves")

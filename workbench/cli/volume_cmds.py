@@ -8,6 +8,7 @@ import math
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.errors import GroupSizeError, ParameterError
 from workbench.kernels import format_group_size, parse_group_size, resolve_kernel
+from workbench.cli.arg_types import positive_int
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -18,7 +19,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="size parameter, repeatable (n=1024) or comma-separated")
     p.add_argument("--device-model", default="h100",
                    help="shipped device model (h100, v100) or a JSON file")
-    p.add_argument("--blocks-per-sm", type=int, default=None,
+    p.add_argument("--blocks-per-sm", type=positive_int, default=None,
                    help="resident blocks per SM (default min(32, 2048 // threads))")
     p.add_argument("--clock-hz", type=float, default=None)
     p.add_argument("--flop-rate", type=float, default=None,
@@ -39,10 +40,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("rank-blocks", help="rank thread block sizes by the roofline")
     _common(p)
-    p.add_argument("--total", type=int, default=1024,
+    p.add_argument("--total", type=positive_int, default=1024,
                    help="threads per block X*Y*Z of the study (eq. 9), default 1024")
     p.add_argument("--blocks", help="explicit comma-separated list, e.g. 32x8,16x16")
-    p.add_argument("--top", type=int, default=None, help="show only the best N")
+    p.add_argument("--top", type=positive_int, default=None, help="show only the best N")
     p.set_defaults(func=cmd_rank_blocks)
 
 

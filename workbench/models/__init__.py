@@ -5,6 +5,8 @@
 * :mod:`.registry`: the families by name, loading and saving model files;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
+* :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in
+  seconds, overlaps, floors, limiter and roofline point;
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
   features (Stevens & Klöckner);
@@ -17,6 +19,7 @@
 """
 
 from workbench.models.contract import (
+    Explains,
     FittedModel,
     ModelFamily,
     Need,
@@ -38,6 +41,8 @@ from workbench.models.expressions.model import (
     ExpressionModelSpec,
     FittedExpressionModel,
 )
+from workbench.models.explanation import Explanation, device_ceilings, explain
+from workbench.models.terms import Account, Category, Overlap, TermShare
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
@@ -58,6 +63,8 @@ from workbench.models.validation import (
 )
 
 __all__ = [
+    "Account", "Category", "Explains", "Explanation", "Overlap", "TermShare",
+    "device_ceilings", "explain",
     "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
     "DEFAULT_FIT", "FitMethod", "FittedExpressionModel", "FittedLinearModel", "FittedModel",
     "FittedRoofline",

@@ -9,7 +9,10 @@ description).  A *fitted model* predicts run times for dataset rows
 (:class:`~workbench.kernels.candidate.Candidate`, through the one entry
 :func:`workbench.models.prediction.predict`), *ranks* candidates fastest first
 (the tuner's hook), hands out its *report data* (parameters with intervals, fit
-statistics) as plain tables, and saves itself as JSON.
+statistics) as plain tables, and saves itself as JSON.  A fitted model that can say
+where its time goes also *explains* a prediction (:class:`Explains`): its terms in
+seconds, which :func:`workbench.models.explanation.explain` wraps with the floor, the
+limiter and the roofline point.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pandas as pd
 
 from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
+from workbench.models.terms import Account
 from workbench.models.prediction import (  # noqa: F401 - part of the contract
     Breakdown,
     Predictions,
@@ -98,6 +102,16 @@ class FittedModel(Protocol):
 
     def to_json(self) -> dict:
         """A JSON-able document that :meth:`ModelFamily.load` turns back into a model."""
+
+
+@runtime_checkable
+class Explains(Protocol):
+    """The optional capability of a fitted model to explain its predictions."""
+
+    def explain_terms(self, breakdown: Breakdown) -> Account:
+        """One candidate's prediction in seconds per term (:mod:`workbench.models.
+        terms`), from the breakdown :func:`predict` gave; the terms add up to the
+        model's own time."""
 
 
 @runtime_checkable

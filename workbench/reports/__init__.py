@@ -10,6 +10,7 @@ from workbench.reports.cross_device import (
     load_folder,
 )
 from workbench.reports.fit_comparison import FitComparison, compare_fits
+from workbench.reports.roofline_chart import roofline_figure
 from workbench.reports.tables import (
     SizeCondition,
     Table1,
@@ -27,5 +28,6 @@ from workbench.reports.tables import (
 __all__ = ["CarryOver", "CrossDeviceTable2", "FitComparison", "compare_fits", "DeviceMeasurements", "ModelChoice",
            "carry_over", "carry_over_table", "cross_device_table2", "load_device",
            "load_folder", "SizeCondition", "Table1", "compare_weights", "filter_predictions", "params_dict",
-           "parse_size_conditions", "predictions", "table1", "table2", "to_markdown",
+           "parse_size_conditions", "predictions", "roofline_figure", "table1", "table2",
+           "to_markdown",
            "worst_predictions"]

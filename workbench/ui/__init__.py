@@ -13,7 +13,9 @@ Stable CSS classes, for finding the widgets in a browser: ``wb-dashboard``,
 ``wb-weights-table``, ``wb-heatmap``, ``wb-scatter``, ``wb-worst-table``, ``wb-error``;
 the tuning panel's ``wb-tuning-panel``, ``wb-tuning-space``, ``wb-tuning-source``,
 ``wb-tuning-strategy``, ``wb-tuning-run``, ``wb-tuning-cancel``, ``wb-tuning-progress``,
-``wb-tuning-figure``, ``wb-tuning-table``; the dashboard's ``wb-tabs`` and each tab's ``wb-tab-page``.
+``wb-tuning-figure``, ``wb-tuning-table``; the explain panel's ``wb-explain-panel``,
+``wb-explain-model``, ``wb-explain-heading``, ``wb-explain-terms``,
+``wb-explain-summary``, ``wb-explain-roofline``; the dashboard's ``wb-tabs`` and each tab's ``wb-tab-page``.
 """
 
 from workbench.ui.calibration_job import (
@@ -26,6 +28,7 @@ from workbench.ui.calibration_job import (
 from workbench.ui.calibration_panel import CalibrationPanel
 from workbench.ui.dashboard import Dashboard, dashboard
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.explain_panel import ExplainPanel
 from workbench.ui.explorer_panel import ExplorerPanel
 from workbench.ui.heatmap_panel import HeatmapPanel
 from workbench.ui.picker import KernelPicker
@@ -43,7 +46,7 @@ from workbench.ui.weights_panel import WeightsPanel
 
 __all__ = [
     "CalibrationJob", "CalibrationPanel", "CalibrationRequest", "CalibrationSnapshot",
-    "Dashboard", "DeviceChoice", "DeviceKind", "ErrorArea", "ExplorerPanel",
+    "Dashboard", "DeviceChoice", "DeviceKind", "ErrorArea", "ExplainPanel", "ExplorerPanel",
     "FailedConfiguration", "HeatmapPanel", "JobState", "KernelPicker", "KernelSelection",
     "LoadedData", "PropertiesPanel", "Session", "TuningPanel", "WeightsPanel",
     "available_devices",

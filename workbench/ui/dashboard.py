@@ -22,6 +22,7 @@ import ipywidgets as widgets
 from workbench.models import FittedModel
 from workbench.ui.calibration_panel import CalibrationPanel
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.explain_panel import ExplainPanel
 from workbench.ui.explorer_panel import ExplorerPanel
 from workbench.ui.heatmap_panel import HeatmapPanel, expand_studies
 from workbench.ui.picker import KernelPicker
@@ -32,9 +33,10 @@ from workbench.ui.weights_panel import WeightsPanel
 
 
 #: (tab title, attribute of the panel), in tab order
-TABS = (("Properties", "properties"), ("Calibration", "calibration"),
-        ("Fitted weights", "weights"), ("Heatmaps", "heatmaps"),
-        ("Predicted vs measured", "explorer"), ("Tuning", "tuning"))
+TABS = (("Properties", "properties"), ("Explain", "explain"),
+        ("Calibration", "calibration"), ("Fitted weights", "weights"),
+        ("Heatmaps", "heatmaps"), ("Predicted vs measured", "explorer"),
+        ("Tuning", "tuning"))
 
 #: the study the heatmaps open on: the reference case of the block-size study (and
 #: the block_size_study notebook's default)
@@ -86,6 +88,7 @@ class Dashboard(widgets.VBox):
             elif weights is not None:
                 self.session.use_data(model=weights)
         self.properties = PropertiesPanel(self.session, show_picker=False, errors=self.errors)
+        self.explain = ExplainPanel(self.session, errors=self.errors)
         self.calibration = CalibrationPanel(self.session, store=calibration_store, quick=quick,
                                             errors=self.errors)
         shipped = [c.shipped for c in self.picker.device_choices

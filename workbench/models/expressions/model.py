@@ -58,6 +58,7 @@ from workbench.models.contract import (
 )
 from workbench.models.prediction import Breakdown, Predictions, feature_terms, make_predictions
 from workbench.errors import UnknownModelNameError
+from workbench.models.terms import Account
 from workbench.models.expressions.feature_values import dataset_feature_values
 from workbench.models.expressions.features import (
     OutputFeature,
@@ -198,6 +199,17 @@ class FittedExpressionModel(RanksByPrediction):
         return make_predictions(candidates, total, breakdowns,
                                 [e or (None if np.isfinite(t) else "not predicted")
                                  for e, t in zip(errors, total)])
+
+    def explain_terms(self, breakdown: Breakdown) -> Account:
+        """The prediction in seconds per term, each overlap's winner and loser
+        (:mod:`workbench.models.expressions.account`), from the feature values the
+        prediction read."""
+        from workbench.models.expressions.account import expression_account
+
+        features = dict(breakdown.details).get("features")
+        if features is None:
+            raise ModelError("this prediction carries no feature values to explain")
+        return expression_account(self.spec.model, self.parameters, features)
 
     @property
     def needs(self) -> frozenset[Need]:

@@ -37,6 +37,11 @@ from workbench.models.roofline.limiters import (
     predict_block,
 )
 from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_functions
+from workbench.models.terms import Account, Category, Overlap, OverlapSide, TermShare
+
+#: what each limiter's time pays for
+LIMITER_CATEGORY = {"L1": Category.ON_CHIP, "L2": Category.GLOBAL, "DRAM": Category.GLOBAL,
+                    "FLOP": Category.ARITHMETIC}
 
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
@@ -141,6 +146,20 @@ class FittedRoofline(RanksByPrediction):
                          ("limiter", pred.limiter.value), ("dram", out["dram"]),
                          ("l2_l1_per_block", out["l2_l1_per_block"]))))
         return make_predictions(candidates, times, breakdowns, errors)
+
+    def explain_terms(self, breakdown: Breakdown) -> Account:
+        """The limiter's time is the prediction: the maximum over the limiters, each
+        limiter a side of that overlap."""
+        limits = [t for t in breakdown.terms if t.kind is TermKind.LIMIT_S]
+        if not limits:
+            raise ModelError("this prediction carries no limiter times to explain")
+        sides = tuple(OverlapSide(t.name, t.value, (TermShare(
+            t.name, t.value, LIMITER_CATEGORY.get(t.name, Category.OTHER)),))
+            for t in limits)
+        winner = max(range(len(sides)), key=lambda i: sides[i].seconds)
+        return Account(sides[winner].terms, sides[winner].seconds,
+                       (Overlap("max", sides, winner, sides[winner].seconds),),
+                       limiter=sides[winner].label, notes=tuple(breakdown.notes))
 
     def predict(self, data: pd.DataFrame) -> np.ndarray:
         return self.predict_candidates(_candidates(data)).seconds

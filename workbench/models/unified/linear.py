@@ -34,7 +34,14 @@ from workbench.models.contract import (
     relative_errors,
 )
 from workbench.models.dataset import candidate_frame, feature_columns
-from workbench.models.prediction import Breakdown, Predictions, linear_terms, make_predictions
+from workbench.models.prediction import (
+    Breakdown,
+    Predictions,
+    TermKind,
+    linear_terms,
+    make_predictions,
+)
+from workbench.models.terms import Account, TermShare, category_of
 from workbench.properties import feature_label, feature_sort_key, parse_feature
 
 SCHEMA = "workbench.model"
@@ -158,6 +165,14 @@ class FittedLinearModel(RanksByPrediction):
         return make_predictions(candidates, total, breakdowns,
                                 [e or (None if np.isfinite(t) else "not predicted")
                                  for e, t in zip(errors, total)])
+
+    def explain_terms(self, breakdown: Breakdown) -> Account:
+        """Weight x count per property (:mod:`workbench.models.terms`): a plain sum."""
+        terms = tuple(TermShare(t.name, t.value, category_of(t.name),
+                                count=t.value / t.weight if t.weight else None,
+                                weight=t.weight)
+                      for t in breakdown.terms if t.kind is TermKind.SECONDS and t.value)
+        return Account(terms, float(sum(t.seconds for t in terms)))
 
     def _unweighted(self, candidates) -> dict[int, list[str]]:
         """Properties a (plain kernel) candidate has and the model has no weight for."""

@@ -1,0 +1,75 @@
+"""The dashboard's explain panel, driven without a browser: the shipped H100 models
+explain the chosen kernel; the roofline chart and the terms table follow the choices."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("plotly")
+
+from plotly.utils import PlotlyJSONEncoder  # noqa: E402
+
+from workbench.kernels import resolve_kernel  # noqa: E402
+from workbench.models import load_model  # noqa: E402
+from workbench.ui import ErrorArea, ExplainPanel, Session  # noqa: E402
+from workbench.ui.explain_panel import DEFAULT, ROOFLINE, SESSION  # noqa: E402
+from workbench.ui.session import KernelSelection  # noqa: E402
+
+H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
+
+
+def select(session, kernel="finite_diff", dtype="float64", **params):
+    session.selection = KernelSelection.make(resolve_kernel(kernel), dtype=dtype,
+                                             params=params, group_size="16x16")
+
+
+@pytest.fixture
+def panel():
+    session = Session()
+    # the store is only read for the one configuration's measurement: no dataset load
+    session.use_data(H100 / "measurements-fp64.sqlite.xz")
+    select(session, n=4096)
+    return ExplainPanel(session)
+
+
+def test_the_default_model_explains_the_selection(panel):
+    assert panel.model_choice.value.startswith(DEFAULT)
+    e = panel.explanation
+    assert e is not None and math.isclose(e.terms_sum_s, e.predicted_s, rel_tol=0.01)
+    assert "predicted" in panel.heading.value and "limiter" in panel.heading.value
+    # the store measured this configuration: beside the prediction, in words
+    assert e.measured is not None and "measured" in panel.heading.value
+    assert "sum of the terms" in panel.terms_table.value
+    assert "overlap smax" in panel.summary.value
+    names = [t.name for t in panel.figure.data]
+    assert "DRAM 3,015 GB/s" in names and "float64 peak 33.5 TFLOP/s" in names
+    assert any(n.startswith("predicted ") for n in names)
+    assert any(n.startswith("measured ") for n in names)
+    # the figure goes to the browser as strict JSON (no NaN)
+    json.dumps(panel.figure.to_plotly_json(), cls=PlotlyJSONEncoder, allow_nan=False)
+
+
+def test_choices_move_the_explanation(panel):
+    panel.model_choice.value = ROOFLINE
+    assert panel.explanation.family == "roofline"
+    assert panel.explanation.limiter in ("L1", "L2", "DRAM")
+    select(panel.session, n=2048)
+    assert panel.explanation.candidate.params_dict == {"n": 2048}
+    # a new session model (a calibration's fit) is offered and chosen
+    panel.session.model = load_model(H100 / "weights-linear-fp64.json")
+    assert panel.model_choice.value.startswith(SESSION)
+    assert panel.explanation.family == "unified-linear"
+
+
+def test_a_bad_selection_is_one_message():
+    errors = ErrorArea()
+    session = Session()
+    select(session, kernel="finite_diff")          # no size given
+    panel = ExplainPanel(session, errors=errors)
+    assert panel.explanation is None
+    assert errors.value.count("wb-error-message") == 1

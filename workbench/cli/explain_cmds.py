@@ -1,0 +1,179 @@
+"""``workbench explain``: where a predicted time goes (terms in seconds, overlaps,
+floors, the limiter, the roofline, and a measurement beside it when one is at hand)."""
+
+from __future__ import annotations
+
+import argparse
+
+from workbench.cli.common import parse_params, print_json, print_table
+from workbench.errors import WorkbenchError
+from workbench.kernels import resolve_kernel
+from workbench.kernels.candidate import Candidate
+from workbench.models import MODEL_FAMILIES
+
+#: terms below this share of the prediction are summed in one line of the table
+SMALL_SHARE = 0.001
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("explain", help="explain a prediction: its terms in seconds, the "
+                                       "floors, the limiter and the roofline")
+    p.add_argument("kernel", help="catalog kernel, or FILE.py:VARIABLE")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE")
+    p.add_argument("--variant")
+    p.add_argument("--dtype", default=None,
+                   help="float32 or float64 (default: the kernel's own; float32 for "
+                        "catalog kernels)")
+    p.add_argument("--group-size")
+    p.add_argument("--weights", metavar="MODEL.json", help="a fitted model file (default: "
+                                                           "the shipped default model)")
+    p.add_argument("--model", choices=sorted(MODEL_FAMILIES),
+                   help="model family; the roofline predicts without --weights")
+    p.add_argument("--device-model", help="device description: the roofline's, and the "
+                                          "ceilings' of the chart (h100, v100 or a JSON "
+                                          "file; default: the model's device's)")
+    p.add_argument("--device", help="OpenCL device (index or name substring) on which to "
+                                    "measure what the model needs of the kernel (the "
+                                    "in-situ model: its work-removed twin)")
+    p.add_argument("--store", action="append", metavar="STORE",
+                   help="a store to find this configuration's measurement in, repeatable")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--plot", metavar="ROOFLINE.html",
+                   help="write the kernel on the device's roofline chart (HTML)")
+    p.set_defaults(func=cmd_explain)
+
+
+def cmd_explain(args) -> int:
+    from workbench.cli.predict_cmds import _measure_twin, _model, _twin_key
+    from workbench.models.contract import Need
+    from workbench.models.expressions.insitu import TWIN_TIME
+    from workbench.measure.store import resolve_store_path
+    from workbench.models.explanation import explain
+
+    model, model_line = _model(args)
+    spec = resolve_kernel(args.kernel)
+    given = parse_params(args.param)
+    candidate = Candidate.of(spec, given, variant=args.variant, dtype=args.dtype,
+                             group_size=args.group_size)
+    stores = []
+    for path in args.store or ():
+        resolved = resolve_store_path(path)
+        if resolved is None:
+            raise WorkbenchError(f"no store at {path}")
+        stores.append(str(resolved))
+    description = None
+    if args.device_model and model.family != "roofline":
+        from workbench.hardware.description import load_device_model
+        description = load_device_model(args.device_model)
+    context = {}
+    if Need.TWIN_MEASUREMENTS in getattr(model, "needs", ()):
+        if not args.device:
+            raise WorkbenchError("this model reads f_wr_wall_time, the measured time of "
+                                 "the kernel's work-removed twin: add --device DEVICE to "
+                                 "measure the twin there first, or explain with a model "
+                                 "that needs no measurement (leave out --weights for the "
+                                 "shipped default)")
+        twin = _measure_twin(candidate, args.device, model)
+        context = {"twins": {_twin_key(candidate, twin["device"]): twin[TWIN_TIME]},
+                   "device": twin["device"]}
+    result = explain(model, candidate, stores=stores, description=description, **context)
+    if args.plot:
+        from workbench.reports.roofline_chart import roofline_figure
+        try:
+            roofline_figure(result).write_html(args.plot)
+        except OSError as err:
+            raise WorkbenchError(f"cannot write the chart {args.plot!r}: {err}") from None
+    if args.format == "json":
+        print_json({"source": args.kernel, "model": model_line, **result.to_json(),
+                    **({"plot": args.plot} if args.plot else {})})
+        return 0
+    print_explanation(result, model_line)
+    if args.plot:
+        print(f"roofline chart -> {args.plot}")
+    return 0
+
+
+def print_explanation(result, model_line: str) -> None:
+    """The explanation as a teacher reads it out: the total, the terms, the overlaps,
+    the floor and the limiter, the roofline and the measurement."""
+    c = result.candidate
+    params = ", ".join(f"{k}={v}" for k, v in c.params) or "no parameters"
+    print(model_line)
+    print(f"{c.kernel_name} [{c.variant}] {c.dtype} {params}, group "
+          f"{'x'.join(map(str, c.group_size))} on {result.device or 'an unnamed device'}: "
+          f"predicted {_ms(result.predicted_s)}")
+    print(f"limiter: {result.limiter} ({result.limiter_says})")
+    print_table(term_rows(result))
+    for overlap in result.overlaps:
+        print(f"overlap {overlap.says()}")
+        if overlap.smoothing_s:
+            print(f"  the smooth maximum adds {_ms(overlap.smoothing_s)} to the winner")
+        for i, side in enumerate(overlap.sides):
+            if i == overlap.winner:
+                continue
+            top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
+                   if t.seconds >= SMALL_SHARE * side.seconds][:3]
+            print(f"  losing side, {side.label}: would have cost {_ms(side.seconds)}"
+                  + (" (" + ", ".join(f"{t.name} {_ms(t.seconds)}" for t in top) + ")"
+                     if len(side.terms) > 1 else ""))
+    floor = result.floor
+    if floor is not None:
+        parts = ", ".join(f"{b.value} {_ms(s)}" for b, s in floor.parts)
+        print(f"physical floor: {_ms(floor.seconds)}, {floor.bound.value} ({parts})")
+        for bound, most in floor.uncounted:
+            print(f"  ({bound.value} not counted: at most {_ms(most)}, below the "
+                  "prediction)")
+    else:
+        print(f"physical floor: none known for {result.device or 'this device'}")
+    point = result.point
+    if point is not None:
+        rate = point.flops / result.predicted_s
+        print(f"roofline: {point.flops:.4g} flop over {point.bytes:.4g} bytes "
+              f"({point.bytes_kind}) = {point.intensity:.3g} flop/byte; predicted "
+              f"{rate / 1e9:.4g} GFLOP/s, {point.bytes / result.predicted_s / 1e9:.4g} GB/s")
+    ceilings = "; ".join(f"{c.name} {c.value / 1e9:,.0f} GB/s" if c.kind.value ==
+                         "bandwidth" else f"{c.name} {c.value / 1e12:.3g} TFLOP/s"
+                         for c in result.ceilings.ceilings)
+    print(f"ceilings of {result.ceilings.device or 'the device'}: {ceilings or 'none'}")
+    for note in result.ceilings.notes:
+        print(f"  ({note})")
+    if result.measured is not None:
+        m = result.measured
+        error = result.measured_error
+        print(f"measured: {_ms(m.seconds)} on {m.device} ({m.store}); the prediction is "
+              f"{abs(error):.1%} {'low' if error < 0 else 'high'}")
+    for note in result.notes:
+        print(f"note: {note}")
+
+
+def term_rows(result) -> list[dict]:
+    """The terms, largest first; the smallest summed in one row; then their sum."""
+    total = result.predicted_s
+    rows, small, small_s = [], 0, 0.0
+    for t in sorted(result.terms, key=lambda t: -abs(t.seconds)):
+        if total and abs(t.seconds) < SMALL_SHARE * total:
+            small, small_s = small + 1, small_s + t.seconds
+            continue
+        rows.append({"term": t.name, "pays for": t.category.value,
+                     "count": _count(t.count),
+                     "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
+                     "seconds": f"{t.seconds:.4e}",
+                     "share": f"{t.seconds / total:.1%}" if total else ""})
+    if small:
+        rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%} each", "pays for": "",
+                     "count": "", "weight (s)": "", "seconds": f"{small_s:.4e}",
+                     "share": f"{small_s / total:.1%}" if total else ""})
+    rows.append({"term": "sum of the terms", "pays for": "", "count": "", "weight (s)": "",
+                 "seconds": f"{result.terms_sum_s:.4e}",
+                 "share": f"{result.terms_sum_s / total:.1%}" if total else ""})
+    return rows
+
+
+def _count(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.4g} ms"

@@ -1,0 +1,185 @@
+"""A model's own account of one prediction, in seconds: what a family that can
+explain itself returns (:meth:`explain_terms`, see :class:`Explains` in
+:mod:`workbench.models.contract`).
+
+The account's terms add up to the model's own time (before any physical floor):
+
+* a linear model's terms are its weights times the counts;
+* an expression model's terms are the products of its sums; where the expression
+  takes the (smooth) maximum of several sides, an :class:`Overlap` records every
+  side's cost, and only the winning side's terms are terms of the prediction (plus
+  the smoothing, what the smooth maximum adds to the larger side);
+* the roofline's one term is its limiter's time, the maximum of the limiters.
+
+:mod:`workbench.models.explanation` wraps an account with the prediction, its floor,
+its limiter and the roofline point.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+
+class Category(enum.Enum):
+    """What a term pays for (the limiter of a fitted model is its largest category)."""
+
+    LAUNCH = "launch"
+    GROUPS = "work-group scheduling"
+    ARITHMETIC = "arithmetic"
+    ON_CHIP = "on-chip memory and barriers"
+    GLOBAL = "global memory"
+    SMOOTHING = "overlap smoothing"
+    FLOOR = "physical floor"
+    OTHER = "other"
+
+
+def category_of(name: str) -> Category:
+    """The category of a count feature's name (``f_op_float32_add``: arithmetic)."""
+    if name == "f_sync_kernel_launch":
+        return Category.LAUNCH
+    if "thread_groups" in name:
+        return Category.GROUPS
+    if name.startswith("f_op_"):
+        return Category.ARITHMETIC
+    if name.startswith(("f_mem_access_local", "f_sync_barrier")):
+        return Category.ON_CHIP
+    if name.startswith(("f_mem_access_global", "f_mem")):
+        return Category.GLOBAL
+    return Category.OTHER
+
+
+@dataclass(frozen=True)
+class TermShare:
+    """One term of a prediction: ``seconds`` = ``weight`` x ``count`` where the term is
+    a product of a fitted weight and a count; otherwise ``seconds`` alone."""
+
+    name: str
+    seconds: float
+    category: Category
+    count: float | None = None
+    weight: float | None = None
+    parameter: str | None = None         # the fitted parameter(s) of the weight
+
+    def to_json(self, total: float | None = None) -> dict:
+        out = {"name": self.name, "seconds": _number(self.seconds),
+               "category": self.category.value}
+        if total:
+            out["share"] = _number(self.seconds / total)
+        for key in ("count", "weight"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = _number(value)
+        if self.parameter:
+            out["parameter"] = self.parameter
+        return out
+
+
+@dataclass(frozen=True)
+class OverlapSide:
+    """One argument of an overlap (a max): its cost and its terms."""
+
+    label: str
+    seconds: float
+    terms: tuple[TermShare, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "seconds": _number(self.seconds),
+                "terms": [t.to_json() for t in self.terms]}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """A (smooth) maximum or minimum of sides: which side wins, by how much."""
+
+    function: str                        # smax, smin, max (the roofline's limiters)
+    sides: tuple[OverlapSide, ...]
+    winner: int                          # index into sides
+    seconds: float                       # the overlap's value in the prediction
+
+    @property
+    def winning(self) -> OverlapSide:
+        return self.sides[self.winner]
+
+    @property
+    def runner_up(self) -> OverlapSide | None:
+        others = [s for i, s in enumerate(self.sides) if i != self.winner]
+        if not others:
+            return None
+        pick = max if self.function != "smin" else min
+        return pick(others, key=lambda s: s.seconds)
+
+    @property
+    def margin_s(self) -> float:
+        """How much the winner's side differs from the closest loser's."""
+        other = self.runner_up
+        return abs(self.winning.seconds - other.seconds) if other is not None else math.nan
+
+    @property
+    def ratio(self) -> float:
+        """The winner's cost over the runner-up's (how clearly it wins)."""
+        other = self.runner_up
+        if other is None or other.seconds == 0:
+            return math.inf
+        return self.winning.seconds / other.seconds
+
+    @property
+    def smoothing_s(self) -> float:
+        """What a smooth maximum adds to its winner (0 for an exact max)."""
+        return self.seconds - self.winning.seconds
+
+    def says(self) -> str:
+        other = self.runner_up
+        if other is None:
+            return f"{self.function}: {self.winning.label} alone"
+        return (f"{self.function}: {self.winning.label} wins, "
+                f"{_ms(self.winning.seconds)} against {other.label} {_ms(other.seconds)} "
+                f"({self.ratio:.3g}x, by {_ms(self.margin_s)})")
+
+    def to_json(self) -> dict:
+        other = self.runner_up
+        return {"function": self.function, "winner": self.winning.label,
+                "winner_s": _number(self.winning.seconds),
+                "runner_up": other.label if other is not None else None,
+                "runner_up_s": _number(other.seconds) if other is not None else None,
+                "margin_s": _number(self.margin_s), "ratio": _number(self.ratio),
+                "smoothing_s": _number(self.smoothing_s), "seconds": _number(self.seconds),
+                "says": self.says(), "sides": [s.to_json() for s in self.sides]}
+
+
+@dataclass(frozen=True)
+class Account:
+    """A family's account of one prediction (module docstring)."""
+
+    terms: tuple[TermShare, ...]
+    total_s: float                       # the model's own time, which the terms make up
+    overlaps: tuple[Overlap, ...] = ()
+    limiter: str | None = None           # a family's own limiter (the roofline's level)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def terms_sum_s(self) -> float:
+        return float(sum(t.seconds for t in self.terms))
+
+
+def side_label(terms) -> str:
+    """A side named by what it pays for, largest first: ``global memory``."""
+    seconds: dict[Category, float] = {}
+    for t in terms:
+        if t.category is not Category.SMOOTHING:
+            seconds[t.category] = seconds.get(t.category, 0.0) + t.seconds
+    named = [c.value for c, s in sorted(seconds.items(), key=lambda cs: -cs[1]) if s > 0]
+    return " + ".join(named[:2]) + (" + ..." if len(named) > 2 else "") if named \
+        else "nothing"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.4g} ms"
+
+
+def _number(value):
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None

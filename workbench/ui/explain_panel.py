@@ -1,0 +1,228 @@
+"""Why the chosen kernel takes the time predicted: the prediction's terms in seconds,
+each overlap's winner, the physical floor and the limiter, the kernel on the device's
+roofline, and the measured time beside it where the session's store has one
+(:func:`workbench.models.explanation.explain`, as ``workbench explain`` prints it)."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+import pandas as pd
+import plotly.graph_objects as go
+
+from workbench.kernels.candidate import Candidate
+from workbench.models.explanation import explain
+from workbench.reports.roofline_chart import roofline_figure
+from workbench.ui.errors_view import ErrorArea
+from workbench.ui.html_table import low_or_high, render_table
+from workbench.ui.session import Session, model_label
+
+SOURCE = "explain"
+DEFAULT = "the shipped default model"
+SESSION = "the session's model"
+ROOFLINE = "the roofline (H100 description)"
+#: terms below this share of the prediction are summed in one row
+SMALL_SHARE = 0.001
+#: the roofline chart's size (px): beside the terms in an 850 px dashboard
+FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
+
+
+class ExplainPanel(widgets.VBox):
+    """The explanation of the session's kernel selection by the chosen model."""
+
+    def __init__(self, session: Session | None = None, *, errors: ErrorArea | None = None):
+        self.session = session if session is not None else Session()
+        self.errors = errors if errors is not None else ErrorArea()
+        self.explanation = None
+        self._models: dict[str, object] = {}
+        self._filling = False
+
+        self.model_choice = widgets.Dropdown(description="model",
+                                             layout=widgets.Layout(width="460px"))
+        self.model_choice.add_class("wb-explain-model")
+        self.heading = widgets.HTML()
+        self.heading.add_class("wb-explain-heading")
+        self.terms_table = widgets.HTML()
+        self.terms_table.add_class("wb-explain-terms")
+        self.summary = widgets.HTML()
+        self.summary.add_class("wb-explain-summary")
+        self.figure = go.FigureWidget()
+        self.figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT)
+        self.figure.add_class("wb-explain-roofline")
+        # side by side, so that the tab shows the terms and the chart at once (a tab
+        # page scrolls beyond 600 px); the table takes what the chart leaves
+        children = [self.model_choice, self.heading,
+                    widgets.HBox([widgets.VBox([self.terms_table, self.summary],
+                                               layout=widgets.Layout(flex="1 1 auto",
+                                                                     min_width="300px")),
+                                  self.figure])]
+        if errors is None:
+            children.append(self.errors)
+        super().__init__(children)
+        self.add_class("wb-explain-panel")
+
+        refresh = self.errors.guard(SOURCE, lambda *_: self.refresh())
+        self._fill_models()
+        self.model_choice.observe(refresh, names="value")
+        self.session.observe(refresh, names="selection")
+        self.session.observe(self.errors.guard(SOURCE, lambda _: self._on_model()),
+                             names="model")
+        with self.errors.catching(SOURCE):
+            self.refresh()
+
+    # -- what the user changes --------------------------------------------------------
+
+    @property
+    def model(self):
+        return self._models.get(self.model_choice.value)
+
+    def refresh(self) -> None:
+        """Explain the selection with the chosen model (raises on a failure)."""
+        if self._filling:
+            return
+        selection = self.session.selection
+        model = self.model
+        if selection is None or model is None:
+            self._clear("choose a kernel" if selection is None else "no model to explain "
+                        "with: run a calibration, or pick the roofline")
+            return
+        candidate = Candidate.of(selection.spec, selection.params_dict,
+                                 variant=selection.variant, dtype=selection.dtype,
+                                 group_size=selection.group_size)
+        stores = [self.session.store_path] if self.session.store_path else []
+        try:
+            self.explanation = explain(model, candidate, stores=stores)
+        except Exception:
+            self._clear("no explanation: see the message")
+            raise
+        self._show(self.explanation)
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _fill_models(self) -> None:
+        from workbench.errors import WorkbenchError
+        from workbench.models import get_family
+        from workbench.models.defaults import default_model
+
+        models = {}
+        try:
+            choice = default_model()
+            models[f"{DEFAULT}: {model_label(choice.model)}"] = choice.model
+        except WorkbenchError:
+            pass
+        if self.session.model is not None:
+            models[f"{SESSION}: {model_label(self.session.model)}"] = self.session.model
+        models[ROOFLINE] = get_family("roofline").ready(device_model="h100")
+        kept = self.model_choice.value
+        self._models = models
+        self._filling = True     # new options reset the value: explain once, after
+        try:
+            self.model_choice.options = list(models)
+            self.model_choice.value = kept if kept in models else next(iter(models))
+        finally:
+            self._filling = False
+
+    def _on_model(self) -> None:
+        """A new session model (a calibration's fit): offered, and chosen."""
+        self._fill_models()
+        live = next((k for k in self._models if k.startswith(SESSION)), None)
+        if live is not None and self.model_choice.value != live:
+            self.model_choice.value = live      # refreshes
+        else:
+            self.refresh()
+
+    def _show(self, e) -> None:
+        # the chart first and the heading last: a reader (or a browser test) that sees
+        # the new heading sees the rest of the explanation with it
+        figure = roofline_figure(e, height=FIGURE_HEIGHT)
+        # the heading names the kernel; the chart's legend goes below it, to fit
+        figure.update_layout(
+            width=FIGURE_WIDTH, title=dict(text=f"roofline of {e.device or 'this device'}",
+                                           font=dict(size=13)),
+            legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=10),
+                        entrywidth=0.5, entrywidthmode="fraction"),
+            margin=dict(t=40, b=120, l=60, r=10))
+        figure.update_xaxes(title=dict(text="flop per byte touched", font=dict(size=11)))
+        with self.figure.batch_update():
+            self.figure.data = ()
+            self.figure.add_traces(list(figure.data))
+            self.figure.layout = figure.layout
+        self.terms_table.value = render_table(
+            _term_frame(e), numeric=("count", "weight", "ms", "share"),
+            empty="no terms")
+        self.summary.value = "<br>".join(html.escape(line) for line in _summary(e))
+        c = e.candidate
+        params = ", ".join(f"{k}={v}" for k, v in c.params) or "no parameters"
+        measured = ""
+        if e.measured is not None:
+            measured = (f"; measured {e.measured.seconds * 1e3:.4g} ms "
+                        f"({html.escape(e.measured.store)}): the prediction is "
+                        f"{low_or_high(e.measured_error)}")
+        self.heading.value = (
+            f"<b>{html.escape(c.kernel_name)}</b> [{html.escape(c.variant)}] {c.dtype} "
+            f"{html.escape(params)}, group {'x'.join(map(str, c.group_size))} on "
+            f"{html.escape(e.device or 'an unnamed device')}: predicted "
+            f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
+            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(e.limiter_says)})")
+
+    def _clear(self, why: str) -> None:
+        self.explanation = None
+        self.heading.value = f"<i>{html.escape(why)}</i>"
+        self.terms_table.value = self.summary.value = ""
+        self.figure.data = ()
+
+
+def _term_frame(e) -> pd.DataFrame:
+    total = e.predicted_s
+    rows, small, small_s = [], 0, 0.0
+    for t in sorted(e.terms, key=lambda t: -abs(t.seconds)):
+        if total and abs(t.seconds) < SMALL_SHARE * total:
+            small, small_s = small + 1, small_s + t.seconds
+            continue
+        rows.append({"term": _breakable(t.name),
+                     "count": _count(t.count),
+                     "weight": f"{t.weight:.3g}" if t.weight is not None else "",
+                     "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"})
+    if small:
+        rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%}", "count": "",
+                     "weight": "", "ms": f"{small_s * 1e3:.4g}",
+                     "share": f"{small_s / total:.1%}"})
+    rows.append({"term": "sum of the terms", "count": "", "weight": "",
+                 "ms": f"{e.terms_sum_s * 1e3:.4g}", "share": f"{e.terms_sum_s / total:.1%}"})
+    return pd.DataFrame(rows)
+
+
+def _count(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
+
+
+def _breakable(name: str) -> str:
+    """A feature name that wraps at its underscores (zero-width spaces after them)."""
+    return name.replace("_", "_\u200b")
+
+
+def _summary(e) -> list[str]:
+    paid: dict[str, float] = {}
+    for t in e.terms:
+        paid[t.category.value] = paid.get(t.category.value, 0.0) + t.seconds
+    lines = ["by what it pays for: " + ", ".join(
+        f"{name} {seconds / e.predicted_s:.0%}"
+        for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
+    for overlap in e.overlaps:
+        lines.append(f"overlap {overlap.says()}")
+    floor = e.floor
+    if floor is not None:
+        parts = ", ".join(f"{b.value} {s * 1e3:.4g} ms" for b, s in floor.parts)
+        lines.append(f"physical floor {floor.seconds * 1e3:.4g} ms, {floor.bound.value} "
+                     f"({parts})")
+    else:
+        lines.append(f"no physical floor known for {e.device or 'this device'}")
+    if e.point is not None:
+        lines.append(f"{e.point.flops:.4g} flop over {e.point.bytes:.4g} bytes "
+                     f"({e.point.bytes_kind}): {e.point.intensity:.3g} flop/byte")
+    lines += [f"({n})" for n in e.ceilings.notes]
+    lines += [f"note: {n}" for n in e.notes]
+    return lines
