@@ -25,28 +25,42 @@ opencl:
 browser:
 	@bash scripts/ensure_chromium.sh
 
+# At most about 120 lines on the screen; the full tables go to files under $(DEMO)/, whose
+# paths it prints.  `explain` (the prediction split into its terms) is used where this
+# version has it, else `predict`.
+table1_summary = grep -E '^(Table 1|[[:space:]]*(Geometric mean|Cross-kernel))' $(1) | sed -E '/^Table/!s/^ */  /; s/ {3,}/: /'
 demo: setup
 	@mkdir -p $(DEMO)
 	@if [ -f sample_data/h100/measurements-fp64.sqlite.xz ] || [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
 	  echo "== What the shipped NVIDIA H100 data shows (sample_data/h100, both precisions) =="; \
+	  echo "Table 1 of the unified linear model (non-negative fit), error summary:"; \
 	  $(PY) -m workbench report --store sample_data/h100/measurements-fp64.sqlite \
 	    --store sample_data/h100/unseen.sqlite \
-	    --weights sample_data/h100/weights-linear-fp64-non-negative.json; \
-	  echo; echo "== Predicting a kernel from its code alone (the shipped default model) =="; \
-	  $(PY) -m workbench predict finite_diff --param n=4096 --dtype float64; fi
+	    --weights sample_data/h100/weights-linear-fp64-non-negative.json > $(DEMO)/h100-tables.txt; \
+	  $(call table1_summary,$(DEMO)/h100-tables.txt); \
+	  echo "every kernel and size, and Table 2 (the weights): $(DEMO)/h100-tables.txt"; fi
+	@echo; echo "== Predicting a kernel from its code alone, and why (the shipped default model) =="
+	@if $(PY) -m workbench explain --help > /dev/null 2>&1; then \
+	  $(PY) -m workbench explain finite_diff --param n=4096 --dtype float64; \
+	else $(PY) -m workbench predict finite_diff --param n=4096 --dtype float64; fi
 	@echo; echo "== The catalog, and the symbolic properties of one kernel =="
-	$(PY) -m workbench kernels
-	$(PY) -m workbench properties matmul_tiled --variant square --param n=1024,m=1024,l=1024 --group-size 16x16
-	$(PY) -m workbench devices
+	@$(PY) -m workbench kernels > $(DEMO)/kernels.txt
+	@$(PY) -m workbench properties matmul_tiled --variant square --param n=1024,m=1024,l=1024 \
+	  --group-size 16x16 > $(DEMO)/properties-matmul_tiled.txt
+	@echo "the catalog: $(DEMO)/kernels.txt; matmul_tiled's counts: $(DEMO)/properties-matmul_tiled.txt"
 	@echo; echo "== The mechanism live on this machine's CPU (pocl): calibrate, fit, report =="
+	$(PY) -m workbench devices
 	$(PY) -m workbench calibrate --quick --store $(DEMO)/pocl.sqlite --no-progress
-	$(PY) -m workbench fit --store $(DEMO)/pocl.sqlite -o $(DEMO)/pocl-weights.json
-	$(PY) -m workbench report --store $(DEMO)/pocl.sqlite --weights $(DEMO)/pocl-weights.json
+	$(PY) -m workbench fit --store $(DEMO)/pocl.sqlite -o $(DEMO)/pocl-weights.json > $(DEMO)/pocl-fit.txt
+	@head -n 1 $(DEMO)/pocl-fit.txt; echo "the weights: $(DEMO)/pocl-fit.txt"
+	$(PY) -m workbench report --store $(DEMO)/pocl.sqlite --weights $(DEMO)/pocl-weights.json > $(DEMO)/pocl-tables.txt
+	@awk '/^Table 2/ {exit} !/^ *[a-z]+\. / && NF' $(DEMO)/pocl-tables.txt; \
+	 echo "every size and group shape, and Table 2 (the weights): $(DEMO)/pocl-tables.txt"
 	@echo; echo "Read the pocl error above as a check of the mechanism, not as a model of this CPU:"; \
 	 echo "the quick campaign times 2 sizes per kernel (the test kernels also at six group shapes),"; \
 	 echo "8 runs each, and fits weights bounded below by zero, on a device whose time is"; \
 	 echo "not a sum of per-operation costs (pocl vectorizes across work items and compiles each"; \
-	 echo "group size anew). The H100 tables at the top are what the model does on the GPUs it"; \
+	 echo "group size anew). The H100 figures at the top are what the model does on the GPUs it"; \
 	 echo "was made for."
 
 # two workers (pytest-xdist): the suite is one process's work otherwise, 19.5 min on the

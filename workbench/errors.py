@@ -57,6 +57,11 @@ class ModelError(WorkbenchError):
     """A model that cannot be fitted, loaded or evaluated."""
 
 
+class BarvinokMissingError(WorkbenchError):
+    """islpy without barvinok: loopy would estimate the counts of a non-rectangular
+    loop nest, and the footprints cannot be counted at all."""
+
+
 class TuningError(WorkbenchError):
     """A search space that is empty or malformed, or an exploration that cannot run."""
 

@@ -60,24 +60,16 @@ def _model(args):
     if not args.weights and not args.model:
         from workbench.models.defaults import default_model
         choice = default_model()
-        return choice.model, (f"model: {choice.model.family}, {_shown(choice.path)} (the shipped "
-                              f"{choice.device} default; why: "
-                              f"{_shown(choice.path.parent / 'default-model.json')}); name another "
-                              "with --weights or --model")
+        # device/file: the package's copy, which --weights also takes; the record (and
+        # the reason for the choice) is the repository's sample_data/<device>/
+        return choice.model, (f"model: {choice.model.family}, {choice.device}/"
+                              f"{choice.path.name} (the shipped {choice.device} default; "
+                              f"why: sample_data/{choice.device}/default-model.json); "
+                              "name another with --weights or --model")
     model = _named_model(args)
     source = args.weights or (f"ready from {args.device_model}" if args.device_model
                               else "ready, no calibration")
     return model, f"model: {model.family}, {source}"
-
-
-def _shown(path) -> str:
-    """A path as short as it can be said: relative to here when it is below."""
-    from pathlib import Path
-
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def _named_model(args):

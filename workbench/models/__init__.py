@@ -3,6 +3,8 @@
 * :mod:`.contract`: what every family and fitted model provides (describe, fit or
   ready, predict, rank, report data, JSON) and what each needs (:class:`Need`);
 * :mod:`.registry`: the families by name, loading and saving model files;
+* :mod:`.packaged`, :mod:`.defaults`: the fitted models the package carries (copies of
+  ``sample_data/<device>/``) and the default one ``predict`` uses;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import loopy as lp
 import numpy as np
 
-from workbench.errors import ModelError, WorkbenchError
+from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.expressions.features import AccessFilter, FeatureRef
@@ -102,6 +102,8 @@ def _template_values(space, idx: list[int], candidates, refs, granularity, subgr
             for name in model_footprint:
                 touched = _structure_bytes(space, structure)[FOOTPRINT_BYTES]
                 values[name] = np.full(len(members), touched if np.isfinite(touched) else 0.0)
+        except BarvinokMissingError:
+            raise                 # no candidate can be counted here: say so once
         except (WorkbenchError, ValueError, KeyError, StopIteration) as err:
             for i in members:
                 errors[i] = f"{type(err).__name__}: {err}"
@@ -185,6 +187,8 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
             program = spec.build(spec.request(**common))
             values[ARRAY_BYTES] = np.array(
                 [global_array_bytes(program, candidates[i].params_dict) for i in members])
+    except BarvinokMissingError:
+        raise
     except (WorkbenchError, ValueError, KeyError) as err:
         for i in members:
             errors[i] = f"{type(err).__name__}: {err}"
@@ -280,6 +284,8 @@ def _count_point(i: int):
         key = (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
         found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
         return i, found, None
+    except BarvinokMissingError:
+        raise
     except (WorkbenchError, ValueError, KeyError) as err:
         return i, found, f"{type(err).__name__}: {err}"
 

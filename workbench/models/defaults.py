@@ -5,6 +5,10 @@ fitted model files and why it was chosen: the most accurate model, by leave-one-
 kernel-out validation on that device's data, among those that predict from the
 kernel alone (no measurement of the kernel itself).  The choice is data, written
 with the validation figures, so that it moves when new measurements say so.
+
+It is read from the package (:mod:`workbench.models.packaged`: the copies of
+``sample_data/<device>/default-model.json`` and its weights), so that an installed
+workbench predicts outside the checkout just as the checkout does.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import ModelError
-from workbench.measure.samples import shipped_data
 from workbench.models.contract import FittedModel, Need
+from workbench.models.packaged import packaged_models_root
 from workbench.models.registry import load_model
 
 DEFAULT_MODEL_FILE = "default-model.json"
@@ -31,20 +35,23 @@ class DefaultModel:
 
 
 def default_model(root: str | Path | None = None) -> DefaultModel:
-    """The first shipped device's default model (by folder name)."""
-    for data in shipped_data(root):
-        pointer = data.folder / DEFAULT_MODEL_FILE
+    """The first device's default model (by folder name) under ``root``: a folder of
+    device folders, as ``sample_data/`` is; default the package's copies."""
+    root = Path(root) if root is not None else packaged_models_root()
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for folder in folders:
+        pointer = folder / DEFAULT_MODEL_FILE
         if not pointer.is_file():
             continue
         document = json.loads(pointer.read_text())
         if document.get("schema") != SCHEMA:
             raise ModelError(f"{pointer} is not a {SCHEMA} file")
-        path = data.folder / document["weights"]
+        path = folder / document["weights"]
         model = load_model(path)
         if Need.TWIN_MEASUREMENTS in getattr(model, "needs", ()):
             raise ModelError(f"{pointer} names {path.name}, a model that needs a "
                              "measurement of the kernel: a default must not")
-        return DefaultModel(data.name, path, document.get("reason", ""), model)
-    raise ModelError("no shipped default model here (sample_data/<device>/"
-                     f"{DEFAULT_MODEL_FILE}): name one with --weights MODEL.json, or "
-                     "--model roofline --device-model h100")
+        return DefaultModel(folder.name, path, document.get("reason", ""), model)
+    raise ModelError(f"no shipped default model in {root} (<device>/{DEFAULT_MODEL_FILE}): "
+                     "name one with --weights MODEL.json, or --model roofline "
+                     "--device-model h100")

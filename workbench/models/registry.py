@@ -11,6 +11,7 @@ from workbench.errors import ModelError, UnknownNameError
 from workbench.models.contract import FittedModel, ModelFamily, Need
 from workbench.models.expressions.model import ExpressionModel
 from workbench.models.ir_features.family import IRKNNFamily
+from workbench.models.packaged import packaged_copy
 from workbench.models.roofline.family import RooflineModel
 from workbench.models.tiling.family import TilingModel
 from workbench.models.unified.linear import UnifiedLinearModel
@@ -54,11 +55,18 @@ def save_model(model: FittedModel, path: str | Path) -> None:
 
 
 def load_model(path: str | Path) -> FittedModel:
-    """A fitted model from its JSON file, by the file's ``family``."""
+    """A fitted model from its JSON file, by the file's ``family``.
+
+    A shipped model's path (``sample_data/h100/weights-linear.json``) that is absent
+    here, as outside the checkout, reads the package's identical copy
+    (:mod:`workbench.models.packaged`)."""
     try:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise ModelError(f"model file {str(path)!r} does not exist") from None
+        copy = packaged_copy(path)
+        if copy is None:
+            raise ModelError(f"model file {str(path)!r} does not exist") from None
+        document = json.loads(copy.read_text())
     except OSError as err:
         raise ModelError(f"cannot read model file {str(path)!r}: {err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import islpy as isl
 import loopy as lp
 from loopy.kernel.instruction import Assignment, CallInstruction
 from loopy.statistics import (
@@ -28,8 +29,23 @@ from loopy.statistics import (
     _get_insn_count,
 )
 
+from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
+
+#: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
+#: plain islpy (loopy's dependency) in place, and this one must be installed over it.
+ISLPY_BARVINOK = "islpy-barvinok==2025.2.5.post1"
+
+
+def require_barvinok() -> None:
+    """Refuse to count without barvinok: loopy would then estimate the points of a
+    non-rectangular loop nest (a triangular one is over-counted) and a footprint,
+    ``Set.card()``, cannot be counted at all.  The counts are exact or not given."""
+    if not hasattr(isl.Set, "card"):
+        raise BarvinokMissingError(
+            "exact counts need islpy built with barvinok, and this islpy is the plain "
+            f"build: pip install --no-deps --force-reinstall {ISLPY_BARVINOK}")
 
 
 def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:

@@ -36,7 +36,12 @@ from workbench.properties.features import (
     feature_sort_key,
 )
 from workbench.properties.accesses import KernelAccesses, kernel_accesses
-from workbench.properties.counting import access_counts, op_counts, prepare
+from workbench.properties.counting import (
+    access_counts,
+    op_counts,
+    prepare,
+    require_barvinok,
+)
 from workbench.properties.footprint import Footprint, global_footprints
 from workbench.properties.symbolic import (
     Assumptions,
@@ -245,6 +250,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         raise ParameterError(f"sub-group size must be a positive integer, got {subgroup_size}")
     knl = entry_kernel(kernel)
     _check_supported(knl)
+    require_barvinok()
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")

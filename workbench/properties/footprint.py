@@ -16,6 +16,7 @@ import islpy as isl
 from loopy.symbolic import get_access_map
 
 from workbench.properties.accesses import KernelAccesses
+from workbench.properties.counting import require_barvinok
 from workbench.properties.symbolic import Expression, pwqpolynomial_to_expr
 
 
@@ -61,6 +62,7 @@ def global_footprints(accesses: KernelAccesses, names) -> dict[str, Footprint]:
     An index that is not affine raises isl.Error or TypeError, which the caller
     treats as an unknown footprint.
     """
+    require_barvinok()
     result = {}
     for name, fp in _access_sets(accesses, set(names)).items():
         fp = fp.coalesce()

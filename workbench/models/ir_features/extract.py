@@ -49,7 +49,7 @@ from workbench.models.ir_features.control import (
 )
 from workbench.models.ir_features.features import FEATURE_ORDER, IRFeature, IRFeatureVector
 from workbench.models.ir_features.warps import WarpAccess, average_lines, warp_lines
-from workbench.properties.counting import prepare
+from workbench.properties.counting import prepare, require_barvinok
 from workbench.properties.features import Direction
 from workbench.properties.symbolic import (
     Assumptions,
@@ -321,6 +321,7 @@ def symbolic_ir_features(program: lp.TranslationUnit) -> SymbolicIRFeatures:
             f"not from a {type(program).__name__}")
     name = entry_kernel(program).name
     _check_countable(entry_kernel(program))
+    require_barvinok()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")
         try:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ModelError, WorkbenchError
+from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models.contract import Need, Paper, RanksByPrediction
 from workbench.models.prediction import Breakdown, Predictions, Term, TermKind, make_predictions
@@ -88,6 +88,8 @@ class IRKNNFitted(RanksByPrediction):
                 continue
             try:
                 rows[i] = ir_features(c.build(), c.params_dict, fixed=True).as_array()
+            except BarvinokMissingError:
+                raise             # no candidate can be counted here: say so once
             except WorkbenchError as err:
                 errors[i] = f"{type(err).__name__}: {err}"   # unpredicted: ranked last
         for space, idx in by_space.items():

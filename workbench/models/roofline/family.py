@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ModelError, WorkbenchError
+from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.hardware.description import DeviceModel, load_device_model
 from workbench.kernels.candidate import Candidate
 from workbench.models.prediction import (
@@ -130,6 +130,8 @@ class FittedRoofline(RanksByPrediction):
         for c in candidates:
             try:
                 pred = self._one(c)
+            except BarvinokMissingError:
+                raise             # no candidate can be counted here: say so once
             except (WorkbenchError, ValueError) as err:
                 times.append(math.nan)
                 errors.append(f"{type(err).__name__}: {err}")

@@ -27,6 +27,7 @@ import numpy as np
 from workbench.models.roofline.address import (
     HW_VARS, Access, Direction, ThreadGroup, bound_address)
 from workbench.models.roofline.intervals import MAX_RUNS, footprint_ranges, union_size
+from workbench.properties.counting import require_barvinok
 
 METHODS = ("enumerate", "isl", "intervals", "auto")
 
@@ -114,6 +115,7 @@ def card_int(s: isl.Set) -> int:
     """Exact number of points of a parameter-free set (barvinok)."""
     if s.is_empty():
         return 0
+    require_barvinok()
     pwq = s.card()
     val = pwq.eval(isl.Point.zero(pwq.get_domain_space()))
     return int(val.to_python())
