@@ -40,9 +40,9 @@ demo: setup
 	  $(call table1_summary,$(DEMO)/h100-tables.txt); \
 	  echo "every kernel and size, and Table 2 (the weights): $(DEMO)/h100-tables.txt"; fi
 	@echo; echo "== Predicting a kernel from its code alone, and why (the shipped default model) =="
-	@if $(PY) -m workbench explain --help > /dev/null 2>&1; then \
-	  $(PY) -m workbench explain finite_diff --param n=4096 --dtype float64; \
-	else $(PY) -m workbench predict finite_diff --param n=4096 --dtype float64; fi
+	@$(PY) -m workbench explain finite_diff --param n=4096 --dtype float64 \
+	  --store sample_data/h100/measurements-fp64.sqlite --plot $(DEMO)/roofline.html
+	@echo "the kernel on the H100's roofline: $(DEMO)/roofline.html"
 	@echo; echo "== The catalog, and the symbolic properties of one kernel =="
 	@$(PY) -m workbench kernels > $(DEMO)/kernels.txt
 	@$(PY) -m workbench properties matmul_tiled --variant square --param n=1024,m=1024,l=1024 \
@@ -76,6 +76,7 @@ lab: setup
 # docs/dashboard.png, the README's screenshot, taken from the real page in chromium
 screenshot: setup browser
 	$(PY) scripts/screenshot_dashboard.py --out docs/dashboard.png
+	$(PY) scripts/screenshot_dashboard.py --explain-only --params n=4096
 
 bench: setup
 	$(PY) benchmarks/extraction.py
