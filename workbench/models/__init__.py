@@ -4,6 +4,8 @@
   ready, predict, rank, report data, JSON) and what each needs (:class:`Need`);
 * :mod:`.registry`: the families by name, loading and saving model files;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
+* :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.count_cache`: counting
+  the candidates a model ranks (a factory space once per structure, kept on disk);
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
@@ -48,6 +50,7 @@ from workbench.models.unified.linear import (
     UnifiedLinearModel,
 )
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
+from workbench.models.structure_counts import CountMethod, StructureCount
 from workbench.models.validation import (
     ExpressionFit,
     GroupSelection,
@@ -66,4 +69,5 @@ __all__ = [
     "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",
     "get_family", "leave_one_kernel_out", "load_model", "load_store_dataset", "parse_model",
     "relative_errors", "save_model", "smooth_max", "store_device",
+    "CountMethod", "StructureCount",
 ]
