@@ -283,7 +283,8 @@ def _count_point(i: int):
         wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
         wi[ARRAY_BYTES] = global_array_bytes(spec.build(spec.request(**common)),
                                              c.params_dict)
-        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
+        if any(r.name == FOOTPRINT_BYTES for r in refs):
+            wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
         found[(Granularity.WORKITEM, None)] = wi
         props = workitem if granularity is Granularity.WORKITEM else kernel_properties(
             spec, granularity=granularity, subgroup_size=subgroup_size, **common)

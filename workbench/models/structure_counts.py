@@ -223,9 +223,12 @@ class StructureFit:
         if bad:
             self._per_point(f"{bad[0].label} could not be counted")
             return
-        fitted, reason, knob = fit_structure(self._plan, self.counted, self.points)
+        if isinstance(self._plan, TensorPlan):
+            fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points)
+        else:
+            fitted, reason, knob = fit_structure(self._plan, self.counted, self.points)
         if fitted is not None:
-            if self._round > 1:
+            if self._round > 1 and not isinstance(self._plan, TensorPlan):
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
             self.method = CountMethod.SYMBOLIC
             self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
@@ -235,6 +238,16 @@ class StructureFit:
         if self._round == 1:
             self._next()
             return
+        if isinstance(self._plan, TensorPlan):
+            self._per_point(reason)
+            return
+        if knob is None:
+            tensor = plan_tensor(self._plan, self.counted, self.points)
+            if isinstance(tensor, TensorPlan):
+                self._plan = tensor
+                self.reason = f"terms fitted jointly in all knobs: {reason}"
+                self.give({})
+                return
         if knob is not None and self.depth < 2:
             groups: dict = {}
             for p in self.points:
@@ -384,6 +397,111 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
         if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
             return None, f"{name} has several fits that the check cannot tell apart", None
         out[name] = at_points[0]
+    return out, "", None
+
+# {{{ terms over products of knobs
+
+#: the most monomials of a joint fit (its points are counted: more costs more)
+MAX_JOINT_TERMS = 16
+
+
+@dataclass(frozen=True)
+class TensorPlan:
+    """A joint fit: every feature a sum over all products of the exponents its knobs
+    show one at a time (``n^2 (1 + 2/bx)(1 + 2/(by wpi))`` has four terms whose
+    weights do not sort out knob by knob), its weights solved from enough points."""
+
+    knobs: tuple[str, ...]
+    base: object
+    bases: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]   # feature -> monomials
+    fit_points: tuple[object, ...]
+    checks: tuple[object, ...]
+
+    @property
+    def probes(self) -> tuple[object, ...]:
+        return (*self.fit_points, *self.checks)
+
+
+def _design(ratios: np.ndarray, basis) -> np.ndarray:
+    return np.stack([np.prod(ratios ** np.array(e, dtype=float), axis=1) for e in basis],
+                    axis=1)
+
+
+def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
+                ) -> TensorPlan | str:
+    """The joint fit's monomials per feature (from the two-neighbour fits along each
+    knob) and the points it needs: the plan's, then ones that differ from the base in
+    most knobs, until every feature's weights are determined with two checks left."""
+    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    bases = []
+    for name in names:
+        y0 = float(counted[plan.base].get(name, 0.0))
+        exps = []
+        for knob, along in zip(plan.knobs, plan.axes):
+            ratios = [float(p[knob]) / float(plan.base[knob]) for p in along]
+            fit = _fit_axis(ratios, [float(counted[p].get(name, 0.0)) for p in along], y0)
+            if fit is None:
+                return f"{name} is no sum of few monomials in {knob}"
+            exps.append(sorted({e for e, _ in fit} | ({0} if not fit else set())))
+        basis = tuple(itertools.product(*exps))
+        if len(basis) > MAX_JOINT_TERMS:
+            return f"{name} would need {len(basis)} monomials"
+        bases.append((name, basis))
+    # points whose monomials span what all the structure's points' do: then the
+    # weights' fit gives the same values at every point whichever solution it picks
+    union = sorted({e for _, b in bases for e in b})
+    if len(union) > 2 * MAX_JOINT_TERMS:
+        return f"the features would need {len(union)} monomials"
+    target = np.linalg.matrix_rank(_design(knob_ratios(points, plan.base, plan.knobs), union))
+    fit_points = [p for p in plan.probes if p not in plan.checks]
+    rank = np.linalg.matrix_rank(_design(knob_ratios(fit_points, plan.base, plan.knobs), union))
+    rest = sorted((p for p in points if p not in fit_points and p not in plan.checks),
+                  key=lambda p: (-len(_differing(p, plan.base, plan.knobs)),
+                                 -_spread(p, plan.base, plan.knobs), p.label))
+    for p in rest:
+        if rank >= target:
+            break
+        more = np.linalg.matrix_rank(_design(
+            knob_ratios([*fit_points, p], plan.base, plan.knobs), union))
+        if more > rank:
+            fit_points.append(p)
+            rank = more
+    rest = [p for p in rest if p not in fit_points]
+    checks = [*plan.checks, *rest[:1]]
+    if rank < target or len(checks) < 2 or len(fit_points) + len(checks) >= len(points):
+        return "too few points for a joint fit"
+    return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks))
+
+
+def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence
+               ) -> tuple[dict[str, np.ndarray] | None, str, None]:
+    """Every feature at every point from the joint fit, checked at two points."""
+    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    bases = dict(plan.bases)
+    at_fit = knob_ratios(plan.fit_points, plan.base, plan.knobs)
+    at_check = knob_ratios(plan.checks, plan.base, plan.knobs)
+    at_all = knob_ratios(points, plan.base, plan.knobs)
+    out = {}
+    for name in names:
+        if name not in bases:
+            return None, f"{name} appears only at points of the joint fit", None
+        y = np.array([float(counted[p].get(name, 0.0)) for p in plan.fit_points])
+        c = np.array([float(counted[p].get(name, 0.0)) for p in plan.checks])
+        if np.isnan(y).all() and np.isnan(c).all():
+            out[name] = np.full(len(points), np.nan)
+            continue
+
+        def design(r, basis=bases[name]):
+            return _design(r, basis)
+        a = design(at_fit)
+        weights, *_ = np.linalg.lstsq(a, y, rcond=None)
+        if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(design(at_all)) or not np.allclose(
+                a @ weights, y, rtol=RTOL, atol=RTOL * np.abs(y).max(initial=0)):
+            return None, f"{name} fits no sum of its monomials", None
+        if not np.allclose(design(at_check) @ weights, c, rtol=RTOL,
+                           atol=RTOL * np.abs(c).max(initial=0)):
+            return None, f"{name}'s joint fit differs from its count at a check", None
+        out[name] = design(at_all) @ weights
     return out, "", None
 
 # }}}
