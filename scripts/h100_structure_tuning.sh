@@ -9,7 +9,7 @@
 set -uo pipefail
 out=${1:?output folder}
 began=$(date +%s)
-bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
+{ [ -n "${PRELUDE_DONE:-}" ] || bash .whl/prelude.sh; } && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl2/*.whl
 python3 -c "import pandas" 2>/dev/null || \
   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl2/pandas/*.whl
