@@ -232,6 +232,9 @@ _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _FORKED: tuple = ()
 #: below this many points, forking costs more than it saves
 _PARALLEL_FROM = 4
+#: from this many counting processes, a structure's fit counts two neighbours per knob
+#: in its first round (idle cores count them at no wall time)
+_SPECULATE_FROM = 8
 
 
 def rank_jobs() -> int:
@@ -499,7 +502,7 @@ def _fits(todo, candidates) -> dict:
                 grouped[structure_key(p, structural)].append(p)
             all_points[space] = grouped
         points = all_points[space].get(skey) or asked
-        fit = StructureFit(points, structural)
+        fit = StructureFit(points, structural, speculate=rank_jobs() >= _SPECULATE_FROM)
         if not symbolic_counting():
             fit = StructureFit(asked, structural, per_point=
                                "per-structure counting is off (WORKBENCH_STRUCTURE_COUNTS=off)")

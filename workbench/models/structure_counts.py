@@ -34,8 +34,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: exponents tried per knob; a count's power of a split size is small
-EXPONENTS = tuple(range(-3, 4))
+#: functions of a knob's ratio to the base tried, (e, l): r^e log2(r)^l; a count's power
+#: of a split size is small, and a tree reduction's barriers grow with log2 of its width
+BASIS = (*((e, 0) for e in range(-3, 4)), *((e, 1) for e in (-1, 0, 1)))
+
+
+def _basis(r, code):
+    e, log = code
+    return r ** float(e) * (np.log2(r) if log else 1.0)
 #: relative tolerance of "equal up to float rounding"
 RTOL = 1e-9
 #: the most terms a feature may have, and hypotheses kept while joining knobs
@@ -157,7 +163,7 @@ class StructureFit:
     """
 
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
-                 per_point: str | None = None):
+                 per_point: str | None = None, speculate: bool = False):
         self.points = list(points)
         self.structural = tuple(structural)
         self.depth = depth
@@ -166,7 +172,10 @@ class StructureFit:
         self.parts: list[StructureFit] = []
         self.reason = ""
         self.method: CountMethod | None = None
-        self._round = 0
+        # with cores to spare, two neighbours per knob at once: a round fewer where one
+        # monomial per feature is not enough, at no wall time
+        self._round = 1 if speculate else 0
+        self._speculate = speculate
         self._plan = None
         if per_point is not None:
             self._per_point(per_point)
@@ -228,7 +237,7 @@ class StructureFit:
         else:
             fitted, reason, knob = fit_structure(self._plan, self.counted, self.points)
         if fitted is not None:
-            if self._round > 1 and not isinstance(self._plan, TensorPlan):
+            if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
             self.method = CountMethod.SYMBOLIC
             self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
@@ -252,8 +261,8 @@ class StructureFit:
             groups: dict = {}
             for p in self.points:
                 groups.setdefault(p[knob], []).append(p)
-            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1)
-                          for g in groups.values()]
+            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                       speculate=self._speculate) for g in groups.values()]
             for part in self.parts:
                 part.give(self.counted)
             self.reason = f"split by {knob}: {reason}"
@@ -277,28 +286,28 @@ def _close(a, b) -> bool:
 
 
 def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
-              ) -> list[tuple[int, float]] | None:
-    """``y(r) = sum w_e r^e`` through (1, y0) and the given points: a list of
-    (exponent, weight), the fewest terms that fit; None if none does."""
+              ) -> list[tuple[tuple[int, int], float]] | None:
+    """``y(r) = sum w_c b_c(r)`` (:data:`BASIS`) through (1, y0) and the given points:
+    a list of (basis code, weight), the fewest terms that fit; None if none does."""
     if y0 == 0 and all(v == 0 for v in values):
         return []
-    for e in EXPONENTS:
-        if all(_close(y0 * r ** e, v) for r, v in zip(ratios, values)):
-            return [(e, y0)]
+    for code in BASIS:
+        if code[1] == 0 and all(_close(y0 * _basis(r, code), v)
+                                for r, v in zip(ratios, values)):
+            return [(code, y0)]
     if len(ratios) < 2:
         return None
     (r1, r2), (y1, y2) = ratios[:2], values[:2]
-    for e1, e2 in itertools.combinations(EXPONENTS, 2):
-        # w1 + w2 = y0, w1 r1^e1 + w2 r1^e2 = y1; checked at r2
-        det = r1 ** e2 - r1 ** e1
-        if det == 0:
+    for c1, c2 in itertools.combinations(BASIS, 2):
+        # w1 b1(1) + w2 b2(1) = y0, w1 b1(r1) + w2 b2(r1) = y1; checked at r2
+        a = np.array([[_basis(1.0, c1), _basis(1.0, c2)], [_basis(r1, c1), _basis(r1, c2)]])
+        if abs(np.linalg.det(a)) < 1e-12:
             continue
-        w2 = (y1 - y0 * r1 ** e1) / det
-        w1 = y0 - w2
+        w1, w2 = np.linalg.solve(a, [y0, y1])
         if w1 == 0 or w2 == 0 or _close(w1, 0) or _close(w2, 0):
             continue
-        if _close(w1 * r2 ** e1 + w2 * r2 ** e2, y2):
-            return [(e1, w1), (e2, w2)]
+        if _close(w1 * _basis(r2, c1) + w2 * _basis(r2, c2), y2):
+            return [(c1, float(w1)), (c2, float(w2))]
     return None
 
 
@@ -311,6 +320,8 @@ def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
     knob's fit (the fewest terms: as many as the knob with most)."""
     if any(len(a) == 0 for a in axes):
         return [()] if total == 0 else []
+    if any(code[1] for a in axes for code, _ in a):
+        return []    # a log term is 0 at the base, unseen along the other knobs: fit jointly
     seed = max(range(len(axes)), key=lambda i: len(axes[i]))
     n_terms = len(axes[seed])
     if n_terms > MAX_TERMS:
@@ -338,8 +349,15 @@ def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
 def evaluate_terms(terms: Terms, ratios: np.ndarray) -> np.ndarray:
     """A fitted feature at points given as ratios to the base (points x knobs)."""
     out = np.zeros(len(ratios))
-    for w, exps in terms:
-        out = out + w * np.prod(ratios ** np.array(exps, dtype=float), axis=1)
+    for w, codes in terms:
+        out = out + w * _monomial(ratios, codes)
+    return out
+
+
+def _monomial(ratios: np.ndarray, codes) -> np.ndarray:
+    out = np.ones(len(ratios))
+    for i, code in enumerate(codes):
+        out = out * _basis(ratios[:, i], code)
     return out
 
 
@@ -423,8 +441,7 @@ class TensorPlan:
 
 
 def _design(ratios: np.ndarray, basis) -> np.ndarray:
-    return np.stack([np.prod(ratios ** np.array(e, dtype=float), axis=1) for e in basis],
-                    axis=1)
+    return np.stack([_monomial(ratios, codes) for codes in basis], axis=1)
 
 
 def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
@@ -442,7 +459,7 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
             fit = _fit_axis(ratios, [float(counted[p].get(name, 0.0)) for p in along], y0)
             if fit is None:
                 return f"{name} is no sum of few monomials in {knob}"
-            exps.append(sorted({e for e, _ in fit} | ({0} if not fit else set())))
+            exps.append(sorted({c for c, _ in fit} | ({(0, 0)} if not fit else set())))
         basis = tuple(itertools.product(*exps))
         if len(basis) > MAX_JOINT_TERMS:
             return f"{name} would need {len(basis)} monomials"
