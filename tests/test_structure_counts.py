@@ -129,9 +129,8 @@ def no_disk_cache(monkeypatch):
 
 @pytest.mark.parametrize("path", SPACES, ids=lambda p: os.path.basename(p)[:-3])
 def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatch):
-    """Every feature the linear model reads (sub-group) and every work-item count of
-    two points per space (the ones farthest from the structure's probes), per structure
-    and per point."""
+    """Every feature the linear model reads and every work-item count of two random
+    points of the space's symbolically counted structures, fitted and counted."""
     from workbench.models import load_model
     from workbench.models.candidate_features import (
         counting_report,
