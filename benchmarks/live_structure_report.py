@@ -50,6 +50,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs")
     parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
+    parser.add_argument("--strategy", default="model",
+                        help="the model-guided strategy's run to compare (model, model-bo)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     from workbench.tuning.catalog import resolve_space
@@ -68,11 +70,12 @@ def main() -> None:
         oracle = best_e.cost_s
         runs = sorted(glob.glob(os.path.join(args.runs, f"{name}-*.sqlite")))
         traces = {os.path.basename(r)[len(name) + 1:-7]: _trace(r, space) for r in runs}
-        best = min([best_e.time_s] + [t for _, tr in traces.values() for t, _ in tr])
+        best = min([best_e.time_s] + [t for k, (_, tr) in traces.items() for t, _ in tr
+                                      if k.rsplit("-", 1)[0] in ("tpe", args.strategy)])
         target = best / 0.95
-        model = traces.get("model-0")
+        model = traces.get(f"{args.strategy}-0")
         m_runs, m_s, m_ok = _to_target(model[1], target)
-        tpe = [_to_target(traces[k][1], target) for k in sorted(traces) if k.startswith("tpe")]
+        tpe = [_to_target(traces[k][1], target) for k in sorted(traces) if k.startswith("tpe-")]
         tpe_mean = statistics.fmean(s for _, s, _ in tpe)
         faster = m_ok and m_s < tpe_mean
         wins += faster
@@ -85,7 +88,7 @@ def main() -> None:
         print(f"{name:<16} {best * 1e3:>8.4f} {oracle:>8.3f} | {mr:>10} {ms:>8} "
               f"{model[0]:>10.2f} | {tr:>18} {ts:>22} {tpe_mean:>10.2f} | "
               f"{'yes' if faster else 'no'} ({tpe_mean / m_s if m_ok else float('nan'):.2f}x)")
-    print(f"model:linear reaches 95 % in less wall time than TPE (mean of its seeds; a "
+    print(f"{args.strategy}:linear reaches 95 % in less wall time than TPE (mean of its seeds; a "
           f"seed that never reaches it counted at its whole cost) on {wins} of "
           f"{len(SPACES)} spaces")
 
