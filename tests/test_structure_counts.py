@@ -194,3 +194,30 @@ def test_second_session_reads_counts_from_disk(tmp_path, monkeypatch):
     assert {r.method for r in two.counting} == {CountMethod.CACHED}
     assert sum(r.counted for r in two.counting) == 0
     np.testing.assert_allclose(two.predicted_s, one.predicted_s, rtol=1e-12)
+
+
+def test_count_cache_takes_concurrent_writers(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from workbench.models import count_cache
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+
+    def write(k):
+        for i in range(20):
+            count_cache.save("fp", {f"p{k}-{i}": {"workitem/None": {"a": float(i),
+                                                                  "b": math.nan}}},
+                             {f"bad{k}-{i}": "ValueError: no"} if i % 5 == 0 else {})
+
+    procs = [multiprocessing.get_context("fork").Process(target=write, args=(k,))
+             for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    stored, errors = count_cache.load("fp")
+    assert len(stored) == 60 and len(errors) == 12
+    assert stored["p2-7"]["workitem/None"]["a"] == 7.0
+    assert math.isnan(stored["p0-3"]["workitem/None"]["b"])
+    assert count_cache.load("another") == ({}, {})
