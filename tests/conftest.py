@@ -2,6 +2,7 @@
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,12 @@ os.environ[leftover_processes.MARK] = SESSION
 _ROOT = str(Path(__file__).resolve().parents[1])
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != _ROOT])
+
+
+# Counts of factory spaces are kept on disk (workbench.models.count_cache): the tests
+# start from an empty cache of their own, never the user's.
+os.environ.setdefault("WORKBENCH_COUNT_CACHE", os.path.join(
+    tempfile.mkdtemp(prefix="workbench-test-counts-"), "counts.sqlite"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,6 +6,8 @@
 * :mod:`.packaged`, :mod:`.defaults`: the fitted models the package carries (copies of
   ``sample_data/<device>/``) and the default one ``predict`` uses;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
+* :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.count_cache`: counting
+  the candidates a model ranks (a factory space once per structure, kept on disk);
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in
   seconds, overlaps, floors, limiter and roofline point;
@@ -55,6 +57,7 @@ from workbench.models.unified.linear import (
     UnifiedLinearModel,
 )
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
+from workbench.models.structure_counts import CountMethod, StructureCount
 from workbench.models.validation import (
     ExpressionFit,
     GroupSelection,
@@ -75,4 +78,5 @@ __all__ = [
     "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",
     "get_family", "leave_one_kernel_out", "load_model", "load_store_dataset", "parse_model",
     "relative_errors", "save_model", "smooth_max", "store_device",
+    "CountMethod", "StructureCount",
 ]

@@ -9,19 +9,23 @@ references); this module computes them from what each candidate carries:
   point of that structure at once (AFR constraints need footprints, which ISL cannot
   count from a template's products of numbers, so one built point's footprint per
   structure stands for all);
-* any other candidate (a catalog kernel, a user's kernel, a point of a space written
-  as a ``kernel(point)`` factory): its kernel's properties
+* a point of a space written as a ``kernel(point)`` factory: its structure is
+  counted at a few built points and every feature fitted as a sum of monomials in the
+  numeric knobs, checked at a further point (:mod:`workbench.models.structure_counts`);
+  a structure whose fit does not check out has every point built and counted;
+* any other candidate (a catalog kernel, a user's kernel): its kernel's properties
   (:func:`~workbench.properties.kernel_properties`), once per build, evaluated for
   all of that build's size parameters at once.
 
 A candidate whose kernel cannot be counted gets NaN features and an error string;
 the others are unaffected.
 
-Points of a factory space cost a build and a count each (tens of milliseconds): they
-are counted on every core (forked workers, ``WORKBENCH_RANK_JOBS`` sets how many; 1
-counts in this process), and their features are remembered per space and point, so a
-second ranking of the same space (another strategy, another model reading the same
-features) costs nothing.
+A built factory point costs tens of milliseconds to count: the points a structure
+needs are counted on every core (forked workers, ``WORKBENCH_RANK_JOBS`` sets how
+many; 1 counts in this process), and every point's features are remembered per space
+in memory and on disk (:mod:`workbench.models.count_cache`), so a second ranking of
+the same space, in this session or the next, counts nothing.
+:func:`counting_report` says how each structure was counted.
 """
 
 from __future__ import annotations
@@ -32,15 +36,23 @@ import os
 import sys
 import weakref
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import loopy as lp
 import numpy as np
 
 from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
+from workbench.models import count_cache
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.expressions.features import AccessFilter, FeatureRef
+from workbench.models.structure_counts import (
+    CountMethod,
+    StructureCount,
+    StructureFit,
+    structural_knobs,
+    structure_key,
+)
 from workbench.properties import Granularity, extract_properties, kernel_properties
 
 #: pseudo-features the physical floors read: the distinct global bytes a kernel
@@ -218,10 +230,15 @@ def _structure_bytes(space, structure: tuple) -> dict[str, float]:
 #: features of factory-space points already counted: space -> {(label, granularity,
 #: sub-group size): {feature name: value}}, and {label: error} under key None
 _POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: how each factory space's structures were last counted: space -> {structure: record}
+_REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: what forked workers read: set just before the fork, so nothing is pickled but results
 _FORKED: tuple = ()
 #: below this many points, forking costs more than it saves
-_PARALLEL_FROM = 8
+_PARALLEL_FROM = 4
+#: from this many counting processes, a structure's fit counts two neighbours per knob
+#: in its first round (idle cores count them at no wall time)
+_SPECULATE_FROM = 8
 
 
 def rank_jobs() -> int:
@@ -258,9 +275,9 @@ def _all_standard_refs(props):
 
 def _count_point(i: int):
     """One factory point, built and counted once: the features asked for, and at work-
-    item granularity every count and the footprint (what the floors and other models
-    read later)."""
-    candidates, refs, granularity, subgroup_size, needs_afr = _FORKED
+    item granularity every count, the array bytes and the footprint (what the floors
+    and other models read later)."""
+    candidates, refs, granularity, subgroup_size = _FORKED
     c = candidates[i]
     found: dict[tuple, dict[str, float]] = {}
     try:
@@ -268,7 +285,6 @@ def _count_point(i: int):
         common = dict(variant="default", dtype=c.dtype, group_size=spec.fixed_group_size)
         workitem = kernel_properties(spec, **common)
         params = {k: np.array([v]) for k, v in c.params_dict.items()}
-        params = {k: v for k, v in params.items()}
         wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
         wi = {k: float(v[0]) for k, v in wi_values.items()}
         wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
@@ -281,7 +297,7 @@ def _count_point(i: int):
             spec, granularity=granularity, subgroup_size=subgroup_size, **common)
         asked, _ = _split_footprint(refs)
         values = build_feature_values(props, asked, params, workitem_props=workitem)
-        key = (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
+        key = _cache_key(granularity, subgroup_size)
         found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
         return i, found, None
     except BarvinokMissingError:
@@ -310,56 +326,237 @@ def _cache_key(granularity, subgroup_size):
     return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
 
 
-def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
-                    needs_afr: bool, out: dict, errors: list) -> None:
-    """Points of factory spaces: from the cache, else built and counted on every core."""
+def _grain(key) -> str:
+    return f"{key[0].value}/{key[1]}"
+
+
+def _key_of_grain(grain: str) -> tuple:
+    value, _, size = grain.partition("/")
+    return (Granularity(value), None if size == "None" else int(size))
+
+
+def _lookup(c, refs, key) -> list | None:
+    """A point's asked features from the memory cache, None if any is missing; an
+    error string if the point could not be counted."""
+    per_space = _POINT_CACHE.get(c.space, {})
+    error = per_space.get(None, {}).get(c.variant)
+    if error is not None:
+        return error
+    wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
+    values = wi if key == (Granularity.WORKITEM, None) else \
+        per_space.get((c.variant, *key), {})
+    found = [_cached(r, values, wi) for r in refs]
+    return None if any(v is None for v in found) else found
+
+
+def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
+              error: str | None = None) -> None:
+    per_space = _POINT_CACHE.setdefault(space, {})
+    for k, values in found.items():
+        per_space.setdefault((label, *k), {}).update(values)
+    if error is not None:
+        per_space.setdefault(None, {})[label] = error
+
+
+def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list:
+    """Build and count candidates on every core: (found, error) per task, in order."""
     global _FORKED
-    key = _cache_key(granularity, subgroup_size)
-    todo = []
-    for i in idx:
-        c = candidates[i]
-        per_space = _POINT_CACHE.get(c.space, {})
-        error = per_space.get(None, {}).get(c.variant)
-        if error is not None:
-            errors[i] = error
-            continue
-        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
-        values = wi if key == (Granularity.WORKITEM, None) else \
-            per_space.get((c.variant, *key), {})
-        found = [_cached(r, values, wi) for r in refs]
-        if any(v is None for v in found):
-            todo.append(i)
-            continue
-        for r, v in zip(refs, found):
-            out[r.name][i] = v
-    if not todo:
-        return
-    jobs = min(rank_jobs(), len(todo))
-    _FORKED = (candidates, refs, granularity, subgroup_size, needs_afr)
+    if not tasks:
+        return []
+    jobs = min(rank_jobs(), len(tasks))
+    _FORKED = (tasks, refs, granularity, subgroup_size)
     try:
-        if jobs > 1 and len(todo) >= _PARALLEL_FROM:
+        if jobs > 1 and len(tasks) >= _PARALLEL_FROM:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 results = list(pool.imap_unordered(
-                    _count_point, todo, chunksize=max(1, len(todo) // (4 * jobs))))
+                    _count_point, range(len(tasks)),
+                    chunksize=max(1, len(tasks) // (4 * jobs))))
         else:
-            results = [_count_point(i) for i in todo]
+            results = [_count_point(i) for i in range(len(tasks))]
     finally:
         _FORKED = ()
-    for i, found, error in results:
-        c = candidates[i]
-        per_space = _POINT_CACHE.setdefault(c.space, {})
-        for k, values in found.items():
-            per_space.setdefault((c.variant, *k), {}).update(values)
-        if error is not None:
-            per_space.setdefault(None, {})[c.variant] = error
-            errors[i] = error
+    by_task = {i: (found, error) for i, found, error in results}
+    return [by_task[i] for i in range(len(tasks))]
+
+
+def _flat(found: Mapping[tuple, Mapping[str, float]]) -> dict[str, float]:
+    return {f"{_grain(k)}|{name}": v for k, values in found.items()
+            for name, v in values.items()}
+
+
+def _unflat(flat: Mapping[str, float]) -> dict[tuple, dict[str, float]]:
+    out: dict[tuple, dict[str, float]] = {}
+    for composite, v in flat.items():
+        grain, _, name = composite.partition("|")
+        out.setdefault(_key_of_grain(grain), {})[name] = float(v)
+    return out
+
+
+def _load_disk(spaces, fingerprints: dict) -> None:
+    for space in spaces:
+        fingerprint = count_cache.space_fingerprint(space)
+        fingerprints[space] = fingerprint
+        if fingerprint is None:
             continue
-        wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
-        values = wi if key == (Granularity.WORKITEM, None) else \
-            per_space.get((c.variant, *key), {})
-        for r in refs:
-            v = _cached(r, values, wi)
-            out[r.name][i] = np.nan if v is None else v
+        stored, errors = count_cache.load(fingerprint)
+        if not stored and not errors:
+            continue
+        for point in space.points():
+            key = count_cache.point_key(point, space.group_size(point))
+            if key in stored:
+                _remember(space, point.label, {_key_of_grain(g): v
+                                               for g, v in stored[key].items()})
+            if key in errors:
+                _remember(space, point.label, {}, errors[key])
+
+
+def _save_disk(space, fingerprint, counted: dict, errors: dict) -> None:
+    if fingerprint is None:
+        return
+    by_key = {}
+    for point, found in counted.items():
+        by_key[count_cache.point_key(point, space.group_size(point))] = \
+            {_grain(k): dict(v) for k, v in found.items()}
+    count_cache.save(fingerprint, by_key,
+                     {count_cache.point_key(p, space.group_size(p)): e
+                      for p, e in errors.items()})
+
+
+def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
+                    needs_afr: bool, out: dict, errors: list) -> None:
+    """Points of factory spaces: from the memory or disk cache, else counted once per
+    structure (:mod:`workbench.models.structure_counts`) or, where a structure's fit
+    does not check out, point by point; every count on every core."""
+    key = _cache_key(granularity, subgroup_size)
+
+    def fill(i) -> bool:
+        found = _lookup(candidates[i], refs, key)
+        if found is None:
+            return False
+        if isinstance(found, str):
+            errors[i] = found
+            return True
+        for r, v in zip(refs, found):
+            out[r.name][i] = v
+        return True
+
+    todo = [i for i in idx if not fill(i)]
+    if not todo:
+        return
+    spaces = list(dict.fromkeys(candidates[i].space for i in todo))
+    fingerprints: dict = {}
+    _load_disk(spaces, fingerprints)
+    from_disk = {candidates[i].space for i in todo if _lookup(
+        candidates[i], refs, key) is not None}
+    todo = [i for i in todo if not fill(i)]
+    for space in from_disk:
+        _report_cached(space, [candidates[i].point for i in idx
+                               if candidates[i].space is space])
+    if not todo:
+        return
+    fits = _fits(todo, candidates)
+    counted: dict = defaultdict(dict)          # space -> {point: found}
+    failed: dict = defaultdict(dict)           # space -> {point: error}
+    while True:
+        owners = list(dict.fromkeys((space, p) for (space, _), fit in fits.items()
+                                    for p in fit.wanted() if p not in counted[space]
+                                    and p not in failed[space]))
+        if owners:
+            tasks = [Candidate.of_point(space, p) for space, p in owners]
+            for (space, p), (found, error) in zip(
+                    owners, _count_all(tasks, refs, granularity, subgroup_size)):
+                counted[space][p] = found
+                if error is not None:
+                    failed[space][p] = error
+        for (space, _), fit in fits.items():
+            fit.give({p: (None if p in failed[space] else _flat(found))
+                      for p, found in counted[space].items()})
+        if all(fit.done for fit in fits.values()) or not owners:
+            break
+    for (space, _), fit in fits.items():
+        if fit.done and fit.method is not CountMethod.PER_POINT:
+            for p, values in fit.values.items():
+                if p not in failed[space]:
+                    counted[space][p] = _unflat(values)
+        for skey, n, n_counted, method, reason in fit.report():
+            _record(space, skey, n, n_counted, method, reason)
+    for space in counted:
+        for p, found in counted[space].items():
+            _remember(space, p.label, found, failed[space].get(p))
+        _save_disk(space, fingerprints.get(space), counted[space], failed[space])
+    for i in todo:
+        if not fill(i):
+            for r in refs:
+                out[r.name][i] = np.nan
+
+
+def _fits(todo, candidates) -> dict:
+    """Per (space, structure) of the points to count, its :class:`StructureFit` over
+    every point of that structure in the space (or over the points asked for only,
+    counted one by one, where they are no more than a fit would count)."""
+    members: dict = defaultdict(list)
+    for i in todo:
+        c = candidates[i]
+        members[c.space, structure_key(c.point, structural_knobs(c.space))].append(c.point)
+    fits = {}
+    all_points: dict = {}
+    for (space, skey), asked in members.items():
+        structural = structural_knobs(space)
+        if space not in all_points:
+            grouped = defaultdict(list)
+            for p in space.points():
+                grouped[structure_key(p, structural)].append(p)
+            all_points[space] = grouped
+        points = all_points[space].get(skey) or asked
+        fit = StructureFit(points, structural, speculate=rank_jobs() >= _SPECULATE_FROM)
+        if not symbolic_counting():
+            fit = StructureFit(asked, structural, per_point=
+                               "per-structure counting is off (WORKBENCH_STRUCTURE_COUNTS=off)")
+        elif len(asked) <= len(fit.wanted()):
+            fit = StructureFit(asked, structural, per_point=
+                               f"{len(asked)} point(s) asked for, no more than a fit counts")
+        fits[space, skey] = fit
+    return fits
+
+
+def _record(space, skey, points: int, counted: int, method: CountMethod,
+            reason: str = "") -> None:
+    _REPORTS.setdefault(space, {})[skey] = StructureCount(
+        space.name, skey, points, counted, method, reason)
+
+
+def _report_cached(space, points) -> None:
+    structural = structural_knobs(space)
+    sizes: dict = defaultdict(int)
+    for p in points:
+        sizes[structure_key(p, structural)] += 1
+    for skey, n in sizes.items():
+        _record(space, skey, n, 0, CountMethod.CACHED)
+
+
+def symbolic_counting() -> bool:
+    """Whether factory spaces are counted per structure (``WORKBENCH_STRUCTURE_COUNTS``
+    ``off`` counts every point, as a check of the fits)."""
+    return os.environ.get("WORKBENCH_STRUCTURE_COUNTS", "").strip().lower() not in (
+        "off", "0", "no", "false")
+
+
+def forget_counts(space) -> None:
+    """Drop what this process remembers of a space's counts (not the disk cache)."""
+    _POINT_CACHE.pop(space, None)
+    _REPORTS.pop(space, None)
+
+
+def remembered_counts(space) -> dict[tuple[str, str], dict[str, float]]:
+    """What this process holds of a space's counts: (point label, grain) -> values."""
+    return {(k[0], _grain(k[1:])): dict(v) for k, v in _POINT_CACHE.get(space, {}).items()
+            if k is not None}
+
+
+def counting_report(space) -> tuple[StructureCount, ...]:
+    """How the structures of a factory space were last counted (empty for a templated
+    space, or one not ranked yet)."""
+    return tuple(_REPORTS.get(space, {}).values())
 
 
 def candidate_feature_values(candidates: Sequence[Candidate], refs: Sequence[FeatureRef], *,

@@ -235,6 +235,9 @@ class Ranking:
     order: np.ndarray                        # indices into candidates, fastest first
     seconds: float                           # wall time of the ranking itself
     errors: tuple[str | None, ...] = field(default=())
+    #: how a factory space's structures were counted (symbolic, per point, cached, and
+    #: why): :class:`workbench.models.structure_counts.StructureCount` records
+    counting: tuple = field(default=())
 
     @property
     def ranked(self) -> list[Candidate]:

@@ -12,7 +12,12 @@ kept low by the families themselves, which read what a point carries:
   each point's numbers;
 * the ``tiling`` family evaluates T_alg of a time-tiled space vectorized, with no
   kernel built; ``ir-knn`` reads a template's IR features once per structure;
-* a space written as a ``kernel(point)`` factory has each point built and counted.
+* a space written as a ``kernel(point)`` factory is counted once per *structure* from
+  a few built points, its counts fitted as sums of monomials in the numeric knobs and
+  checked at a further point, falling back to every point where a fit does not check
+  out (:mod:`workbench.models.structure_counts`); counts are kept on disk
+  (:mod:`workbench.models.count_cache`), so a second session counts nothing.  The
+  ranking's ``counting`` says how each structure was counted.
 
 The result is a :class:`~workbench.models.contract.Ranking` whose ``seconds`` is the
 whole cost, extraction included.
@@ -40,5 +45,10 @@ def point_candidate(space: TuningSpace, point: Point) -> Candidate:
 def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
                ) -> Ranking:
     """The points (default: all) ranked by ``model``, fastest first, with its cost."""
+    import dataclasses
+
+    from workbench.models.candidate_features import counting_report
+
     points = list(points if points is not None else space.points())
-    return rank(model, [Candidate.of_point(space, p) for p in points])
+    ranking = rank(model, [Candidate.of_point(space, p) for p in points])
+    return dataclasses.replace(ranking, counting=counting_report(space))

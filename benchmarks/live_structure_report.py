@@ -1,0 +1,97 @@
+"""Report of a live tuning campaign on the H100 (scripts/h100_structure_tuning.sh):
+model:linear against TPE, every cost on the clock.
+
+For each user space, reads every run's store (one per strategy and seed: each
+evaluation's recorded costs, the exploration's choosing cost, the strategy's own time
+per step, in measured order) and prints the runs and the seconds until a measured
+time is within 95 % of the reference best, and that time in measurements of the best
+point.  The reference best is the fastest time of the space in the H100 exhaustive
+store (``sample_data/h100/user-spaces.sqlite``) or in any live run, whichever is
+faster; "oracle" is the mean recorded cost of measuring the exhaustive store's best
+point.  A run that does not reach 95 % within its evaluations is shown as ">" its
+whole cost.
+
+Run: ``python benchmarks/live_structure_report.py RUNS_DIR [--store STORE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import os
+import statistics
+import warnings
+
+SPACES = ("matmul_tiled", "stencil2d_5pt", "transpose", "rowsum", "triad", "stencil3d_7pt")
+
+
+def _trace(path, space):
+    from workbench.tuning.replay import load_space_evaluations
+
+    evaluations = load_space_evaluations(path, space)
+    ordered = sorted(evaluations.values(), key=lambda e: e.extra.get("sequence", 0))
+    choosing = float(ordered[0].extra.get("choosing_s", 0.0)) if ordered else 0.0
+    spent, out = choosing, []
+    for e in ordered:
+        spent += e.cost_s + float(e.extra.get("strategy_s", 0.0))
+        out.append((e.time_s if e.ok else math.inf, spent))
+    return choosing, out
+
+
+def _to_target(trace, target):
+    for runs, (t, spent) in enumerate(trace, start=1):
+        if t <= target:
+            return runs, spent, True
+    return len(trace), (trace[-1][1] if trace else 0.0), False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs")
+    parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
+    parser.add_argument("--strategy", default="model",
+                        help="the model-guided strategy's run to compare (model, model-bo)")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.replay import load_space_evaluations
+
+    print(f"runs: {args.runs}; reference: {args.store}")
+    print(f"{'space':<16} {'best ms':>8} {'oracle s':>8} | {'model runs':>10} {'model s':>8} "
+          f"{'choosing s':>10} | {'TPE runs (seeds)':>18} {'TPE s (seeds)':>22} {'TPE mean s':>10}"
+          f" | model faster")
+    wins = 0
+    for name in SPACES:
+        space = resolve_space(f"examples/spaces/{name}.py:space")
+        store = load_space_evaluations(args.store, space)
+        ok = [e for e in store.values() if e.ok]
+        best_e = min(ok, key=lambda e: e.time_s)
+        oracle = best_e.cost_s
+        runs = sorted(glob.glob(os.path.join(args.runs, f"{name}-*.sqlite")))
+        traces = {os.path.basename(r)[len(name) + 1:-7]: _trace(r, space) for r in runs}
+        best = min([best_e.time_s] + [t for k, (_, tr) in traces.items() for t, _ in tr
+                                      if k.rsplit("-", 1)[0] in ("tpe", args.strategy)])
+        target = best / 0.95
+        model = traces.get(f"{args.strategy}-0")
+        m_runs, m_s, m_ok = _to_target(model[1], target)
+        tpe = [_to_target(traces[k][1], target) for k in sorted(traces) if k.startswith("tpe-")]
+        tpe_mean = statistics.fmean(s for _, s, _ in tpe)
+        faster = m_ok and m_s < tpe_mean
+        wins += faster
+
+        def show(r, s, reached):
+            return f"{r}" if reached else f">{r}", f"{s:.2f}" if reached else f">{s:.2f}"
+        mr, ms = show(m_runs, m_s, m_ok)
+        tr = ",".join(show(*x)[0] for x in tpe)
+        ts = ",".join(show(*x)[1] for x in tpe)
+        print(f"{name:<16} {best * 1e3:>8.4f} {oracle:>8.3f} | {mr:>10} {ms:>8} "
+              f"{model[0]:>10.2f} | {tr:>18} {ts:>22} {tpe_mean:>10.2f} | "
+              f"{'yes' if faster else 'no'} ({tpe_mean / m_s if m_ok else float('nan'):.2f}x)")
+    print(f"{args.strategy}:linear reaches 95 % in less wall time than TPE (mean of its seeds; a "
+          f"seed that never reaches it counted at its whole cost) on {wins} of "
+          f"{len(SPACES)} spaces")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""Factory spaces counted once per structure (workbench.models.structure_counts): the
+fits on numbers alone, then the counts of every examples/spaces/ file, my_space and a
+space written for this test before the method (tests/spaces/outer_update.py) against
+counting their points one by one, on a sample of points per space; the disk cache.
+
+The exhaustive comparison, every feature of every point, is
+``benchmarks/structure_counts.py`` (minutes)."""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from workbench.models.structure_counts import (
+    CountMethod,
+    StructureFit,
+    _fit_axis,
+    plan_structure,
+    structural_knobs,
+)
+from workbench.tuning import TuningSpace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _space(**extra) -> TuningSpace:
+    return TuningSpace(
+        name="synthetic", description="numbers only",
+        tune_params={"tx": (8, 16, 32, 64), "ty": (1, 2, 4, 8), "wpt": (1, 2, 4),
+                     "mode": ("a", "b"), "flag": (0, 1)},
+        group_size=lambda p: (p["tx"], p["ty"]), kernel=lambda p: None,
+        **{"restrictions": ("tx*ty <= 256",), **extra})
+
+
+def _solve(space, truth) -> tuple[StructureFit, int]:
+    """Runs a fit over the first structure of ``space`` with counts from ``truth``."""
+    structural = structural_knobs(space)
+    first = space.points()[0]
+    points = [p for p in space.points() if all(p[k] == first[k] for k in structural)]
+    fit = StructureFit(points, structural)
+    counted = 0
+    while not fit.done:
+        wanted = fit.wanted()
+        assert wanted
+        counted += len(wanted)
+        fit.give({p: truth(p) for p in wanted})
+    return fit, counted
+
+
+def test_structural_knobs_are_choices_and_flags_or_as_declared():
+    assert structural_knobs(_space()) == ("mode", "flag")
+    assert structural_knobs(_space(structure=("tx",))) == ("tx",)
+
+
+def test_axis_fits_one_or_two_terms_logarithms_included():
+    assert _fit_axis([2.0, 4.0], [50.0, 25.0], 100.0) == [((-1, 0), 100.0)]
+    two = dict(_fit_axis([2.0, 4.0], [100 / 2 + 7, 100 / 4 + 7], 107.0))
+    assert sorted(two) == [(-1, 0), (0, 0)]
+    assert math.isclose(two[-1, 0], 100.0) and math.isclose(two[0, 0], 7.0)
+    tree = dict(_fit_axis([2.0, 4.0], [3 * (1 + 1.0), 3 * (1 + 2.0)], 3.0))  # 3 (1 + log2 r)
+    assert math.isclose(tree[0, 0], 3.0) and math.isclose(tree[0, 1], 3.0)
+    assert _fit_axis([2.0, 4.0], [5.0, -3.0], 1.0) is None
+
+
+def test_sums_of_monomials_fitted_exactly_from_few_points():
+    n = 1536.0
+
+    def truth(p):
+        return {"loads": n ** 3 / p["tx"] + n ** 3 / (p["ty"] * p["wpt"]),
+                "groups": n * n / (p["tx"] * p["ty"] * p["wpt"]), "launch": 1.0,
+                "zero": 0.0}
+
+    fit, counted = _solve(_space(), truth)
+    assert fit.method is CountMethod.SYMBOLIC
+    assert counted <= 8 < len(fit.points)
+    for p, values in fit.values.items():
+        for name, v in truth(p).items():
+            assert math.isclose(values[name], v, rel_tol=1e-9, abs_tol=1e-9), (p, name)
+
+
+def test_a_tree_reductions_log_fitted_jointly_a_stranger_count_split_or_per_point():
+    def truth(p):       # a tree reduction's barriers: log2 of the group width
+        return {"barriers": (1 + math.log2(p["tx"])) * 4096 / p["ty"], "x": 1.0 * p["wpt"]}
+
+    fit, counted = _solve(_space(), truth)
+    assert fit.method is CountMethod.SYMBOLIC and counted < len(fit.points) / 2
+    for p, values in fit.values.items():
+        assert math.isclose(values["barriers"], truth(p)["barriers"], rel_tol=1e-9)
+
+    def stranger(p):    # a square root: no function of the basis
+        return {"odd": math.sqrt(p["tx"]) * p["ty"] + p["wpt"]}
+
+    fit, counted = _solve(_space(), stranger)
+    assert fit.done
+    for p, values in fit.values.items():
+        assert math.isclose(values["odd"], stranger(p)["odd"], rel_tol=1e-9)
+    assert any("tx" in r[4] for r in fit.report()) or fit.method is CountMethod.PER_POINT
+
+
+def test_a_wrong_fit_is_caught_by_the_check_and_counted_per_point():
+    def truth(p):       # a monomial along each knob alone, not jointly
+        return {"odd": float(p["tx"] + p["ty"] * p["wpt"] * 1000 + (p["tx"] * p["ty"]) ** 2)}
+
+    fit, _ = _solve(_space(), truth)
+    for p, values in fit.values.items():
+        assert math.isclose(values["odd"], truth(p)["odd"], rel_tol=1e-9)
+
+
+def test_plan_names_why_a_structure_cannot_be_fitted():
+    space = _space(restrictions=("tx == 8*ty",))
+    points = [p for p in space.points() if p["mode"] == "a" and p["flag"] == 0]
+    assert "alone" in plan_structure(points, ("mode", "flag"))
+
+
+SPACES = sorted(glob.glob(f"{ROOT}/examples/spaces/*.py")) + [
+    f"{ROOT}/examples/kernels/my_space.py", f"{ROOT}/tests/spaces/outer_update.py"]
+
+
+@pytest.fixture
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    warnings.filterwarnings("ignore")
+
+
+@pytest.mark.parametrize("path", SPACES, ids=lambda p: os.path.basename(p)[:-3])
+def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatch):
+    """Every feature the linear model reads and every work-item count of two random
+    points of the space's symbolically counted structures, fitted and counted."""
+    from workbench.models import load_model
+    from workbench.models.candidate_features import (
+        counting_report,
+        forget_counts,
+        remembered_counts,
+    )
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.ranking import rank_space
+
+    model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
+    space = resolve_space(f"{path}:space")
+    forget_counts(space)
+    ranking = rank_space(model, space)
+    fitted = remembered_counts(space)
+    report = counting_report(space)
+    assert sum(r.points for r in report) == len(space.points())
+    assert ranking.counting == report
+    assert sum(r.counted for r in report) < len(space.points())
+    symbolic = [r for r in report if r.method is CountMethod.SYMBOLIC]
+    assert symbolic
+    rng = np.random.default_rng(0)
+    counted_labels = set()
+    # a point of a symbolic structure that no probe was: a real check of the fit
+    sample = [p for p in space.points() if any(
+        all(p[k] == v for k, v in r.structure) for r in symbolic)]
+    sample = [sample[i] for i in rng.choice(len(sample), size=2, replace=False)]
+    monkeypatch.setenv("WORKBENCH_STRUCTURE_COUNTS", "off")
+    fresh = resolve_space(f"{path}:space")
+    forget_counts(fresh)
+    rank_space(model, fresh, sample)
+    counted = remembered_counts(fresh)
+    for (label, grain), values in counted.items():
+        counted_labels.add(label)
+        for name, v in values.items():
+            if name not in fitted[label, grain] and (
+                    not grain.startswith("workitem") or name.endswith("_bytes")):
+                continue    # asked of the sample only (the floors' footprints)
+            w = fitted[label, grain].get(name, 0.0)
+            assert (math.isnan(v) and math.isnan(w)) or math.isclose(
+                w, v, rel_tol=1e-9, abs_tol=1e-9), (label, grain, name, w, v)
+    assert counted_labels == {p.label for p in sample}
+
+
+def test_second_session_reads_counts_from_disk(tmp_path, monkeypatch):
+    from workbench.models import load_model
+    from workbench.models.candidate_features import counting_report, forget_counts
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.ranking import rank_space
+
+    warnings.filterwarnings("ignore")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+    model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
+    ref = f"{ROOT}/examples/kernels/my_space.py:space"
+    first = resolve_space(ref)
+    forget_counts(first)
+    one = rank_space(model, first)
+    assert {r.method for r in one.counting} == {CountMethod.SYMBOLIC}
+    again = resolve_space(ref)
+    forget_counts(again)
+    two = rank_space(model, again)
+    assert {r.method for r in two.counting} == {CountMethod.CACHED}
+    assert sum(r.counted for r in two.counting) == 0
+    np.testing.assert_allclose(two.predicted_s, one.predicted_s, rtol=1e-12)
+
+
+def test_count_cache_takes_concurrent_writers(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from workbench.models import count_cache
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+
+    def write(k):
+        for i in range(20):
+            count_cache.save("fp", {f"p{k}-{i}": {"workitem/None": {"a": float(i),
+                                                                  "b": math.nan}}},
+                             {f"bad{k}-{i}": "ValueError: no"} if i % 5 == 0 else {})
+
+    procs = [multiprocessing.get_context("fork").Process(target=write, args=(k,))
+             for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    stored, errors = count_cache.load("fp")
+    assert len(stored) == 60 and len(errors) == 12
+    assert stored["p2-7"]["workitem/None"]["a"] == 7.0
+    assert math.isnan(stored["p0-3"]["workitem/None"]["b"])
+    assert count_cache.load("another") == ({}, {})

@@ -1,0 +1,149 @@
+"""An on-disk cache of the counts of factory-space points, so that a second session
+on the same space counts nothing.
+
+Each point's features are keyed by a *fingerprint* of what determines its kernel: the
+source file of the space's ``kernel(point)`` factory (its whole text), the space's
+name, parameters, problem sizes and dtype, the point's label and work-group shape, and
+the versions of loopy, islpy, pymbolic and of the workbench's counting code (a hash of
+its source).  A factory that reads something else (another file, an environment
+variable) is not covered: ``WORKBENCH_COUNT_CACHE=off`` turns the cache off,
+``WORKBENCH_COUNT_CACHE=/some/file.sqlite`` puts it elsewhere; its default is
+``$XDG_CACHE_HOME/workbench/counts-v<schema>.sqlite``.
+
+One SQLite file with a schema version; writers hold a short immediate transaction, so
+several processes may fill it at once (a write that meets a locked database waits,
+and one that still fails is skipped: the cache is an optimisation).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import math
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from pathlib import Path
+
+#: bump when what is stored, or how it is counted, changes meaning
+SCHEMA_VERSION = 1
+
+
+def cache_path() -> Path | None:
+    setting = os.environ.get("WORKBENCH_COUNT_CACHE", "").strip()
+    if setting.lower() in ("off", "0", "no", "false"):
+        return None
+    if setting:
+        return Path(setting)
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "workbench" / f"counts-v{SCHEMA_VERSION}.sqlite"
+
+
+@functools.lru_cache(maxsize=1)
+def _library_versions() -> str:
+    parts = []
+    for name in ("loopy", "islpy", "pymbolic"):
+        try:
+            parts.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{name}=?")
+    counting = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted([*(root / "properties").glob("*.py"),
+                        root / "models" / "expressions" / "feature_values.py",
+                        root / "models" / "expressions" / "features.py",
+                        root / "models" / "candidate_features.py"]):
+        counting.update(path.read_bytes())
+    parts.append(f"counting={counting.hexdigest()[:16]}")
+    return ";".join(parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _source_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def space_fingerprint(space) -> str | None:
+    """What a factory space's kernels depend on, hashed; None where its factory's
+    source cannot be read (such a space is not cached)."""
+    try:
+        source = inspect.getsourcefile(space.kernel)
+    except TypeError:
+        return None
+    digest = _source_digest(source) if source else None
+    if digest is None:
+        return None
+    what = repr((SCHEMA_VERSION, _library_versions(), digest, space.name,
+                 tuple((k, tuple(v)) for k, v in space.tune_params.items()),
+                 tuple(sorted(space.problem.items())), space.dtype))
+    return hashlib.sha256(what.encode()).hexdigest()
+
+
+def point_key(point, group_size) -> str:
+    return f"{point.label}@{'x'.join(map(str, group_size))}"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path, timeout=30, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    con.execute("CREATE TABLE IF NOT EXISTS counts (fingerprint TEXT, point TEXT, "
+                "grain TEXT, name TEXT, value REAL, "
+                "PRIMARY KEY (fingerprint, point, grain, name))")
+    con.execute("CREATE TABLE IF NOT EXISTS errors (fingerprint TEXT, point TEXT, "
+                "error TEXT, PRIMARY KEY (fingerprint, point))")
+    return con
+
+
+def load(fingerprint: str) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, str]]:
+    """Stored counts of one space: point -> grain -> name -> value, and errors."""
+    path = cache_path()
+    if path is None or not path.exists():
+        return {}, {}
+    try:
+        con = _connect(path)
+        try:
+            rows = con.execute("SELECT point, grain, name, value FROM counts "
+                               "WHERE fingerprint = ?", (fingerprint,)).fetchall()
+            errs = con.execute("SELECT point, error FROM errors WHERE fingerprint = ?",
+                               (fingerprint,)).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return {}, {}
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for point, grain, name, value in rows:
+        out.setdefault(point, {}).setdefault(grain, {})[name] = \
+            math.nan if value is None else float(value)
+    return out, dict(errs)
+
+
+def save(fingerprint: str, counts: Mapping[str, Mapping[str, Mapping[str, float]]],
+         errors: Mapping[str, str] = {}) -> None:
+    path = cache_path()
+    if path is None or (not counts and not errors):
+        return
+    rows: Iterable = [(fingerprint, point, grain, name, None if math.isnan(v) else v)
+                      for point, grains in counts.items()
+                      for grain, values in grains.items()
+                      for name, v in values.items()]
+    try:
+        con = _connect(path)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.executemany("INSERT OR REPLACE INTO counts VALUES (?, ?, ?, ?, ?)", rows)
+            con.executemany("INSERT OR REPLACE INTO errors VALUES (?, ?, ?)",
+                            [(fingerprint, p, e) for p, e in errors.items()])
+            con.execute("COMMIT")
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return

@@ -1,0 +1,524 @@
+"""Counting a ``kernel(point)`` factory space once per structure, not once per point.
+
+A user's factory builds a concrete loopy kernel per point, and loopy cannot take a
+split length as a parameter (ISL needs affine domains), so its knobs cannot simply be
+made symbolic.  But within one *structure* (the values of the knobs that change the
+kernel's shape: a choice of strings, an on/off flag such as ``prefetch``, or what a
+space declares in ``structure=``), every count a model reads is, for divisible splits,
+a sum of a few monomials in the numeric knobs (``n^3/tx + n^3/(ty*wpt)``).  So per
+structure:
+
+1. a *base* point and, for every numeric knob, up to two points that differ from it
+   in that knob only are built and counted (:func:`plan_structure`);
+2. along every knob the values are fitted by one monomial ``w (x/x0)^e`` (integer
+   ``e`` in -3..3), else by two; the terms of all knobs are joined by matching their
+   weights (:func:`fit_feature`), which gives every feature as a sum of monomials
+   with exact rational weights;
+3. a further point that differs from the base in as many knobs as possible is
+   counted and every fitted feature must equal its count there (up to float
+   rounding); otherwise the whole structure is counted point by point, and the
+   ranking's report says which and why (:class:`StructureCount`).
+
+Steps 2 and 3 are plain arithmetic on numbers; building and counting is the caller's
+(:mod:`workbench.models.candidate_features`).  Footprints and array sizes are fitted
+the same way (constant within a structure where the problem is fixed).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: functions of a knob's ratio to the base tried, (e, l): r^e log2(r)^l; a count's power
+#: of a split size is small, and a tree reduction's barriers grow with log2 of its width
+BASIS = (*((e, 0) for e in range(-3, 4)), *((e, 1) for e in (-1, 0, 1)))
+
+
+def _basis(r, code):
+    e, log = code
+    return r ** float(e) * (np.log2(r) if log else 1.0)
+#: relative tolerance of "equal up to float rounding"
+RTOL = 1e-9
+#: the most terms a feature may have, and hypotheses kept while joining knobs
+MAX_TERMS = 4
+MAX_HYPOTHESES = 64
+
+
+class CountMethod(enum.Enum):
+    SYMBOLIC = "symbolic"     # counted at a few points, fitted, verified
+    PER_POINT = "per point"   # every point built and counted
+    CACHED = "cached"         # every point's counts read from the disk cache
+
+
+@dataclass(frozen=True)
+class StructureCount:
+    """How the points of one structure of a space were counted."""
+
+    space: str
+    structure: tuple[tuple[str, object], ...]
+    points: int
+    counted: int
+    method: CountMethod
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.structure) or "(one structure)"
+
+
+def structural_knobs(space) -> tuple[str, ...]:
+    """The knobs that change a kernel's shape: those the space declares in
+    ``structure``, else every knob whose values are not all positive integers, or
+    are only 0 and 1 (an on/off flag)."""
+    if space.structure:
+        return tuple(space.structure)
+    out = []
+    for name, values in space.tune_params.items():
+        numeric = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                      and v >= 1 for v in values)
+        if not numeric or set(values) <= {0, 1}:
+            out.append(name)
+    return tuple(out)
+
+
+def structure_key(point, structural: Sequence[str]) -> tuple[tuple[str, object], ...]:
+    return tuple((k, point[k]) for k in structural)
+
+
+@dataclass(frozen=True)
+class StructurePlan:
+    """The points of one structure to count: base, per-knob neighbours, a check."""
+
+    knobs: tuple[str, ...]           # numeric knobs that vary within the structure
+    base: object
+    axes: tuple[tuple[object, ...], ...]   # per knob, its neighbours of the base
+    checks: tuple[object, ...]
+
+    @property
+    def probes(self) -> tuple[object, ...]:
+        return (self.base, *(p for axis in self.axes for p in axis), *self.checks)
+
+
+def _differing(a, b, knobs) -> list[str]:
+    return [k for k in knobs if a[k] != b[k]]
+
+
+def _spread(p, base, knobs) -> float:
+    return sum(abs(math.log(float(p[k]) / float(base[k]))) for k in knobs)
+
+
+def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int = 2,
+                   base=None) -> StructurePlan | str:
+    """Which points of one structure to count (a base, ``per_knob`` neighbours of it
+    along every numeric knob, a check that differs in as many knobs as possible), or
+    why it must be counted per point."""
+    names = [k for k, _ in points[0].items if k not in structural]
+    knobs = tuple(k for k in names if len({p[k] for p in points}) > 1)
+    if not knobs:
+        return StructurePlan((), points[0], (), ())   # one kernel shape, one count
+
+    def neighbours(base):
+        found = []
+        for k in knobs:
+            along = [p for p in points if p[k] != base[k] and _differing(p, base, knobs) == [k]]
+            # the farthest from the base on a log scale first: widest lever for the fit
+            along.sort(key=lambda p: -abs(math.log(float(p[k]) / float(base[k]))))
+            found.append(tuple(along[:per_knob]))
+        return found
+
+    best = None
+    for base in ([base] if base is not None else points):
+        axes = neighbours(base)
+        score = (sum(min(1, len(a)) for a in axes), sum(len(a) for a in axes))
+        if best is None or score > best[0]:
+            best = (score, base, axes)
+    _, base, axes = best
+    lacking = [k for k, a in zip(knobs, axes) if not a]
+    if lacking:
+        return f"no point differs from the base in {lacking[0]} alone"
+    used = {base, *(p for a in axes for p in a)}
+    rest = [p for p in points if p not in used]
+    if len(rest) <= 1:
+        return "too few points to check a fit"
+    check = max(rest, key=lambda p: (len(_differing(p, base, knobs)), _spread(p, base, knobs)))
+    return StructurePlan(knobs, base, tuple(axes), (check,))
+
+
+class StructureFit:
+    """Counts one structure from as few counted points as it can, in rounds: the
+    caller counts :meth:`wanted`, hands the counts to :meth:`give`, and repeats until
+    :attr:`done`; then :attr:`values` holds every feature at every point.
+
+    Round 1 counts the base, one neighbour per knob and a check, and fits one monomial
+    per feature; where that fails, round 2 adds a second neighbour per knob and fits
+    sums of two; where that fails too, the structure is split by the knob whose fit
+    failed (a barrier count of ``log2`` of a group size, a stride class that changes
+    with a work-per-item) and each part fitted on its own; where nothing fits, every
+    point is counted.  ``report`` tells which.
+    """
+
+    def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
+                 per_point: str | None = None, speculate: bool = False):
+        self.points = list(points)
+        self.structural = tuple(structural)
+        self.depth = depth
+        self.counted: dict = {}
+        self.values: dict[object, dict[str, float]] | None = None
+        self.parts: list[StructureFit] = []
+        self.reason = ""
+        self.method: CountMethod | None = None
+        # with cores to spare, two neighbours per knob at once: a round fewer where one
+        # monomial per feature is not enough, at no wall time
+        self._round = 1 if speculate else 0
+        self._speculate = speculate
+        self._plan = None
+        if per_point is not None:
+            self._per_point(per_point)
+        else:
+            self._next()
+
+    @property
+    def done(self) -> bool:
+        return self.values is not None
+
+    def _next(self) -> None:
+        self._round += 1
+        if self._round > 2:
+            self._per_point(self.reason)
+            return
+        plan = plan_structure(self.points, self.structural, per_knob=self._round,
+                              base=self._plan.base if self._plan is not None else None)
+        if isinstance(plan, str):
+            self._per_point(plan)
+            return
+        self._plan = plan
+
+    def _per_point(self, reason: str) -> None:
+        self._plan = None
+        self.method = CountMethod.PER_POINT
+        self.reason = reason
+
+    def wanted(self) -> list:
+        if self.done:
+            return []
+        if self.parts:
+            return [p for part in self.parts for p in part.wanted()]
+        want = self._plan.probes if self._plan is not None else self.points
+        return [p for p in want if p not in self.counted]
+
+    def give(self, counted: Mapping[object, Mapping[str, float] | None]) -> None:
+        """Counts of points (None: the point could not be counted)."""
+        if self.done:
+            return
+        if self.parts:
+            for part in self.parts:
+                part.give(counted)
+            if all(part.done for part in self.parts):
+                self.values = {p: v for part in self.parts for p, v in part.values.items()}
+            return
+        self.counted.update({p: v for p, v in counted.items() if p in set(self.points)})
+        if self._plan is None:
+            if all(p in self.counted for p in self.points):
+                self.values = {p: dict(self.counted[p] or {}) for p in self.points}
+            return
+        if any(p not in self.counted for p in self._plan.probes):
+            return
+        bad = [p for p in self._plan.probes if self.counted[p] is None]
+        if bad:
+            self._per_point(f"{bad[0].label} could not be counted")
+            return
+        if isinstance(self._plan, TensorPlan):
+            fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points)
+        else:
+            fitted, reason, knob = fit_structure(self._plan, self.counted, self.points)
+        if fitted is not None:
+            if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
+                self.reason = f"one monomial per feature did not fit: {self.reason}"
+            self.method = CountMethod.SYMBOLIC
+            self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
+                           for j, p in enumerate(self.points)}
+            return
+        self.reason = reason
+        if self._round == 1:
+            self._next()
+            return
+        if isinstance(self._plan, TensorPlan):
+            self._per_point(reason)
+            return
+        if knob is None:
+            tensor = plan_tensor(self._plan, self.counted, self.points)
+            if isinstance(tensor, TensorPlan):
+                self._plan = tensor
+                self.reason = f"terms fitted jointly in all knobs: {reason}"
+                self.give({})
+                return
+        if knob is not None and self.depth < 2:
+            groups: dict = {}
+            for p in self.points:
+                groups.setdefault(p[knob], []).append(p)
+            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                       speculate=self._speculate) for g in groups.values()]
+            for part in self.parts:
+                part.give(self.counted)
+            self.reason = f"split by {knob}: {reason}"
+            return
+        self._next()
+
+    def report(self) -> list[tuple[tuple, int, int, CountMethod, str]]:
+        """(structure, points, points counted, method, reason) of it or its parts."""
+        if self.parts:
+            return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
+                    for part in self.parts for r in part.report()]
+        structure = tuple((k, self.points[0][k]) for k in self.structural)
+        return [(structure, len(self.points), len(self.counted),
+                 self.method or CountMethod.PER_POINT, self.reason)]
+
+
+# {{{ fitting
+
+def _close(a, b) -> bool:
+    return bool(np.isclose(a, b, rtol=RTOL, atol=RTOL * max(abs(a), abs(b), 1e-300)))
+
+
+def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
+              ) -> list[tuple[tuple[int, int], float]] | None:
+    """``y(r) = sum w_c b_c(r)`` (:data:`BASIS`) through (1, y0) and the given points:
+    a list of (basis code, weight), the fewest terms that fit; None if none does."""
+    if y0 == 0 and all(v == 0 for v in values):
+        return []
+    for code in BASIS:
+        if code[1] == 0 and all(_close(y0 * _basis(r, code), v)
+                                for r, v in zip(ratios, values)):
+            return [(code, y0)]
+    if len(ratios) < 2:
+        return None
+    (r1, r2), (y1, y2) = ratios[:2], values[:2]
+    for c1, c2 in itertools.combinations(BASIS, 2):
+        # w1 b1(1) + w2 b2(1) = y0, w1 b1(r1) + w2 b2(r1) = y1; checked at r2
+        a = np.array([[_basis(1.0, c1), _basis(1.0, c2)], [_basis(r1, c1), _basis(r1, c2)]])
+        if abs(np.linalg.det(a)) < 1e-12:
+            continue
+        w1, w2 = np.linalg.solve(a, [y0, y1])
+        if w1 == 0 or w2 == 0 or _close(w1, 0) or _close(w2, 0):
+            continue
+        if _close(w1 * _basis(r2, c1) + w2 * _basis(r2, c2), y2):
+            return [(c1, float(w1)), (c2, float(w2))]
+    return None
+
+
+#: a fitted feature: terms (weight, exponent per knob), in ratios to the base's values
+Terms = tuple[tuple[float, tuple[int, ...]], ...]
+
+
+def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
+    """Every set of terms whose weights, grouped by exponent along each knob, give each
+    knob's fit (the fewest terms: as many as the knob with most)."""
+    if any(len(a) == 0 for a in axes):
+        return [()] if total == 0 else []
+    if any(code[1] for a in axes for code, _ in a):
+        return []    # a log term is 0 at the base, unseen along the other knobs: fit jointly
+    seed = max(range(len(axes)), key=lambda i: len(axes[i]))
+    n_terms = len(axes[seed])
+    if n_terms > MAX_TERMS:
+        return []
+    hypotheses = [[{seed: e} for e, _ in axes[seed]]]
+    weights = [w for _, w in axes[seed]]
+    for i, groups in enumerate(axes):
+        if i == seed:
+            continue
+        extended = []
+        for assignment in itertools.product(range(len(groups)), repeat=n_terms):
+            sums = [0.0] * len(groups)
+            for term, g in enumerate(assignment):
+                sums[g] += weights[term]
+            if all(_close(s, w) for s, (_, w) in zip(sums, groups)):
+                for h in hypotheses:
+                    extended.append([{**t, i: groups[g][0]} for t, g in zip(h, assignment)])
+        hypotheses = extended[:MAX_HYPOTHESES]
+        if not hypotheses:
+            return []
+    return [tuple((w, tuple(t[i] for i in range(len(axes))))
+                  for w, t in zip(weights, h)) for h in hypotheses]
+
+
+def evaluate_terms(terms: Terms, ratios: np.ndarray) -> np.ndarray:
+    """A fitted feature at points given as ratios to the base (points x knobs)."""
+    out = np.zeros(len(ratios))
+    for w, codes in terms:
+        out = out + w * _monomial(ratios, codes)
+    return out
+
+
+def _monomial(ratios: np.ndarray, codes) -> np.ndarray:
+    out = np.ones(len(ratios))
+    for i, code in enumerate(codes):
+        out = out * _basis(ratios[:, i], code)
+    return out
+
+
+def knob_ratios(points: Sequence, base, knobs: Sequence[str]) -> np.ndarray:
+    return np.array([[float(p[k]) / float(base[k]) for k in knobs] for p in points]
+                    ).reshape(len(points), len(knobs))
+
+
+def fit_feature(plan: StructurePlan, values: Mapping[object, float]
+                ) -> tuple[list[Terms], str | None]:
+    """Candidate sums of monomials of one feature from its values at the plan's base
+    and neighbours (the caller checks them), and the knob that fits none, if one."""
+    y0 = values[plan.base]
+    axes = []
+    for knob, along in zip(plan.knobs, plan.axes):
+        ratios = [float(p[knob]) / float(plan.base[knob]) for p in along]
+        fit = _fit_axis(ratios, [values[p] for p in along], y0)
+        if fit is None:
+            return [], knob
+        axes.append(fit)
+    if not plan.knobs:
+        return ([((y0, ()),)] if y0 != 0 else [()]), None
+    return _join(axes, y0), None
+
+
+def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, float]],
+                  points: Sequence) -> tuple[dict[str, np.ndarray] | None, str, str | None]:
+    """Every feature of ``counted`` (point -> name -> value, at the plan's probes) at
+    every one of ``points``: fitted and checked; else None, why, and the knob to blame
+    if one is (a feature that fits no sum of monomials along it)."""
+    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    fitted = [p for p in plan.probes if p not in plan.checks]
+    ratios = knob_ratios(points, plan.base, plan.knobs)
+    check_ratios = knob_ratios(plan.checks, plan.base, plan.knobs)
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        values = {p: float(counted[p].get(name, 0.0)) for p in plan.probes}
+        if all(np.isnan(v) for v in values.values()):
+            out[name] = np.full(len(points), np.nan)
+            continue
+        if any(np.isnan(v) for v in values.values()):
+            return None, f"{name} is known at some points only", None
+        candidates, knob = fit_feature(plan, {p: values[p] for p in fitted})
+        if knob is not None:
+            return None, f"{name} is no sum of few monomials in {knob}", knob
+        if not candidates:
+            return None, f"{name}'s terms along the knobs do not match up", None
+        good = [t for t in candidates
+                if all(_close(float(v), values[c]) for v, c in
+                       zip(evaluate_terms(t, check_ratios), plan.checks))]
+        if not good:
+            return None, f"{name}'s fit differs from its count at {plan.checks[0].label}", \
+                None
+        at_points = [evaluate_terms(t, ratios) for t in good]
+        if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
+            return None, f"{name} has several fits that the check cannot tell apart", None
+        out[name] = at_points[0]
+    return out, "", None
+
+# {{{ terms over products of knobs
+
+#: the most monomials of a joint fit (its points are counted: more costs more)
+MAX_JOINT_TERMS = 16
+
+
+@dataclass(frozen=True)
+class TensorPlan:
+    """A joint fit: every feature a sum over all products of the exponents its knobs
+    show one at a time (``n^2 (1 + 2/bx)(1 + 2/(by wpi))`` has four terms whose
+    weights do not sort out knob by knob), its weights solved from enough points."""
+
+    knobs: tuple[str, ...]
+    base: object
+    bases: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]   # feature -> monomials
+    fit_points: tuple[object, ...]
+    checks: tuple[object, ...]
+
+    @property
+    def probes(self) -> tuple[object, ...]:
+        return (*self.fit_points, *self.checks)
+
+
+def _design(ratios: np.ndarray, basis) -> np.ndarray:
+    return np.stack([_monomial(ratios, codes) for codes in basis], axis=1)
+
+
+def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
+                ) -> TensorPlan | str:
+    """The joint fit's monomials per feature (from the two-neighbour fits along each
+    knob) and the points it needs: the plan's, then ones that differ from the base in
+    most knobs, until every feature's weights are determined with two checks left."""
+    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    bases = []
+    for name in names:
+        y0 = float(counted[plan.base].get(name, 0.0))
+        exps = []
+        for knob, along in zip(plan.knobs, plan.axes):
+            ratios = [float(p[knob]) / float(plan.base[knob]) for p in along]
+            fit = _fit_axis(ratios, [float(counted[p].get(name, 0.0)) for p in along], y0)
+            if fit is None:
+                return f"{name} is no sum of few monomials in {knob}"
+            exps.append(sorted({c for c, _ in fit} | ({(0, 0)} if not fit else set())))
+        basis = tuple(itertools.product(*exps))
+        if len(basis) > MAX_JOINT_TERMS:
+            return f"{name} would need {len(basis)} monomials"
+        bases.append((name, basis))
+    # points whose monomials span what all the structure's points' do: then the
+    # weights' fit gives the same values at every point whichever solution it picks
+    union = sorted({e for _, b in bases for e in b})
+    if len(union) > 2 * MAX_JOINT_TERMS:
+        return f"the features would need {len(union)} monomials"
+    target = np.linalg.matrix_rank(_design(knob_ratios(points, plan.base, plan.knobs), union))
+    fit_points = [p for p in plan.probes if p not in plan.checks]
+    rank = np.linalg.matrix_rank(_design(knob_ratios(fit_points, plan.base, plan.knobs), union))
+    rest = sorted((p for p in points if p not in fit_points and p not in plan.checks),
+                  key=lambda p: (-len(_differing(p, plan.base, plan.knobs)),
+                                 -_spread(p, plan.base, plan.knobs), p.label))
+    for p in rest:
+        if rank >= target:
+            break
+        more = np.linalg.matrix_rank(_design(
+            knob_ratios([*fit_points, p], plan.base, plan.knobs), union))
+        if more > rank:
+            fit_points.append(p)
+            rank = more
+    rest = [p for p in rest if p not in fit_points]
+    checks = [*plan.checks, *rest[:1]]
+    if rank < target or len(checks) < 2 or len(fit_points) + len(checks) >= len(points):
+        return "too few points for a joint fit"
+    return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks))
+
+
+def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence
+               ) -> tuple[dict[str, np.ndarray] | None, str, None]:
+    """Every feature at every point from the joint fit, checked at two points."""
+    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    bases = dict(plan.bases)
+    at_fit = knob_ratios(plan.fit_points, plan.base, plan.knobs)
+    at_check = knob_ratios(plan.checks, plan.base, plan.knobs)
+    at_all = knob_ratios(points, plan.base, plan.knobs)
+    out = {}
+    for name in names:
+        if name not in bases:
+            return None, f"{name} appears only at points of the joint fit", None
+        y = np.array([float(counted[p].get(name, 0.0)) for p in plan.fit_points])
+        c = np.array([float(counted[p].get(name, 0.0)) for p in plan.checks])
+        if np.isnan(y).all() and np.isnan(c).all():
+            out[name] = np.full(len(points), np.nan)
+            continue
+
+        def design(r, basis=bases[name]):
+            return _design(r, basis)
+        a = design(at_fit)
+        weights, *_ = np.linalg.lstsq(a, y, rcond=None)
+        if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(design(at_all)) or not np.allclose(
+                a @ weights, y, rtol=RTOL, atol=RTOL * np.abs(y).max(initial=0)):
+            return None, f"{name} fits no sum of its monomials", None
+        if not np.allclose(design(at_check) @ weights, c, rtol=RTOL,
+                           atol=RTOL * np.abs(c).max(initial=0)):
+            return None, f"{name}'s joint fit differs from its count at a check", None
+        out[name] = design(at_all) @ weights
+    return out, "", None
+
+# }}}
