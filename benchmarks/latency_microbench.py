@@ -1,0 +1,156 @@
+"""Benchmark: serial work and memory-level parallelism on a device (issue #34, item 1).
+
+Times the latency microbenchmarks of :mod:`workbench.kernels.generators.latency` at
+launch sizes from one work item to 64 warps per multiprocessor: a dependent fused
+multiply-add chain (float32, float64), a dependent-load chase through arrays sized
+for L1, L2 and DRAM, and a column sum (coalesced loads feeding a dependent add).
+Each point: profiling events, ``--runs`` runs, the first two discarded, the minimum
+and the median kept.  Prints one line per point and writes JSON (``--out``) with the
+device, library versions, host and date.
+
+    python benchmarks/latency_microbench.py --device NVIDIA --out latency.json
+    python benchmarks/latency_microbench.py --small          # pocl, a check
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+
+def _points(compute_units: int, small: bool):
+    """(kernel, dtype, items, group, params) of every point."""
+    warp = 32
+    if small:
+        launches = ((1, 1), (32, 32), (128, 32))
+    else:
+        # one item, one warp, one warp per SM, 4, 16 and 64 warps per SM
+        launches = ((1, 1), (warp, warp), (compute_units * warp, warp),
+                    (compute_units * warp * 4, warp), (compute_units * warp * 16, warp),
+                    (compute_units * warp * 64, 128))
+    steps_fma = (2 ** 10, 2 ** 14) if small else (2 ** 16, 2 ** 20)
+    for dtype in ("float32", "float64"):
+        for items, group in launches:
+            for steps in steps_fma:
+                yield "fma_chain", dtype, items, group, {"n": items, "steps": steps}
+    chase_sizes = (2 ** 10, 2 ** 16) if small else (2 ** 10, 2 ** 20, 2 ** 27)
+    for size in chase_sizes:            # 4 KiB (L1), 4 MiB (L2), 512 MiB (DRAM)
+        for items, group in launches:
+            steps = (2 ** 10 if small else 2 ** 14) if items <= 32 * compute_units \
+                else (2 ** 8 if small else 2 ** 11)
+            yield "pointer_chase", "int32", items, group, \
+                {"n": items, "steps": steps, "length": size}
+    for dtype in ("float32", "float64"):
+        for items, group in launches:
+            # about 128 MiB of float32 from 32 items on; one item: 4 MiB (L2) too
+            total = 2 ** 16 if small else 2 ** 25
+            cases = [max(1, total // items)]
+            if items == 1 and not small:
+                cases = [2 ** 20, 2 ** 25]
+            for steps in cases:
+                yield "column_sum", dtype, items, group, {"n": items, "steps": steps}
+    for dtype in ("float32", "float64"):
+        for n in ((16, 32) if small else (64, 128, 256)):
+            yield "sequential_matmul", dtype, 1, 1, {"n": n, "steps": n ** 3}
+        for n in ((2 ** 10,) if small else (2 ** 16, 2 ** 20)):
+            yield "sequential_axpy", dtype, 1, 1, {"n": n, "steps": n}
+
+
+def _build(kernel: str, dtype: str, group: int):
+    from workbench.kernels.generators import latency
+
+    if kernel == "fma_chain":
+        return latency.fma_chain(dtype, group)
+    if kernel == "pointer_chase":
+        return latency.pointer_chase(group)
+    if kernel.startswith("sequential_"):
+        return getattr(latency, kernel)(dtype)
+    return latency.column_sum(dtype, group)
+
+
+def _arguments(kernel, dtype, params, queue, rng, cache):
+    import pyopencl.array as cla
+
+    n = params["n"]
+    if kernel == "fma_chain":
+        np_dtype = np.dtype(dtype)
+        x0 = cla.to_device(queue, rng.random(n).astype(np_dtype))
+        # alpha < 1: x stays bounded, never denormal or infinite
+        return {"x0": x0, "alpha": np_dtype.type(0.999), "beta": np_dtype.type(0.5)}
+    if kernel == "pointer_chase":
+        from workbench.kernels.generators.latency import chase_cycle
+
+        size = params["length"]
+        if ("chase", size) not in cache:
+            cache.clear()
+            cache[("chase", size)] = cla.to_device(queue, chase_cycle(size, rng))
+        start = rng.integers(0, size, n).astype(np.int32)
+        return {"nxt": cache[("chase", size)], "start": cla.to_device(queue, start)}
+    if kernel == "sequential_matmul":
+        a = cla.to_device(queue, rng.random((n, n)).astype(dtype))
+        return {"a": a, "b": a, "c": cla.empty_like(a)}
+    if kernel == "sequential_axpy":
+        x = cla.to_device(queue, rng.random(n).astype(dtype))
+        return {"x": x, "y": x.copy(), "alpha": np.dtype(dtype).type(0.5)}
+    steps = params["steps"]
+    a = cla.empty(queue, (steps, n), np.dtype(dtype))
+    a.fill(np.dtype(dtype).type(1.0))
+    return {"a": a}
+
+
+def main() -> None:
+    from workbench.kernels.base import entry_kernel
+    from workbench.measure import find_device, library_versions, open_device
+    from workbench.measure.provenance import host_name, utc_now_iso
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device")
+    parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    device = find_device(args.device)
+    _, queue = open_device(device)
+    rng = np.random.default_rng(34)
+    began = time.perf_counter()
+    executors, cache, results = {}, {}, []
+    for kernel, dtype, items, group, params in _points(device.compute_units, args.small):
+        key = (kernel, dtype, group)
+        if key not in executors:
+            program = _build(*key)
+            executors[key] = program.executor(queue)
+            entry_kernel(program)
+        inputs = _arguments(kernel, dtype, params, queue, rng, cache)
+        call = {**{k: v for k, v in params.items() if k != "steps" or
+                    not kernel.startswith("sequential_")}, **inputs}
+        times = []
+        for _ in range(args.runs):
+            evt, _ = executors[key](queue, **call)
+            evt.wait()
+            times.append((evt.profile.end - evt.profile.start) * 1e-9)
+        kept = times[2:] if len(times) > 3 else times
+        row = {"kernel": kernel, "dtype": dtype, "items": items, "group": group,
+               "params": params, "time_s": min(kept), "median_s": statistics.median(kept),
+               "raw_times_s": times}
+        results.append(row)
+        steps = params["steps"]
+        print(f"{kernel:<14} {dtype:<8} items={items:<7} group={group:<4} "
+              f"{', '.join(f'{k}={v}' for k, v in params.items() if k != 'n'):<26} "
+              f"{row['time_s'] * 1e3:10.4f} ms  {row['time_s'] / steps * 1e9:9.3f} ns/step",
+              flush=True)
+    report = {"schema": "workbench.latency_microbench", "schema_version": 1,
+              "device": device.identity.to_dict(), "compute_units": device.compute_units,
+              "library_versions": library_versions(), "host": host_name(),
+              "timestamp": utc_now_iso(), "wall_s": time.perf_counter() - began,
+              "command": "benchmarks/latency_microbench.py", "results": results}
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
