@@ -10,6 +10,13 @@ device, library versions, host and date.
 
     python benchmarks/latency_microbench.py --device NVIDIA --out latency.json
     python benchmarks/latency_microbench.py --small          # pocl, a check
+    python benchmarks/latency_microbench.py --analyse latency.json
+
+``--analyse`` prints the figures the serial floor reads (``serial`` in the ``floors``
+of a device description, :mod:`workbench.models.floors`) from a measured file: the
+dependent FMA's time, one work item's time per global access from cache and from
+DRAM, and the column sum's bytes per second per multiprocessor against the warps
+each one runs (Little's law).
 """
 
 from __future__ import annotations
@@ -102,6 +109,41 @@ def _arguments(kernel, dtype, params, queue, rng, cache):
     return {"a": a}
 
 
+#: global accesses per trip of the one-work-item checks (loads, stores)
+_CHECK_ACCESSES = {"sequential_matmul": (2, 0), "sequential_axpy": (2, 1)}
+
+
+def analyse(path: str) -> dict:
+    """The serial floor's figures from a file this script wrote (module docstring)."""
+    with open(path) as f:
+        report = json.load(f)
+    rows, sms = report["results"], report["compute_units"]
+    per_step = [(r, r["time_s"] / r["params"]["steps"]) for r in rows]
+    fma = {d: min(t for r, t in per_step if r["kernel"] == "fma_chain" and r["dtype"] == d
+                  and r["items"] <= 32) for d in ("float32", "float64")}
+    cached = {}
+    for r, t in per_step:
+        if r["kernel"] in _CHECK_ACCESSES:
+            loads, stores = _CHECK_ACCESSES[r["kernel"]]
+            cached[f"{r['kernel']} {r['dtype']} n={r['params']['n']}"] = t / (loads + stores)
+        if r["kernel"] == "column_sum" and r["items"] == 1 and \
+                r["params"]["steps"] * 8 < 50 * 2 ** 20:
+            cached[f"column_sum {r['dtype']} (L2)"] = t
+    dram = {r["dtype"]: t for r, t in per_step if r["kernel"] == "column_sum"
+            and r["items"] == 1 and r["params"]["steps"] * 4 > 100 * 2 ** 20}
+    per_sm = {}
+    for r, t in per_step:
+        if r["kernel"] == "column_sum" and r["items"] >= sms * 32:
+            width = 4 if r["dtype"] == "float32" else 8
+            per_sm[f"{r['dtype']} {r['items'] // (32 * sms)} warps/SM"] = \
+                r["items"] * width / t / sms / 1e9
+    return {"dependent_fma_ns": {d: v * 1e9 for d, v in fma.items()},
+            "access_ns_cached": {k: v * 1e9 for k, v in cached.items()},
+            "access_ns_dram": {d: v * 1e9 for d, v in dram.items()},
+            "column_sum_GBps_per_sm": per_sm, "device": report["device"],
+            "timestamp": report["timestamp"]}
+
+
 def main() -> None:
     from workbench.kernels.base import entry_kernel
     from workbench.measure import find_device, library_versions, open_device
@@ -112,7 +154,11 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--out")
+    parser.add_argument("--analyse", metavar="JSON", help="print the floor's figures")
     args = parser.parse_args()
+    if args.analyse:
+        print(json.dumps(analyse(args.analyse), indent=1))
+        return
     device = find_device(args.device)
     _, queue = open_device(device)
     rng = np.random.default_rng(34)

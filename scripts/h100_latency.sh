@@ -10,13 +10,13 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 dir="$out/latency"; mkdir -p "$dir"
 { date -u +%FT%TZ; echo "command: bash scripts/h100_latency.sh $*"
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown) (branch predict)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv
   echo "cpus: $(nproc)"; python3 --version
   python3 -m pip list 2>/dev/null | grep -i -E "loopy|islpy|pyopencl|numpy|pymbolic"
 } > "$dir/environment-latency.txt" 2>&1
 start=$(date +%s)
-timeout -s INT 300 python3 benchmarks/latency_microbench.py --device NVIDIA \
+timeout -s INT 240 python3 benchmarks/latency_microbench.py --device NVIDIA \
   --out "$dir/latency-microbench.json" 2>&1 | grep -v -i warn | tee "$dir/latency-microbench.log"
 echo "wall time: $(( $(date +%s) - start )) s" | tee -a "$dir/latency-microbench.log"
 echo "finished $(date -u +%FT%TZ)" >> "$dir/environment-latency.txt"
