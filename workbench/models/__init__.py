@@ -5,6 +5,8 @@
 * :mod:`.registry`: the families by name, loading and saving model files;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
+* :mod:`.floors` and :mod:`.parallelism`: the device's floors under every prediction
+  (a launch of few work items: one item's serial work) and the caveats it carries;
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
   features (Stevens & Klöckner);
@@ -40,6 +42,7 @@ from workbench.models.expressions.model import (
 )
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
+from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (
     DEFAULT_FIT,
@@ -58,7 +61,8 @@ from workbench.models.validation import (
 )
 
 __all__ = [
-    "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
+    "MODEL_FAMILIES", "Bound", "Caveat", "CaveatKind", "DeviceFloors", "Floor",
+    "LaunchUse", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
     "DEFAULT_FIT", "FitMethod", "FittedExpressionModel", "FittedLinearModel", "FittedModel",
     "FittedRoofline",
     "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",

@@ -23,7 +23,13 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   arithmetic as a chain of dependent fused multiply-adds, whichever is longest.
   Measured, not physical: a work item with much independent work per trip can go
   faster, which is why it binds only where the launch cannot fill the lanes
-  (:mod:`workbench.models.parallelism`).
+  (:mod:`workbench.models.parallelism`);
+* **loads in flight** (Little's law), for the same launches when their data come
+  from DRAM: a warp keeps a bounded number of loads in flight, so it streams at most
+  ``r_warp`` bytes a second whatever the bandwidth left idle, and the launch's loads
+  take at least ``bytes / (warps x r_warp)``.  ``r_warp`` is measured: the column sum
+  of the latency microbenchmarks at one warp per multiprocessor (one load stream a
+  trip, the pattern of a column loop).
 
 The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
 any prediction below it to it and says which bound the model broke.  The figures come
@@ -66,6 +72,7 @@ class Bound(enum.Enum):
     FLOPS = "flops"
     DRAM = "DRAM traffic"
     SERIAL = "serial work"
+    IN_FLIGHT = "loads in flight"
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,8 @@ class SerialPrices:
     dram_load_s: float                # ... from DRAM
     store_s: float
     dependent_fma_s: tuple[tuple[str, float], ...]   # dtype -> seconds
+    warp_size: int = 32
+    warp_load_Bps: tuple[tuple[str, float], ...] = ()   # dtype -> one warp's loads
 
     @classmethod
     def of(cls, description, doc: dict) -> SerialPrices | None:
@@ -84,12 +93,17 @@ class SerialPrices:
         if not serial:
             return None
         ns = 1e-9
-        return cls(int(description.compute_units.value) * int(serial["lanes_per_sm"]["value"]),
+        sms = int(description.compute_units.value)
+        occupancy = getattr(description, "occupancy", None) or {}
+        return cls(sms * int(serial["lanes_per_sm"]["value"]),
                    float(serial["load_ns"]["value"]) * ns,
                    float(serial["dram_load_ns"]["value"]) * ns,
                    float(serial["store_ns"]["value"]) * ns,
                    tuple((k, float(v["value"]) * ns)
-                         for k, v in serial["dependent_fma_ns"].items()))
+                         for k, v in serial["dependent_fma_ns"].items()),
+                   int(occupancy.get("warp_size", {}).get("value", 32)),
+                   tuple((k, float(v["value"]) * 1e9)
+                         for k, v in serial.get("warp_load_GBps", {}).items()))
 
 
 @dataclass(frozen=True)
@@ -197,6 +211,26 @@ def _serial_seconds(values, i: int, items: int, beyond_l2: bool,
     return max(memory, chain)
 
 
+_ITEM_BYTES = {"float32": 4, "float64": 8, "int32": 4}
+
+
+def _in_flight_seconds(values, i: int, groups: float, group_items: int,
+                       prices: SerialPrices) -> float:
+    """The loads' bytes at what the launch's warps keep in flight (module docstring);
+    0 without the figures."""
+    rates = dict(prices.warp_load_Bps)
+    warps = groups * math.ceil(group_items / prices.warp_size)
+    if not rates or warps <= 0:
+        return 0.0
+    seconds = 0.0
+    for d in _ACCESS_DTYPES:
+        loaded = float(values[f"f_mem_access_global_{d}_load"][i]) * _ITEM_BYTES[d]
+        rate = rates.get(d, rates.get("float32"))
+        if loaded and rate:
+            seconds += loaded / (warps * rate)
+    return seconds
+
+
 def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
                      predicted: Sequence[float] | None = None) -> list[Floor | None]:
     """The floor of every candidate (None where its kernel cannot be read).
@@ -245,9 +279,13 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
             beyond_l2 = max(0.0, touched - floors.l2_bytes)
             parts.append((Bound.DRAM, beyond_l2 / floors.dram_peak_Bps))
         if items[i]:
-            parts.append((Bound.SERIAL, _serial_seconds(
-                flops, i, items[i], np.isfinite(touched) and touched > floors.l2_bytes,
-                serial)))
+            from_dram = bool(np.isfinite(touched) and touched > floors.l2_bytes)
+            parts.append((Bound.SERIAL, _serial_seconds(flops, i, items[i], from_dram,
+                                                        serial)))
+            if from_dram:
+                parts.append((Bound.IN_FLIGHT, _in_flight_seconds(
+                    flops, i, float(flops["f_thread_groups"][i]),
+                    math.prod(c.group_size or (1,)), serial)))
         bound, seconds = max(parts, key=lambda p: p[1])
         uncounted = ((Bound.DRAM, float(whole[i])),) if not np.isfinite(touched) \
             and np.isfinite(whole[i]) and i not in binding else ()
