@@ -99,3 +99,20 @@ def test_table1_rows_show_variant_dtype_and_group():
     shown = layout[layout["kernel / case"].str.startswith("  ")]
     assert len(shown[["variant", "dtype", "params", "group"]].drop_duplicates()) == 2
     assert list(shown["variant"]) == ["stride5", "stride5_aligned"]
+
+
+def test_private_arrays_on_the_stack_are_said_from_the_build_info():
+    from workbench.models.occupancy_features import use_build_info
+    from workbench.models.parallelism import spill_caveat
+
+    device = "NVIDIA H100 80GB HBM3"
+    trsv = Candidate("batched_trsv", "batch_minor", (128,), (("nb", 32768),), "float64")
+    use_build_info([str(H100 / "build-info.json")])
+    try:
+        caveat = spill_caveat(trsv, device)
+        in_registers = spill_caveat(trsv.__class__("batched_trsv", "batch_minor", (128,),
+                                                   (("nb", 32768),), "float32"), device)
+    finally:
+        use_build_info(None)
+    assert caveat.kind is CaveatKind.SPILLS and "192 bytes" in caveat.message
+    assert in_registers is None

@@ -15,8 +15,9 @@ spread: its time is at least one work item's serial work (the *serial* bound of
   an axis, which no count-based family prices;
 * ``BARRIER_IN_LOOP``: barriers inside a sequential loop, or more barrier phases
   than the group has active lanes' worth of work (few lanes active between them);
-* ``SPILLS``: the compiler's report (build-info) says the build spills registers to
-  the stack, a cost no family counts.
+* ``SPILLS``: the compiler's report (build-info, when one is in use:
+  ``WORKBENCH_BUILD_INFO``) says the build spills registers or keeps private arrays
+  on the stack, a cost no family counts.
 """
 
 from __future__ import annotations
@@ -227,6 +228,12 @@ def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
             return Caveat(CaveatKind.SPILLS,
                           f"the build spills ({info.spill_stores} bytes stored, "
                           f"{info.spill_loads} loaded per work item) on {device}")
+        if info is not None and info.stack_bytes:
+            return Caveat(CaveatKind.SPILLS,
+                          f"the build keeps {info.stack_bytes} bytes of private arrays "
+                          f"on the stack (local memory, not registers) on {device}: "
+                          "every access to them is a memory access the counts do not "
+                          "see")
     return None
 
 
