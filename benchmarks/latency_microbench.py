@@ -11,12 +11,15 @@ device, library versions, host and date.
     python benchmarks/latency_microbench.py --device NVIDIA --out latency.json
     python benchmarks/latency_microbench.py --small          # pocl, a check
     python benchmarks/latency_microbench.py --analyse latency.json
+    python benchmarks/latency_microbench.py --check latency.json [--model FILE ...]
 
 ``--analyse`` prints the figures the serial floor reads (``serial`` in the ``floors``
 of a device description, :mod:`workbench.models.floors`) from a measured file: the
 dependent FMA's time, one work item's time per global access from cache and from
 DRAM, and the column sum's bytes per second per multiprocessor against the warps
-each one runs (Little's law).
+each one runs (Little's law).  ``--check`` predicts the one-work-item checks (and the
+one-item and one-warp microbenchmark points) with shipped models, floors applied,
+next to their measured times.
 """
 
 from __future__ import annotations
@@ -133,6 +136,9 @@ def analyse(path: str) -> dict:
             and r["items"] == 1 and r["params"]["steps"] * 4 > 100 * 2 ** 20}
     per_sm = {}
     for r, t in per_step:
+        if r["kernel"] == "column_sum" and r["items"] == 32:
+            width = 4 if r["dtype"] == "float32" else 8
+            per_sm[f"{r['dtype']} one warp alone"] = 32 * width / t / 1e9
         if r["kernel"] == "column_sum" and r["items"] >= sms * 32:
             width = 4 if r["dtype"] == "float32" else 8
             per_sm[f"{r['dtype']} {r['items'] // (32 * sms)} warps/SM"] = \
@@ -142,6 +148,36 @@ def analyse(path: str) -> dict:
             "access_ns_dram": {d: v * 1e9 for d, v in dram.items()},
             "column_sum_GBps_per_sm": per_sm, "device": report["device"],
             "timestamp": report["timestamp"]}
+
+
+def check(path: str, models: list[str]) -> None:
+    """Measured against predicted, for every point of at most one warp."""
+    import warnings
+
+    from workbench.kernels import spec_from_loopy
+    from workbench.kernels.candidate import Candidate
+    from workbench.models import load_model
+    from workbench.models.prediction import predict
+
+    warnings.filterwarnings("ignore")
+    with open(path) as f:
+        rows = [r for r in json.load(f)["results"] if r["items"] <= 32]
+    candidates = []
+    for r in rows:
+        spec = spec_from_loopy(_build(r["kernel"], r["dtype"], r["group"]),
+                               name=r["kernel"])
+        params = {k: v for k, v in r["params"].items() if k in spec.parameters}
+        candidates.append(Candidate.of(spec, params))
+    print(f"{'kernel':<18} {'dtype':<8} {'items':>5} {'params':<28} {'measured ms':>11}"
+          + "".join(f" {m.rsplit('/', 1)[-1][:24]:>24}" for m in models))
+    results = [predict(load_model(m), candidates) for m in models]
+    for i, r in enumerate(rows):
+        shown = ",".join(f"{k}={v}" for k, v in r["params"].items() if k != "n" or
+                         r["kernel"].startswith("sequential_"))
+        cells = "".join(f" {res.seconds[i] * 1e3:>12.4g} ({res.floors[i].bound.value[:7]:>7})"
+                        f"{'':>2}" for res in results)
+        print(f"{r['kernel']:<18} {r['dtype']:<8} {r['items']:>5} {shown:<28} "
+              f"{r['time_s'] * 1e3:>11.4g}{cells}")
 
 
 def main() -> None:
@@ -155,7 +191,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--out")
     parser.add_argument("--analyse", metavar="JSON", help="print the floor's figures")
+    parser.add_argument("--check", metavar="JSON", help="predicted against measured")
+    parser.add_argument("--model", action="append", help="with --check (default: the "
+                        "shipped overlap-fp64 and linear-fp64 models)")
     args = parser.parse_args()
+    if args.check:
+        check(args.check, args.model or ["sample_data/h100/weights-overlap-fp64.json",
+                                         "sample_data/h100/weights-linear-fp64.json"])
+        return
     if args.analyse:
         print(json.dumps(analyse(args.analyse), indent=1))
         return

@@ -28,8 +28,8 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   from DRAM: a warp keeps a bounded number of loads in flight, so it streams at most
   ``r_warp`` bytes a second whatever the bandwidth left idle, and the launch's loads
   take at least ``bytes / (warps x r_warp)``.  ``r_warp`` is measured: the column sum
-  of the latency microbenchmarks at one warp per multiprocessor (one load stream a
-  trip, the pattern of a column loop).
+  of the latency microbenchmarks by one warp alone on the device, the most a warp
+  loaded (one load stream a trip, the pattern of a column loop).
 
 The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
 any prediction below it to it and says which bound the model broke.  The figures come
