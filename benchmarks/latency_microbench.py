@@ -112,8 +112,9 @@ def _arguments(kernel, dtype, params, queue, rng, cache):
     return {"a": a}
 
 
-#: global accesses per trip of the one-work-item checks (loads, stores)
-_CHECK_ACCESSES = {"sequential_matmul": (2, 0), "sequential_axpy": (2, 1)}
+#: global accesses of the one-work-item checks of size n: loads, stores
+_CHECK_ACCESSES = {"sequential_matmul": lambda n: (2 * n ** 3, n ** 2),
+                   "sequential_axpy": lambda n: (2 * n, n)}
 
 
 def analyse(path: str) -> dict:
@@ -127,8 +128,9 @@ def analyse(path: str) -> dict:
     cached = {}
     for r, t in per_step:
         if r["kernel"] in _CHECK_ACCESSES:
-            loads, stores = _CHECK_ACCESSES[r["kernel"]]
-            cached[f"{r['kernel']} {r['dtype']} n={r['params']['n']}"] = t / (loads + stores)
+            loads, stores = _CHECK_ACCESSES[r["kernel"]](r["params"]["n"])
+            cached[f"{r['kernel']} {r['dtype']} n={r['params']['n']}"] = \
+                r["time_s"] / (loads + stores)
         if r["kernel"] == "column_sum" and r["items"] == 1 and \
                 r["params"]["steps"] * 8 < 50 * 2 ** 20:
             cached[f"column_sum {r['dtype']} (L2)"] = t
