@@ -217,7 +217,10 @@ def worst_predictions(pred: pd.DataFrame, n: int = 10) -> pd.DataFrame:
         raise ParameterError(f"the number of worst predictions must be >= 0, got {n}")
     rows = pred[np.isfinite(pred["rel_error"].to_numpy(dtype=float))]
     rows = rows.sort_values("rel_error", ascending=False, kind="stable").head(n)
-    out = rows[["kernel", "variant", "params", "group_size", "role"]].copy()
+    # what tells two rows apart: variant, precision, sizes and group
+    shown = [c for c in ("kernel", "variant", "dtype", "params", "group_size", "role")
+             if c in rows.columns]
+    out = rows[shown].copy()
     out["measured_ms"] = rows["time_s"] * 1e3
     out["predicted_ms"] = rows["predicted_s"] * 1e3
     out["rel_error"] = rows["rel_error"]
