@@ -50,6 +50,7 @@ def test_one_work_item_is_priced_by_its_serial_work_and_says_so(default_model):
     assert abs(result.seconds[0] - measured) / measured < 0.15
     (caveat,) = [c for c in result.caveats[0] if c.kind is CaveatKind.LOW_PARALLELISM]
     assert "uses 1 of 16,896 lanes (0.006 %" in caveat.message
+    assert result.frame()["caveats"][0].startswith("low parallelism: uses 1 of 16,896")
 
 
 def test_a_filled_device_gets_neither_the_serial_bound_nor_a_caveat(default_model):

@@ -104,6 +104,8 @@ class Predictions:
             out["model_s"] = self.raw_seconds
             out["floor_s"] = [f.seconds if f is not None else np.nan for f in self.floors]
             out["broke"] = list(self.broken)
+        if self.caveats:
+            out["caveats"] = ["; ".join(c.says() for c in found) for found in self.caveats]
         return out
 
 
