@@ -12,7 +12,11 @@ import pytest
 from workbench.cli.main import main
 from workbench.kernels import spec_from_loopy
 from workbench.kernels.candidate import Candidate
-from workbench.kernels.generators.latency import sequential_axpy, sequential_matmul
+from workbench.kernels.generators.latency import (
+    pointer_chase,
+    sequential_axpy,
+    sequential_matmul,
+)
 from workbench.models import load_model
 from workbench.models.floors import Bound
 from workbench.models.parallelism import CaveatKind, LaunchUse, structure_caveats
@@ -73,6 +77,8 @@ def test_launch_use_words():
      CaveatKind.SCAN_RECURRENCE),
     (Candidate("matmul_naive", "default", (16, 16), (("n", 256),)), None),
     (Candidate.of(spec_from_loopy(sequential_matmul(), name="mm1"), {"n": 64}), None),
+    (Candidate.of(spec_from_loopy(pointer_chase(32)), {"n": 64, "steps": 8}),
+     CaveatKind.DEPENDENT_LOADS),
 ])
 def test_serial_recurrences_are_read_from_the_code(candidate, kind):
     kinds = {c.kind for c in structure_caveats(candidate)}

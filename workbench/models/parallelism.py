@@ -15,6 +15,8 @@ spread: its time is at least one work item's serial work (the *serial* bound of
   an axis, which no count-based family prices;
 * ``BARRIER_IN_LOOP``: barriers inside a sequential loop, or more barrier phases
   than the group has active lanes' worth of work (few lanes active between them);
+* ``DEPENDENT_LOADS``: a sequential loop whose load address is the value the trip
+  before loaded (a pointer chase): each trip waits a whole memory latency;
 * ``SPILLS``: the compiler's report (build-info, when one is in use:
   ``WORKBENCH_BUILD_INFO``) says the build spills registers or keeps private arrays
   on the stack, a cost no family counts.
@@ -36,11 +38,12 @@ class CaveatKind(enum.Enum):
     SCAN_RECURRENCE = "serial dependence"
     BARRIER_IN_LOOP = "barriers in a sequential loop"
     SPILLS = "register spills"
+    DEPENDENT_LOADS = "dependent loads"
 
 
 #: caveats that put a kernel outside what the count-based families cover
 OUTSIDE_MODEL = frozenset({CaveatKind.SCAN_RECURRENCE, CaveatKind.BARRIER_IN_LOOP,
-                           CaveatKind.SPILLS})
+                           CaveatKind.SPILLS, CaveatKind.DEPENDENT_LOADS})
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def _sequential_inames(knl) -> set[str]:
 
 
 def _subscript_inames(expr, var: str, inames) -> list[set[str]]:
-    """The inames each subscript of ``var`` in ``expr`` names."""
+    """The names among ``inames`` that each subscript of ``var`` in ``expr`` reads."""
     from loopy.symbolic import WalkMapper, get_dependencies
 
     found: list[set[str]] = []
@@ -185,6 +188,30 @@ def _recurrence(knl, sequential: set[str]) -> Caveat | None:
     return None
 
 
+def _dependent_loads(knl, sequential: set[str]) -> Caveat | None:
+    """A loop-carried variable that indexes a global array in its own update."""
+    import loopy as lp
+
+    inames = knl.all_inames()
+    arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)}
+    for insn in knl.instructions:
+        if not isinstance(insn, lp.Assignment):
+            continue
+        var = insn.assignee_var_names()[0]
+        if var not in insn.read_dependency_names() or not insn.within_inames & sequential:
+            continue
+        for array in arrays & insn.read_dependency_names():
+            if any(var in used for used in _subscript_inames(insn.expression, array,
+                                                              inames | {var})):
+                return Caveat(CaveatKind.DEPENDENT_LOADS,
+                              f"{var} = {array}[... {var} ...] in the sequential loop "
+                              f"{', '.join(sorted(insn.within_inames & sequential))}: "
+                              "each load waits for the one before, a whole memory "
+                              "latency a trip, which the counts price as independent "
+                              "accesses")
+    return None
+
+
 def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
     """Caveats read from the kernel's code: serial recurrences along a sequential loop
     and barriers inside a sequential loop."""
@@ -196,9 +223,9 @@ def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
 
     sequential = _sequential_inames(knl)
     out: list[Caveat] = []
-    recurrence = _recurrence(knl, sequential)
-    if recurrence is not None:
-        out.append(recurrence)
+    for found in (_recurrence(knl, sequential), _dependent_loads(knl, sequential)):
+        if found is not None:
+            out.append(found)
     for insn in knl.instructions:
         if isinstance(insn, lp.BarrierInstruction) and insn.within_inames & sequential:
             out.append(Caveat(CaveatKind.BARRIER_IN_LOOP,
