@@ -80,6 +80,7 @@ def test_filters_combine_and_an_empty_filter_keeps_everything():
 
 def test_worst_predictions_are_sorted_worst_first_with_signed_errors():
     worst = worst_predictions(PRED, 3)
+    assert list(worst.columns[:5]) == ["kernel", "variant", "dtype", "params", "group_size"]
     assert worst["rel_error"].tolist() == sorted(worst["rel_error"], reverse=True)
     assert worst.loc[0, "kernel"] == "nbody" and worst.loc[0, "group_size"] == "256"
     assert worst.loc[0, "rel_error"] == pytest.approx(0.9)

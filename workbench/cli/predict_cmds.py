@@ -13,6 +13,7 @@ from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES, get_family, load_model
 from workbench.models.contract import Need
 from workbench.models.expressions.insitu import TWIN_TIME
+from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.models.prediction import Breakdown, TermKind, predict
 from workbench.models.registry import family_summary
 
@@ -121,6 +122,9 @@ def cmd_predict(args) -> int:
     if floor is not None:
         head.update(model_s=float(result.raw_seconds[0]), floor=floor.to_json(),
                     broke=result.broken[0])
+    caveats = result.caveats[0] if result.caveats else ()
+    if caveats:
+        head["caveats"] = [c.to_json() for c in caveats]
     if args.format == "json":
         expression = getattr(model, "expression", None)
         print_json({**head, **({"expression": expression} if expression else {}),
@@ -147,6 +151,11 @@ def cmd_predict(args) -> int:
                   "prediction)")
         if result.broken[0]:
             print(f"the model broke the {result.broken[0]}; predicted the floor instead")
+    for caveat in caveats:
+        print(f"warning: {caveat.says()}")
+    if any(c.kind in OUTSIDE_MODEL for c in caveats):
+        print("warning: this kernel is outside what the model covers; read the "
+              "prediction as a rough guide")
     return 0
 
 

@@ -11,6 +11,8 @@
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in
   seconds, overlaps, floors, limiter and roofline point;
+* :mod:`.floors` and :mod:`.parallelism`: the device's floors under every prediction
+  (a launch of few work items: one item's serial work) and the caveats it carries;
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
   features (Stevens & Klöckner);
@@ -49,6 +51,7 @@ from workbench.models.explanation import Explanation, device_ceilings, explain
 from workbench.models.terms import Account, Category, Overlap, TermShare
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
+from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (
     DEFAULT_FIT,
@@ -70,7 +73,8 @@ from workbench.models.validation import (
 __all__ = [
     "Account", "Category", "Explains", "Explanation", "Overlap", "TermShare",
     "device_ceilings", "explain",
-    "MODEL_FAMILIES", "Bound", "DeviceFloors", "Floor", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
+    "MODEL_FAMILIES", "Bound", "Caveat", "CaveatKind", "DeviceFloors", "Floor",
+    "LaunchUse", "model_floors", "use_build_info", "ExpressionFit", "ExpressionModel", "ExpressionModelSpec",
     "DEFAULT_FIT", "FitMethod", "FittedExpressionModel", "FittedLinearModel", "FittedModel",
     "FittedRoofline",
     "GroupSelection", "KernelValidation", "LinearFit", "LokoReport", "ModelExpression",

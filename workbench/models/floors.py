@@ -13,6 +13,24 @@ Three bounds, each a true lower bound of the time the campaign protocol measures
   bandwidth.  A kernel whose footprint fits in L2 (timed again and again, its data
   can stay there) has no DRAM floor.
 
+and, for a launch of fewer work items than the device has lanes, a calibrated fourth:
+
+* **serial work**: the launch takes at least one work item's own work, priced at what
+  one work item reaches on the device (the latency microbenchmarks of
+  :mod:`workbench.kernels.generators.latency`, ``benchmarks/latency_microbench.py``):
+  its global loads at the time per load of a one-work-item loop (from cache, or from
+  DRAM when the footprint exceeds L2), its stores at the cached time, and its
+  arithmetic as a chain of dependent fused multiply-adds, whichever is longest.
+  Measured, not physical: a work item with much independent work per trip can go
+  faster, which is why it binds only where the launch cannot fill the lanes
+  (:mod:`workbench.models.parallelism`);
+* **loads in flight** (Little's law), for the same launches when their data come
+  from DRAM: a warp keeps a bounded number of loads in flight, so it streams at most
+  ``r_warp`` bytes a second whatever the bandwidth left idle, and the launch's loads
+  take at least ``bytes / (warps x r_warp)``.  ``r_warp`` is measured: the column sum
+  of the latency microbenchmarks by one warp alone on the device, the most a warp
+  loaded (one load stream a trip, the pattern of a column loop).
+
 The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
 any prediction below it to it and says which bound the model broke.  The figures come
 from the device description (``floors`` in :mod:`workbench.hardware` data), each with
@@ -23,6 +41,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,6 +71,39 @@ class Bound(enum.Enum):
     LAUNCH = "launch"
     FLOPS = "flops"
     DRAM = "DRAM traffic"
+    SERIAL = "serial work"
+    IN_FLIGHT = "loads in flight"
+
+
+@dataclass(frozen=True)
+class SerialPrices:
+    """One work item's prices (``serial`` in a description's ``floors``)."""
+
+    lanes: int                        # compute units x lanes per compute unit
+    load_s: float                     # a global load of a one-item loop, from cache
+    dram_load_s: float                # ... from DRAM
+    store_s: float
+    dependent_fma_s: tuple[tuple[str, float], ...]   # dtype -> seconds
+    warp_size: int = 32
+    warp_load_Bps: tuple[tuple[str, float], ...] = ()   # dtype -> one warp's loads
+
+    @classmethod
+    def of(cls, description, doc: dict) -> SerialPrices | None:
+        serial = doc.get("serial")
+        if not serial:
+            return None
+        ns = 1e-9
+        sms = int(description.compute_units.value)
+        occupancy = getattr(description, "occupancy", None) or {}
+        return cls(sms * int(serial["lanes_per_sm"]["value"]),
+                   float(serial["load_ns"]["value"]) * ns,
+                   float(serial["dram_load_ns"]["value"]) * ns,
+                   float(serial["store_ns"]["value"]) * ns,
+                   tuple((k, float(v["value"]) * ns)
+                         for k, v in serial["dependent_fma_ns"].items()),
+                   int(occupancy.get("warp_size", {}).get("value", 32)),
+                   tuple((k, float(v["value"]) * 1e9)
+                         for k, v in serial.get("warp_load_GBps", {}).items()))
 
 
 @dataclass(frozen=True)
@@ -63,6 +115,11 @@ class DeviceFloors:
     dram_peak_Bps: float
     l2_bytes: float
     flop_peak: tuple[tuple[str, float], ...]    # dtype -> flop/s
+    serial: SerialPrices | None = None
+
+    @property
+    def lanes(self) -> int:
+        return self.serial.lanes if self.serial is not None else 0
 
     @classmethod
     def of(cls, description) -> DeviceFloors | None:
@@ -73,7 +130,8 @@ class DeviceFloors:
                    float(doc["dram_peak_GBps"]["value"]) * 1e9,
                    float(description.l2_bytes.value),
                    tuple((k, float(v["value"]) * 1e9)
-                         for k, v in doc.get("flop_peak_GFLOPs", {}).items()))
+                         for k, v in doc.get("flop_peak_GFLOPs", {}).items()),
+                   SerialPrices.of(description, doc))
 
 
 @dataclass(frozen=True)
@@ -128,6 +186,51 @@ def _flop_refs():
     return [StandardFeature(n, parse_feature(n)) for n in names]
 
 
+_ACCESS_DTYPES = ("float32", "float64", "int32")
+
+
+def _access_refs():
+    from workbench.models.expressions.features import parse_feature_ref
+
+    return [parse_feature_ref(f"f_mem_access_global_{d}_{k}") for d in _ACCESS_DTYPES
+            for k in ("load", "store")]
+
+
+def _serial_seconds(values, i: int, items: int, beyond_l2: bool,
+                    prices: SerialPrices) -> float:
+    """One work item's serial work (module docstring), its share of the counts."""
+    def total(kind):
+        return sum(float(values[f"f_mem_access_global_{d}_{kind}"][i])
+                   for d in _ACCESS_DTYPES)
+
+    load = prices.dram_load_s if beyond_l2 else prices.load_s
+    memory = (total("load") * load + total("store") * prices.store_s) / items
+    fma = dict(prices.dependent_fma_s)
+    chain = sum((float(values[f"f_op_{d}_add"][i]) + float(values[f"f_op_{d}_mul"][i]))
+                / 2 * fma.get(d, 0.0) for d in ("float32", "float64")) / items
+    return max(memory, chain)
+
+
+_ITEM_BYTES = {"float32": 4, "float64": 8, "int32": 4}
+
+
+def _in_flight_seconds(values, i: int, groups: float, group_items: int,
+                       prices: SerialPrices) -> float:
+    """The loads' bytes at what the launch's warps keep in flight (module docstring);
+    0 without the figures."""
+    rates = dict(prices.warp_load_Bps)
+    warps = groups * math.ceil(group_items / prices.warp_size)
+    if not rates or warps <= 0:
+        return 0.0
+    seconds = 0.0
+    for d in _ACCESS_DTYPES:
+        loaded = float(values[f"f_mem_access_global_{d}_load"][i]) * _ITEM_BYTES[d]
+        rate = rates.get(d, rates.get("float32"))
+        if loaded and rate:
+            seconds += loaded / (warps * rate)
+    return seconds
+
+
 def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
                      predicted: Sequence[float] | None = None) -> list[Floor | None]:
     """The floor of every candidate (None where its kernel cannot be read).
@@ -136,11 +239,24 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
     given it is counted only where the prediction lies below what the arrays' whole
     sizes would allow, the only candidates it could bind."""
     candidates = list(candidates)
-    flops, errors = candidate_feature_values(candidates, [*_flop_refs(), ArrayBytesRef()])
+    serial = floors.serial
+    refs = [*_flop_refs(), ArrayBytesRef(),
+            *([*_access_refs(), StandardFeature("f_thread_groups",
+                                                parse_feature("f_thread_groups"))]
+              if serial else ())]
+    flops, errors = candidate_feature_values(candidates, refs)
     whole = np.maximum(0.0, flops[ARRAY_BYTES] - floors.l2_bytes) / floors.dram_peak_Bps
     footprint = np.full(len(candidates), np.nan)
+    # a launch that cannot fill the lanes gets the serial bound, which needs to know
+    # whether its data come from DRAM: its footprint is counted
+    items = [None] * len(candidates)
+    if serial is not None:
+        for i, c in enumerate(candidates):
+            launched = float(flops["f_thread_groups"][i]) * math.prod(c.group_size or (1,))
+            if errors[i] is None and 0 < launched < serial.lanes:
+                items[i] = int(launched)
     may_bind = [i for i in range(len(candidates))
-                if predicted is None or not np.isfinite(whole[i])
+                if predicted is None or not np.isfinite(whole[i]) or items[i]
                 or not np.isfinite(predicted[i]) or predicted[i] < whole[i]]
     binding = set(may_bind)
     if may_bind:
@@ -162,6 +278,14 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
         if np.isfinite(touched):          # unknown or not counted: no DRAM floor
             beyond_l2 = max(0.0, touched - floors.l2_bytes)
             parts.append((Bound.DRAM, beyond_l2 / floors.dram_peak_Bps))
+        if items[i]:
+            from_dram = bool(np.isfinite(touched) and touched > floors.l2_bytes)
+            parts.append((Bound.SERIAL, _serial_seconds(flops, i, items[i], from_dram,
+                                                        serial)))
+            if from_dram:
+                parts.append((Bound.IN_FLIGHT, _in_flight_seconds(
+                    flops, i, float(flops["f_thread_groups"][i]),
+                    math.prod(c.group_size or (1,)), serial)))
         bound, seconds = max(parts, key=lambda p: p[1])
         uncounted = ((Bound.DRAM, float(whole[i])),) if not np.isfinite(touched) \
             and np.isfinite(whole[i]) and i not in binding else ()

@@ -81,6 +81,10 @@ class Predictions:
     raw_seconds: np.ndarray | None = None
     floors: tuple = ()
     broken: tuple[str | None, ...] = ()
+    # what each prediction's user should know (workbench.models.parallelism.Caveat):
+    # a launch that uses few of the device's lanes, a kernel outside what the
+    # count-based families cover
+    caveats: tuple[tuple, ...] = ()
 
     def __post_init__(self):
         n = len(self.candidates)
@@ -100,6 +104,8 @@ class Predictions:
             out["model_s"] = self.raw_seconds
             out["floor_s"] = [f.seconds if f is not None else np.nan for f in self.floors]
             out["broke"] = list(self.broken)
+        if self.caveats:
+            out["caveats"] = ["; ".join(c.says() for c in found) for found in self.caveats]
         return out
 
 
@@ -197,7 +203,27 @@ def predict(model, candidates: Sequence[Candidate], *, floors: bool = True,
         result = make_predictions(candidates, result)
     if floors and result.unit == "s":
         result = apply_floors(model, result)
+        result = attach_caveats(model, result)
     return result
+
+
+def attach_caveats(model, result: Predictions) -> Predictions:
+    """``result`` with each candidate's caveats (:mod:`workbench.models.parallelism`);
+    points of tuning spaces get none (their kernels are built for the device)."""
+    import dataclasses
+
+    from workbench.models.floors import model_floors
+    from workbench.models.parallelism import prediction_caveats
+
+    device = model_floors(model)
+    if device is None:
+        return result
+    plain = [c.space is None for c in result.candidates]
+    found = prediction_caveats([c for c, p in zip(result.candidates, plain) if p],
+                               device.lanes, device.device)
+    each = iter(found)
+    return dataclasses.replace(result, caveats=tuple(next(each) if p else ()
+                                                     for p in plain))
 
 
 def apply_floors(model, result: Predictions) -> Predictions:

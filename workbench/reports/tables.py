@@ -28,6 +28,11 @@ def predictions(model: FittedModel, data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: the columns of :meth:`Table1.layout`
+LAYOUT_COLUMNS = ("kernel / case", "variant", "dtype", "params", "group", "predicted_ms",
+                  "actual_ms", "rel_error")
+
+
 @dataclass(frozen=True)
 class Table1:
     """Predicted vs actual (ms) per test kernel and size case, with geometric means."""
@@ -39,25 +44,27 @@ class Table1:
     per_dtype: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
 
     def layout(self) -> pd.DataFrame:
-        """The paper's layout: a kernel row with its geomean, then cases a., b., ..."""
+        """The paper's layout: a kernel row with its geomean, then cases a., b., ...;
+        every case shows what sets it apart from its neighbours (variant, precision,
+        sizes, group), so that two cases never look alike."""
+        blank = {"variant": "", "dtype": "", "params": "", "group": "",
+                 "predicted_ms": np.nan, "actual_ms": np.nan}
         rows = []
         for kernel, group in self.cases.groupby("kernel", sort=False):
-            rows.append({"kernel / case": kernel, "params": "", "group": "",
-                         "predicted_ms": np.nan, "actual_ms": np.nan,
+            rows.append({"kernel / case": kernel, **blank,
                          "rel_error": self.per_kernel[kernel]})
             for _, r in group.iterrows():
-                rows.append({"kernel / case": f"  {r['case']}.", "params": r["params"],
+                rows.append({"kernel / case": f"  {r['case']}.", "variant": r["variant"],
+                             "dtype": r["dtype"], "params": r["params"],
                              "group": r["group_size"], "predicted_ms": r["predicted_ms"],
                              "actual_ms": r["actual_ms"], "rel_error": r["rel_error"]})
         if len(self.per_dtype) > 1:
             for dtype, value in self.per_dtype.items():
-                rows.append({"kernel / case": f"Geometric mean, {dtype}", "params": "",
-                             "group": "", "predicted_ms": np.nan, "actual_ms": np.nan,
+                rows.append({"kernel / case": f"Geometric mean, {dtype}", **blank,
                              "rel_error": value})
-        rows.append({"kernel / case": "Cross-kernel geometric mean", "params": "",
-                     "group": "", "predicted_ms": np.nan, "actual_ms": np.nan,
+        rows.append({"kernel / case": "Cross-kernel geometric mean", **blank,
                      "rel_error": self.cross_kernel})
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=list(LAYOUT_COLUMNS))
 
     def to_json(self) -> dict:
         return {
@@ -210,7 +217,10 @@ def worst_predictions(pred: pd.DataFrame, n: int = 10) -> pd.DataFrame:
         raise ParameterError(f"the number of worst predictions must be >= 0, got {n}")
     rows = pred[np.isfinite(pred["rel_error"].to_numpy(dtype=float))]
     rows = rows.sort_values("rel_error", ascending=False, kind="stable").head(n)
-    out = rows[["kernel", "variant", "params", "group_size", "role"]].copy()
+    # what tells two rows apart: variant, precision, sizes and group
+    shown = [c for c in ("kernel", "variant", "dtype", "params", "group_size", "role")
+             if c in rows.columns]
+    out = rows[shown].copy()
     out["measured_ms"] = rows["time_s"] * 1e3
     out["predicted_ms"] = rows["predicted_s"] * 1e3
     out["rel_error"] = rows["rel_error"]

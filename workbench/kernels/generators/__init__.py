@@ -18,7 +18,11 @@ calibrate, so that every feature can be measured in isolation:
   local-memory locations, with barriers only where the moves need them;
 * :func:`barriers` (:mod:`.barrier_kernels`): a controlled number of local barriers and
   nothing else;
-* :func:`empty` (here): the catalog's empty kernel (launch overhead).
+* :func:`empty` (here): the catalog's empty kernel (launch overhead);
+* :func:`fma_chain`, :func:`pointer_chase`, :func:`column_sum` (:mod:`.latency`): one
+  work item's serial work and the loads a warp keeps in flight (not the paper's: the
+  serial-work floor of :mod:`workbench.models.floors`), with the one-work-item checks
+  :func:`sequential_matmul` and :func:`sequential_axpy`.
 
 :mod:`.common` holds the conventions shared by every generator (symbolic int32 size
 parameters, full work groups of the 1-D set, values made from work-item indices
@@ -62,6 +66,16 @@ from workbench.kernels.generators.global_memory import (
     GlobalPattern,
     global_memory_pattern,
 )
+from workbench.kernels.generators.latency import (
+    LATENCY_KERNELS,
+    SEQUENTIAL_CHECKS,
+    chase_cycle,
+    column_sum,
+    fma_chain,
+    pointer_chase,
+    sequential_axpy,
+    sequential_matmul,
+)
 from workbench.kernels.generators.local_memory import (
     local_memory_counts,
     local_memory_moves,
@@ -71,11 +85,12 @@ __all__ = [
     "ARITHMETIC_OPS", "DEFAULT_2D_LID_STRIDES", "DEFAULT_ARRAY_COUNTS",
     "DEFAULT_BARRIERS_PER_ITER", "DEFAULT_GROUP_1D", "DEFAULT_GROUP_2D",
     "DEFAULT_LOAD_STRIDES", "DEFAULT_MOVES_PER_BARRIER", "DEFAULT_STORE_STRIDES",
-    "LOCAL_MEMORY_LIMIT", "LOOP_ITEMS_FACTOR", "MIN_DEPENDENCY_DISTANCE", "N_PRIVATE",
-    "PARTNER_OFFSET", "SET_1D", "SET_2D", "UNROLL", "Direction", "GlobalPattern",
-    "arithmetic", "arithmetic_op_counts", "barriers", "default_unroll", "empty",
-    "global_memory_pattern", "local_memory_counts", "local_memory_moves",
-    "measurement_set_2019", "update_schedule",
+    "LATENCY_KERNELS", "LOCAL_MEMORY_LIMIT", "LOOP_ITEMS_FACTOR", "MIN_DEPENDENCY_DISTANCE", "N_PRIVATE",
+    "PARTNER_OFFSET", "SEQUENTIAL_CHECKS", "SET_1D", "SET_2D", "UNROLL", "Direction",
+    "GlobalPattern", "arithmetic", "arithmetic_op_counts", "barriers", "chase_cycle",
+    "column_sum", "default_unroll", "empty", "fma_chain", "global_memory_pattern",
+    "local_memory_counts", "local_memory_moves", "measurement_set_2019",
+    "pointer_chase", "sequential_axpy", "sequential_matmul", "update_schedule",
 ]
 
 

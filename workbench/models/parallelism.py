@@ -1,0 +1,285 @@
+"""How much of the device a launch uses, and what a prediction cannot cover.
+
+Every count-based family prices a kernel by its total work, as if the device ran it
+spread over all its lanes.  A launch of fewer work items than the device has lanes
+(one work item, in the worst case: a kernel whose loops are all sequential) does not
+spread: its time is at least one work item's serial work (the *serial* bound of
+:mod:`workbench.models.floors`, priced by the latency microbenchmarks of
+:mod:`workbench.kernels.generators.latency`).  This module counts the launch
+(:func:`launch_sizes`, :class:`LaunchUse`) and says so in the prediction, as
+:class:`Caveat` records that the CLI prints:
+
+* ``LOW_PARALLELISM``: the launch uses fewer work items than the device's lanes;
+* ``SCAN_RECURRENCE``: a sequential loop stores, at every trip, a value carried from
+  the trip before (a running sum, a forward substitution): serial dependence along
+  an axis, which no count-based family prices;
+* ``BARRIER_IN_LOOP``: barriers inside a sequential loop, or more barrier phases
+  than the group has active lanes' worth of work (few lanes active between them);
+* ``DEPENDENT_LOADS``: a sequential loop whose load address is the value the trip
+  before loaded (a pointer chase): each trip waits a whole memory latency;
+* ``SPILLS``: the compiler's report (build-info, when one is in use:
+  ``WORKBENCH_BUILD_INFO``) says the build spills registers or keeps private arrays
+  on the stack, a cost no family counts.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from workbench.kernels.candidate import Candidate
+
+
+class CaveatKind(enum.Enum):
+    LOW_PARALLELISM = "low parallelism"
+    SCAN_RECURRENCE = "serial dependence"
+    BARRIER_IN_LOOP = "barriers in a sequential loop"
+    SPILLS = "register spills"
+    DEPENDENT_LOADS = "dependent loads"
+
+
+#: caveats that put a kernel outside what the count-based families cover
+OUTSIDE_MODEL = frozenset({CaveatKind.SCAN_RECURRENCE, CaveatKind.BARRIER_IN_LOOP,
+                           CaveatKind.SPILLS, CaveatKind.DEPENDENT_LOADS})
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """One thing a prediction's user should know about it."""
+
+    kind: CaveatKind
+    message: str
+
+    def says(self) -> str:
+        return f"{self.kind.value}: {self.message}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind.value, "message": self.message}
+
+
+@dataclass(frozen=True)
+class LaunchUse:
+    """A launch's work items against the device's lanes."""
+
+    work_items: int
+    groups: int
+    lanes: int
+
+    @property
+    def share(self) -> float:
+        return self.work_items / self.lanes if self.lanes else float("nan")
+
+    @property
+    def low(self) -> bool:
+        return 0 < self.work_items < self.lanes
+
+    def says(self) -> str:
+        percent = 100 * self.share
+        shown = f"{percent:.0f}" if percent >= 1 else f"{percent:.1g}"
+        return (f"uses {self.work_items:,} of {self.lanes:,} lanes ({shown} %; "
+                f"{self.groups:,} work group{'s' if self.groups != 1 else ''})")
+
+
+@functools.lru_cache(maxsize=512)
+def _grid(spec, request):
+    """A build's grid as expressions of its size parameters: (groups, items per group)."""
+    from workbench.kernels.base import entry_kernel
+
+    program = spec.build(request)
+    knl = entry_kernel(program)
+    groups, local = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
+    return tuple(groups), tuple(local), knl
+
+
+def launch_sizes(candidate: Candidate) -> tuple[int, int] | None:
+    """(work items, work groups) of a candidate's launch; None where its kernel cannot
+    be built or its grid not evaluated."""
+    from pymbolic import evaluate
+
+    try:
+        groups, local, _ = _grid(candidate.spec, candidate.request())
+        params = dict(candidate.params)
+        n_groups = math.prod(int(evaluate(g, params)) for g in groups) if groups else 1
+        per_group = math.prod(int(evaluate(s, params)) for s in local) if local else 1
+    except Exception:  # noqa: BLE001 - an unbuildable kernel has no launch to tell
+        return None
+    return n_groups * per_group, n_groups
+
+
+def launch_use(candidate: Candidate, lanes: int) -> LaunchUse | None:
+    sizes = launch_sizes(candidate)
+    if sizes is None or lanes <= 0:
+        return None
+    return LaunchUse(sizes[0], sizes[1], lanes)
+
+
+# {{{ structure: what the count-based families do not price
+
+def _sequential_inames(knl) -> set[str]:
+    from loopy.kernel.data import HardwareConcurrentTag, filter_iname_tags_by_type
+
+    return {name for name in knl.all_inames()
+            if not filter_iname_tags_by_type(knl.iname_tags(name), HardwareConcurrentTag)}
+
+
+def _subscript_inames(expr, var: str, inames) -> list[set[str]]:
+    """The names among ``inames`` that each subscript of ``var`` in ``expr`` reads."""
+    from loopy.symbolic import WalkMapper, get_dependencies
+
+    found: list[set[str]] = []
+
+    class Collect(WalkMapper):
+        def map_subscript(self, expr, *args):
+            if getattr(expr.aggregate, "name", None) == var:
+                found.append(get_dependencies(expr.index) & inames)
+            super().map_subscript(expr, *args)
+
+    Collect()(expr)
+    return found
+
+
+def _recurrence(knl, sequential: set[str]) -> Caveat | None:
+    """A sequential loop whose trips depend on one another through what they store:
+    a value carried across the loop stored at every trip (a running sum), or an array
+    written at the loop's index and read there at other indices (a substitution)."""
+    import loopy as lp
+    from loopy.symbolic import get_dependencies
+
+    inames = knl.all_inames()
+    assignments = [i for i in knl.instructions if isinstance(i, lp.Assignment)]
+    for update in assignments:
+        var = update.assignee_var_names()[0]
+        if var not in update.read_dependency_names():
+            continue
+        resets = [i.within_inames for i in assignments if i is not update
+                  and i.assignee_var_names()[0] == var
+                  and var not in i.read_dependency_names()]
+        target = get_dependencies(update.assignees[0]) & inames
+        carried = (update.within_inames & sequential) - target
+        for reset in resets:
+            carried -= reset
+        for store in assignments:
+            if store is update or var not in store.read_dependency_names():
+                continue
+            inside = carried & store.within_inames
+            if inside:
+                return Caveat(CaveatKind.SCAN_RECURRENCE,
+                              f"{store.assignee_var_names()[0]} is written at every trip "
+                              f"of the sequential loop {', '.join(sorted(inside))} from "
+                              f"{var}, carried from trip to trip: the trips run one after "
+                              "another (a running sum), which the model prices as "
+                              "independent work")
+    for write in assignments:
+        var = write.assignee_var_names()[0]
+        along = get_dependencies(write.assignees[0]) & sequential
+        for read in assignments:
+            for used in _subscript_inames(read.expression, var, inames):
+                loops = along & read.within_inames - used
+                if loops and used:
+                    return Caveat(CaveatKind.SCAN_RECURRENCE,
+                                  f"{var} is written at each trip of the sequential loop "
+                                  f"{', '.join(sorted(loops))} and read there at other "
+                                  "indices: each trip waits for the ones before (a "
+                                  "substitution), which the model prices as independent "
+                                  "work")
+    return None
+
+
+def _dependent_loads(knl, sequential: set[str]) -> Caveat | None:
+    """A loop-carried variable that indexes a global array in its own update."""
+    import loopy as lp
+
+    inames = knl.all_inames()
+    arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)}
+    for insn in knl.instructions:
+        if not isinstance(insn, lp.Assignment):
+            continue
+        var = insn.assignee_var_names()[0]
+        if var not in insn.read_dependency_names() or not insn.within_inames & sequential:
+            continue
+        for array in arrays & insn.read_dependency_names():
+            if any(var in used for used in _subscript_inames(insn.expression, array,
+                                                              inames | {var})):
+                return Caveat(CaveatKind.DEPENDENT_LOADS,
+                              f"{var} = {array}[... {var} ...] in the sequential loop "
+                              f"{', '.join(sorted(insn.within_inames & sequential))}: "
+                              "each load waits for the one before, a whole memory "
+                              "latency a trip, which the counts price as independent "
+                              "accesses")
+    return None
+
+
+def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
+    """Caveats read from the kernel's code: serial recurrences along a sequential loop
+    and barriers inside a sequential loop."""
+    try:
+        _, _, knl = _grid(candidate.spec, candidate.request())
+    except Exception:  # noqa: BLE001 - nothing to read: no caveat
+        return ()
+    import loopy as lp
+
+    sequential = _sequential_inames(knl)
+    out: list[Caveat] = []
+    for found in (_recurrence(knl, sequential), _dependent_loads(knl, sequential)):
+        if found is not None:
+            out.append(found)
+    for insn in knl.instructions:
+        if isinstance(insn, lp.BarrierInstruction) and insn.within_inames & sequential:
+            out.append(Caveat(CaveatKind.BARRIER_IN_LOOP,
+                              "a barrier inside the sequential loop "
+                              f"{', '.join(sorted(insn.within_inames & sequential))}: "
+                              "each trip waits for the whole group"))
+            break
+    return tuple(out)
+
+
+def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
+    """A caveat when the compiler's report in use says this build spills."""
+    from workbench.hardware.build_info import BuildKey
+    from workbench.models.occupancy_features import build_info_in_use
+
+    try:
+        request = candidate.request()
+    except Exception:  # noqa: BLE001
+        return None
+    key = BuildKey(candidate.spec.name, request.variant, request.dtype.value,
+                   tuple(request.group_size))
+    for info_file in build_info_in_use():
+        if info_file.device.get("device") != device:
+            continue
+        info = info_file.info(key)
+        if info is not None and info.spills:
+            return Caveat(CaveatKind.SPILLS,
+                          f"the build spills ({info.spill_stores} bytes stored, "
+                          f"{info.spill_loads} loaded per work item) on {device}")
+        if info is not None and info.stack_bytes:
+            return Caveat(CaveatKind.SPILLS,
+                          f"the build keeps {info.stack_bytes} bytes of private arrays "
+                          f"on the stack (local memory, not registers) on {device}: "
+                          "every access to them is a memory access the counts do not "
+                          "see")
+    return None
+
+
+def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str = ""
+                       ) -> tuple[tuple[Caveat, ...], ...]:
+    """Every candidate's caveats (space points of a sequence: none)."""
+    out = []
+    for c in candidates:
+        found: list[Caveat] = []
+        use = launch_use(c, lanes) if lanes else None
+        if use is not None and use.low:
+            found.append(Caveat(CaveatKind.LOW_PARALLELISM,
+                                use.says() + ": priced at least by one work item's "
+                                "serial work"))
+        found.extend(structure_caveats(c))
+        spill = spill_caveat(c, device) if device else None
+        if spill is not None:
+            found.append(spill)
+        out.append(tuple(found))
+    return tuple(out)
+
+# }}}
