@@ -53,6 +53,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="OpenCL build option, repeatable (e.g. -cl-nv-verbose: the "
                         "stored build log then names registers and spills)")
     p.add_argument("--no-verify", action="store_true", help="skip comparing results")
+    p.add_argument("--early-start", action="store_true",
+                   help="model strategies: measure the points the counting builds while "
+                        "the ranking runs (workbench.tuning.early)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--format", choices=("table", "json"), default="table")
     add_scheduler_options(p)
@@ -74,6 +77,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--roofline", metavar="DEVICE_MODEL",
                    help="also rank with the roofline on this device description")
     p.add_argument("--tpe-seeds", type=positive_int, default=10)
+    p.add_argument("--early", action="store_true",
+                   help="also the model strategies measuring while they rank, the "
+                        "ranking charged beside those points and, for comparison, "
+                        "before them")
     p.add_argument("--format", choices=("table", "json", "md", "csv"), default="table")
     p.add_argument("--plot", metavar="PREFIX",
                    help="write PREFIX-<space>.html with the exploration curves")
@@ -165,6 +172,11 @@ def cmd_tune(args) -> int:
     model, label = _strategy_model(args) if guided else (None, None)
     strategy = make_strategy(args.strategy, seed=args.seed, model=model, label=label,
                              training=args.training)
+    if getattr(args, "early_start", False):
+        if not guided:
+            raise TuningError("--early-start is for the model strategies (model, model-*)")
+        from workbench.tuning.early import EarlyStart
+        strategy = EarlyStart(strategy, clock="replay" if args.replay else "live")
     budget = Budget(args.budget_evals, args.budget_seconds)
     progress = None if args.no_progress else _progress()
     if args.scheduler and (args.replay or args.jobs > 1):
@@ -245,7 +257,7 @@ def _print_result(args, space, result) -> int:
     out = {"space": space.name, "strategy": result.strategy, "seed": result.seed,
            "evaluations": len(result.evaluations), "failed": failed,
            "stopped_by": result.stopped_by, "choosing_s": result.choosing_s,
-           "tuning_cost_s": result.cost_s,
+           "tuning_cost_s": result.cost_s, "measured_before_ranking": result.overlapped,
            "best": None if best is None else {"point": best.point.as_dict(),
                                               "time_s": best.time_s}}
     if args.format == "json":
@@ -286,7 +298,8 @@ def cmd_tuning_report(args) -> int:
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparisons.append(compare_strategies(
             space, evaluator, models, tpe_seeds=args.tpe_seeds, guided=tuple(GUIDED),
-            seeded={"bo": lambda seed: PlainBO(seed=seed)}))
+            seeded={"bo": lambda seed: PlainBO(seed=seed)},
+            early=getattr(args, "early", False)))
         if args.plot:
             exploration_figure(comparisons[-1]).write_html(
                 f"{args.plot}-{space.name}.html", include_plotlyjs="cdn")

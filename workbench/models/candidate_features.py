@@ -268,9 +268,14 @@ def global_footprint_bytes(props, params) -> float:
 
 
 def _all_standard_refs(props):
-    from workbench.models.expressions.features import StandardFeature
+    from workbench.models.expressions.features import StandardFeature, parse_feature_ref
 
-    return [StandardFeature(f.name, f) for f in props.counts]
+    # the sums over strides that the floors read (one count each, not listed among the
+    # counts): without them here, the floors' call after the model's counts every
+    # point a second time
+    sums = [parse_feature_ref(f"f_mem_access_global_{d}_{k}")
+            for d in GLOBAL_ACCESS_DTYPES for k in ("load", "store")]
+    return [StandardFeature(f.name, f) for f in props.counts] + sums
 
 
 def _count_point(i: int):
@@ -290,8 +295,10 @@ def _count_point(i: int):
         wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
         wi[ARRAY_BYTES] = global_array_bytes(spec.build(spec.request(**common)),
                                              c.params_dict)
-        if any(r.name == FOOTPRINT_BYTES for r in refs):
-            wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
+        # the floors ask for it after the model's features, for the points a DRAM or
+        # serial bound may bind: counted now, as one more number of the fit, it spares
+        # a second building of those points
+        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
         found[(Granularity.WORKITEM, None)] = wi
         props = workitem if granularity is Granularity.WORKITEM else kernel_properties(
             spec, granularity=granularity, subgroup_size=subgroup_size, **common)
@@ -305,6 +312,10 @@ def _count_point(i: int):
     except (WorkbenchError, ValueError, KeyError) as err:
         return i, found, f"{type(err).__name__}: {err}"
 
+
+#: the data types whose global loads and stores (summed over strides) every counted
+#: point carries
+GLOBAL_ACCESS_DTYPES = ("float32", "float64", "int32")
 
 #: marks a cache entry that holds every work-item count of its point
 _ALL_COUNTS = "__all_counts__"
@@ -462,6 +473,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
                                     for p in fit.wanted() if p not in counted[space]
                                     and p not in failed[space]))
         if owners:
+            owners += _speculation(fits, owners, counted, failed)
             tasks = [Candidate.of_point(space, p) for space, p in owners]
             for (space, p), (found, error) in zip(
                     owners, _count_all(tasks, refs, granularity, subgroup_size)):
@@ -488,6 +500,30 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
         if not fill(i):
             for r in refs:
                 out[r.name][i] = np.nan
+
+
+def _speculation(fits: dict, owners: list, counted: dict, failed: dict) -> list:
+    """Points to count beside a round's own, on the cores its last wave leaves idle
+    (with :data:`_SPECULATE_FROM` processes or more): each structure's likeliest next
+    points in turn (:meth:`StructureFit.speculative`), so that a round that would
+    follow often finds its points counted.  Few cores count only what is needed."""
+    jobs = rank_jobs()
+    if jobs < _SPECULATE_FROM:
+        return []
+    idle = -len(owners) % jobs
+    taken = set(owners)
+    queues = [[(space, p) for p in fit.speculative()] for (space, _), fit in fits.items()]
+    extra: list = []
+    while len(extra) < idle and any(queues):
+        for queue in queues:
+            while queue and len(extra) < idle:
+                owner = queue.pop(0)
+                space, p = owner
+                if owner not in taken and p not in counted[space] and p not in failed[space]:
+                    taken.add(owner)
+                    extra.append(owner)
+                    break
+    return extra
 
 
 def _fits(todo, candidates) -> dict:

@@ -50,6 +50,7 @@ import numpy as np
 from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import (
+    GLOBAL_ACCESS_DTYPES,
     ARRAY_BYTES,
     FOOTPRINT_BYTES,
     ArrayBytesRef,
@@ -186,7 +187,7 @@ def _flop_refs():
     return [StandardFeature(n, parse_feature(n)) for n in names]
 
 
-_ACCESS_DTYPES = ("float32", "float64", "int32")
+_ACCESS_DTYPES = GLOBAL_ACCESS_DTYPES   # what every counted factory point carries
 
 
 def _access_refs():

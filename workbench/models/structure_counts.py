@@ -211,6 +211,23 @@ class StructureFit:
         want = self._plan.probes if self._plan is not None else self.points
         return [p for p in want if p not in self.counted]
 
+    def speculative(self) -> list:
+        """Points worth counting now on cores that would otherwise wait, most likely
+        needed first: the plan's second neighbours per knob, then the points a joint
+        fit takes first (:func:`plan_tensor`'s order), then every other point."""
+        if self.done or self.parts or self._plan is None \
+                or isinstance(self._plan, TensorPlan):
+            return []
+        out = []
+        if self._round < 2:
+            more = plan_structure(self.points, self.structural, per_knob=2,
+                                  base=self._plan.base)
+            if isinstance(more, StructurePlan):
+                out += [p for p in more.probes if p not in self._plan.probes]
+        out += joint_fit_order(self._plan, self.points)
+        taken = set(self.counted) | set(self._plan.probes)
+        return list(dict.fromkeys(p for p in out if p not in taken))
+
     def give(self, counted: Mapping[object, Mapping[str, float] | None]) -> None:
         """Counts of points (None: the point could not be counted)."""
         if self.done:
@@ -444,6 +461,14 @@ def _design(ratios: np.ndarray, basis) -> np.ndarray:
     return np.stack([_monomial(ratios, codes) for codes in basis], axis=1)
 
 
+def joint_fit_order(plan: StructurePlan, points: Sequence) -> list:
+    """The points beyond a plan's probes in the order a joint fit takes them: those
+    that differ from the base in most knobs, farthest first."""
+    return sorted((p for p in points if p not in plan.probes),
+                  key=lambda p: (-len(_differing(p, plan.base, plan.knobs)),
+                                 -_spread(p, plan.base, plan.knobs), p.label))
+
+
 def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
                 ) -> TensorPlan | str:
     """The joint fit's monomials per feature (from the two-neighbour fits along each
@@ -472,9 +497,7 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
     target = np.linalg.matrix_rank(_design(knob_ratios(points, plan.base, plan.knobs), union))
     fit_points = [p for p in plan.probes if p not in plan.checks]
     rank = np.linalg.matrix_rank(_design(knob_ratios(fit_points, plan.base, plan.knobs), union))
-    rest = sorted((p for p in points if p not in fit_points and p not in plan.checks),
-                  key=lambda p: (-len(_differing(p, plan.base, plan.knobs)),
-                                 -_spread(p, plan.base, plan.knobs), p.label))
+    rest = [p for p in joint_fit_order(plan, points) if p not in fit_points]
     for p in rest:
         if rank >= target:
             break

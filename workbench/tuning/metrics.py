@@ -54,13 +54,13 @@ def optimum(evaluations: Sequence[Evaluation]) -> float:
     return min(times)
 
 
-def curve(result: ExplorationResult, best_s: float) -> Curve:
+def curve(result: ExplorationResult, best_s: float, charging: str = "overlap") -> Curve:
+    """``charging``: how a ranking that ran beside the first evaluations is charged
+    (:meth:`ExplorationResult.cumulative_cost_s`; the same either way when none did)."""
     times = np.array([e.time_s if e.ok else np.inf for e in result.evaluations])
     best = np.minimum.accumulate(times) if len(times) else times
-    costs = np.array([e.cost_s for e in result.evaluations]) + np.asarray(
-        result.overhead_s or [0.0] * len(times))
     return Curve(result.strategy, np.where(np.isfinite(best), best_s / best, 0.0),
-                 result.choosing_s + np.cumsum(costs), result.choosing_s)
+                 np.array(result.cumulative_cost_s(charging)), result.choosing_s)
 
 
 def random_reach(evaluations: Sequence[Evaluation], target: float

@@ -29,6 +29,10 @@ from workbench.tuning.space import TuningSpace
 from workbench.tuning.strategies import Strategy
 
 
+#: how a ranking that ran beside the first evaluations is charged
+CHARGINGS = ("overlap", "serial")
+
+
 @dataclass(frozen=True)
 class Budget:
     """When to stop: after ``evaluations`` points, or once the tuning cost (choosing
@@ -63,11 +67,39 @@ class ExplorationResult:
     evaluations: list[Evaluation] = field(default_factory=list)
     overhead_s: list[float] = field(default_factory=list)   # strategy time per point
     stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+    #: the first evaluations, measured while the ranking ran (:mod:`.early`)
+    overlapped: int = 0
+
+    def step_costs(self) -> list[float]:
+        return [e.cost_s + o for e, o in zip(self.evaluations, self.overhead_s)]
+
+    def cumulative_cost_s(self, charging: str = "overlap") -> list[float]:
+        """The tuning cost after each evaluation.  ``overlap``: the ranking ran beside
+        the first :attr:`overlapped` evaluations, so the next one starts once both are
+        done; ``serial``: the ranking before every evaluation (the same as ``overlap``
+        when nothing overlapped)."""
+        if charging not in CHARGINGS:
+            raise TuningError(f"charging must be one of {', '.join(CHARGINGS)}")
+        out, spent = [], 0.0
+        k = self.overlapped if charging == "overlap" else 0
+        for i, step in enumerate(self.step_costs()):
+            if i == k:
+                spent = max(spent, self.choosing_s) if k else spent + self.choosing_s
+            spent += step
+            out.append(spent)
+        return out
 
     @property
     def cost_s(self) -> float:
-        return self.choosing_s + sum(e.cost_s for e in self.evaluations) \
-            + sum(self.overhead_s)
+        steps = self.cumulative_cost_s()
+        if len(self.evaluations) <= self.overlapped:
+            return max(steps[-1] if steps else 0.0, self.choosing_s)
+        return steps[-1]
+
+    @property
+    def serial_cost_s(self) -> float:
+        """The cost with the ranking charged before every evaluation."""
+        return self.choosing_s + sum(self.step_costs())
 
     @property
     def best(self) -> Evaluation | None:
@@ -112,6 +144,9 @@ class Explorer:
                         "strategy": self.strategy.name, "seed": self.seed}
             campaign = self.store.start_campaign(self.name, self.device, settings)
             stored = self._stored(campaign)
+        run_began = time.perf_counter()
+        overlapping = hasattr(type(self.strategy), "overlapped")
+        ranking_recorded = False
         choosing = self.strategy.start(self.space, points)
         if stored:   # the ranking cost is the one paid when the exploration began
             first = min(stored.values(), key=lambda e: e.extra.get("sequence", 0))
@@ -131,6 +166,8 @@ class Explorer:
             began = time.perf_counter()
             point = self.strategy.ask()
             overhead = time.perf_counter() - began
+            early = bool(getattr(self.strategy, "asked_early", False))
+            self._overlap(result)
             if point is None:
                 break
             resumed = point.label in stored
@@ -140,9 +177,18 @@ class Explorer:
             else:
                 evaluation = self.evaluator.evaluate(point)
                 if self.store is not None:
-                    extra = {"strategy": self.strategy.name, "strategy_s": overhead}
+                    extra = {"strategy": self.strategy.name, "strategy_s": overhead,
+                             "wall_s": time.perf_counter() - run_began}
+                    if early:
+                        extra["before_ranking"] = True
                     if not result.evaluations:
                         extra["choosing_s"] = choosing
+                    if overlapping and not early and not ranking_recorded:
+                        # the first point after the ranking: what it cost, and how many
+                        # points were measured beside it
+                        extra["ranking_s"] = result.choosing_s
+                        extra["measured_before_ranking"] = result.overlapped
+                        ranking_recorded = True
                     self.store.record(to_measurement(
                         self.space, evaluation, self.device, campaign=campaign,
                         discard_first=self.discard_first,
@@ -151,6 +197,7 @@ class Explorer:
             self.strategy.tell(evaluation)
             overhead += time.perf_counter() - began
             result.evaluations.append(evaluation)
+            self._overlap(result)
             result.overhead_s.append(overhead)
             if on_progress is not None:
                 best = result.best
@@ -160,3 +207,11 @@ class Explorer:
         if self.store is not None and result.stopped_by == "exhausted":
             self.store.finish_campaign(campaign)
         return result
+
+    def _overlap(self, result: ExplorationResult) -> None:
+        """A strategy that measures while it ranks (:mod:`.early`): the ranking's cost
+        once known, and how many evaluations ran beside it."""
+        if hasattr(type(self.strategy), "overlapped"):
+            result.overlapped = self.strategy.overlapped
+            if self.strategy.choosing_s is not None:
+                result.choosing_s = self.strategy.choosing_s

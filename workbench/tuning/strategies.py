@@ -89,16 +89,18 @@ class RandomSearch(_Ordered):
 class ModelGuided(_Ordered):
     """Measure in predicted order; ``label`` names the model in reports."""
 
-    def __init__(self, model, label: str | None = None, seed: int = 0):
+    def __init__(self, model, label: str | None = None, seed: int = 0, ranking=None):
         super().__init__(seed)
         self.model = model
         self.name = f"model:{label or getattr(model, 'family', 'model')}"
-        self.ranking = None
+        # a ranking given ready-made (replays sharing one): its fresh cost is charged
+        self.ranking = ranking
 
     def order(self, space, points):
         from workbench.tuning.ranking import rank_space
 
-        self.ranking = rank_space(self.model, space, points)
+        if self.ranking is None:
+            self.ranking = rank_space(self.model, space, points)
         ordered = [points[i] for i in self.ranking.order
                    if math.isfinite(self.ranking.predicted_s[i])]
         return ordered, self.ranking.seconds

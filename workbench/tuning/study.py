@@ -111,14 +111,18 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        strategies: Mapping[str, Callable[[], Strategy]] = (),
                        guided: Sequence[str] = (),
                        guided_seeds: int | None = None,
-                       seeded: Mapping[str, Callable[[int], Strategy]] = ()
+                       seeded: Mapping[str, Callable[[int], Strategy]] = (),
+                       early: bool = False
                        ) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
     one ranking (its fresh cost charged to each); the stochastic ones (``model-tpe``)
     over ``guided_seeds`` seeds (default: ``tpe_seeds``, at least 1), as is every
-    strategy of ``seeded`` (name: factory of the seed, e.g. ``bo``)."""
+    strategy of ``seeded`` (name: factory of the seed, e.g. ``bo``).  ``early``: each
+    model strategy also measuring while it ranks (:mod:`workbench.tuning.early`, the
+    replay clock), charged both ways: ``+early`` with the ranking beside the early
+    points, ``+early (serial charge)`` with it before them, as without overlap."""
     from workbench.tuning.guided import GUIDED
 
     measured = evaluator.measured
@@ -157,6 +161,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
             comparison.curves.append(first)
             comparison.rows.append(_row(space.name, name, mean, choosing,
                                         ms_per_variant=1e3 * choosing / n))
+        if early:
+            _early_rows(comparison, space, evaluator, best, n, model, label,
+                        ordered.ranking, guided, seeds)
     for label, make_plain in dict(strategies).items():
         _forget_features()
         c = curve(replay(dataclasses.replace(space), evaluator, make_plain(), until=1.0),
@@ -178,6 +185,45 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         comparison.rows.append(_row(space.name, f"tpe (mean of {tpe_seeds} seeds)", mean,
                                     0.0))
     return comparison
+
+
+def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
+                model, label: str, ranking, guided: Sequence[str], seeds: int) -> None:
+    """Rows of the model strategies measuring while they rank, on the model's one
+    ranking (its fresh wall time is the replay clock's), in both chargings."""
+    from workbench.tuning.early import EarlyStart
+    from workbench.tuning.guided import GUIDED
+
+    makers = {"model": (lambda seed: ModelGuided(model, label, ranking=ranking), 1)}
+    for family in guided:
+        cls = GUIDED[family]
+        makers[family] = ((lambda seed, cls=cls: cls(model, label, seed=seed,
+                                                    ranking=ranking)),
+                          seeds if cls.stochastic else 1)
+    for family, (make, runs) in makers.items():
+        reach: dict = {c: {t: [] for t in TARGETS} for c in ("overlap", "serial")}
+        overlapped, first = [], None
+        for seed in range(runs):
+            result = replay(space, evaluator, EarlyStart(make(seed), clock="replay"),
+                            seed=seed, until=max(TARGETS) if family != "model" else 1.0)
+            overlapped.append(result.overlapped)
+            for charging in reach:
+                c = curve(result, best, charging)
+                if first is None:
+                    first = c
+                for t in TARGETS:
+                    reach[charging][t].append(c.reach(t) or (n, float(c.cost_s[-1])))
+        seeded = f" (mean of {runs} seeds)" if runs > 1 else ""
+        name = f"{family}:{label}+early"
+        comparison.curves.append(Curve(name, first.fraction, first.cost_s,
+                                       first.choosing_s))
+        for charging, suffix in (("overlap", ""), ("serial", " (serial charge)")):
+            mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
+                    for t, v in reach[charging].items()}
+            comparison.rows.append(_row(space.name, f"{name}{suffix}{seeded}", mean,
+                                        float(ranking.seconds),
+                                        ms_per_variant=1e3 * float(ranking.seconds) / n,
+                                        measured_before_ranking=float(np.mean(overlapped))))
 
 
 def base_strategy(name: str) -> str:

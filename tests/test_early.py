@@ -1,0 +1,172 @@
+"""Measuring while the model ranks (workbench.tuning.early) and counting in one round."""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.test_tuning import TableEvaluator, toy_space, toy_time
+from workbench.measure import MeasurementStore
+from workbench.measure.provenance import DeviceIdentity
+from workbench.tuning.early import EarlyStart, early_points
+from workbench.tuning.metrics import curve
+from workbench.tuning.runner import Budget, Explorer
+from workbench.tuning.strategies import _Ordered
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SlowRanking(_Ordered):
+    """Ranks by the true time (a perfect model) and says the ranking took ``seconds``
+    (replay clock), or sleeps that long in its thread (live clock)."""
+
+    name = "model:perfect"
+
+    def __init__(self, seconds: float, sleep: bool = False):
+        super().__init__()
+        self.seconds, self.sleep = seconds, sleep
+        self.thread = None
+
+    def order(self, space, points):
+        self.thread = threading.current_thread()
+        if self.sleep:
+            time.sleep(self.seconds)
+        return sorted(points, key=toy_time), self.seconds
+
+
+def test_early_points_are_each_structures_base_then_its_probes():
+    space = toy_space()
+    order = early_points(space, space.points())
+    assert len(order) == len({p.label for p in order})
+    # one structure per mode: both bases first
+    assert [p["mode"] for p in order[:2]] == ["x", "y"]
+    assert set(order) <= set(space.points())
+
+
+def test_replay_clock_measures_while_ranking_and_never_twice():
+    space = toy_space()
+    evaluator = TableEvaluator(toy_time, cost=0.2)     # 0.21 s counted per point
+    strategy = EarlyStart(SlowRanking(0.5), clock="replay")
+    result = Explorer(space, strategy, evaluator).run()
+    # early points while their costs stay below the ranking's 0.5 s: 0, 0.21, 0.42
+    assert result.overlapped == 3
+    assert evaluator.calls[:3] == [p.label for p in early_points(space, space.points())[:3]]
+    assert len(evaluator.calls) == len(set(evaluator.calls)) == len(space.points())
+    # then the model's order, the early points skipped
+    rest = [p.label for p in sorted(space.points(), key=toy_time)
+            if p.label not in evaluator.calls[:3]]
+    assert evaluator.calls[3:] == rest
+    assert result.choosing_s == pytest.approx(0.5, abs=2e-3)
+    overlap = result.cumulative_cost_s("overlap")
+    serial = result.cumulative_cost_s("serial")
+    assert overlap[:3] == pytest.approx([0.21, 0.42, 0.63], abs=2e-3)
+    assert overlap[3] == pytest.approx(max(0.5, 0.63) + 0.21, abs=2e-3)
+    assert serial[3] == pytest.approx(0.5 + 4 * 0.21, abs=2e-3)
+    assert result.cost_s == pytest.approx(overlap[-1], abs=2e-3)
+    assert result.serial_cost_s == pytest.approx(serial[-1], abs=2e-3)
+    assert result.serial_cost_s - result.cost_s == pytest.approx(0.5, abs=2e-3)   # all hidden
+    best = min(toy_time(p) for p in space.points())
+    assert curve(result, best).cost_s[3] == pytest.approx(overlap[3], abs=2e-3)
+    assert curve(result, best, "serial").cost_s[3] == pytest.approx(serial[3], abs=2e-3)
+
+
+def test_a_ranking_slower_than_every_early_point_charges_its_own_time():
+    space = toy_space()
+    result = Explorer(space, EarlyStart(SlowRanking(100.0), clock="replay", early=2),
+                      TableEvaluator(toy_time, cost=0.2), budget=Budget(evaluations=3)).run()
+    assert result.overlapped == 2
+    assert result.cumulative_cost_s() == pytest.approx([0.21, 0.42, 100.21], abs=2e-3)
+
+
+def test_live_clock_ranks_in_a_thread_and_records_what_ran_before(tmp_path):
+    space = toy_space()
+
+    class SlowDevice(TableEvaluator):
+        def evaluate(self, point):
+            time.sleep(0.05)
+            return super().evaluate(point)
+
+    evaluator = SlowDevice(toy_time)
+    inner = SlowRanking(0.4, sleep=True)
+    device = DeviceIdentity("toy platform", "toy device", "0")
+    with MeasurementStore.open(tmp_path / "s.sqlite") as store:
+        result = Explorer(space, EarlyStart(inner), evaluator, store=store,
+                          device=device).run()
+        rows = store.measurements(status=None, kernel="tune.toy")
+    assert inner.thread is not threading.main_thread()
+    assert 1 <= result.overlapped <= 8            # ~0.4 s / 0.05 s, on a loaded host less
+    assert len(evaluator.calls) == len(set(evaluator.calls)) == len(space.points())
+    before = sorted(int(m.extra.get("sequence", -1)) for m in rows
+                    if m.extra.get("before_ranking"))
+    assert before == list(range(result.overlapped))
+    after = [m for m in rows if "ranking_s" in m.extra]
+    assert len(after) == 1 and after[0].extra["measured_before_ranking"] == result.overlapped
+    assert after[0].extra["ranking_s"] >= 0.4
+    assert all(m.extra["wall_s"] > 0 for m in rows)
+
+
+def test_study_rows_charge_the_overlap_and_the_old_way():
+    from workbench.models import load_model
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
+    from workbench.tuning.study import compare_strategies
+
+    warnings.filterwarnings("ignore")
+    space = resolve_space(f"{ROOT}/examples/spaces/stencil3d_7pt.py:space")
+    evaluator = ReplayEvaluator(space, load_space_evaluations(
+        f"{ROOT}/sample_data/h100/user-spaces.sqlite", space))
+    model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
+    table = compare_strategies(space, evaluator, {"linear": model}, tpe_seeds=0, guided=("model-bo",),
+                               early=True).frame().set_index("strategy")
+    overlap = table.loc["model:linear+early"]
+    serial = table.loc["model:linear+early (serial charge)"]
+    assert overlap["measured_before_ranking"] >= 1
+    assert overlap["runs_to_95"] == serial["runs_to_95"]
+    assert overlap["seconds_to_95"] < serial["seconds_to_95"]
+    assert "model-bo:linear+early" in table.index
+
+
+def test_speculative_round_counts_equal_per_point_counts(monkeypatch):
+    """With many counting processes a structure's likely next points are counted in
+    its first round (rowsum: a joint fit, one round); the fitted values still equal
+    every point's own counts."""
+    import workbench.models.candidate_features as cf
+    from workbench.models import load_model
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.ranking import rank_space
+
+    warnings.filterwarnings("ignore")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "12")
+    rounds = []
+    count_all = cf._count_all
+    monkeypatch.setattr(cf, "_count_all", lambda tasks, *a: rounds.append(len(tasks))
+                        or count_all(tasks, *a))
+    model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
+    space = resolve_space(f"{ROOT}/examples/spaces/rowsum.py:space")
+    cf.forget_counts(space)
+    rank_space(model, space)
+    assert rounds == [12] and len(space.points()) > 12
+    fitted = cf.remembered_counts(space)
+    monkeypatch.setenv("WORKBENCH_STRUCTURE_COUNTS", "off")
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
+    fresh = resolve_space(f"{ROOT}/examples/spaces/rowsum.py:space")
+    cf.forget_counts(fresh)
+    rng = np.random.default_rng(1)
+    sample = [fresh.points()[i] for i in rng.choice(len(fresh.points()), 2, replace=False)]
+    rank_space(model, fresh, sample)
+    compared = 0
+    for (label, grain), values in cf.remembered_counts(fresh).items():
+        for name, v in values.items():
+            if name in fitted[label, grain]:
+                w = fitted[label, grain][name]
+                assert (math.isnan(v) and math.isnan(w)) or math.isclose(
+                    w, v, rel_tol=1e-9, abs_tol=1e-9), (label, name, w, v)
+                compared += 1
+    assert compared > 20

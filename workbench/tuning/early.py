@@ -1,0 +1,167 @@
+"""Measuring while the model ranks: no idle GPU before a model-guided search starts.
+
+A model-guided strategy ranks the whole space before its first point (counting a
+``kernel(point)`` factory space builds a few points per structure, on the host's
+cores).  :class:`EarlyStart` wraps such a strategy: while the ranking runs, the device
+measures the points the counting builds anyway (every structure's base point first,
+then its other probe points: :func:`early_points`); once the ranking is done, the
+wrapped strategy goes on in its own order, and a point it asks for that was measured
+early is told to it from that measurement, never measured twice.
+
+Two clocks say when the ranking is done:
+
+* ``live``: the ranking runs in a background thread (its counting in forked worker
+  processes, as ever), and early points are measured until the thread finishes;
+* ``replay``: the ranking runs first, its wall time ``R`` measured, and early points
+  are taken while the recorded costs of the early ones so far stay below ``R``:
+  exactly what a live run on this machine would have measured before the ranking
+  finished, given those costs.
+
+Either way the exploration's result says how many evaluations ran beside the ranking
+(``overlapped``), and its cost charges the ranking as it happened: the first model
+point starts at ``max(R, early costs)``, not at ``R + early costs``
+(:attr:`~workbench.tuning.runner.ExplorationResult.cost_s`;
+``serial_cost_s`` keeps the old charging, the ranking before every point).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+
+from workbench.errors import TuningError
+from workbench.tuning.evaluation import Evaluation
+from workbench.tuning.space import Point, TuningSpace
+
+CLOCKS = ("live", "replay")
+
+
+def early_points(space: TuningSpace, points: Sequence[Point]) -> list[Point]:
+    """The points worth measuring before the ranking is done, in order: each
+    structure's base point in turn (what its counting builds first), then the other
+    probe points of each structure's plan (:mod:`workbench.models.structure_counts`).
+    A templated space builds none of its points to rank: its structures' first points."""
+    from collections import defaultdict
+
+    from workbench.models.structure_counts import (
+        StructurePlan,
+        plan_structure,
+        structural_knobs,
+        structure_key,
+    )
+
+    structural = structural_knobs(space) if getattr(space, "template", None) is None \
+        else tuple(getattr(space, "structure", ()) or ())
+    groups: dict = defaultdict(list)
+    for p in points:
+        groups[structure_key(p, structural)].append(p)
+    plans = []
+    for members in groups.values():
+        plan = plan_structure(members, structural) if len(members) > 1 else None
+        plans.append(list(plan.probes) if isinstance(plan, StructurePlan)
+                     else members[:1])
+    order = [probes[0] for probes in plans]
+    order += [p for probes in plans for p in probes[1:]]
+    return list(dict.fromkeys(order))
+
+
+class EarlyStart:
+    """A model-guided strategy that measures probe points while it ranks (module
+    docstring)."""
+
+    def __init__(self, inner, *, clock: str = "live", early: int | None = None):
+        if clock not in CLOCKS:
+            raise TuningError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
+        if early is not None and early < 0:
+            raise TuningError("early must not be negative")
+        self.inner = inner
+        self.clock = clock
+        self.most = early
+        self.name = f"{inner.name}+early"
+        self.stochastic = getattr(inner, "stochastic", False)
+
+    # the runner reads these
+    @property
+    def choosing_s(self) -> float | None:
+        """The ranking's wall time once it is done (None before)."""
+        return self._ranking_s
+
+    @property
+    def overlapped(self) -> int:
+        """Evaluations measured before the ranking was done."""
+        return len(self._early_done)
+
+    def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
+        self.points = list(points)
+        self._queue = early_points(space, self.points)
+        if self.most is not None:
+            self._queue = self._queue[: self.most]
+        self._early_done: dict[str, Evaluation] = {}
+        self._early_cost = 0.0
+        self._ranking_s: float | None = None
+        self._error: BaseException | None = None
+        self._asked_early = False
+        if self.clock == "replay":
+            self._rank(space)
+            return 0.0
+        self._thread = threading.Thread(target=self._rank, args=(space,),
+                                        name="workbench-ranking", daemon=True)
+        self._thread.start()
+        return 0.0
+
+    def _rank(self, space) -> None:
+        began = time.perf_counter()
+        try:
+            reported = self.inner.start(space, self.points)
+        except BaseException as err:   # noqa: BLE001 - raised again in the runner's thread
+            self._error = err
+            reported = 0.0
+        wall = time.perf_counter() - began
+        # a ranking given ready-made reports the fresh ranking's cost
+        self._wall = max(wall, float(reported or 0.0))
+
+    def _ranking_done(self) -> bool:
+        if self.clock == "live":
+            return not self._thread.is_alive()
+        return self._early_cost >= self._wall
+
+    def _finish(self) -> None:
+        if self._ranking_s is not None:
+            return
+        if self.clock == "live":
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        self._ranking_s = self._wall
+
+    def ask(self) -> Point | None:
+        if self._ranking_s is None:
+            while self._queue and not self._ranking_done():
+                point = self._queue.pop(0)
+                if point.label not in self._early_done:
+                    self._asked_early = True
+                    return point
+            self._finish()
+        self._asked_early = False
+        while True:
+            point = self.inner.ask()
+            if point is None or point.label not in self._early_done:
+                return point
+            self.inner.tell(self._early_done[point.label])   # known: not measured again
+
+    def tell(self, evaluation: Evaluation) -> None:
+        if self._asked_early:
+            self._early_done[evaluation.point.label] = evaluation
+            self._early_cost += evaluation.cost_s
+            return
+        self.inner.tell(evaluation)
+
+    @property
+    def asked_early(self) -> bool:
+        """Whether the last point asked for is measured before the ranking is done."""
+        return self._asked_early
+
+    @property
+    def ranking(self):
+        return getattr(self.inner, "ranking", None)
