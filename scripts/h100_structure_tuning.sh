@@ -7,7 +7,11 @@
 #    six user spaces, 10 evaluations each, each run a new process with empty loopy,
 #    pyopencl and count caches (a first session); one store per run.
 # LIVE_STRATEGIES (default "model tpe") and SEEDS (default "0 1 2") narrow step 2;
-# NO_RANKING=1 skips step 1.
+# NO_RANKING=1 skips step 1.  EARLY=1: the model strategies measure while they rank
+# (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
+# seeds after all others, as time allows; JOBS (default 12) sets tune --jobs (1: no
+# prebuild workers, which only exhaustive and random use and which compete with the
+# ranking's counting processes for the cores).
 set -uo pipefail
 out=${1:?output folder}
 began=$(date +%s)
@@ -20,26 +24,32 @@ python3 -c "import sklearn" 2>/dev/null || [ ! -d .whl2/sk ] || \
 export PYTHONWARNINGS=ignore
 mkdir -p "$out/runs"
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv;
-  echo "cpus: $(nproc)"; cat COMMIT 2>/dev/null; python3 -c "import loopy, pyopencl, islpy, optuna, numpy, sys
+  echo "cpus: $(nproc)"; echo "load average: $(cat /proc/loadavg)"; cat COMMIT 2>/dev/null; python3 -c "import loopy, pyopencl, islpy, optuna, numpy, sys
 print('python', sys.version.split()[0], 'loopy', loopy.VERSION, 'pyopencl',
       pyopencl.VERSION, 'islpy', islpy.__version__, 'optuna', optuna.__version__, 'numpy', numpy.__version__)"; } \
   > "$out/environment-structure-tuning.txt" 2>&1
-[ -n "${NO_RANKING:-}" ] || XDG_CACHE_HOME=$(mktemp -d) timeout 150 python3 benchmarks/ranking.py \
+[ -n "${NO_RANKING:-}" ] || XDG_CACHE_HOME=$(mktemp -d) timeout ${RANKING_TIMEOUT:-150} python3 benchmarks/ranking.py \
   --models linear --spaces examples --jobs 16 > "$out/ranking-h100-jobs16.txt" 2>&1
 spaces="matmul_tiled stencil2d_5pt transpose rowsum triad stencil3d_7pt"
-for seed in ${SEEDS:-0 1 2}; do
+early=""; [ -n "${EARLY:-}" ] && early="--early-start"
+for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done); do
+  seed=${pass#r}
   for space in $spaces; do
     for strategy in ${LIVE_STRATEGIES:-model tpe}; do
-      [ "$strategy" = model ] && [ "$seed" != 0 ] && continue   # the model's order is seedless
+      if [ "$pass" != "$seed" ]; then       # a repeat: the model strategies only
+        [ "${strategy%%-*}" = model ] || continue
+      else                                  # the model's order is seedless
+        [ "$strategy" = model ] && [ "$seed" != 0 ] && continue
+      fi
       if [ $(( $(date +%s) - began )) -gt ${DEADLINE:-330} ]; then
         echo "deadline: $space $strategy seed $seed not run" >> "$out/live.log"; continue
       fi
       weights=""
-      case $strategy in model*) weights="--weights sample_data/h100/weights-linear.json";; esac
+      case $strategy in model*) weights="--weights sample_data/h100/weights-linear.json $early";; esac
       start=$(date +%s.%N)
       XDG_CACHE_HOME=$(mktemp -d) timeout 60 python3 -m workbench tune \
         "examples/spaces/$space.py:space" --strategy $strategy $weights --seed $seed \
-        --device NVIDIA --jobs 12 --budget-evals 10 --no-progress --format json \
+        --device NVIDIA --jobs ${JOBS:-12} --budget-evals 10 --no-progress --format json \
         --store "$out/runs/$space-$strategy-$seed.sqlite" >> "$out/live.jsonl" 2>> "$out/live.log"
       echo "$space $strategy seed $seed process wall $(python3 -c "import time; print(round(time.time() - $start, 2))") s" \
         >> "$out/live.log"
