@@ -170,3 +170,44 @@ def test_speculative_round_counts_equal_per_point_counts(monkeypatch):
                     w, v, rel_tol=1e-9, abs_tol=1e-9), (label, name, w, v)
                 compared += 1
     assert compared > 20
+
+
+def test_live_ranking_counts_in_processes_forked_before_measuring(monkeypatch):
+    """The live clock with a real model: the counting pool is forked in ``start`` (not
+    from the ranking's thread while the device is measuring), the ranking finishes, and
+    the model's order follows the early points without repeating one."""
+    import workbench.models.candidate_features as cf
+    from workbench.models import load_model
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
+    from workbench.tuning.strategies import ModelGuided
+
+    warnings.filterwarnings("ignore")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    space = resolve_space(f"{ROOT}/examples/spaces/stencil3d_7pt.py:space")
+    recorded = load_space_evaluations(f"{ROOT}/sample_data/h100/user-spaces.sqlite", space)
+
+    class Device(ReplayEvaluator):
+        calls: list = []
+
+        def evaluate(self, point):
+            self.calls.append(point.label)
+            time.sleep(0.02)
+            return super().evaluate(point)
+
+    forked = []
+    real_pool = cf.CountingPool
+    monkeypatch.setattr(cf, "CountingPool", lambda *a: forked.append(
+        threading.current_thread()) or real_pool(*a))
+    model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
+    strategy = EarlyStart(ModelGuided(model, "linear"))
+    device = Device(space, recorded)
+    result = Explorer(space, strategy, device, budget=Budget(evaluations=30)).run()
+    assert forked == [threading.main_thread()] and cf._POOL is None
+    assert len(device.calls) == len(set(device.calls)) == 30
+    assert 0 < result.overlapped < 30 and result.choosing_s > 0
+    order = [c.point.label for c in (strategy.ranking.candidates[i]
+                                     for i in strategy.ranking.order)]
+    rest = [label for label in order if label not in device.calls[:result.overlapped]]
+    assert device.calls[result.overlapped:] == rest[:30 - result.overlapped]

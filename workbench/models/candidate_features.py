@@ -279,11 +279,23 @@ def _all_standard_refs(props):
 
 
 def _count_point(i: int):
+    candidates, refs, granularity, subgroup_size = _FORKED
+    return (i, *_count_candidate(candidates[i], refs, granularity, subgroup_size))
+
+
+def _count_in_pool(task):
+    """A task of a counting pool forked ahead (:func:`fork_counting_pool`): the point
+    by its space's place among the pool's spaces and its label."""
+    i, which, label, refs, granularity, subgroup_size = task
+    space = _POOL_SPACES[which]
+    c = Candidate.of_point(space, space.point(label))
+    return (i, *_count_candidate(c, refs, granularity, subgroup_size))
+
+
+def _count_candidate(c, refs, granularity, subgroup_size):
     """One factory point, built and counted once: the features asked for, and at work-
     item granularity every count, the array bytes and the footprint (what the floors
     and other models read later)."""
-    candidates, refs, granularity, subgroup_size = _FORKED
-    c = candidates[i]
     found: dict[tuple, dict[str, float]] = {}
     try:
         spec = c.spec
@@ -306,11 +318,11 @@ def _count_point(i: int):
         values = build_feature_values(props, asked, params, workitem_props=workitem)
         key = _cache_key(granularity, subgroup_size)
         found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
-        return i, found, None
+        return found, None
     except BarvinokMissingError:
         raise
     except (WorkbenchError, ValueError, KeyError) as err:
-        return i, found, f"{type(err).__name__}: {err}"
+        return found, f"{type(err).__name__}: {err}"
 
 
 #: the data types whose global loads and stores (summed over strides) every counted
@@ -369,12 +381,58 @@ def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
         per_space.setdefault(None, {})[label] = error
 
 
+#: the counting pool forked ahead, and the spaces its workers know (forked with them)
+_POOL = None
+_POOL_SPACES: list = []
+
+
+class CountingPool:
+    """Counting processes forked now, for a ranking of ``spaces`` to come: see
+    :func:`fork_counting_pool`."""
+
+    def __init__(self, spaces, jobs: int):
+        global _POOL, _POOL_SPACES
+        _POOL_SPACES = list(spaces)
+        self.pool = multiprocessing.get_context("fork").Pool(jobs)
+        _POOL = self
+
+    def covers(self, tasks) -> bool:
+        return all(any(t.space is s for s in _POOL_SPACES) for t in tasks)
+
+    def run(self, tasks, refs, granularity, subgroup_size) -> list:
+        which = [next(j for j, s in enumerate(_POOL_SPACES) if s is t.space) for t in tasks]
+        work = [(i, w, t.point.label, refs, granularity, subgroup_size)
+                for i, (t, w) in enumerate(zip(tasks, which))]
+        return list(self.pool.imap_unordered(_count_in_pool, work))
+
+    def close(self) -> None:
+        global _POOL
+        if _POOL is self:
+            _POOL = None
+        self.pool.terminate()
+
+
+def fork_counting_pool(spaces) -> CountingPool | None:
+    """Fork the counting processes now, while this process does nothing else, for a
+    ranking of ``spaces`` that will run in another thread while this one measures: a
+    process forked while another thread is inside a driver call or holds a cache's lock
+    inherits that lock held and may wait on it for ever.  None with one counting
+    process.  Close it once the ranking is done."""
+    jobs = rank_jobs()
+    return CountingPool(spaces, jobs) if jobs > 1 else None
+
+
 def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list:
     """Build and count candidates on every core: (found, error) per task, in order."""
     global _FORKED
     if not tasks:
         return []
     jobs = min(rank_jobs(), len(tasks))
+    pool = _POOL
+    if pool is not None and pool.covers(tasks):
+        by_task = {i: (found, error) for i, found, error in
+                   pool.run(tasks, refs, granularity, subgroup_size)}
+        return [by_task[i] for i in range(len(tasks))]
     _FORKED = (tasks, refs, granularity, subgroup_size)
     try:
         if jobs > 1 and len(tasks) >= _PARALLEL_FROM:

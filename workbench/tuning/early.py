@@ -105,18 +105,27 @@ class EarlyStart:
         if self.clock == "replay":
             self._rank(space)
             return 0.0
-        self._thread = threading.Thread(target=self._rank, args=(space,),
+        from workbench.models.candidate_features import fork_counting_pool
+
+        self._began = time.perf_counter()
+
+        # forked here, before this thread measures anything (fork_counting_pool says why)
+        pool = fork_counting_pool([space])
+        self._thread = threading.Thread(target=self._rank, args=(space, pool),
                                         name="workbench-ranking", daemon=True)
         self._thread.start()
         return 0.0
 
-    def _rank(self, space) -> None:
-        began = time.perf_counter()
+    def _rank(self, space, pool=None) -> None:
+        began = self._began if pool is not None else time.perf_counter()
         try:
             reported = self.inner.start(space, self.points)
         except BaseException as err:   # noqa: BLE001 - raised again in the runner's thread
             self._error = err
             reported = 0.0
+        finally:
+            if pool is not None:
+                pool.close()
         wall = time.perf_counter() - began
         # a ranking given ready-made reports the fresh ranking's cost
         self._wall = max(wall, float(reported or 0.0))
