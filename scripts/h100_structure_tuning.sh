@@ -9,7 +9,7 @@
 # LIVE_STRATEGIES (default "model tpe") and SEEDS (default "0 1 2") narrow step 2;
 # NO_RANKING=1 skips step 1.  EARLY=1: the model strategies measure while they rank
 # (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
-# seeds after all others, as time allows; JOBS (default 12) sets tune --jobs (1: no
+# seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers, which only exhaustive and random use and which compete with the
 # ranking's counting processes for the cores).
 set -uo pipefail
@@ -41,6 +41,7 @@ for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done);
       else                                  # the model's order is seedless
         [ "$strategy" = model ] && [ "$seed" != 0 ] && continue
       fi
+      case " ${SKIP:-} " in *" $space-$strategy-$seed "*) continue;; esac   # run before
       if [ $(( $(date +%s) - began )) -gt ${DEADLINE:-330} ]; then
         echo "deadline: $space $strategy seed $seed not run" >> "$out/live.log"; continue
       fi
