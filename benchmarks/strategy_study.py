@@ -17,7 +17,8 @@ these spaces.  Goal: the best model-guided strategy within 3 oracle measurements
 (geometric mean), at least 2x less time than TPE, in at most 3 runs (median).
 
 Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,default]
-[--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]``
+[--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
+[--early]``
 """
 
 from __future__ import annotations
@@ -122,6 +123,10 @@ def main() -> None:
     parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
     parser.add_argument("--spaces", help="FILE.py:VAR,... (default: examples/spaces/)")
     parser.add_argument("--csv", help="write every row here too")
+    parser.add_argument("--early", action="store_true",
+                        help="also the model strategies measuring while they rank "
+                             "(workbench.tuning.early), charged with the overlap and "
+                             "serially")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import pandas as pd
@@ -157,7 +162,7 @@ def main() -> None:
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparison = compare_strategies(
             space, evaluator, models, tpe_seeds=args.seeds, guided=tuple(GUIDED),
-            seeded={"bo": lambda seed: PlainBO(seed=seed)})
+            seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early)
         frames.append(summary([comparison]))
         print(f"  {space.name}: {comparison.points} points, best "
               f"{comparison.best_s * 1e3:.4g} ms, oracle {comparison.oracle_s:.3f} s "
