@@ -112,6 +112,16 @@ def main() -> None:
         print(f"{name:<16} {best * 1e3:>8.4f} {oracle:>8.3f} | {mr:>10} {ms:>8} "
               f"{model[0]:>10.2f} | {tr:>18} {ts:>22} {tpe_mean:>10.2f} | "
               f"{'yes' if faster else 'no'} ({tpe_mean / m_s if m_ok else float('nan'):.2f}x)")
+    for name in SPACES:        # runs that measured while they ranked (--early-start)
+        space = resolve_space(f"examples/spaces/{name}.py:space")
+        for run in sorted(glob.glob(os.path.join(args.runs, f"{name}-{args.strategy}-*.sqlite"))):
+            rows = load_space_evaluations(run, space).values()
+            early = [e for e in rows if e.extra.get("before_ranking")]
+            after = [e.extra for e in rows if "ranking_s" in e.extra]
+            if early or after:
+                print(f"{os.path.basename(run)}: {len(early)} measured before the ranking "
+                      f"was done ({sum(e.cost_s for e in early):.2f} s of costs), ranking "
+                      f"{after[0]['ranking_s'] if after else float('nan'):.2f} s")
     print(f"{args.strategy}:linear reaches 95 % in less wall time than TPE (mean of its seeds; a "
           f"seed that never reaches it counted at its whole cost) on {wins} of "
           f"{len(SPACES)} spaces")
