@@ -211,3 +211,12 @@ def test_live_ranking_counts_in_processes_forked_before_measuring(monkeypatch):
                                      for i in strategy.ranking.order)]
     rest = [label for label in order if label not in device.calls[:result.overlapped]]
     assert device.calls[result.overlapped:] == rest[:30 - result.overlapped]
+
+
+def test_a_replay_that_stops_among_the_early_points_knows_the_ranking_cost():
+    space = toy_space()
+    result = Explorer(space, EarlyStart(SlowRanking(0.5), clock="replay"),
+                      TableEvaluator(toy_time, cost=0.2), budget=Budget(evaluations=1)).run()
+    assert result.overlapped == 1 and result.choosing_s == pytest.approx(0.5, abs=2e-3)
+    assert result.cumulative_cost_s("overlap") == pytest.approx([0.21], abs=2e-3)
+    assert result.cumulative_cost_s("serial") == pytest.approx([0.71], abs=2e-3)

@@ -84,8 +84,9 @@ class EarlyStart:
     # the runner reads these
     @property
     def choosing_s(self) -> float | None:
-        """The ranking's wall time once it is done (None before)."""
-        return self._ranking_s
+        """The ranking's wall time once it is done (None before; the replay clock
+        knows it from the start, even if the search stops before it is reached)."""
+        return self._wall if self.clock == "replay" else self._ranking_s
 
     @property
     def overlapped(self) -> int:
