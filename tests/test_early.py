@@ -196,15 +196,17 @@ def test_live_ranking_counts_in_processes_forked_before_measuring(monkeypatch):
             time.sleep(0.02)
             return super().evaluate(point)
 
+    import workbench.models.counting_pool as counting_pool
+
     forked = []
-    real_pool = cf.CountingPool
-    monkeypatch.setattr(cf, "CountingPool", lambda *a: forked.append(
+    real_pool = counting_pool.CountingPool
+    monkeypatch.setattr(counting_pool, "CountingPool", lambda *a: forked.append(
         threading.current_thread()) or real_pool(*a))
     model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
     strategy = EarlyStart(ModelGuided(model, "linear"))
     device = Device(space, recorded)
     result = Explorer(space, strategy, device, budget=Budget(evaluations=30)).run()
-    assert forked == [threading.main_thread()] and cf._POOL is None
+    assert forked == [threading.main_thread()] and counting_pool._POOL is None
     assert len(device.calls) == len(set(device.calls)) == 30
     assert 0 < result.overlapped < 30 and result.choosing_s > 0
     order = [c.point.label for c in (strategy.ranking.candidates[i]

@@ -24,16 +24,19 @@ A built factory point costs tens of milliseconds to count: the points a structur
 needs are counted on every core (forked workers, ``WORKBENCH_RANK_JOBS`` sets how
 many; 1 counts in this process), and every point's features are remembered per space
 in memory and on disk (:mod:`workbench.models.count_cache`), so a second ranking of
-the same space, in this session or the next, counts nothing.
+the same space, in this session or the next, counts nothing.  Each counted point
+carries every count the model and the physical floors read (one pass, not one per
+caller); with many processes, the cores a round leaves idle count each structure's
+likeliest next points, so that most structures finish in one round.  A ranking that
+runs in a thread beside measurements uses a pool forked ahead
+(:func:`fork_counting_pool`).
 :func:`counting_report` says how each structure was counted.
 """
 
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import os
-import sys
 import weakref
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -44,6 +47,12 @@ import numpy as np
 from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models import count_cache
+from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exported
+    CountingPool,
+    count_all,
+    fork_counting_pool,
+    rank_jobs,
+)
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.models.structure_counts import (
@@ -232,25 +241,9 @@ def _structure_bytes(space, structure: tuple) -> dict[str, float]:
 _POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: how each factory space's structures were last counted: space -> {structure: record}
 _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-#: what forked workers read: set just before the fork, so nothing is pickled but results
-_FORKED: tuple = ()
-#: below this many points, forking costs more than it saves
-_PARALLEL_FROM = 4
 #: from this many counting processes, a structure's fit counts two neighbours per knob
 #: in its first round (idle cores count them at no wall time)
 _SPECULATE_FROM = 8
-
-
-def rank_jobs() -> int:
-    """Worker processes for counting factory points: ``WORKBENCH_RANK_JOBS`` or every
-    core; 1 where fork is not available."""
-    if sys.platform != "linux":
-        return 1
-    try:
-        return max(1, int(os.environ.get("WORKBENCH_RANK_JOBS", "0"))) \
-            if os.environ.get("WORKBENCH_RANK_JOBS") else max(1, os.cpu_count() or 1)
-    except ValueError:
-        return 1
 
 
 def global_footprint_bytes(props, params) -> float:
@@ -276,20 +269,6 @@ def _all_standard_refs(props):
     sums = [parse_feature_ref(f"f_mem_access_global_{d}_{k}")
             for d in GLOBAL_ACCESS_DTYPES for k in ("load", "store")]
     return [StandardFeature(f.name, f) for f in props.counts] + sums
-
-
-def _count_point(i: int):
-    candidates, refs, granularity, subgroup_size = _FORKED
-    return (i, *_count_candidate(candidates[i], refs, granularity, subgroup_size))
-
-
-def _count_in_pool(task):
-    """A task of a counting pool forked ahead (:func:`fork_counting_pool`): the point
-    by its space's place among the pool's spaces and its label."""
-    i, which, label, refs, granularity, subgroup_size = task
-    space = _POOL_SPACES[which]
-    c = Candidate.of_point(space, space.point(label))
-    return (i, *_count_candidate(c, refs, granularity, subgroup_size))
 
 
 def _count_candidate(c, refs, granularity, subgroup_size):
@@ -381,71 +360,9 @@ def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
         per_space.setdefault(None, {})[label] = error
 
 
-#: the counting pool forked ahead, and the spaces its workers know (forked with them)
-_POOL = None
-_POOL_SPACES: list = []
-
-
-class CountingPool:
-    """Counting processes forked now, for a ranking of ``spaces`` to come: see
-    :func:`fork_counting_pool`."""
-
-    def __init__(self, spaces, jobs: int):
-        global _POOL, _POOL_SPACES
-        _POOL_SPACES = list(spaces)
-        self.pool = multiprocessing.get_context("fork").Pool(jobs)
-        _POOL = self
-
-    def covers(self, tasks) -> bool:
-        return all(any(t.space is s for s in _POOL_SPACES) for t in tasks)
-
-    def run(self, tasks, refs, granularity, subgroup_size) -> list:
-        which = [next(j for j, s in enumerate(_POOL_SPACES) if s is t.space) for t in tasks]
-        work = [(i, w, t.point.label, refs, granularity, subgroup_size)
-                for i, (t, w) in enumerate(zip(tasks, which))]
-        return list(self.pool.imap_unordered(_count_in_pool, work))
-
-    def close(self) -> None:
-        global _POOL
-        if _POOL is self:
-            _POOL = None
-        self.pool.terminate()
-
-
-def fork_counting_pool(spaces) -> CountingPool | None:
-    """Fork the counting processes now, while this process does nothing else, for a
-    ranking of ``spaces`` that will run in another thread while this one measures: a
-    process forked while another thread is inside a driver call or holds a cache's lock
-    inherits that lock held and may wait on it for ever.  None with one counting
-    process.  Close it once the ranking is done."""
-    jobs = rank_jobs()
-    return CountingPool(spaces, jobs) if jobs > 1 else None
-
-
 def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list:
     """Build and count candidates on every core: (found, error) per task, in order."""
-    global _FORKED
-    if not tasks:
-        return []
-    jobs = min(rank_jobs(), len(tasks))
-    pool = _POOL
-    if pool is not None and pool.covers(tasks):
-        by_task = {i: (found, error) for i, found, error in
-                   pool.run(tasks, refs, granularity, subgroup_size)}
-        return [by_task[i] for i in range(len(tasks))]
-    _FORKED = (tasks, refs, granularity, subgroup_size)
-    try:
-        if jobs > 1 and len(tasks) >= _PARALLEL_FROM:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                results = list(pool.imap_unordered(
-                    _count_point, range(len(tasks)),
-                    chunksize=max(1, len(tasks) // (4 * jobs))))
-        else:
-            results = [_count_point(i) for i in range(len(tasks))]
-    finally:
-        _FORKED = ()
-    by_task = {i: (found, error) for i, found, error in results}
-    return [by_task[i] for i in range(len(tasks))]
+    return count_all(tasks, _count_candidate, refs, granularity, subgroup_size)
 
 
 def _flat(found: Mapping[tuple, Mapping[str, float]]) -> dict[str, float]:

@@ -9,7 +9,8 @@
   ranking, :mod:`.ranking`), optuna's TPE, behind one registry;
 * :mod:`.guided`: model-guided strategies that correct the model on what they
   measure (``model-bo``: a Gaussian process on the model's residuals;
-  ``model-tpe``: TPE seeded with the model's picks);
+  ``model-tpe``: TPE seeded with the model's picks); :mod:`.early`, any of them
+  measuring the points its counting builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
   live on an OpenCL device (:mod:`.live`, :mod:`.sequence` for points that are
@@ -36,8 +37,9 @@ from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
 from workbench.tuning.guided import ModelBO, ModelTPE  # registers model-bo, model-tpe
 from workbench.tuning.study import compare_strategies, summary
+from workbench.tuning.early import EarlyStart
 
-__all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "Evaluation", "ExplorationResult", "Explorer",
+__all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
            "IRFeatureKNN", "ModelBO", "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
