@@ -106,7 +106,7 @@ class EarlyStart:
         if self.clock == "replay":
             self._rank(space)
             return 0.0
-        from workbench.models.candidate_features import fork_counting_pool
+        from workbench.models.counting_pool import fork_counting_pool
 
         self._began = time.perf_counter()
 
