@@ -240,3 +240,60 @@ def test_exhaustive_and_random_record_a_near_zero_cost(tmp_path):
         costs = {c.strategy: c for c in store.ranking_costs().values()}
     assert set(costs) == {"exhaustive", "random"}
     assert all(c.wall_s < 1.0 for c in costs.values())
+
+
+# {{{ the speed-ups leave every ranking as it was
+
+#: IR features of two points of lift_rewrites_jacobi5 at n=2048, as the workbench read
+#: them before the cache and the parallel reading (commit 4340f14, read on 2026-11-26).
+BEFORE = {
+    "bx=8,by=4,cy=1,cx=4,assign=strided,tile=global,launch=2d,unroll=False,vw=1":
+        [512, 2048, 1, 8, 4, 1, 0, 4, 20, 0, 0, 4, 0, 0, 4],
+    "bx=32,by=16,cy=1,cx=8,assign=strided,tile=local,launch=2d,unroll=False,vw=1":
+        [256, 2048, 1, 32, 16, 1, 18576, 8, 9.0625, 9.0625, 40, 1, 1, 2, 16.5],
+}
+
+
+def test_ir_features_read_in_parallel_or_from_the_cache_are_those_read_before(
+        tmp_path, monkeypatch):
+    from workbench.models.ir_features import space_ir_features
+    from workbench.models.ir_features.space import cache_dir
+    from workbench.tuning.catalog import get_space
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    space = get_space("lift_rewrites_jacobi5", n=2048)
+    wanted = {space.structure_of(space.point(label)) for label in BEFORE}
+    points = [p for p in space.points() if space.structure_of(p) in wanted][::3]
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
+    serial = space_ir_features(space, points)
+    assert len(list(cache_dir().glob("*.npy"))) == len(wanted)
+    for path in cache_dir().glob("*.npy"):
+        path.unlink()
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    parallel = space_ir_features(get_space("lift_rewrites_jacobi5", n=2048), points)
+    cached = space_ir_features(get_space("lift_rewrites_jacobi5", n=2048), points)
+    assert serial.equals(parallel) and serial.equals(cached)
+    every = space_ir_features(space, [space.point(label) for label in BEFORE])
+    for label, values in BEFORE.items():
+        assert list(every.loc[label]) == values
+
+
+def test_the_roofline_predicts_the_same_in_parallel(monkeypatch):
+    from workbench.kernels.candidate import Candidate
+    from workbench.models import get_family
+    from workbench.tuning.catalog import get_space
+
+    space = get_space("transpose", n=1024)
+    points = space.points()[::30][:16]
+    model = get_family("roofline").ready(device_model="h100")
+    candidates = [Candidate.of_point(space, p) for p in points]
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
+    serial = model.predict_candidates(candidates)
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    parallel = model.predict_candidates(candidates)
+    assert list(serial.seconds) == list(parallel.seconds)
+    assert serial.breakdowns == parallel.breakdowns
+    # the prediction the workbench made before (commit 4340f14, 2026-11-26)
+    assert float(serial.seconds[0]).hex() == "0x1.d6d9f66c79fb3p-19"
+
+# }}}
