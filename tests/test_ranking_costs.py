@@ -273,6 +273,11 @@ def test_ir_features_read_in_parallel_or_from_the_cache_are_those_read_before(
     parallel = space_ir_features(get_space("lift_rewrites_jacobi5", n=2048), points)
     cached = space_ir_features(get_space("lift_rewrites_jacobi5", n=2048), points)
     assert serial.equals(parallel) and serial.equals(cached)
+    for path in cache_dir().glob("*.npy"):
+        path.unlink()
+    monkeypatch.setenv("WORKBENCH_RANKING_CACHE", "0")     # nothing kept on disk
+    assert space_ir_features(space, points).equals(serial)
+    assert not list(cache_dir().glob("*.npy"))
     every = space_ir_features(space, [space.point(label) for label in BEFORE])
     for label, values in BEFORE.items():
         assert list(every.loc[label]) == values

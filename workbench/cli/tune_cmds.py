@@ -261,6 +261,11 @@ def _print_result(args, space, result) -> int:
            "tuning_cost_s": result.cost_s,
            "best": None if best is None else {"point": best.point.as_dict(),
                                               "time_s": best.time_s}}
+    cost = result.ranking_cost
+    if cost is not None:
+        out["ranking_cost"] = {"wall_s": cost.wall_s, "cpu_s": cost.cpu_s,
+                               "cores_used": cost.cores_used, "jobs": cost.jobs,
+                               "cpu_count": cost.cpu_count, "host": cost.host}
     if args.format == "json":
         print_json(out)
         return 0
@@ -269,6 +274,9 @@ def _print_result(args, space, result) -> int:
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    if cost is not None and cost.wall_s > 0.01:
+        from workbench.tuning.costs import describe
+        print(f"ranking: {describe(cost)}")
     return 0
 
 

@@ -50,11 +50,16 @@ def timed(work: Callable[[], T]) -> tuple[T, Spent]:
 
 
 def ranking_cost(strategy, points: int, spent: Spent) -> RankingCost:
-    """The record of a strategy's choosing (its ``start``) on this host."""
+    """The record of a strategy's choosing (its ``start``) on this host; ``jobs``: the
+    processes it may use, its own ``jobs`` where it has one, else the ranking
+    processes of this host (``WORKBENCH_RANK_JOBS`` or every core,
+    :func:`~workbench.models.candidate_features.rank_jobs`)."""
+    from workbench.models.candidate_features import rank_jobs
+
     jobs = getattr(strategy, "jobs", None)
     return RankingCost(strategy=strategy.name, points=points, wall_s=spent.wall_s,
                        cpu_s=spent.cpu_s,
-                       jobs=int(jobs) if isinstance(jobs, int) and jobs > 0 else 1,
+                       jobs=int(jobs) if isinstance(jobs, int) and jobs > 0 else rank_jobs(),
                        cpu_count=os.cpu_count() or 1)
 
 

@@ -146,7 +146,11 @@ def fitted_model(config, sources: Sequence[str | Path], exclude: str,
 
     from workbench.measure.provenance import library_versions
 
+    from workbench.models.ir_features.space import caching
+
     frame = training_frame(sources, exclude, only)
+    if not caching():
+        return config.fit(frame)
     digest = hashlib.sha256()
     digest.update(repr(config).encode())
     digest.update(repr(sorted(library_versions().items())).encode())

@@ -44,6 +44,18 @@ def _values(space: TuningSpace, point: Point, accepted) -> dict[str, int]:
     return {k: v for k, v in numbers.items() if k in accepted}
 
 
+#: ``WORKBENCH_RANKING_CACHE=0``: read and keep nothing on disk (fitted IR models
+#: included, :func:`workbench.tuning.ir_training.fitted_model`), so that every ranking
+#: pays its whole first-session cost (a benchmark's cold figures).
+CACHE_ENV_VAR = "WORKBENCH_RANKING_CACHE"
+
+
+def caching() -> bool:
+    """Whether rankings read and keep what they computed on disk (see
+    :data:`CACHE_ENV_VAR`)."""
+    return os.environ.get(CACHE_ENV_VAR, "1").strip() not in ("0", "no", "off", "false")
+
+
 def cache_dir() -> Path:
     """Where a structure's feature rows are kept (next to the decompressed stores)."""
     from workbench.measure.store.compressed import cache_dir as stores
@@ -95,6 +107,8 @@ def _rows_key(space: TuningSpace, structure: tuple, params: dict[str, np.ndarray
 
 
 def _read_rows(key: str, count: int) -> np.ndarray | None:
+    if not caching():
+        return None
     try:
         rows = np.load(cache_dir() / f"{key}.npy", allow_pickle=False)
     except (OSError, ValueError):
@@ -103,6 +117,8 @@ def _read_rows(key: str, count: int) -> np.ndarray | None:
 
 
 def _write_rows(key: str, rows: np.ndarray) -> None:
+    if not caching():
+        return
     path = cache_dir() / f"{key}.npy"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
