@@ -15,6 +15,12 @@ files it writes are then named ``lift-rewrites-*``.  ``knn-gpu`` is the paper's 
 on log features with the GPU features added (occupancy, waves, tail, output over L2:
 :mod:`workbench.models.ir_features.gpu`).
 
+Rankings read what an earlier session computed from the on-disk caches (IR features
+per structure, fitted models): run it twice for a second session's figures, or with
+``WORKBENCH_RANKING_CACHE=0`` for a first session's, every ranking computed anew.
+``--benchmarks`` explores only some benchmarks (the learned strategies still learn
+from all the others); the ranking seconds of each space are printed.
+
 Part 1 (LOBO, from ``sample_data/h100/ir-samples.csv``): per benchmark and input,
 the correlation of predicted and measured normalized throughput and the runs to 90 %
 and 95 % of the best, exact in expectation over tied predictions, for the paper's
