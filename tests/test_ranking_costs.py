@@ -302,3 +302,33 @@ def test_the_roofline_predicts_the_same_in_parallel(monkeypatch):
     assert float(serial.seconds[0]).hex() == "0x1.d6d9f66c79fb3p-19"
 
 # }}}
+
+
+def test_a_fitted_ir_model_is_read_back_from_the_cache(tmp_path, monkeypatch):
+    from workbench.models.ir_features import KNNConfig
+    from workbench.tuning.ir_training import fitted_model, model_cache_dir, training_frame
+
+    samples = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / \
+        "ir-samples.csv"
+    if not samples.is_file():
+        pytest.skip("no shipped samples")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    only = ["lift_jacobi5", "lift_jacobi9", "lift_gradient"]
+    query = training_frame([samples], exclude="lift_gradient",
+                           only=["lift_gradient", "lift_jacobi5"]).head(40)
+    monkeypatch.setenv("WORKBENCH_RANKING_CACHE", "0")
+    fresh = fitted_model(KNNConfig(), [samples], exclude="lift_gradient", only=only)
+    assert not model_cache_dir().exists()
+    monkeypatch.delenv("WORKBENCH_RANKING_CACHE")
+    first = fitted_model(KNNConfig(), [samples], exclude="lift_gradient", only=only)
+    (entry,) = model_cache_dir().iterdir()
+    again = fitted_model(KNNConfig(), [samples], exclude="lift_gradient", only=only)
+    assert again is not first                        # read from the file
+    assert list(fresh.predict(query)) == list(first.predict(query)) == list(
+        again.predict(query))
+    other = fitted_model(KNNConfig(neighbors=3), [samples], exclude="lift_gradient",
+                         only=only)
+    assert len(list(model_cache_dir().iterdir())) == 2 and other.config.neighbors == 3
+    entry.write_bytes(b"not a pickle")               # damaged: fitted again
+    assert list(fitted_model(KNNConfig(), [samples], exclude="lift_gradient",
+                             only=only).predict(query)) == list(first.predict(query))

@@ -137,8 +137,9 @@ def fitted_model(config, sources: Sequence[str | Path], exclude: str,
     on what it was trained on; boosted trees take tens of processor seconds to fit
     on the shipped samples, so a second session on any space of the same program
     reads the model instead.  The key is the samples' content (every value, hashed),
-    the settings and the library versions, so new samples, settings or an upgraded
-    xgboost or scikit-learn fit anew; an unreadable entry is fitted again.
+    the settings, the IR-feature package's code and the library versions, so new
+    samples, settings, model code or an upgraded xgboost or scikit-learn fit anew; an
+    unreadable entry is fitted again (``WORKBENCH_RANKING_CACHE=0``: never cached).
     """
     import hashlib
     import os
@@ -146,13 +147,14 @@ def fitted_model(config, sources: Sequence[str | Path], exclude: str,
 
     from workbench.measure.provenance import library_versions
 
-    from workbench.models.ir_features.space import caching
+    from workbench.models.ir_features.space import caching, code_digest
 
     frame = training_frame(sources, exclude, only)
     if not caching():
         return config.fit(frame)
     digest = hashlib.sha256()
     digest.update(repr(config).encode())
+    digest.update(code_digest().encode())
     digest.update(repr(sorted(library_versions().items())).encode())
     digest.update(repr(list(frame.columns)).encode())
     digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())

@@ -80,6 +80,11 @@ def _source_digest(path: str | None) -> str:
         return ""
 
 
+def code_digest() -> str:
+    """The hash of this package's code: what reads features and fits its models."""
+    return _files_digest(Path(__file__).parent, "*.py")
+
+
 def _rows_key(space: TuningSpace, structure: tuple, params: dict[str, np.ndarray]) -> str:
     """The cache key of one structure's rows, known before its template is built
     (building a template parses its instructions: the larger part of a second
@@ -95,7 +100,7 @@ def _rows_key(space: TuningSpace, structure: tuple, params: dict[str, np.ndarray
     except TypeError:
         defined_in = None
     digest = hashlib.sha256()
-    digest.update(_files_digest(Path(__file__).parent, "*.py").encode())
+    digest.update(code_digest().encode())
     digest.update(_files_digest(Path(workbench.kernels.__file__).parent, "**/*.py").encode())
     digest.update(_source_digest(defined_in).encode())
     digest.update(repr((space.name, space.description, sorted(space.problem.items()),
