@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from workbench.errors import TuningError
 from workbench.measure.provenance import DeviceIdentity
+from workbench.measure.store import RankingCost
+from workbench.tuning.costs import ranking_cost, timed
 from workbench.tuning.evaluation import (
     Evaluation,
     evaluations_by_label,
@@ -63,6 +65,9 @@ class ExplorationResult:
     evaluations: list[Evaluation] = field(default_factory=list)
     overhead_s: list[float] = field(default_factory=list)   # strategy time per point
     stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+    #: what choosing cost where it ran (elapsed and processor seconds, cores, host):
+    #: recorded in the store by a live exploration, read back on a resume
+    ranking_cost: RankingCost | None = None
 
     @property
     def cost_s(self) -> float:
@@ -112,11 +117,18 @@ class Explorer:
                         "strategy": self.strategy.name, "seed": self.seed}
             campaign = self.store.start_campaign(self.name, self.device, settings)
             stored = self._stored(campaign)
-        choosing = self.strategy.start(self.space, points)
+        choosing, spent = timed(lambda: self.strategy.start(self.space, points))
+        cost = ranking_cost(self.strategy, len(points), spent)
         if stored:   # the ranking cost is the one paid when the exploration began
             first = min(stored.values(), key=lambda e: e.extra.get("sequence", 0))
             choosing = float(first.extra.get("choosing_s", choosing))
-        result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing)
+        if self.store is not None:
+            recorded = {c.id: r for c, r in self.store.ranking_costs().items()}
+            if campaign not in recorded and not stored:   # a resume keeps the first
+                self.store.record_ranking_cost(campaign, cost)
+            cost = recorded.get(campaign, cost)
+        result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing,
+                                   ranking_cost=cost)
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = "stopped"
