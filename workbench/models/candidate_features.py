@@ -30,6 +30,7 @@ the same space, in this session or the next, counts nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import multiprocessing
 import os
@@ -521,8 +522,15 @@ def _fits(todo, candidates) -> dict:
 
 def _record(space, skey, points: int, counted: int, method: CountMethod,
             reason: str = "") -> None:
-    _REPORTS.setdefault(space, {})[skey] = StructureCount(
-        space.name, skey, points, counted, method, reason)
+    """Say how a structure was counted.  A later count of fewer of its points (a
+    floor's footprint, asked of the few candidates it could bind) does not replace the
+    ranking's record of the whole structure: its builds are added to it."""
+    reports = _REPORTS.setdefault(space, {})
+    earlier = reports.get(skey)
+    if earlier is not None and earlier.points > points:
+        reports[skey] = dataclasses.replace(earlier, counted=earlier.counted + counted)
+        return
+    reports[skey] = StructureCount(space.name, skey, points, counted, method, reason)
 
 
 def _report_cached(space, points) -> None:
