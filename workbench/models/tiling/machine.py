@@ -138,7 +138,8 @@ class TilingCalibration:
             return float(table[stencil])
         except KeyError:
             known = ", ".join(sorted(table)) or "none"
-            raise ModelError(f"the calibration of {self.device!r} has no {whose} C_iter "
+            own = "" if whose == "overlapped" else f"{whose} "
+            raise ModelError(f"the calibration of {self.device!r} has no {own}C_iter "
                              f"for {stencil!r} (measured: {known})") from None
 
     def to_json(self) -> dict:
