@@ -9,9 +9,13 @@
 # one launch of a full A row of hexagons and its work-removed twin, five runs each
 # after a warm-up, the minimum kept, into OUTDIR/hexagonal-microbench.sqlite (kernels
 # ttmb.hex_band and ttmb.hex_band_wr, counts in extra["facts"]).  Afterwards, here:
-#   python benchmarks/tiling_validation.py --hex-microbench OUTDIR/hexagonal-microbench.sqlite
+#   python benchmarks/tiling_side_by_side.py \
+#       --hex-microbench OUTDIR/hexagonal-microbench.sqlite --update-calibration
 # derives the per-scheme constants (workbench.models.tiling.calibrate.scheme_constants),
-# with tau_sync and T_sync from the shipped overlapped calibration (same device).
+# with tau_sync, T_sync and the registers of the shipped overlapped calibration (same
+# device), writes them into sample_data/h100/tiling-calibration.json and redoes the
+# side-by-side table.  HXMB_SECONDS (200): the measuring stops itself there;
+# HXMB_COMMIT: the commit to record (the device copy has no git history of its own).
 # HXMB_DRY_RUN=1 HXMB_DEVICE=Portable: the quick set on a CPU (no .whl needed).
 set -uo pipefail
 out=${1:?output folder}
