@@ -522,15 +522,12 @@ def _fits(todo, candidates) -> dict:
 
 def _record(space, skey, points: int, counted: int, method: CountMethod,
             reason: str = "") -> None:
-    """Say how a structure was counted.  A later count of fewer of its points (a
-    floor's footprint, asked of the few candidates it could bind) does not replace the
-    ranking's record of the whole structure: its builds are added to it."""
-    reports = _REPORTS.setdefault(space, {})
-    earlier = reports.get(skey)
-    if earlier is not None and earlier.points > points:
-        reports[skey] = dataclasses.replace(earlier, counted=earlier.counted + counted)
-        return
-    reports[skey] = StructureCount(space.name, skey, points, counted, method, reason)
+    """A later count of fewer of a structure's points (a floor's footprint, asked of the
+    candidates it could bind) adds its builds to the ranking's record, not replaces it."""
+    reports, earlier = _REPORTS.setdefault(space, {}), _REPORTS.get(space, {}).get(skey)
+    reports[skey] = (dataclasses.replace(earlier, counted=earlier.counted + counted)
+                     if earlier is not None and earlier.points > points else
+                     StructureCount(space.name, skey, points, counted, method, reason))
 
 
 def _report_cached(space, points) -> None:

@@ -238,6 +238,9 @@ def find_measured(stores: Sequence[str | Path], candidate: Candidate, device: st
 # }}}
 
 
+#: a term below this share of the prediction is summed with the others like it in a table
+SMALL_SHARE = 0.001
+
 @dataclass(frozen=True)
 class Explanation:
     """One prediction explained (module docstring); :meth:`to_json` for ``--format
@@ -261,6 +264,19 @@ class Explanation:
     @property
     def terms_sum_s(self) -> float:
         return float(sum(t.seconds for t in self.terms))
+
+    def largest_terms(self, small_share: float = SMALL_SHARE
+                      ) -> tuple[tuple[TermShare, ...], int, float]:
+        """The terms of at least ``small_share`` of the prediction, largest first, and
+        how many smaller ones there are and what they add up to (what a table shows)."""
+        total = self.predicted_s
+        shown, small, small_s = [], 0, 0.0
+        for t in sorted(self.terms, key=lambda t: -abs(t.seconds)):
+            if total and abs(t.seconds) < small_share * total:
+                small, small_s = small + 1, small_s + t.seconds
+            else:
+                shown.append(t)
+        return tuple(shown), small, small_s
 
     @property
     def measured_error(self) -> float | None:
