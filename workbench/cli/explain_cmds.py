@@ -11,6 +11,7 @@ from workbench.kernels import resolve_kernel
 from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES
 from workbench.models.explanation import SMALL_SHARE
+from workbench.models.parallelism import OUTSIDE_MODEL
 
 #: terms below this share of the prediction are summed in one line of the table
 
@@ -144,6 +145,11 @@ def print_explanation(result, model_line: str) -> None:
               f"{abs(error):.1%} {'low' if error < 0 else 'high'}")
     for note in result.notes:
         print(f"note: {note}")
+    for caveat in result.caveats:
+        print(f"warning: {caveat.says()}")
+    if any(c.kind in OUTSIDE_MODEL for c in result.caveats):
+        print("warning: this kernel is outside what the model covers; read the "
+              "prediction as a rough guide")
 
 
 def term_rows(result) -> list[dict]:

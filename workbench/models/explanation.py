@@ -260,6 +260,9 @@ class Explanation:
     ceilings: DeviceCeilings
     measured: Measured | None = None
     notes: tuple[str, ...] = ()
+    #: what the prediction itself warns of (:mod:`workbench.models.parallelism`): a
+    #: launch that uses few of the device's lanes, code outside what the model covers
+    caveats: tuple = ()
 
     @property
     def terms_sum_s(self) -> float:
@@ -301,7 +304,8 @@ class Explanation:
                                if self.point is not None else {}),
                             **self.ceilings.to_json()},
                "measured_s": self.measured.seconds if self.measured else None,
-               "notes": list(self.notes)}
+               "notes": list(self.notes),
+               "caveats": [c.to_json() for c in self.caveats]}
         if self.measured is not None:
             out["measured"] = {"seconds": self.measured.seconds, "store": self.measured.store,
                                "device": self.measured.device,
@@ -356,7 +360,8 @@ def explain(model, candidate: Candidate, *, stores: Sequence[str | Path] = (),
             notes.append(why)
     return Explanation(candidate, model.family, device, total, raw, tuple(terms),
                        account.overlaps, limiter, says, floor, roofline_point(candidate),
-                       device_ceilings(device, description), measured, tuple(notes))
+                       device_ceilings(device, description), measured, tuple(notes),
+                       result.caveats[0] if result.caveats else ())
 
 
 def _limiter(own: str | None, terms, total: float, floor: Floor | None, lifted: bool,

@@ -220,4 +220,5 @@ def _summary(e) -> list[str]:
                      f"({e.point.bytes_kind}): {e.point.intensity:.3g} flop/byte")
     lines += [f"({n})" for n in e.ceilings.notes]
     lines += [f"note: {n}" for n in e.notes]
+    lines += [f"warning: {c.says()}" for c in e.caveats]
     return lines
