@@ -5,7 +5,7 @@ count-based model and a gradient-boosted ranker (Figures 5 to 7).
 
     python benchmarks/lift_exploration.py [--spaces paper|rewrites] [--out DIR]
         [--models overlap,linear,roofline] [--strategies knn,knn-gpu,xgb] [--no-lobo]
-        [--sizes 2048] [--tpe-seeds N]
+        [--sizes 2048] [--benchmarks jacobi5,gaussian] [--tpe-seeds N]
 
 ``--spaces rewrites``: the rewrite spaces instead (``lift_rewrites_*``: strided or
 blocked work assignment, 1 to 8 rows and columns per item, groups of 32 to 1024, a
@@ -14,6 +14,12 @@ one-in-six sample of each product, at 2048^2 and 8192^2), from
 files it writes are then named ``lift-rewrites-*``.  ``knn-gpu`` is the paper's kNN
 on log features with the GPU features added (occupancy, waves, tail, output over L2:
 :mod:`workbench.models.ir_features.gpu`).
+
+Rankings read what an earlier session computed from the on-disk caches (IR features
+per structure, fitted models): run it twice for a second session's figures, or with
+``WORKBENCH_RANKING_CACHE=0`` for a first session's, every ranking computed anew.
+``--benchmarks`` explores only some benchmarks (the learned strategies still learn
+from all the others); the ranking seconds of each space are printed.
 
 Part 1 (LOBO, from ``sample_data/h100/ir-samples.csv``): per benchmark and input,
 the correlation of predicted and measured normalized throughput and the runs to 90 %
@@ -117,13 +123,17 @@ def _count_model(label: str):
 
 
 def explore(spaces: SpaceSet, samples_path: Path, count_models: list[str],
-            learned: list[str], tpe_seeds: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+            learned: list[str], tpe_seeds: int,
+            train_on: tuple[str, ...] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``train_on``: the benchmarks the learned strategies learn from (less the one
+    explored; default: the explored ones)."""
     lift = list(spaces.spaces)
+    known = list(train_on or lift)
     factories = {
-        "knn": lambda: IRFeatureKNN(training=[samples_path], only=lift),
-        "knn-gpu": lambda: IRFeatureKNN(training=[samples_path], only=lift,
+        "knn": lambda: IRFeatureKNN(training=[samples_path], only=known),
+        "knn-gpu": lambda: IRFeatureKNN(training=[samples_path], only=known,
                                         config=KNNConfig(log_features=True, device="h100")),
-        "xgb": lambda: IRBoostedRanker(training=[samples_path], only=lift)}
+        "xgb": lambda: IRBoostedRanker(training=[samples_path], only=known)}
     strategies = {name: factories[name] for name in learned}
     models = {label: _count_model(label) for label in count_models}
     rows, curves = [], []
@@ -192,6 +202,8 @@ def main() -> int:
                         help="the paper-sized spaces or the rewrite spaces")
     parser.add_argument("--sizes", help="only these inputs, e.g. 2048 (default: the "
                         "space set's)")
+    parser.add_argument("--benchmarks", help="only these benchmarks, e.g. "
+                        "jacobi5,gaussian (default: all eight)")
     parser.add_argument("--samples", type=Path,
                         help="sample file (default: the space set's shipped one)")
     parser.add_argument("--out", type=Path, help="write the tables as CSV here")
@@ -214,6 +226,12 @@ def main() -> int:
     if args.sizes:
         spaces = dataclasses.replace(spaces, sizes=tuple(int(v) for v in
                                                          args.sizes.split(",")))
+    if args.benchmarks:
+        wanted = [b for b in args.benchmarks.split(",") if b]
+        chosen = tuple(s for s in spaces.spaces if s.rpartition("_")[2] in wanted)
+        if len(chosen) != len(wanted):
+            parser.error(f"unknown benchmark among {args.benchmarks!r}")
+        spaces = dataclasses.replace(spaces, spaces=chosen)
     samples_path = args.samples or spaces.samples
 
     samples = load_samples(samples_path)
@@ -226,10 +244,15 @@ def main() -> int:
           f"{', '.join(map(str, spaces.sizes))}^2)\n")
     if not args.no_lobo:
         table, nmi = lobo_part(samples)
-    explored, curves = explore(spaces, samples_path, count_models, learned, args.tpe_seeds)
+    explored, curves = explore(spaces, samples_path, count_models, learned, args.tpe_seeds,
+                               train_on=SPACE_SETS[args.spaces].spaces)
     print("\n## Exploration, replayed (every cost counted)\n", flush=True)
     summary = exploration_summary(explored)
     print(summary.round(3).to_string(index=False))
+    print("\n## Ranking seconds per space (choosing_s, measured here)\n")
+    ranked = explored[explored.choosing_s > 0]
+    print(ranked.pivot_table(index=["space", "input"], columns="strategy",
+                             values="choosing_s").round(2).to_string(), flush=True)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         prefix = spaces.prefix

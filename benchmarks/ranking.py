@@ -16,8 +16,16 @@ examples`` stands for every ``examples/spaces/*.py`` and ``examples/kernels/my_s
 figure of the goal).  "again" is a second ranking of the same space in a fresh
 space object, with only the disk cache of counts kept (a second session).
 
-Run: ``.venv/bin/python benchmarks/ranking.py [--models linear,overlap,default,roofline]
-[--spaces stencil2d,matmul,transpose,examples/kernels/my_space.py:space] [--jobs 1]``.
+``knn`` and ``xgb`` are the IR-feature strategies' rankings (trained on every other
+program of the shipped sample files, as ``workbench tuning-report`` trains them).
+Each line also gives the processor seconds (this process and the counting workers
+it waited for) and the machine's load, since wall seconds on a shared machine say
+little alone.  ``--first N`` ranks only a space's first N points (the roofline
+takes minutes on a whole Lift rewrite space).
+
+Run: ``.venv/bin/python benchmarks/ranking.py [--models linear,overlap,default,roofline,
+knn,xgb] [--spaces stencil2d,matmul,transpose,examples,examples/kernels/my_space.py:space]
+[--jobs 1] [--param n=2048] [--first N] [--cache DIR]``.
 """
 
 from __future__ import annotations
@@ -45,14 +53,38 @@ def _model(name: str):
     return load_model(MODELS[name])
 
 
+def _ranking(model_name: str, space, points):
+    """(seconds the ranking reports, points ranked, points left unranked, how each
+    structure was counted)."""
+    from workbench.tuning.ranking import rank_space
+
+    if model_name in ("knn", "xgb"):
+        from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN
+        from workbench.tuning.ir_training import shipped_sample_files
+
+        cls = IRFeatureKNN if model_name == "knn" else IRBoostedRanker
+        seconds = cls(training=shipped_sample_files()).start(space, points)
+        return seconds, len(points), 0, ()
+    ranking = rank_space(_model(model_name), space, points)
+    return (ranking.seconds, len(ranking.candidates),
+            int(np.sum(~np.isfinite(ranking.predicted_s))), ranking.counting)
+
+
 def main() -> None:
     import tempfile
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ranking-bench-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="linear,overlap")
     parser.add_argument("--spaces", default="stencil2d,matmul,transpose")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="keep loopy's and the workbench's caches here (a second "
+                             "run with the same DIR is a second session; default: a "
+                             "fresh folder, nothing reused)")
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="problem size of every space, e.g. n=2048")
+    parser.add_argument("--first", type=int, help="rank only the first N points")
     args = parser.parse_args()
+    os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="ranking-bench-")
     if args.jobs:
         os.environ["WORKBENCH_RANK_JOBS"] = str(args.jobs)
     if "examples" in args.spaces.split(","):
@@ -62,42 +94,39 @@ def main() -> None:
         args.spaces = ",".join(examples if s == "examples" else s
                                for s in args.spaces.split(","))
     warnings.filterwarnings("ignore")
-    from workbench.models.candidate_features import rank_jobs
+    from workbench.models.candidate_features import forget_counts, rank_jobs
     from workbench.tuning.catalog import resolve_space
-    from workbench.tuning.ranking import rank_space
+    from workbench.tuning.costs import timed
 
+    params = {k: int(v) for k, v in (p.split("=") for p in args.param)}
     print(f"host: {platform.node()}, {os.cpu_count()} cores, python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-          f", {rank_jobs()} counting processes for factory spaces")
-    print(f"{'space':<22} {'model':<9} {'points':>6} {'rank s':>7} {'ms/variant':>10} "
-          f"{'unranked':>8} {'symbolic':>8} {'per-point':>9} {'counted':>7} "
-          f"{'again ms/variant':>16}")
+          f", {rank_jobs()} ranking processes, load average "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"{'space':<24} {'model':<9} {'points':>6} {'rank s':>7} {'cpu s':>7} "
+          f"{'ms/variant':>10} {'unranked':>8} {'symbolic':>8} {'per-point':>9} "
+          f"{'counted':>7} {'again ms/variant':>16}")
     for space_name in args.spaces.split(","):
         for model_name in args.models.split(","):
             # a fresh disk cache of counts per space and model: nothing carried over
             os.environ["WORKBENCH_COUNT_CACHE"] = tempfile.mktemp(suffix=".sqlite")
-            space = resolve_space(space_name)   # fresh: counts are cached per space
-            from workbench.models.candidate_features import forget_counts
+            space = resolve_space(space_name, **params)   # fresh: counts are cached per space
             forget_counts(space)
-            model = _model(model_name)
-            began = time.perf_counter()
-            ranking = rank_space(model, space)
-            seconds = time.perf_counter() - began
-            n = len(ranking.candidates)
-            missing = int(np.sum(~np.isfinite(ranking.predicted_s)))
-            counting = ranking.counting
-            again = resolve_space(space_name)   # a second session: the disk cache only
+            points = space.points()[:args.first] if args.first else space.points()
+            (_, n, missing, counting), spent = timed(
+                lambda: _ranking(model_name, space, points))
+            again = resolve_space(space_name, **params)   # a second session: disk cache only
             forget_counts(again)
-            began = time.perf_counter()
-            rank_space(model, again)
-            second = time.perf_counter() - began
+            again_points = again.points()[:args.first] if args.first else again.points()
+            _, second = timed(lambda: _ranking(model_name, again, again_points))
             symbolic = sum(r.method.value == "symbolic" for r in counting)
             per_point = sum(r.method.value == "per point" for r in counting)
             counted = sum(r.counted for r in counting)
             name = space_name.rpartition("/")[2].replace(".py:space", "")
-            print(f"{name:<22} {model_name:<9} {n:>6} {seconds:>7.2f} "
-                  f"{1e3 * seconds / n:>10.2f} {missing:>8} {symbolic:>8} {per_point:>9} "
-                  f"{counted if counting else '-':>7} {1e3 * second / n:>16.2f}", flush=True)
+            print(f"{name:<24} {model_name:<9} {n:>6} {spent.wall_s:>7.2f} "
+                  f"{spent.cpu_s:>7.2f} {1e3 * spent.wall_s / n:>10.2f} {missing:>8} "
+                  f"{symbolic:>8} {per_point:>9} {counted if counting else '-':>7} "
+                  f"{1e3 * second.wall_s / n:>16.2f}", flush=True)
             for r in counting:
                 if r.method.value != "symbolic":
                     print(f"    {r.label}: {r.method.value}, {r.reason}")

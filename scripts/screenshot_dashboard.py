@@ -479,11 +479,13 @@ class DashboardPage:
         ``expect``, the chosen sizes, in its heading); returns the table's text."""
         self.open_tab("Explain")
         heading = self.page.locator(".wb-explain-heading", has_text=expect or "predicted")
-        heading.first.wait_for(timeout=60_000)
+        heading.first.wait_for(timeout=90_000)
         table = self.page.locator(".wb-explain-terms table >> visible=true").first
-        table.wait_for(timeout=60_000)
-        # the chart arrives after the heading: wait for its legend's predicted time
-        predicted = re.search(r"predicted ([0-9.e+-]+ ms)", heading.first.inner_text())
+        table.wait_for(timeout=90_000)
+        # the chart arrives after the heading: wait for its legend's predicted time (a
+        # recomputation still under way on a busy machine can hide the heading a while)
+        predicted = re.search(r"predicted ([0-9.e+-]+ ms)",
+                              heading.first.inner_text(timeout=90_000))
         self.page.locator(".wb-explain-roofline .main-svg >> visible=true",
                           has_text=f"predicted {predicted.group(1)}"
                           if predicted else None).first.wait_for(timeout=60_000)

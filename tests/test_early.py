@@ -99,6 +99,9 @@ def test_live_clock_ranks_in_a_thread_and_records_what_ran_before(tmp_path):
         result = Explorer(space, EarlyStart(inner), evaluator, store=store,
                           device=device).run()
         rows = store.measurements(status=None, kernel="tune.toy")
+        costs = list(store.ranking_costs().values())
+    # recorded once the ranking was done, at its own wall time, not at start's
+    assert len(costs) == 1 and costs[0].wall_s >= 0.4 and costs[0].strategy == inner.name + "+early"
     assert inner.thread is not threading.main_thread()
     assert 1 <= result.overlapped <= 8            # ~0.4 s / 0.05 s, on a loaded host less
     assert len(evaluator.calls) == len(set(evaluator.calls)) == len(space.points())

@@ -181,3 +181,17 @@ def test_a_model_fitted_live_on_pocl_is_explained(pocl_weights, capsys, tmp_path
                         rel_tol=0.01)
     assert out["floor"] is None and out["roofline"]["notes"]
     assert chart.is_file()
+
+
+def test_a_one_work_item_launch_is_explained_with_its_floor_and_warning(capsys):
+    from workbench.kernels import spec_from_loopy
+    from workbench.kernels.generators.latency import sequential_axpy
+    from workbench.models.parallelism import CaveatKind
+
+    one_item = Candidate.of(spec_from_loopy(sequential_axpy("float32"), name="axpy1"),
+                            {"n": 1 << 16})
+    e = explain(load_model(H100 / "weights-overlap-fp64.json"), one_item)
+    assert e.limiter == "serial work floor"
+    assert [c.kind for c in e.caveats] == [CaveatKind.LOW_PARALLELISM]
+    assert math.isclose(e.terms_sum_s, e.predicted_s, rel_tol=0.01)
+    assert e.to_json()["caveats"][0]["message"].startswith("uses 1 of 16,896 lanes")

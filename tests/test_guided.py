@@ -174,9 +174,10 @@ def test_tuning_report_lists_every_strategy_for_a_users_space(capsys):
 
     rc = main(["tuning-report", "--store", str(STORE), "--space", SPACE,
                "--weights", f"linear={ROOT}/sample_data/h100/weights-linear.json",
-               "--tpe-seeds", "1", "--format", "json"])
+               "--tpe-seeds", "1", "--learned", "none", "--format", "json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
+    assert out["ranking_cost"] == "measured-now"
     rows = {r["strategy"]: r for r in out["spaces"]}
     for name in ("exhaustive", "random (expected)", "model:linear", "model-bo:linear",
                  "model-tpe:linear", "bo", "tpe (mean of 1 seeds)"):

@@ -121,6 +121,11 @@ SPACES = sorted(glob.glob(f"{ROOT}/examples/spaces/*.py")) + [
     f"{ROOT}/examples/kernels/my_space.py", f"{ROOT}/tests/spaces/outer_update.py"]
 
 
+#: spaces whose every structure falls back to counting per point (their counts are a
+#: min of loads and stores, no sum of monomials: sample_data/h100/structure-ranking.md)
+COUNTED_PER_POINT = {"heldout_batched_gemv.py"}
+
+
 @pytest.fixture
 def no_disk_cache(monkeypatch):
     monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
@@ -148,8 +153,13 @@ def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatc
     report = counting_report(space)
     assert sum(r.points for r in report) == len(space.points())
     assert ranking.counting == report
-    assert sum(r.counted for r in report) < len(space.points())
     symbolic = [r for r in report if r.method is CountMethod.SYMBOLIC]
+    if os.path.basename(path) in COUNTED_PER_POINT:
+        # no sum of monomials fits it: counted point by point, and the report says why
+        assert not symbolic and all(r.method is CountMethod.PER_POINT and r.reason
+                                    for r in report)
+        return
+    assert sum(r.counted for r in report) < len(space.points())
     assert symbolic
     rng = np.random.default_rng(0)
     counted_labels = set()

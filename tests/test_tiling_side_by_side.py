@@ -4,19 +4,20 @@ H100 stores of ``scripts/h100_hexagonal.sh`` and say "not measured" without them
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.tiling_side_by_side import H100, side_by_side  # noqa: E402
+from benchmarks.tiling_side_by_side import H100, OWN, side_by_side  # noqa: E402
 from workbench.measure.store.compressed import resolve_store_path  # noqa: E402
 
 HEX = [H100 / "hexagonal.sqlite", H100 / "hexagonal-8192.sqlite"]
 
 
 def test_without_hexagonal_stores_the_rows_say_not_measured(tmp_path):
-    frame = side_by_side([tmp_path / "absent.sqlite"])
+    frame = side_by_side([tmp_path / "absent.sqlite"], tmp_path / "absent-mb.sqlite")
     hexagonal = frame[frame["scheme"] != "overlapped"]
     assert len(hexagonal) == 1 and "not measured" in hexagonal["why"].iloc[0]
     # the overlapped rows carry both numbers for every RMSE pair
@@ -30,10 +31,27 @@ def test_both_hexagonal_stores_give_every_problem_a_row():
     frame = side_by_side(HEX)
     hexagonal = frame[frame["scheme"] == "hexagonal/hybrid"]
     rmse = hexagonal[hexagonal["quantity"].str.startswith("RMSE within")]
-    picked = hexagonal[hexagonal["quantity"].str.contains(r"\[% faster\]")
+    picked = hexagonal[hexagonal["quantity"].str.startswith("selected vs")
+                       & hexagonal["quantity"].str.contains(r"\[% faster\]")
                        & ~hexagonal["section"].str.contains("abstract")]
     # jacobi1d plus four 2-D stencils at 4096^2, four at 8192^2 (the second store)
     assert len(rmse) == 9 and len(picked) == 9
     assert sum("8192" in q for q in rmse["quantity"]) == 4
     assert rmse["ours"].between(0, 5).all()
     assert all("Spearman" in why for why in rmse["why"])
+    # the same problems priced with the scheme's own constants (issue 34), beside them
+    own = frame[frame["scheme"] == OWN]
+    own_rmse = own[own["quantity"].str.startswith("RMSE within")]
+    assert list(own_rmse["quantity"]) == list(rmse["quantity"])
+    assert not np.allclose(own_rmse["ours"].to_numpy(), rmse["ours"].to_numpy())
+    constants = own[own["quantity"].str.contains("microbenchmarks")]
+    assert {"hexagonal", "hybrid"} <= {q.rsplit(", ", 1)[1].split()[0]
+                                       for q in constants["quantity"]}
+
+
+def test_without_the_microbenchmark_store_the_own_rows_say_not_measured(tmp_path):
+    if not all(resolve_store_path(p) for p in HEX):
+        pytest.skip("the hexagonal H100 stores are not shipped here")
+    frame = side_by_side(HEX, tmp_path / "absent-mb.sqlite")
+    own = frame[frame["scheme"] == OWN]
+    assert len(own) == 1 and "not measured" in own["why"].iloc[0]

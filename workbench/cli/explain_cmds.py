@@ -10,9 +10,10 @@ from workbench.errors import WorkbenchError
 from workbench.kernels import resolve_kernel
 from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES
+from workbench.models.explanation import SMALL_SHARE
+from workbench.models.parallelism import OUTSIDE_MODEL
 
 #: terms below this share of the prediction are summed in one line of the table
-SMALL_SHARE = 0.001
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -144,21 +145,21 @@ def print_explanation(result, model_line: str) -> None:
               f"{abs(error):.1%} {'low' if error < 0 else 'high'}")
     for note in result.notes:
         print(f"note: {note}")
+    for caveat in result.caveats:
+        print(f"warning: {caveat.says()}")
+    if any(c.kind in OUTSIDE_MODEL for c in result.caveats):
+        print("warning: this kernel is outside what the model covers; read the "
+              "prediction as a rough guide")
 
 
 def term_rows(result) -> list[dict]:
     """The terms, largest first; the smallest summed in one row; then their sum."""
     total = result.predicted_s
-    rows, small, small_s = [], 0, 0.0
-    for t in sorted(result.terms, key=lambda t: -abs(t.seconds)):
-        if total and abs(t.seconds) < SMALL_SHARE * total:
-            small, small_s = small + 1, small_s + t.seconds
-            continue
-        rows.append({"term": t.name, "pays for": t.category.value,
-                     "count": _count(t.count),
-                     "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
-                     "seconds": f"{t.seconds:.4e}",
-                     "share": f"{t.seconds / total:.1%}" if total else ""})
+    shown, small, small_s = result.largest_terms(SMALL_SHARE)
+    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count),
+             "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
+             "seconds": f"{t.seconds:.4e}",
+             "share": f"{t.seconds / total:.1%}" if total else ""} for t in shown]
     if small:
         rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%} each", "pays for": "",
                      "count": "", "weight (s)": "", "seconds": f"{small_s:.4e}",

@@ -81,6 +81,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="also the model strategies measuring while they rank, the "
                         "ranking charged beside those points and, for comparison, "
                         "before them")
+    p.add_argument("--ranking-cost", choices=("measured-now", "recorded"),
+                   default="measured-now",
+                   help="charge each ranking what it costs measured now, on this "
+                        "machine (default), or what a live 'workbench tune' of the "
+                        "same space recorded in the stores on the GPU host (where "
+                        "none is recorded: measured now, and the row says so)")
+    p.add_argument("--learned", default="knn,xgb", metavar="NAMES",
+                   help="the IR-feature strategies to list, of knn and xgb, or 'none' "
+                        "(default: both; a fitted model is cached on disk, so only the "
+                        "first report on a program pays for xgb's fit, tens of seconds)")
+    p.add_argument("--training", action="append", metavar="STORE|SAMPLES.csv",
+                   help="knn and xgb: other programs' measured spaces to learn from, "
+                        "repeatable (default: the shipped H100 sample files); each "
+                        "space is ranked by models trained on every other program")
     p.add_argument("--format", choices=("table", "json", "md", "csv"), default="table")
     p.add_argument("--plot", metavar="PREFIX",
                    help="write PREFIX-<space>.html with the exploration curves")
@@ -260,6 +274,11 @@ def _print_result(args, space, result) -> int:
            "tuning_cost_s": result.cost_s, "measured_before_ranking": result.overlapped,
            "best": None if best is None else {"point": best.point.as_dict(),
                                               "time_s": best.time_s}}
+    cost = result.ranking_cost
+    if cost is not None:
+        out["ranking_cost"] = {"wall_s": cost.wall_s, "cpu_s": cost.cpu_s,
+                               "cores_used": cost.cores_used, "jobs": cost.jobs,
+                               "cpu_count": cost.cpu_count, "host": cost.host}
     if args.format == "json":
         print_json(out)
         return 0
@@ -268,6 +287,9 @@ def _print_result(args, space, result) -> int:
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    if cost is not None and cost.wall_s > 0.01:
+        from workbench.tuning.costs import describe
+        print(f"ranking: {describe(cost)}")
     return 0
 
 
@@ -275,6 +297,7 @@ def cmd_tuning_report(args) -> int:
     from workbench.reports.tuning import exploration_figure, tuning_table
     from workbench.tuning.guided import GUIDED, PlainBO
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
+    from workbench.tuning.costs import RankingCharge, recorded_ranking_costs
     from workbench.tuning.study import compare_strategies, strategy_means, summary
 
     models = {}
@@ -292,36 +315,82 @@ def cmd_tuning_report(args) -> int:
         choice = default_model()
         models[f"default:{choice.path.stem}"] = choice.model
     refs = args.space or _measured_catalog_spaces(args.store)
+    charging = RankingCharge.parse(args.ranking_cost)
+    learned = _learned_strategies(args.training, args.learned)
     comparisons = []
     for ref in refs:
         space = _space(ref, args.param)
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
+        recorded = recorded_ranking_costs(args.store, space) \
+            if charging is RankingCharge.RECORDED else None
         comparisons.append(compare_strategies(
             space, evaluator, models, tpe_seeds=args.tpe_seeds, guided=tuple(GUIDED),
-            seeded={"bo": lambda seed: PlainBO(seed=seed)},
-            early=getattr(args, "early", False)))
+            strategies=learned, seeded={"bo": lambda seed: PlainBO(seed=seed)},
+            recorded=recorded, early=getattr(args, "early", False)))
         if args.plot:
             exploration_figure(comparisons[-1]).write_html(
                 f"{args.plot}-{space.name}.html", include_plotlyjs="cdn")
     table = summary(comparisons)
     means = strategy_means(table)
+    charged = _charging_line(charging, table)
     if args.format == "json":
-        print_json({"spaces": table.to_dict(orient="records"),
+        print_json({"ranking_cost": charging.value, "charging": charged,
+                    "spaces": table.to_dict(orient="records"),
                     "geometric_means": means.to_dict(orient="records")})
     elif args.format == "csv":
         sys.stdout.write(table.to_csv(index=False))
     elif args.format == "md":
         from workbench.reports import to_markdown
+        sys.stdout.write(f"{charged}\n\n")
         sys.stdout.write(to_markdown(tuning_table(table)))
         sys.stdout.write("\n\nAcross spaces, time to 95 % of the best (geometric means; "
                          "oracle: one measurement of the best point):\n\n")
         sys.stdout.write(to_markdown(tuning_table(means)))
     else:
+        print(charged + "\n")
         print(tuning_table(table).to_string(index=False))
+        _print_notes(table)
         print("\nacross spaces, time to 95 % of the best (geometric means; oracle: one "
               "measurement of the best point):")
         print(tuning_table(means).to_string(index=False))
     return 0
+
+
+def _learned_strategies(training, names: str = "knn,xgb"):
+    """The IR-feature strategies named (knn, xgb; 'none'), trained on ``training``
+    (default: every shipped sample file)."""
+    from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN
+    from workbench.tuning.ir_training import shipped_sample_files
+
+    sources = training if training else shipped_sample_files()
+    known = {"knn": lambda: IRFeatureKNN(training=sources),
+             "xgb": lambda: IRBoostedRanker(training=sources)}
+    wanted = [n.strip() for n in names.split(",") if n.strip() and n.strip() != "none"]
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        raise TuningError(f"--learned takes knn, xgb or none, not {unknown[0]!r}")
+    return {n: known[n] for n in wanted}
+
+
+def _charging_line(charging, table) -> str:
+    """Which ranking costs the report charges, and how many rows fell back."""
+    from workbench.measure.provenance import host_name
+
+    if charging.value == "measured-now":
+        return (f"ranking cost: measured now on {host_name()} (--ranking-cost "
+                "recorded charges the costs live tunes recorded on the GPU host)")
+    notes = table["choosing_charged"].dropna() if "choosing_charged" in table else []
+    fell_back = sum(1 for n in notes if "no recorded cost" in n)
+    return (f"ranking cost: recorded by live tunes where the stores hold one "
+            f"({len(notes) - fell_back} rows); measured now on {host_name()} where they "
+            f"do not ({fell_back} rows)")
+
+
+def _print_notes(table) -> None:
+    if "note" not in table:
+        return
+    for _, row in table[table["note"].notna()].iterrows():
+        print(f"{row['space']} {row['strategy']}: {row['note']}")
 
 
 def _measured_catalog_spaces(stores) -> list[str]:

@@ -35,6 +35,7 @@ runs in a thread beside measurements uses a pool forked ahead
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import weakref
@@ -532,8 +533,12 @@ def _fits(todo, candidates) -> dict:
 
 def _record(space, skey, points: int, counted: int, method: CountMethod,
             reason: str = "") -> None:
-    _REPORTS.setdefault(space, {})[skey] = StructureCount(
-        space.name, skey, points, counted, method, reason)
+    """A later count of fewer of a structure's points (a floor's footprint, asked of the
+    candidates it could bind) adds its builds to the ranking's record, not replaces it."""
+    reports, earlier = _REPORTS.setdefault(space, {}), _REPORTS.get(space, {}).get(skey)
+    reports[skey] = (dataclasses.replace(earlier, counted=earlier.counted + counted)
+                     if earlier is not None and earlier.points > points else
+                     StructureCount(space.name, skey, points, counted, method, reason))
 
 
 def _report_cached(space, points) -> None:

@@ -238,6 +238,9 @@ def find_measured(stores: Sequence[str | Path], candidate: Candidate, device: st
 # }}}
 
 
+#: a term below this share of the prediction is summed with the others like it in a table
+SMALL_SHARE = 0.001
+
 @dataclass(frozen=True)
 class Explanation:
     """One prediction explained (module docstring); :meth:`to_json` for ``--format
@@ -257,10 +260,26 @@ class Explanation:
     ceilings: DeviceCeilings
     measured: Measured | None = None
     notes: tuple[str, ...] = ()
+    #: what the prediction itself warns of (:mod:`workbench.models.parallelism`): a
+    #: launch that uses few of the device's lanes, code outside what the model covers
+    caveats: tuple = ()
 
     @property
     def terms_sum_s(self) -> float:
         return float(sum(t.seconds for t in self.terms))
+
+    def largest_terms(self, small_share: float = SMALL_SHARE
+                      ) -> tuple[tuple[TermShare, ...], int, float]:
+        """The terms of at least ``small_share`` of the prediction, largest first, and
+        how many smaller ones there are and what they add up to (what a table shows)."""
+        total = self.predicted_s
+        shown, small, small_s = [], 0, 0.0
+        for t in sorted(self.terms, key=lambda t: -abs(t.seconds)):
+            if total and abs(t.seconds) < small_share * total:
+                small, small_s = small + 1, small_s + t.seconds
+            else:
+                shown.append(t)
+        return tuple(shown), small, small_s
 
     @property
     def measured_error(self) -> float | None:
@@ -285,7 +304,8 @@ class Explanation:
                                if self.point is not None else {}),
                             **self.ceilings.to_json()},
                "measured_s": self.measured.seconds if self.measured else None,
-               "notes": list(self.notes)}
+               "notes": list(self.notes),
+               "caveats": [c.to_json() for c in self.caveats]}
         if self.measured is not None:
             out["measured"] = {"seconds": self.measured.seconds, "store": self.measured.store,
                                "device": self.measured.device,
@@ -340,7 +360,8 @@ def explain(model, candidate: Candidate, *, stores: Sequence[str | Path] = (),
             notes.append(why)
     return Explanation(candidate, model.family, device, total, raw, tuple(terms),
                        account.overlaps, limiter, says, floor, roofline_point(candidate),
-                       device_ceilings(device, description), measured, tuple(notes))
+                       device_ceilings(device, description), measured, tuple(notes),
+                       result.caveats[0] if result.caveats else ())
 
 
 def _limiter(own: str | None, terms, total: float, floor: Floor | None, lifted: bool,

@@ -12,16 +12,32 @@ import math
 import numpy as np
 import pandas as pd
 
-COLUMNS = ("space", "points", "strategy", "spaces", "choosing_s", "runs_to_90",
+COLUMNS = ("space", "points", "strategy", "spaces", "choosing_s", "charged", "runs_to_90",
            "seconds_to_90", "runs_to_95", "seconds_to_95", "median_runs_to_95",
            "oracle_x_90", "oracle_x_95", "speedup_vs_tpe_95", "speedup_vs_random_95",
            "speedup_vs_exhaustive_95")
 
 
+def charged_label(note) -> str:
+    """A row's ``choosing_charged`` in a word: ``now``, ``recorded`` or ``now*`` (a
+    recorded cost was asked for and there was none)."""
+    if not isinstance(note, str):
+        return ""
+    if note.startswith("recorded"):
+        return "recorded"
+    return "now*" if "no recorded cost" in note else "now"
+
+
 def tuning_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """The summary's columns in report order, numbers rounded for reading."""
+    """The summary's columns in report order, numbers rounded for reading; a
+    strategy that could not rank a space reads ``n/a`` (its ``note`` says why)."""
+    summary = summary.copy()
+    if "choosing_charged" in summary:
+        summary["charged"] = summary["choosing_charged"].map(charged_label)
     cols = [c for c in COLUMNS if c in summary.columns]
     out = summary[cols].copy()
+    unavailable = summary["note"].fillna("").str.startswith("n/a") \
+        if "note" in summary else pd.Series(False, index=summary.index)
     for c in cols:
         if c.startswith(("runs", "median_runs")):
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else
@@ -32,6 +48,8 @@ def tuning_table(summary: pd.DataFrame) -> pd.DataFrame:
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else f"{v:.1f}")
         elif c.startswith("speedup"):
             out[c] = out[c].map(lambda v: "" if not np.isfinite(v) else f"{v:.1f}x")
+        if c.startswith(("runs", "seconds", "choosing_s", "oracle")):
+            out.loc[unavailable, c] = "n/a"
     return out
 
 

@@ -8,9 +8,10 @@ measured spaces, never on the one explored (the Lift paper's protocol).
   learned cost model TVM uses), :mod:`workbench.models.ir_features.boosted`.
 
 Training data come from :mod:`workbench.tuning.ir_training` (default: the shipped
-H100 samples).  Ranking costs reading them, fitting the model, the explored points'
-features and one prediction each: all of it is counted as the strategy's seconds,
-like every ranking.
+H100 samples).  Ranking costs reading them, fitting the model (or reading it from
+the on-disk cache, :func:`~workbench.tuning.ir_training.fitted_model`, when the same
+samples trained it before), the explored points' features and one prediction each:
+all of it is counted as the strategy's seconds, like every ranking.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class _IRModelGuided(_Ordered):
 
     def order(self, space, points):
         from workbench.models.ir_features import space_ir_features
-        from workbench.tuning.ir_training import training_frame
+        from workbench.tuning.ir_training import fitted_model
 
         if getattr(space, "sequence", None) is not None:
             raise TuningError(f"{space.name} runs as a sequence of launches, which the IR "
@@ -56,8 +57,8 @@ class _IRModelGuided(_Ordered):
                               "from: give --training STORE or SAMPLES.csv (no shipped "
                               "sample data here)")
         began = time.perf_counter()
-        model = self.config.fit(training_frame(self.training, exclude=space.name,
-                                               only=self.only))
+        model = fitted_model(self.config, self.training, exclude=space.name,
+                             only=self.only)
         self.trained_on = tuple(model.benchmarks)
         predicted = model.predict(space_ir_features(space, points))
         # best first; kNN averages give many exact ties, taken in a seeded random order

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from workbench.errors import TuningError
 from workbench.measure.provenance import DeviceIdentity
+from workbench.measure.store import RankingCost
+from workbench.tuning.costs import Spent, cpu_seconds, ranking_cost, timed
 from workbench.tuning.evaluation import (
     Evaluation,
     evaluations_by_label,
@@ -67,6 +69,9 @@ class ExplorationResult:
     evaluations: list[Evaluation] = field(default_factory=list)
     overhead_s: list[float] = field(default_factory=list)   # strategy time per point
     stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+    #: what choosing cost where it ran (elapsed and processor seconds, cores, host):
+    #: recorded in the store by a live exploration, read back on a resume
+    ranking_cost: RankingCost | None = None
     #: the first evaluations, measured while the ranking ran (:mod:`.early`)
     overlapped: int = 0
 
@@ -144,14 +149,24 @@ class Explorer:
                         "strategy": self.strategy.name, "seed": self.seed}
             campaign = self.store.start_campaign(self.name, self.device, settings)
             stored = self._stored(campaign)
-        run_began = time.perf_counter()
+        run_began, cpu_began = time.perf_counter(), cpu_seconds()
+        # a strategy that ranks while the device measures (:mod:`.early`): its ranking
+        # cost is known, and recorded, once the ranking is done
         overlapping = hasattr(type(self.strategy), "overlapped")
         ranking_recorded = False
-        choosing = self.strategy.start(self.space, points)
+        choosing, spent = timed(lambda: self.strategy.start(self.space, points))
+        cost = ranking_cost(self.strategy, len(points), spent)
         if stored:   # the ranking cost is the one paid when the exploration began
             first = min(stored.values(), key=lambda e: e.extra.get("sequence", 0))
             choosing = float(first.extra.get("choosing_s", choosing))
-        result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing)
+        if self.store is not None:
+            recorded = {c.id: r for c, r in self.store.ranking_costs().items()}
+            if campaign not in recorded and not stored and not overlapping:
+                self.store.record_ranking_cost(campaign, cost)   # a resume keeps the first
+            ranking_recorded = campaign in recorded
+            cost = recorded.get(campaign, cost)
+        result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing,
+                                   ranking_cost=cost)
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = "stopped"
@@ -185,9 +200,14 @@ class Explorer:
                         extra["choosing_s"] = choosing
                     if overlapping and not early and not ranking_recorded:
                         # the first point after the ranking: what it cost, and how many
-                        # points were measured beside it
+                        # points were measured beside it; its processor seconds include
+                        # the host's share of those points
                         extra["ranking_s"] = result.choosing_s
                         extra["measured_before_ranking"] = result.overlapped
+                        result.ranking_cost = ranking_cost(
+                            self.strategy, len(points),
+                            Spent(result.choosing_s, max(0.0, cpu_seconds() - cpu_began)))
+                        self.store.record_ranking_cost(campaign, result.ranking_cost)
                         ranking_recorded = True
                     self.store.record(to_measurement(
                         self.space, evaluation, self.device, campaign=campaign,

@@ -5,9 +5,13 @@ For an exhaustively measured space this replays (:mod:`workbench.tuning.replay`)
 * ``exhaustive``: the space's order, and the cost of measuring everything;
 * ``random``: the exact expectation over all orderings (:mod:`.metrics`);
 * ``model:<label>``: each given fitted model's ranking, measured in predicted order
-  (the ranking runs here, its cost measured on this machine);
+  (the ranking runs here; its cost is the one measured on this machine, or, given
+  ``recorded``, the one a live exploration recorded on the GPU host:
+  :mod:`workbench.tuning.costs`; each row's ``choosing_charged`` says which);
 * any other strategy given by name and factory (``knn``, ``xgb``: rankings learnt
-  from other programs), replayed the same way, its choosing cost counted;
+  from other programs), replayed the same way, its choosing cost counted; one that
+  cannot rank the space (no training data besides the space's own program, a space
+  of launch sequences) gets a row of ``n/a`` whose ``note`` says why;
 * ``model-bo:<label>`` and ``model-tpe:<label>`` (:mod:`workbench.tuning.guided`):
   each model's ranking corrected on what the strategy measures, the ranking's cost
   charged as the choosing cost; they and other seeded strategies (``bo``) stop at the
@@ -31,6 +35,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from workbench.errors import ModelError, TuningError
+from workbench.measure.store import RankingCost
+from workbench.tuning.costs import charge
 from workbench.tuning.metrics import (
     TARGETS,
     Curve,
@@ -76,6 +83,19 @@ def _row(space: str, strategy: str, reach: Mapping[float, tuple[float, float] | 
     return row
 
 
+def _charged(c: Curve, recorded: Mapping[str, RankingCost] | None, names: Sequence[str],
+             points: int) -> tuple[Curve, str]:
+    """The curve with its choosing charged as ``recorded`` says (see
+    :func:`workbench.tuning.costs.charge`), and how it was charged."""
+    seconds, note = charge(recorded, names, points, c.choosing_s)
+    return Curve(c.label, c.fraction, c.cost_s - c.choosing_s + seconds, seconds), note
+
+
+def _shift(reach: Mapping[float, tuple[float, float]], by: float
+           ) -> dict[float, tuple[float, float]]:
+    return {t: (r[0], r[1] + by) for t, r in reach.items()}
+
+
 def _seeded(space: TuningSpace, evaluator: ReplayEvaluator, best: float, points: int,
             label: str, make: Callable[[int], Strategy], seeds: int,
             until: float = 1.0) -> tuple[dict, Curve, float]:
@@ -112,6 +132,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        guided: Sequence[str] = (),
                        guided_seeds: int | None = None,
                        seeded: Mapping[str, Callable[[int], Strategy]] = (),
+                       recorded: Mapping[str, RankingCost] | None = None,
                        early: bool = False
                        ) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
@@ -142,12 +163,15 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     seeds = max(1, tpe_seeds if guided_seeds is None else guided_seeds)
     for label, model in dict(models).items():
         ordered = ModelGuided(model, label)
+        family_name = getattr(model, "family", "model")
         # on a fresh copy of the space: nothing another model counted is reused
         c = curve(replay(dataclasses.replace(space), evaluator, ordered, until=1.0), best)
+        c, note = _charged(c, recorded, (f"model:{label}", f"model:{family_name}"), n)
         comparison.curves.append(c)
         comparison.rows.append(_row(space.name, f"model:{label}",
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
-                                    ms_per_variant=1e3 * c.choosing_s / n))
+                                    ms_per_variant=1e3 * c.choosing_s / n,
+                                    choosing_charged=note))
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
@@ -158,20 +182,33 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
             name = f"{family}:{label}" + (f" (mean of {runs} seeds)" if runs > 1 else "")
             mean, first, choosing = _seeded(space, evaluator, best, n, name, make, runs,
                                             until=max(TARGETS))
+            charged, note = charge(recorded, (f"{family}:{label}",
+                                              f"{family}:{family_name}"), n, choosing)
+            first = Curve(first.label, first.fraction,
+                          first.cost_s - first.choosing_s + charged, charged)
             comparison.curves.append(first)
-            comparison.rows.append(_row(space.name, name, mean, choosing,
-                                        ms_per_variant=1e3 * choosing / n))
+            comparison.rows.append(_row(space.name, name, _shift(mean, charged - choosing),
+                                        charged, ms_per_variant=1e3 * charged / n,
+                                        choosing_charged=note))
         if early:
             _early_rows(comparison, space, evaluator, best, n, model, label,
-                        ordered.ranking, guided, seeds)
+                        ordered.ranking, guided, seeds, recorded)
     for label, make_plain in dict(strategies).items():
         _forget_features()
-        c = curve(replay(dataclasses.replace(space), evaluator, make_plain(), until=1.0),
-                  best)
+        try:
+            result = replay(dataclasses.replace(space), evaluator, make_plain(), until=1.0)
+        except (TuningError, ModelError) as err:
+            # a learned strategy with nothing to learn from, or a space its features
+            # cannot describe: listed, with the reason
+            comparison.rows.append(_row(space.name, label, {}, math.nan,
+                                        note=f"n/a: {err}"))
+            continue
+        c, note = _charged(curve(result, best), recorded, (label,), n)
         comparison.curves.append(Curve(label, c.fraction, c.cost_s, c.choosing_s))
         comparison.rows.append(_row(space.name, label, {t: c.reach(t) for t in TARGETS},
                                     c.choosing_s,
-                                    ms_per_variant=1e3 * c.choosing_s / n))
+                                    ms_per_variant=1e3 * c.choosing_s / n,
+                                    choosing_charged=note))
     for label, make_seeded in dict(seeded).items():
         mean, first, choosing = _seeded(space, evaluator, best, n, label, make_seeded,
                                         seeds, until=max(TARGETS))
@@ -188,11 +225,16 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
 
 
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
-                model, label: str, ranking, guided: Sequence[str], seeds: int) -> None:
+                model, label: str, ranking, guided: Sequence[str], seeds: int,
+                recorded: Mapping[str, RankingCost] | None = None) -> None:
     """Rows of the model strategies measuring while they rank, on the model's one
-    ranking (its fresh wall time is the replay clock's), in both chargings."""
+    ranking, in both chargings; the replay clock runs on the ranking's cost measured
+    now, or recorded (``recorded``, as :func:`~workbench.tuning.costs.charge` finds it)."""
     from workbench.tuning.early import EarlyStart
     from workbench.tuning.guided import GUIDED
+
+    charged, note = charge(recorded, (f"model:{label}",), n, float(ranking.seconds))
+    ranking = dataclasses.replace(ranking, seconds=charged)
 
     makers = {"model": (lambda seed: ModelGuided(model, label, ranking=ranking), 1)}
     for family in guided:
@@ -221,8 +263,8 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
             mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
                     for t, v in reach[charging].items()}
             comparison.rows.append(_row(space.name, f"{name}{suffix}{seeded}", mean,
-                                        float(ranking.seconds),
-                                        ms_per_variant=1e3 * float(ranking.seconds) / n,
+                                        charged, ms_per_variant=1e3 * charged / n,
+                                        choosing_charged=note,
                                         measured_before_ranking=float(np.mean(overlapped))))
 
 

@@ -47,11 +47,11 @@ def time_microbenchmark(bench: Microbenchmark, queue, *, runs: int = 5,
     rng = np.random.default_rng(0)
     args = {n: cla.to_device(queue, rng.random(s, dtype=np.float64).astype(np.float32))
             for n, s in bench.arrays.items()}
-    scratch = (args["out"], args["out"].copy())
-    sequence = LaunchSequence(lambda p: bench.launches, "u", "out")
     raw = []
     for _ in range(runs + 1):
         if bench.launches > 1:
+            scratch = (args["out"], args["out"].copy())
+            sequence = LaunchSequence(lambda p: bench.launches, "u", "out")
             evt, _ = run_sequence(launch, queue, args, sequence, bench.launches, scratch)
             evt.wait()
             raw.append(evt.gap_s)

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.kernels.candidate import Candidate
-from workbench.models.explanation import explain
+from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.roofline_chart import roofline_figure
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import low_or_high, render_table
@@ -23,7 +23,6 @@ DEFAULT = "the shipped default model"
 SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
 #: terms below this share of the prediction are summed in one row
-SMALL_SHARE = 0.001
 #: the roofline chart's size (px): beside the terms in an 850 px dashboard
 FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
 
@@ -175,15 +174,11 @@ class ExplainPanel(widgets.VBox):
 
 def _term_frame(e) -> pd.DataFrame:
     total = e.predicted_s
-    rows, small, small_s = [], 0, 0.0
-    for t in sorted(e.terms, key=lambda t: -abs(t.seconds)):
-        if total and abs(t.seconds) < SMALL_SHARE * total:
-            small, small_s = small + 1, small_s + t.seconds
-            continue
-        rows.append({"term": _breakable(t.name),
-                     "count": _count(t.count),
-                     "weight": f"{t.weight:.3g}" if t.weight is not None else "",
-                     "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"})
+    shown, small, small_s = e.largest_terms(SMALL_SHARE)
+    rows = [{"term": _breakable(t.name), "count": _count(t.count),
+             "weight": f"{t.weight:.3g}" if t.weight is not None else "",
+             "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"}
+            for t in shown]
     if small:
         rows.append({"term": f"{small} terms below {SMALL_SHARE:.1%}", "count": "",
                      "weight": "", "ms": f"{small_s * 1e3:.4g}",
@@ -225,4 +220,5 @@ def _summary(e) -> list[str]:
                      f"({e.point.bytes_kind}): {e.point.intensity:.3g} flop/byte")
     lines += [f"({n})" for n in e.ceilings.notes]
     lines += [f"note: {n}" for n in e.notes]
+    lines += [f"warning: {c.says()}" for c in e.caveats]
     return lines

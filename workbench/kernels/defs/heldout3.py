@@ -5,9 +5,7 @@ Like the unseen sets (:mod:`.unseen`, :mod:`.unseen_wide`), these kernels have r
 were written after the models, by someone who did not look at the models' internals,
 to check a finished method on code nobody shaped it around: they must never be used
 to fit a model, choose features or settings, or pick a default, and their results are
-reported apart from the other unseen sets. They keep the catalog's conventions
-(symbolic int32 sizes, contiguous index on work-group axis 0, numpy references, exact
-counts).
+reported apart from the other unseen sets. They keep the catalog's conventions.
 
 * ``lcg_chain``: each work item runs a long dependent recurrence x = a x + b
   (``CHAIN_STEPS`` steps) on one value: latency of a serial chain, almost no memory

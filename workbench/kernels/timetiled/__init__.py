@@ -21,7 +21,9 @@ from workbench.kernels.timetiled.generator import LOCAL_MEMORY_LIMIT, BandConfig
 from workbench.kernels.timetiled.microbench import (
     Micro,
     Microbenchmark,
+    hex_microbenchmarks,
     microbenchmarks,
+    quick_hex_microbenchmarks,
     quick_microbenchmarks,
 )
 from workbench.kernels.timetiled.spaces import TIMETILED_SPACES, config, timetiled_space
@@ -29,4 +31,5 @@ from workbench.kernels.timetiled.stencils import STENCILS, Stencil, get_stencil
 
 __all__ = ["LOCAL_MEMORY_LIMIT", "STENCILS", "TIMETILED_SPACES", "BandConfig", "Micro",
            "Microbenchmark", "Stencil", "band_kernel", "config", "get_stencil",
-           "microbenchmarks", "quick_microbenchmarks", "timetiled_space"]
+           "hex_microbenchmarks", "microbenchmarks", "quick_hex_microbenchmarks",
+           "quick_microbenchmarks", "timetiled_space"]

@@ -25,7 +25,14 @@ by :func:`workbench.models.tiling.calibrate.calibration_from_measurements`:
   twin keeps loads but drops conditions);
 * ``band_compute`` (C_iter the paper's way, a cross-check): the band kernel without
   global loads and with a store that is never taken (``BandConfig(io=False)``): its
-  time is the steps alone.
+  time is the steps alone;
+* ``hex_band`` / ``hex_band_wr`` (L and C_iter of the paper's own scheme, per scheme):
+  one launch of a full A row of hexagons (:mod:`.hexagonal`, 1-D hexagonal and 2-D
+  hybrid tiles) and its work-removed twin, made the same way as the overlapped pair.
+  The twin's time is the row's global traffic (the scheme's L), the difference its
+  on-chip part (the scheme's C_iter per stencil), so the hexagonal code's own costs
+  (the circular window's indexing, two barriers per row, one group per hexagon) are
+  priced with constants measured on that code.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ class Micro(enum.Enum):
     BAND = "band"
     BAND_WR = "band_wr"
     BAND_COMPUTE = "band_compute"
+    HEX_BAND = "hex_band"
+    HEX_BAND_WR = "hex_band_wr"
 
     @property
     def kernel_name(self) -> str:
@@ -74,7 +83,7 @@ class Microbenchmark:
 
     @property
     def output(self) -> str:
-        return "out"
+        return "a" if self.what in (Micro.HEX_BAND, Micro.HEX_BAND_WR) else "out"
 
 
 def _make(domains, insns, arrays, temporaries, name, tags) -> lp.TranslationUnit:
@@ -203,4 +212,78 @@ def quick_microbenchmarks(n_SM: int, stencils: Sequence[str] | None = None
              launches(count=10, words=4096, lanes=64)]
     for name in (stencils or ["jacobi2d"]):
         found += band_pair(name, *QUICK_CONFIGS[STENCILS[name].dims])
+    return found
+
+
+#: Hexagonal/hybrid configurations per dimensionality (t_T, tiles, threads per axis,
+#: axis 0 first) and the problem their one launch is cut from (an A row in the middle
+#: of ``T``): the region of the fast tiles of the ``hx_`` baseline sets, on a grid
+#: (6144^2; 1-D: 2^21 cells) none of the validation problems has.
+HEX_CONFIGS = {
+    1: (((1 << 21,), 256), ((16, (256,), (128,)), (32, (512,), (128,)),
+                           (64, (1024,), (256,)))),
+    2: (((6144, 6144), 48), ((6, (4, 256), (2, 128)), (8, (2, 256), (2, 128)),
+                            (12, (3, 384), (2, 128)), (4, (8, 128), (2, 64)))),
+}
+
+
+def _global_nosync(knl: lp.TranslationUnit, array: str) -> lp.TranslationUnit:
+    """The twin's instructions on ``array`` need no global barrier among themselves,
+    as the band's (:data:`.hexagonal.NOSYNC`, whose ids the twin renames)."""
+    entry = knl.default_entrypoint
+    touch = {i.id for i in entry.instructions
+             if array in i.read_dependency_names() | set(i.assignee_var_names())}
+    insns = [i.copy(no_sync_with=frozenset((x, "global") for x in touch))
+             if i.id in touch else i for i in entry.instructions]
+    return knl.with_kernel(entry.copy(instructions=insns))
+
+
+def hex_pair(stencil: str, t_T: int, tiles, threads, shape, T: int
+             ) -> list[Microbenchmark]:
+    """One launch (a full A row, in the middle of ``T``) of the hexagonal/hybrid
+    kernel and its work-removed twin; ``facts``: what the scheme's formulas need."""
+    from workbench.kernels.timetiled.hexagonal import HexConfig, hexagonal_kernel
+    from workbench.kernels.work_removal import remove_work
+
+    cfg = HexConfig(stencil, tuple(shape), int(T), int(t_T), tuple(tiles), tuple(threads))
+    launch = 2 * (cfg.T // cfg.t_T // 2) + 1           # odd: an A row, whole hexagons
+
+    def band():
+        return lp.fix_parameters(hexagonal_kernel(cfg), b=launch)
+
+    def twin():
+        return _global_nosync(remove_work(band()), "a")
+
+    per = cfg.per_tile()
+    facts = {"groups": cfg.tiles_in("A"), "t_T": cfg.t_T, "t_S1": cfg.tiles[0],
+             "inner": cfg.tiles[1] if cfg.dims == 2 else 1, "sub_tiles": cfg.sub_tiles,
+             "loads": per["loads"], "stores": per["stores"], "points": per["points"],
+             "launch": launch, "local_bytes": cfg.local_bytes, "stencil_dims": cfg.dims,
+             "shape": list(cfg.shape), "T": cfg.T, "threads": math.prod(cfg.threads)}
+    arrays = {"a": cfg.array_shape}
+    return [Microbenchmark(Micro.HEX_BAND, cfg.label, band, arrays, cfg.group_size, facts),
+            Microbenchmark(Micro.HEX_BAND_WR, cfg.label, twin, arrays, cfg.group_size,
+                           facts)]
+
+
+def hex_microbenchmarks(stencils: Sequence[str] | None = None) -> list[Microbenchmark]:
+    """The hexagonal/hybrid pairs of every 1-D and 2-D stencil (default: all)."""
+    found = []
+    for name in (stencils or [n for n, s in STENCILS.items() if s.dims in HEX_CONFIGS]):
+        (shape, T), configs = HEX_CONFIGS[STENCILS[name].dims]
+        for t_T, tiles, threads in configs:
+            found += hex_pair(name, t_T, tiles, threads, shape, T)
+    return found
+
+
+#: Small hexagonal configurations per dimensionality: the mechanism on a CPU.
+QUICK_HEX_CONFIGS = {1: (4, (64,), (32,), (2048,), 16),
+                     2: (4, (2, 32), (1, 32), (64, 64), 16)}
+
+
+def quick_hex_microbenchmarks(stencils: Sequence[str] | None = None
+                              ) -> list[Microbenchmark]:
+    found = []
+    for name in (stencils or ["jacobi1d", "jacobi2d"]):
+        found += hex_pair(name, *QUICK_HEX_CONFIGS[STENCILS[name].dims])
     return found

@@ -68,6 +68,7 @@ from workbench.measure.store.records import (
     Campaign,
     ConfigKey,
     Measurement,
+    RankingCost,
     Status,
 )
 from workbench.measure.store.schema import APPLICATION_ID, SCHEMA_VERSION
@@ -75,7 +76,7 @@ from workbench.measure.store.writer import StoreWriter
 
 __all__ = [
     "APPLICATION_ID", "DISCARD_FIRST", "SCHEMA_VERSION", "STORE_ENV_VAR", "TIMED_RUNS",
-    "Campaign", "ConfigKey", "Measurement", "MeasurementStore", "Status",
+    "Campaign", "ConfigKey", "Measurement", "MeasurementStore", "RankingCost", "Status",
     "default_store_path", "readable_file", "resolve_store_path", "unpack",
 ]
 

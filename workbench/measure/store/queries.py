@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 from workbench.errors import StoreError
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.store.connection import StoreConnection
+from workbench.measure.store.schema import RANKING_COSTS_SINCE
 from workbench.measure.store.records import (
     Campaign,
     ConfigKey,
     Measurement,
+    RankingCost,
     Status,
     as_int,
     unpack_times,
@@ -54,6 +56,21 @@ class StoreReader(StoreConnection):
                         device=self._device_from_row(row),
                         settings=MappingProxyType(json.loads(row["settings"])),
                         host=row["host"], started=row["started"], finished=row["finished"])
+
+    def ranking_costs(self) -> dict[Campaign, RankingCost]:
+        """Every recorded ranking cost, by its campaign, oldest first; none in a store
+        older than schema version 2 (read as it is, without the table)."""
+        if self.schema_version < RANKING_COSTS_SINCE:
+            return {}
+        with self._errors("read ranking costs"):
+            rows = self._connection.execute(
+                "SELECT * FROM ranking_costs ORDER BY campaign_id").fetchall()
+        campaigns = {c.id: c for c in self.campaigns()}
+        return {campaigns[int(r["campaign_id"])]: RankingCost(
+            strategy=r["strategy"], points=int(r["points"]), wall_s=r["wall_s"],
+            cpu_s=r["cpu_s"], jobs=int(r["jobs"]), cpu_count=int(r["cpu_count"]),
+            host=r["host"], timestamp=r["timestamp"], campaign=int(r["campaign_id"]))
+            for r in rows}
 
     def devices(self) -> list[DeviceIdentity]:
         """Every device that has a campaign or a measurement, in order of first use."""

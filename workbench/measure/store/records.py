@@ -24,7 +24,8 @@ from workbench.errors import StoreError
 from workbench.measure import provenance
 from workbench.measure.provenance import DeviceIdentity
 
-__all__ = ["DISCARD_FIRST", "TIMED_RUNS", "Campaign", "ConfigKey", "Measurement", "Status"]
+__all__ = ["DISCARD_FIRST", "TIMED_RUNS", "Campaign", "ConfigKey", "Measurement",
+           "RankingCost", "Status"]
 
 #: Measurement protocol: timed runs per configuration, and how many of the first
 #: ones are discarded (warm-up: caches, clocks, lazy driver work). The minimum of
@@ -307,6 +308,54 @@ class Campaign:
     @property
     def is_finished(self) -> bool:
         return self.finished is not None
+
+
+@dataclass(frozen=True)
+class RankingCost:
+    """What choosing a campaign's points cost before the first one was measured (a
+    model's ranking of the space), on the host that ran it.
+
+    ``wall_s``: elapsed seconds; ``cpu_s``: processor seconds of the process and of
+    the child processes it waited for (parallel counting workers), so that
+    ``cpu_s / wall_s`` is the cores the ranking kept busy; ``jobs``: the processes
+    it was allowed; ``cpu_count``: the host's cores.
+    """
+
+    strategy: str
+    points: int
+    wall_s: float
+    cpu_s: float
+    jobs: int = 1
+    cpu_count: int = 1
+    host: str = field(default_factory=provenance.host_name)
+    timestamp: str = field(default_factory=provenance.utc_now_iso)
+    campaign: int | None = None
+
+    def __post_init__(self):
+        for name in ("wall_s", "cpu_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise StoreError(f"ranking cost {name} must be a finite number >= 0, "
+                                 f"not {value!r}")
+            object.__setattr__(self, name, float(value))
+        for name in ("points", "jobs", "cpu_count"):
+            value = as_int(getattr(self, name), f"ranking cost {name}")
+            if value < (0 if name == "points" else 1):
+                raise StoreError(f"ranking cost {name} must be positive, not {value}")
+            object.__setattr__(self, name, value)
+        if not isinstance(self.strategy, str) or not self.strategy:
+            raise StoreError(f"ranking cost needs its strategy's name, not "
+                             f"{self.strategy!r}")
+
+    @property
+    def cores_used(self) -> float:
+        """Cores kept busy on average: processor seconds over elapsed seconds."""
+        return self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def share_of_host(self) -> float:
+        """The processes allowed over the host's cores."""
+        return self.jobs / self.cpu_count
 
 
 def pack_times(times: tuple[float, ...]) -> bytes:

@@ -35,14 +35,15 @@ from workbench.measure import provenance
 from workbench.measure.store.connection import transaction
 
 __all__ = [
-    "APPLICATION_ID", "DDL", "MIGRATIONS", "SCHEMA_VERSION", "Migration", "check_file",
+    "APPLICATION_ID", "DDL", "MIGRATIONS", "RANKING_COSTS_SINCE", "SCHEMA_VERSION",
+    "Migration", "check_file",
     "identify", "initialise", "migrate", "prepare", "stored_version",
 ]
 
 #: Version of the table layout below. Bump it whenever the layout changes, and
 #: register the upgrade from the previous version in :data:`MIGRATIONS`; older
 #: workbenches then refuse the file.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: ``PRAGMA application_id`` of a store: the ASCII bytes ``GPWB``. It lets the store
 #: tell its own files from any other SQLite database, whatever tables those hold.
@@ -53,9 +54,30 @@ APPLICATION_ID = int.from_bytes(b"GPWB", "big")
 #: marks: :func:`migrate` sets them after each step.
 Migration = Callable[[sqlite3.Connection], None]
 
+#: Version 2 adds :data:`RANKING_COSTS_DDL`: what choosing the points of a tuning
+#: campaign cost on the host that ran it.
+RANKING_COSTS_DDL = """CREATE TABLE ranking_costs (
+        campaign_id INTEGER PRIMARY KEY REFERENCES campaigns(id),
+        strategy TEXT NOT NULL,
+        points INTEGER NOT NULL,
+        wall_s REAL NOT NULL,
+        cpu_s REAL NOT NULL,
+        jobs INTEGER NOT NULL,
+        cpu_count INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        timestamp TEXT NOT NULL
+    )"""
+
+
+def _add_ranking_costs(conn: sqlite3.Connection) -> None:
+    conn.execute(RANKING_COSTS_DDL)
+
+
 #: ``MIGRATIONS[n]`` upgrades a store from schema version ``n`` to ``n + 1``.
-#: Empty while there has only ever been version 1.
-MIGRATIONS: dict[int, Migration] = {}
+MIGRATIONS: dict[int, Migration] = {1: _add_ranking_costs}
+
+#: The first schema version that has the ``ranking_costs`` table.
+RANKING_COSTS_SINCE = 2
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -111,6 +133,7 @@ DDL: tuple[str, ...] = (
     )""",
     "CREATE INDEX measurements_by_kernel ON measurements(kernel, device_id, status)",
     "CREATE INDEX measurements_by_device ON measurements(device_id, status)",
+    RANKING_COSTS_DDL,
 )
 
 

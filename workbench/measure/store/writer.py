@@ -16,7 +16,13 @@ from workbench.errors import StoreError
 from workbench.measure import provenance
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.store.connection import StoreConnection
-from workbench.measure.store.records import Measurement, canonical_json, pack_times
+from workbench.measure.store.records import (
+    Measurement,
+    RankingCost,
+    canonical_json,
+    pack_times,
+)
+from workbench.measure.store.schema import RANKING_COSTS_SINCE
 
 __all__ = ["StoreWriter"]
 
@@ -116,3 +122,21 @@ class StoreWriter(StoreConnection):
                                  f"{m.campaign}") from None
             return int(cur.lastrowid)  # type: ignore[arg-type]
 
+    # ------------------------------------------------------------ ranking costs
+    def record_ranking_cost(self, campaign_id: int, cost: RankingCost) -> None:
+        """Commit what choosing a campaign's points cost (one per campaign: a
+        resumed campaign keeps the cost paid when it began, so a second record of
+        the same campaign is ignored)."""
+        if not isinstance(cost, RankingCost):
+            raise StoreError(f"can only record a RankingCost, not {type(cost)!r}")
+        if self.schema_version < RANKING_COSTS_SINCE:   # a read-only older store
+            raise StoreError(f"measurement store {self.path} has schema version "
+                             f"{self.schema_version}: open it for writing to upgrade it")
+        with self._write("record ranking cost") as conn:
+            self._campaign_row(campaign_id)
+            conn.execute(
+                "INSERT OR IGNORE INTO ranking_costs (campaign_id, strategy, points, "
+                "wall_s, cpu_s, jobs, cpu_count, host, timestamp) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (campaign_id, cost.strategy, cost.points, cost.wall_s, cost.cpu_s,
+                 cost.jobs, cost.cpu_count, cost.host, cost.timestamp))

@@ -123,30 +123,36 @@ class FittedRoofline(RanksByPrediction):
                                  self.device_model, **self.options)
         return self.prediction(candidate)
 
+    def _entry(self, candidate: Candidate) -> tuple[float, Breakdown | None, str | None]:
+        """(time, breakdown, error) of one candidate."""
+        try:
+            pred = self._one(candidate)
+        except BarvinokMissingError:
+            raise             # no candidate can be counted here: say so once
+        except (WorkbenchError, ValueError) as err:
+            return math.nan, None, f"{type(err).__name__}: {err}"
+        out = pred.to_dict()
+        return pred.time, Breakdown(
+            tuple(Term(lim.value, TermKind.LIMIT_S, t, limits=lim is pred.limiter)
+                  for lim, t in pred.times.items() if t is not None),
+            notes=tuple(pred.notes),
+            details=(("device_model", self.device_model.name),
+                     ("limiter", pred.limiter.value), ("dram", out["dram"]),
+                     ("l2_l1_per_block", out["l2_l1_per_block"]))), None
+
     def predict_candidates(self, candidates: Sequence[Candidate], **context) -> Predictions:
         """Limiter times per candidate; the largest is the prediction.  One candidate
-        the address model cannot read does not stop the others."""
-        times, errors, breakdowns = [], [], []
-        for c in candidates:
-            try:
-                pred = self._one(c)
-            except BarvinokMissingError:
-                raise             # no candidate can be counted here: say so once
-            except (WorkbenchError, ValueError) as err:
-                times.append(math.nan)
-                errors.append(f"{type(err).__name__}: {err}")
-                breakdowns.append(None)
-                continue
-            times.append(pred.time)
-            errors.append(None)
-            out = pred.to_dict()
-            breakdowns.append(Breakdown(
-                tuple(Term(lim.value, TermKind.LIMIT_S, t, limits=lim is pred.limiter)
-                      for lim, t in pred.times.items() if t is not None),
-                notes=tuple(pred.notes),
-                details=(("device_model", self.device_model.name),
-                         ("limiter", pred.limiter.value), ("dram", out["dram"]),
-                         ("l2_l1_per_block", out["l2_l1_per_block"]))))
+        the address model cannot read does not stop the others.
+
+        Each candidate's data volumes are its own work (its waves' footprints at its
+        numbers), so many candidates are shared out to worker processes
+        (:func:`~workbench.models.candidate_features.rank_jobs`), in order of their
+        structure so that a worker reads few templates; the results are those of one
+        process, in the same order."""
+        entries = _in_parallel(self, list(candidates))
+        times = [e[0] for e in entries]
+        breakdowns = [e[1] for e in entries]
+        errors = [e[2] for e in entries]
         return make_predictions(candidates, times, breakdowns, errors)
 
     def explain_terms(self, breakdown: Breakdown) -> Account:
@@ -186,6 +192,48 @@ class FittedRoofline(RanksByPrediction):
                 "device_model": self.device_model.to_json(), "options": dict(self.options),
                 "fit": dict(self.fit_stats), "device": self.device,
                 "provenance": dict(self.provenance)}
+
+
+#: Candidates below this many are predicted in this process: forking costs more.
+_PARALLEL_FROM = 16
+_FORKED: tuple = ()
+
+
+def _forked_entry(i: int):
+    model, candidates = _FORKED
+    return i, model._entry(candidates[i])
+
+
+def _structure_key(candidate: Candidate) -> tuple:
+    space = candidate.space
+    if space is None or getattr(space, "template", None) is None:
+        return (1, "")
+    return (0, space.name, repr(space.structure_of(candidate.point)))
+
+
+def _in_parallel(model: FittedRoofline, candidates: list[Candidate]) -> list[tuple]:
+    """``model._entry`` of every candidate, on every core where there are many (fork:
+    a worker inherits the candidates, whose spaces hold functions that do not
+    pickle)."""
+    global _FORKED
+    import multiprocessing
+
+    from workbench.models.candidate_features import rank_jobs
+
+    jobs = min(rank_jobs(), len(candidates))
+    if jobs < 2 or len(candidates) < _PARALLEL_FROM:
+        return [model._entry(c) for c in candidates]
+    order = sorted(range(len(candidates)), key=lambda i: _structure_key(candidates[i]))
+    out: list = [None] * len(candidates)
+    _FORKED = (model, candidates)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for i, entry in pool.imap_unordered(
+                    _forked_entry, order, chunksize=max(1, len(order) // (4 * jobs))):
+                out[i] = entry
+    finally:
+        _FORKED = ()
+    return out
 
 
 class RooflineModel:

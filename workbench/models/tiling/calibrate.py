@@ -15,6 +15,21 @@ with its time for ``t_band - t_twin``; it is kept beside, as ``C_iter_compute_on
 in the provenance and Table 4, so the two estimates can be compared.  A configuration
 whose twin is not faster than the band (global traffic hides all compute) says
 nothing about C_iter and is left out; a stencil left with none is refused.
+
+**Per scheme** (:func:`scheme_constants`, issue 34): the hexagonal (1-D) and hybrid
+(2-D) pairs ``hex_band`` / ``hex_band_wr`` (one launch of a full A row and its
+work-removed twin) give that scheme its own ``L`` and ``C_iter``, as the model itself
+prices the launch: the launch's time in the model is ``T_tile(k) * ceil(ceil(w / k) /
+n_SM)`` (:mod:`.schemes`, ``w`` hexagons, ``k`` per SM, ``N_s`` sub-tiles in
+``T_tile``).  The scheme's ``L`` is the mean over its pairs of the ``L`` at which the
+model, with no compute (``C_iter -> 0``), prices the launch at the twin's time; then each
+stencil's ``C_iter`` is the mean over its pairs of the ``C_iter`` at which the model,
+with that ``L``, prices the launch at the band's time.  (The overlapped formula above
+spreads the on-chip time evenly over the SMs; the hexagonal launches hold a few groups
+per SM, so the model's own rounds, ``k`` and ``max(m', c)`` are inverted instead, by
+bisection: the model's time grows monotonically with ``L`` and ``C_iter``.)  A pair the
+model cannot match (its time at ``C_iter -> 0`` already above the band's) is left out.
+``tau_sync`` and ``T_sync`` stay the overlapped microbenchmarks'.
 """
 
 from __future__ import annotations
@@ -28,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelError
-from workbench.models.tiling.machine import TilingCalibration, TilingHardware
+from workbench.models.tiling.machine import SchemeConstants, TilingCalibration, TilingHardware
 
 PREFIX = "ttmb."
 
@@ -99,6 +114,89 @@ def calibration(rows: list[MicroRow], hw: TilingHardware, *, device: str | None 
     return TilingCalibration(device or hw.name, float(L), float(tau), float(T_sync),
                              {s: float(np.mean(v)) for s, v in sorted(per_stencil.items())},
                              {**dict(provenance or {}), "C_iter_compute_only": direct})
+
+
+HEX_PAIR = ("hex_band", "hex_band_wr")
+
+
+def _bisect(f, target: float, low: float, high: float) -> float | None:
+    """The ``x`` in ``[low, high]`` (geometric) where the non-decreasing ``f`` reaches
+    ``target``; None when it lies outside."""
+    if not f(low) <= target <= f(high):
+        return None
+    for _ in range(100):
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if f(mid) < target else (low, mid)
+    return math.sqrt(low * high)
+
+
+def _launch_time(scheme, r: MicroRow, hw, base: TilingCalibration, L: float, C: float,
+                 stencil: str, registers) -> float:
+    """The model's time of the microbenchmark's launch (module docstring)."""
+    from workbench.models.tiling.schemes import Problem, quantities
+
+    f = r.facts
+    dims = int(f["stencil_dims"])
+    tiles = [np.array([int(f["t_S1"])])] + ([np.array([int(f["inner"])])] if dims == 2
+                                            else [])
+    trial = TilingCalibration(base.device, L, base.tau_sync, base.T_sync, {stencil: C})
+    S = tuple(int(x) for x in f["shape"])
+    q = quantities(scheme, Problem(S, int(f["T"])), np.array([int(f["t_T"])]), tiles,
+                   np.array([int(f["threads"])]), hw, trial, stencil, registers=registers)
+    k = int(q.k[0])
+    return float(q.T_tile[0]) * math.ceil(math.ceil(int(f["groups"]) / k) / hw.n_SM)
+
+
+def scheme_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCalibration,
+                     registers: Mapping[str, float] | None = None
+                     ) -> dict[str, SchemeConstants]:
+    """``L`` and ``C_iter`` per stencil of each scheme that has ``hex_band`` pairs
+    among ``rows`` (module docstring); ``base``: the overlapped calibration (its
+    tau_sync); ``registers``: per stencil and work item, as the model will use them."""
+    from workbench.models.tiling.schemes import Scheme
+
+    twins = {r.variant: r for r in rows if r.what == HEX_PAIR[1]}
+    pairs: dict = defaultdict(list)
+    for r in rows:
+        if r.what == HEX_PAIR[0] and r.variant in twins:
+            scheme = Scheme.paper(int(r.facts["stencil_dims"]))
+            pairs[scheme].append((r.variant.split(":", 1)[0], r, twins[r.variant]))
+    found = {}
+    for scheme, members in pairs.items():
+        regs = dict(registers or {})
+
+        def at(r, stencil, L, C):
+            return _launch_time(scheme, r, hw, base, L, C, stencil, regs.get(stencil))
+
+        Ls = [_bisect(lambda L: at(twin, st, L, 1e-15), twin.time_s, 1e-15, 1e-5)
+              for st, _, twin in members]
+        Ls = [x for x in Ls if x is not None]
+        if not Ls:
+            continue
+        L = float(np.mean(Ls))
+        per: dict[str, list[float]] = defaultdict(list)
+        left_out = []
+        for st, band, _ in members:
+            C = _bisect(lambda C: at(band, st, L, C), band.time_s, 1e-15, 1e-4)
+            (per[st].append(C) if C is not None else left_out.append(band.variant))
+        if not per:
+            continue
+        found[scheme.value] = SchemeConstants(L, {s: float(np.mean(v)) for s, v in
+                                                  sorted(per.items())}, {
+            "from": "hex_band / hex_band_wr microbenchmarks (one A-row launch and its "
+                    "work-removed twin), the model's launch time inverted",
+            "pairs": len(members), "L_per_pair": Ls, "left_out": left_out,
+            "C_iter_per_pair": {s: v for s, v in sorted(per.items())}})
+    return found
+
+
+def with_scheme_constants(cal: TilingCalibration, constants: Mapping[str, SchemeConstants],
+                          provenance: Mapping | None = None) -> TilingCalibration:
+    """``cal`` with these schemes' own constants (the others kept)."""
+    from dataclasses import replace
+
+    return replace(cal, schemes={**cal.schemes, **constants},
+                   provenance={**cal.provenance, **dict(provenance or {})})
 
 
 def calibration_from_measurements(measurements: Iterable, hw: TilingHardware, **kw

@@ -132,6 +132,12 @@ class TilingTimeModel(RanksByPrediction):
                   "source": "measured"} for k in ("L", "tau_sync", "T_sync")]
         rows += [{"property": f"C_iter_{s}", "label": f"C_iter {s}", "value": float(v),
                   "source": "measured"} for s, v in sorted(cal.C_iter.items())]
+        for scheme, consts in sorted(cal.schemes.items()):    # a scheme's own constants
+            rows.append({"property": f"L_{scheme}", "label": f"L ({scheme})",
+                         "value": float(consts.L), "source": "measured"})
+            rows += [{"property": f"C_iter_{s}_{scheme}", "label": f"C_iter {s} ({scheme})",
+                      "value": float(v), "source": "measured"}
+                     for s, v in sorted(consts.C_iter.items())]
         table = pd.DataFrame(rows)
         table["ci_low"] = table["ci_high"] = np.nan
         return {"parameters": table, "fit": {"scheme": self.scheme.value},
@@ -187,7 +193,8 @@ class TilingModel:
                 "Deliberately optimistic; accurate for the fast tile sizes, meant to "
                 "choose them. Needs the SM's facts and four microbenchmarked parameters "
                 "(L, tau_sync, T_sync, C_iter per stencil); schemes: overlapped tiles "
-                "(what the workbench generates) and the paper's hexagonal/hybrid.")
+                "(what the workbench generates) and the paper's hexagonal/hybrid, each "
+                "with its own L and C_iter where its microbenchmarks measured them.")
 
     def ready(self, *, device_model=None, calibration=None, scheme="overlapped",
               registers: Mapping[str, float] | None = None, **options) -> TilingTimeModel:

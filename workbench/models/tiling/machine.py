@@ -19,6 +19,13 @@ attributes the workbench queried (``sample_data/h100/device-facts.json``) except
   band), seconds;
 * ``C_iter``: per stencil, seconds per update of one point by one vector lane.
 
+``L`` and ``C_iter`` are those of the overlapped microbenchmarks.  A scheme calibrated
+on its own microbenchmarks (the paper's hexagonal and hybrid tiles, issue 34) has its
+own ``L`` and ``C_iter`` in ``schemes`` (:class:`SchemeConstants`, keyed by the scheme's
+name); :meth:`TilingCalibration.constants` gives a scheme its own where it has them and
+the overlapped ones otherwise, so files written before (no ``schemes``) load and price
+as they did.
+
 Nothing here is invented: a calibration is read from a file written by a run
 (``sample_data/h100/tiling-calibration.json``) or passed in by the caller.
 """
@@ -67,6 +74,34 @@ H100 = TilingHardware(
 HARDWARE = {"h100": H100}
 
 
+def _check_positive(device: str, what: str, L: float, C_iter: Mapping[str, float]):
+    if not float(L) > 0:
+        raise ModelError(f"calibration of {device!r}{what}: L must be positive, got {L!r}")
+    bad = {k: v for k, v in C_iter.items() if not float(v) > 0}
+    if bad:
+        raise ModelError(f"calibration of {device!r}{what}: C_iter must be positive "
+                         f"({bad})")
+
+
+@dataclass(frozen=True)
+class SchemeConstants:
+    """``L`` and ``C_iter`` per stencil measured on one scheme's own microbenchmarks
+    (how: ``provenance``)."""
+
+    L: float
+    C_iter: Mapping[str, float]
+    provenance: Mapping[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"L": self.L, "C_iter": dict(self.C_iter),
+                "provenance": dict(self.provenance)}
+
+    @classmethod
+    def from_json(cls, doc: Mapping) -> SchemeConstants:
+        return cls(float(doc["L"]), {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
+                   dict(doc.get("provenance") or {}))
+
+
 @dataclass(frozen=True)
 class TilingCalibration:
     """Measured parameters of one device (module docstring)."""
@@ -77,29 +112,43 @@ class TilingCalibration:
     T_sync: float
     C_iter: Mapping[str, float]
     provenance: Mapping[str, object] = field(default_factory=dict)
+    schemes: Mapping[str, SchemeConstants] = field(default_factory=dict)
 
     def __post_init__(self):
-        for name in ("L", "tau_sync", "T_sync"):
+        for name in ("tau_sync", "T_sync"):
             if not float(getattr(self, name)) > 0:
                 raise ModelError(f"calibration of {self.device!r}: {name} must be "
                                  f"positive, got {getattr(self, name)!r}")
-        bad = {k: v for k, v in self.C_iter.items() if not float(v) > 0}
-        if bad:
-            raise ModelError(f"calibration of {self.device!r}: C_iter must be positive "
-                             f"({bad})")
+        _check_positive(self.device, "", self.L, self.C_iter)
+        for scheme, consts in self.schemes.items():
+            _check_positive(self.device, f" ({scheme} scheme)", consts.L, consts.C_iter)
 
-    def c_iter(self, stencil: str) -> float:
+    def constants(self, scheme: str | None = None) -> tuple[float, Mapping[str, float], str]:
+        """``(L, C_iter per stencil, whose)`` of a scheme (its name): its own where
+        measured (``whose`` is the scheme's name), else the overlapped ones
+        (``whose`` is ``"overlapped"``)."""
+        own = self.schemes.get(scheme) if scheme else None
+        if own is None:
+            return float(self.L), self.C_iter, "overlapped"
+        return float(own.L), own.C_iter, str(scheme)
+
+    def c_iter(self, stencil: str, scheme: str | None = None) -> float:
+        _, table, whose = self.constants(scheme)
         try:
-            return float(self.C_iter[stencil])
+            return float(table[stencil])
         except KeyError:
-            known = ", ".join(sorted(self.C_iter)) or "none"
-            raise ModelError(f"the calibration of {self.device!r} has no C_iter for "
-                             f"{stencil!r} (measured: {known})") from None
+            known = ", ".join(sorted(table)) or "none"
+            own = "" if whose == "overlapped" else f"{whose} "
+            raise ModelError(f"the calibration of {self.device!r} has no {own}C_iter "
+                             f"for {stencil!r} (measured: {known})") from None
 
     def to_json(self) -> dict:
-        return {"schema": CALIBRATION_SCHEMA, "device": self.device, "L": self.L,
-                "tau_sync": self.tau_sync, "T_sync": self.T_sync,
-                "C_iter": dict(self.C_iter), "provenance": dict(self.provenance)}
+        doc = {"schema": CALIBRATION_SCHEMA, "device": self.device, "L": self.L,
+               "tau_sync": self.tau_sync, "T_sync": self.T_sync,
+               "C_iter": dict(self.C_iter), "provenance": dict(self.provenance)}
+        if self.schemes:
+            doc["schemes"] = {k: v.to_json() for k, v in sorted(self.schemes.items())}
+        return doc
 
     @classmethod
     def from_json(cls, doc: Mapping) -> TilingCalibration:
@@ -109,8 +158,10 @@ class TilingCalibration:
             return cls(str(doc["device"]), float(doc["L"]), float(doc["tau_sync"]),
                        float(doc["T_sync"]),
                        {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
-                       dict(doc.get("provenance") or {}))
-        except (KeyError, TypeError, ValueError) as err:
+                       dict(doc.get("provenance") or {}),
+                       {str(k): SchemeConstants.from_json(v)
+                        for k, v in dict(doc.get("schemes") or {}).items()})
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ModelError(f"malformed tiling calibration: {err}") from None
 
 

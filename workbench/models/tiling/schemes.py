@@ -135,8 +135,8 @@ def _concurrency(hw: TilingHardware, M_tile_bytes, n_thr, registers):
     return np.maximum(k, 1), feasible
 
 
-def _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile_bytes, k, feasible, repeats=1):
-    m_prime = (m_i + m_o) * cal.L + 2 * cal.tau_sync
+def _finish(scheme, hw, cal, L, N_w, w, m_i, m_o, c, M_tile_bytes, k, feasible, repeats=1):
+    m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     rounds = _ceil_div(_ceil_div(w, k), hw.n_SM)
     if scheme is Scheme.OVERLAPPED or scheme is Scheme.HEXAGONAL:
         T_tile = m_prime + c + (k - 1) * np.maximum(m_prime, c)
@@ -167,7 +167,9 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
     t_T = np.atleast_1d(np.asarray(t_T, dtype=np.int64))
     t_S = [np.broadcast_to(np.asarray(t, dtype=np.int64), t_T.shape) for t in t_S]
     n_thr = np.broadcast_to(np.asarray(n_thr, dtype=np.int64), t_T.shape)
-    C, tau = cal.c_iter(stencil), cal.tau_sync
+    # the scheme's own L and C_iter where its microbenchmarks measured them
+    L, _, _ = cal.constants(scheme.value)
+    C, tau = cal.c_iter(stencil, scheme.value), cal.tau_sync
     S, T = problem.S, problem.T
     if scheme is Scheme.OVERLAPPED:
         E = [t + 2 * t_T for t in t_S]
@@ -179,16 +181,16 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
         c = t_T * (_ceil_div(inner, hw.n_V) * C + tau)
         M_tile = 2 * np.prod(E, axis=0) * word_bytes
         k, feasible = _concurrency(hw, M_tile, n_thr, registers)
-        return _finish(scheme, hw, cal, N_w, w, m_i, m_o, c, M_tile, k, feasible)
+        return _finish(scheme, hw, cal, L, N_w, w, m_i, m_o, c, M_tile, k, feasible)
     if scheme is Scheme.HEXAGONAL and d != 1 or scheme is Scheme.HYBRID and d != 2:
         raise ModelError(f"the {scheme.value} scheme is for "
                          f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D'} "
                          f"stencils, not {d}-D")
-    return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, C, tau, registers,
+    return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
                       word_bytes)
 
 
-def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, C, tau, registers, word_bytes):
+def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -214,7 +216,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, C, tau, registers, wor
     # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
-    m_prime = (m_i + m_o) * cal.L + 2 * cal.tau_sync
+    m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
         T_tile = m_prime + c + (k - 1) * np.maximum(m_prime, c)
     else:                                                         # eq. 16
