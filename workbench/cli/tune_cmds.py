@@ -333,6 +333,9 @@ def cmd_tuning_report(args) -> int:
     table = summary(comparisons)
     means = strategy_means(table)
     charged = _charging_line(charging, table)
+    if getattr(args, "early", False):
+        from workbench.tuning.study import EARLY_CHARGING
+        charged += "\n" + EARLY_CHARGING
     if args.format == "json":
         print_json({"ranking_cost": charging.value, "charging": charged,
                     "spaces": table.to_dict(orient="records"),

@@ -15,7 +15,7 @@ import pandas as pd
 COLUMNS = ("space", "points", "strategy", "spaces", "choosing_s", "charged", "runs_to_90",
            "seconds_to_90", "runs_to_95", "seconds_to_95", "median_runs_to_95",
            "oracle_x_90", "oracle_x_95", "speedup_vs_tpe_95", "speedup_vs_random_95",
-           "speedup_vs_exhaustive_95")
+           "speedup_vs_exhaustive_95", "measured_before_ranking")
 
 
 def charged_label(note) -> str:
@@ -46,6 +46,8 @@ def tuning_table(summary: pd.DataFrame) -> pd.DataFrame:
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else f"{v:.2f}")
         elif c.startswith("oracle"):
             out[c] = out[c].map(lambda v: "never" if not np.isfinite(v) else f"{v:.1f}")
+        elif c == "measured_before_ranking":
+            out[c] = out[c].map(lambda v: "" if not np.isfinite(v) else f"{v:.1f}")
         elif c.startswith("speedup"):
             out[c] = out[c].map(lambda v: "" if not np.isfinite(v) else f"{v:.1f}x")
         if c.startswith(("runs", "seconds", "choosing_s", "oracle")):

@@ -224,6 +224,14 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     return comparison
 
 
+#: what the ``+early`` rows charge, for a report to say
+EARLY_CHARGING = (
+    "+early rows: the device measured the counting's probe points while the model "
+    "ranked (measured_before_ranking), and the ranking is charged beside them: the "
+    "first model point starts once both are done; '(serial charge)': the same runs "
+    "with the ranking charged before every point, as without early start")
+
+
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
                 model, label: str, ranking, guided: Sequence[str], seeds: int,
                 recorded: Mapping[str, RankingCost] | None = None) -> None:
