@@ -6,7 +6,8 @@
 * :mod:`.packaged`, :mod:`.defaults`: the fitted models the package carries (copies of
   ``sample_data/<device>/``) and the default one ``predict`` uses;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
-* :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.count_cache`: counting
+* :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.count_cache`,
+  :mod:`.global_bytes`: counting
   the candidates a model ranks (a factory space once per structure, kept on disk);
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in

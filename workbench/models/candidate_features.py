@@ -42,7 +42,6 @@ import weakref
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-import loopy as lp
 import numpy as np
 
 from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
@@ -55,6 +54,7 @@ from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exp
     rank_jobs,
 )
 from workbench.models.expressions.feature_values import build_feature_values
+from workbench.models.global_bytes import global_array_bytes, global_footprint_bytes
 from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.models.structure_counts import (
     CountMethod,
@@ -146,23 +146,6 @@ class ArrayBytesRef:
     name = ARRAY_BYTES
 
 
-def global_array_bytes(program, params) -> float:
-    """Bytes of a kernel's global array arguments, whole (NaN if a shape is unknown)."""
-    from pymbolic import evaluate
-
-    from workbench.kernels.base import entry_kernel
-
-    total = 0.0
-    for arg in entry_kernel(program).args:
-        if isinstance(arg, lp.ArrayArg) and arg.shape not in (None, lp.auto):
-            try:
-                size = float(np.prod([float(evaluate(e, dict(params))) for e in arg.shape]))
-            except Exception:  # noqa: BLE001 - a shape that needs a value not given
-                return float("nan")
-            total += size * np.dtype(arg.dtype.numpy_dtype).itemsize
-    return total
-
-
 def _split_footprint(refs):
     counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
     return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
@@ -245,20 +228,6 @@ _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: from this many counting processes, a structure's fit counts two neighbours per knob
 #: in its first round (idle cores count them at no wall time)
 _SPECULATE_FROM = 8
-
-
-def global_footprint_bytes(props, params) -> float:
-    """Distinct bytes of global memory a kernel touches, at one parameter set."""
-    from workbench.properties.symbolic import evaluate_many
-
-    itemsize = {}
-    for record in props.accesses:
-        if record.mtype == "global":
-            itemsize[record.variable] = np.dtype(record.dtype).itemsize
-    exprs = {name: props.footprint(name).used for name in itemsize}
-    values = evaluate_many(exprs, {k: np.array([v]) for k, v in params.items()})
-    return float(sum(float(np.asarray(values[n]).reshape(-1)[0]) * itemsize[n]
-                     for n in itemsize))
 
 
 def _all_standard_refs(props):
