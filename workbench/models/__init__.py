@@ -52,6 +52,7 @@ from workbench.models.explanation import Explanation, device_ceilings, explain
 from workbench.models.terms import Account, Category, Overlap, TermShare
 from workbench.models.floors import Bound, DeviceFloors, Floor, model_floors  # registers f_floor_s
 from workbench.models.occupancy_features import use_build_info  # registers f_waves, ...
+from workbench.models.volume_features import volume_values  # registers f_dram_bytes, ...
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

@@ -217,7 +217,9 @@ class DeviceFeature:
     on the row's device in seconds (:mod:`workbench.models.floors`; 0 on a device
     without floors), for a model that takes the floor inside its expression; or one of
     :data:`OCCUPANCY_FEATURES`, residency and waves on the row's device
-    (:mod:`workbench.models.occupancy_features`)."""
+    (:mod:`workbench.models.occupancy_features`); or one of :data:`VOLUME_FEATURES`,
+    the bytes a launch moves per memory level on the row's device
+    (:mod:`workbench.models.volume_features`)."""
 
     name: str
 
@@ -238,6 +240,9 @@ FLOOR = "f_floor_s"
 #: residency and waves on the device (device features: workbench.models.occupancy_features)
 OCCUPANCY_FEATURES = ("f_groups_per_sm", "f_occupancy", "f_waves", "f_tail_fraction",
                       "f_wave_balance", "f_warp_chain_bytes")
+#: data volumes per memory level from the roofline's access model (device features:
+#: workbench.models.volume_features)
+VOLUME_FEATURES = ("f_dram_bytes", "f_l2_bytes")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -294,7 +299,8 @@ def known_feature_names() -> tuple[str, ...]:
         names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
                   f"_afr:{a}" for d in Direction for a in ("1", ">1")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
-              TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES]
+              TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
+              *VOLUME_FEATURES]
     return tuple(names)
 
 
@@ -311,7 +317,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             raise ModelError(f"malformed output name {name!r}: the device part must be "
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
-    if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES:
+    if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
+            or name in VOLUME_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()

@@ -95,6 +95,15 @@ def _template_accesses(space, structure: tuple):
 
 
 @dataclass(frozen=True)
+class LaunchVolumes:
+    """Bytes one launch moves per memory level: DRAM <-> L2 (loads and stores, with
+    L2 reuse between waves) and L2 <-> L1 (sectors, every block)."""
+
+    dram_bytes: float
+    l2_bytes: float
+
+
+@dataclass(frozen=True)
 class FittedRoofline(RanksByPrediction):
     """The roofline for one device description (and prediction options)."""
 
@@ -155,6 +164,22 @@ class FittedRoofline(RanksByPrediction):
         errors = [e[2] for e in entries]
         return make_predictions(candidates, times, breakdowns, errors)
 
+    def _volumes_entry(self, candidate: Candidate) -> LaunchVolumes | None:
+        try:
+            inputs = self._one(candidate).inputs
+        except BarvinokMissingError:
+            raise
+        except (WorkbenchError, ValueError):
+            return None
+        return LaunchVolumes(float(inputs.dram.total_bytes),
+                             float(inputs.l2_l1.sectors_bytes * inputs.blocks))
+
+    def volumes(self, candidates: Sequence[Candidate]) -> list[LaunchVolumes | None]:
+        """The whole launch's data volumes of each candidate, as the limiters read them
+        (capacity and reuse misses applied); None where the address model cannot read
+        a candidate.  Many candidates are shared out as in :meth:`predict_candidates`."""
+        return _in_parallel(self, list(candidates), self._volumes_entry)
+
     def explain_terms(self, breakdown: Breakdown) -> Account:
         """The limiter's time is the prediction: the maximum over the limiters, each
         limiter a side of that overlap."""
@@ -200,8 +225,8 @@ _FORKED: tuple = ()
 
 
 def _forked_entry(i: int):
-    model, candidates = _FORKED
-    return i, model._entry(candidates[i])
+    entry, candidates = _FORKED
+    return i, entry(candidates[i])
 
 
 def _structure_key(candidate: Candidate) -> tuple:
@@ -211,21 +236,23 @@ def _structure_key(candidate: Candidate) -> tuple:
     return (0, space.name, repr(space.structure_of(candidate.point)))
 
 
-def _in_parallel(model: FittedRoofline, candidates: list[Candidate]) -> list[tuple]:
-    """``model._entry`` of every candidate, on every core where there are many (fork:
-    a worker inherits the candidates, whose spaces hold functions that do not
-    pickle)."""
+def _in_parallel(model: FittedRoofline, candidates: list[Candidate], entry=None
+                 ) -> list:
+    """``model._entry`` (or ``entry``) of every candidate, on every core where there are
+    many (fork: a worker inherits the candidates, whose spaces hold functions that do
+    not pickle)."""
     global _FORKED
     import multiprocessing
 
     from workbench.models.candidate_features import rank_jobs
 
+    entry = entry or model._entry
     jobs = min(rank_jobs(), len(candidates))
     if jobs < 2 or len(candidates) < _PARALLEL_FROM:
-        return [model._entry(c) for c in candidates]
+        return [entry(c) for c in candidates]
     order = sorted(range(len(candidates)), key=lambda i: _structure_key(candidates[i]))
     out: list = [None] * len(candidates)
-    _FORKED = (model, candidates)
+    _FORKED = (entry, candidates)
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for i, entry in pool.imap_unordered(
