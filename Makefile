@@ -63,8 +63,8 @@ demo: setup
 	 echo "group size anew). The H100 figures at the top are what the model does on the GPUs it"; \
 	 echo "was made for."
 
-# two workers (pytest-xdist): the suite is one process's work otherwise, 19.5 min on the
-# 2-core dev machine against 11.5 to 13.9 min with -n 2 (2026-11-26)
+# two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
+# 5 min 43 s with -n 2 (2026-11-26; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
