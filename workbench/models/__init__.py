@@ -6,6 +6,7 @@
 * :mod:`.packaged`, :mod:`.defaults`: the fitted models the package carries (copies of
   ``sample_data/<device>/``) and the default one ``predict`` uses;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
+* :mod:`.device_features`: registering features that depend on the device too;
 * :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.count_cache`,
   :mod:`.global_bytes`: counting
   the candidates a model ranks (a factory space once per structure, kept on disk);

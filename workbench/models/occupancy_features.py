@@ -39,12 +39,7 @@ from workbench.hardware.build_info import BuildInfoFile, BuildKey, load_build_in
 from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
-from workbench.models.expressions.feature_values import (
-    group_size_tuple,
-    parse_params_text,
-    provide_candidate_feature,
-    provide_row_feature,
-)
+from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
 BUILD_INFO_ENV = "WORKBENCH_BUILD_INFO"
@@ -210,31 +205,4 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
     return out
 
 
-def _rows_as_candidates(data) -> list[Candidate]:
-    return [Candidate(k, v, group_size_tuple(g), tuple(sorted(parse_params_text(p).items())),
-                      d)
-            for k, v, d, g, p in data[["kernel", "variant", "dtype", "group_size",
-                                       "params"]].itertuples(index=False)]
-
-
-def _row_values(name: str):
-    def compute(data) -> np.ndarray:
-        if "device" not in data.columns:
-            raise ModelError(f"{name} needs each row's device (a 'device' column)")
-        out = np.full(len(data), np.nan)
-        devices = data["device"].astype(str).to_numpy()
-        for device in np.unique(devices):
-            rows = np.flatnonzero(devices == device)
-            out[rows] = occupancy_values(_rows_as_candidates(data.iloc[rows]),
-                                         device)[name]
-        return out
-    return compute
-
-
-def _candidate_values(name: str):
-    return lambda candidates, device: occupancy_values(candidates, device)[name]
-
-
-for _name in OCCUPANCY_FEATURES:
-    provide_row_feature(_name, _row_values(_name))
-    provide_candidate_feature(_name, _candidate_values(_name))
+provide_device_features(OCCUPANCY_FEATURES, occupancy_values)

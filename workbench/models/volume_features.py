@@ -26,12 +26,8 @@ import numpy as np
 
 from workbench.errors import ModelError
 from workbench.kernels.candidate import Candidate
-from workbench.models.expressions.feature_values import (
-    provide_candidate_feature,
-    provide_row_feature,
-)
+from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import VOLUME_FEATURES
-from workbench.models.occupancy_features import _rows_as_candidates
 
 _KNOWN: dict[tuple[str, Candidate], tuple[float, float]] = {}
 
@@ -64,23 +60,4 @@ def volume_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.
     return {"f_dram_bytes": values[:, 0], "f_l2_bytes": values[:, 1]}
 
 
-def _row_values(name: str):
-    def compute(data) -> np.ndarray:
-        if "device" not in data.columns:
-            raise ModelError(f"{name} needs each row's device (a 'device' column)")
-        out = np.full(len(data), np.nan)
-        devices = data["device"].astype(str).to_numpy()
-        for device in np.unique(devices):
-            rows = np.flatnonzero(devices == device)
-            out[rows] = volume_values(_rows_as_candidates(data.iloc[rows]), device)[name]
-        return out
-    return compute
-
-
-def _candidate_values(name: str):
-    return lambda candidates, device: volume_values(candidates, device)[name]
-
-
-for _name in VOLUME_FEATURES:
-    provide_row_feature(_name, _row_values(_name))
-    provide_candidate_feature(_name, _candidate_values(_name))
+provide_device_features(VOLUME_FEATURES, volume_values)
