@@ -32,7 +32,15 @@ by :func:`workbench.models.tiling.calibrate.calibration_from_measurements`:
   The twin's time is the row's global traffic (the scheme's L), the difference its
   on-chip part (the scheme's C_iter per stencil), so the hexagonal code's own costs
   (the circular window's indexing, two barriers per row, one group per hexagon) are
-  priced with constants measured on that code.
+  priced with constants measured on that code;
+* ``hex_ladder`` / ``hex_ladder_wr`` (the row latency of the resident-latency
+  extension, :mod:`workbench.models.tiling.schemes`): one tile shape per scheme, its
+  A-row launch on grids cut so that every SM holds exactly ``n`` hexagons (``n`` = 1,
+  2, 4, ..): the launch's time against ``n`` is a line whose intercept is what one
+  hexagon's chain of rows costs however few share the SM (the per-row latency) and whose
+  slope what each more resident hexagon adds (its transfers and compute).  The pairs
+  above all hold 3-16 hexagons per SM and move the rows and the words together, so
+  they cannot tell the two apart.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import loopy as lp
 import numpy as np
@@ -62,10 +70,17 @@ class Micro(enum.Enum):
     BAND_COMPUTE = "band_compute"
     HEX_BAND = "hex_band"
     HEX_BAND_WR = "hex_band_wr"
+    HEX_LADDER = "hex_ladder"
+    HEX_LADDER_WR = "hex_ladder_wr"
 
     @property
     def kernel_name(self) -> str:
         return KERNEL_PREFIX + self.value
+
+
+#: The kinds that launch the hexagonal/hybrid kernel (its array is ``a``).
+HEXAGONAL_KINDS = frozenset({Micro.HEX_BAND, Micro.HEX_BAND_WR, Micro.HEX_LADDER,
+                             Micro.HEX_LADDER_WR})
 
 
 @dataclass(frozen=True)
@@ -83,7 +98,7 @@ class Microbenchmark:
 
     @property
     def output(self) -> str:
-        return "a" if self.what in (Micro.HEX_BAND, Micro.HEX_BAND_WR) else "out"
+        return "a" if self.what in HEXAGONAL_KINDS else "out"
 
 
 def _make(domains, insns, arrays, temporaries, name, tags) -> lp.TranslationUnit:
@@ -238,8 +253,9 @@ def _global_nosync(knl: lp.TranslationUnit, array: str) -> lp.TranslationUnit:
     return knl.with_kernel(entry.copy(instructions=insns))
 
 
-def hex_pair(stencil: str, t_T: int, tiles, threads, shape, T: int
-             ) -> list[Microbenchmark]:
+def hex_pair(stencil: str, t_T: int, tiles, threads, shape, T: int, *,
+             kinds: tuple[Micro, Micro] = (Micro.HEX_BAND, Micro.HEX_BAND_WR),
+             suffix: str = "") -> list[Microbenchmark]:
     """One launch (a full A row, in the middle of ``T``) of the hexagonal/hybrid
     kernel and its work-removed twin; ``facts``: what the scheme's formulas need."""
     from workbench.kernels.timetiled.hexagonal import HexConfig, hexagonal_kernel
@@ -261,9 +277,9 @@ def hex_pair(stencil: str, t_T: int, tiles, threads, shape, T: int
              "launch": launch, "local_bytes": cfg.local_bytes, "stencil_dims": cfg.dims,
              "shape": list(cfg.shape), "T": cfg.T, "threads": math.prod(cfg.threads)}
     arrays = {"a": cfg.array_shape}
-    return [Microbenchmark(Micro.HEX_BAND, cfg.label, band, arrays, cfg.group_size, facts),
-            Microbenchmark(Micro.HEX_BAND_WR, cfg.label, twin, arrays, cfg.group_size,
-                           facts)]
+    label = cfg.label + suffix
+    return [Microbenchmark(kinds[0], label, band, arrays, cfg.group_size, facts),
+            Microbenchmark(kinds[1], label, twin, arrays, cfg.group_size, facts)]
 
 
 def hex_microbenchmarks(stencils: Sequence[str] | None = None) -> list[Microbenchmark]:
@@ -287,3 +303,39 @@ def quick_hex_microbenchmarks(stencils: Sequence[str] | None = None
     for name in (stencils or ["jacobi1d", "jacobi2d"]):
         found += hex_pair(name, *QUICK_HEX_CONFIGS[STENCILS[name].dims])
     return found
+
+
+#: The ladders of the row latency (module docstring): a stencil, its tile (t_T, tiles,
+#: threads), the other axes' sizes, ``T``, and the hexagons per SM of its rungs (at
+#: most the tile's concurrency ``k`` on the H100, bound by threads and registers: 16
+#: for the 1-D tile, 5 and 11 for the 2-D ones).
+HEX_LADDERS = (
+    ("jacobi1d", (32, (512,), (128,)), (), 256, (1, 2, 4, 8, 16)),
+    ("jacobi2d", (8, (2, 256), (2, 128)), (6144,), 48, (1, 2, 3, 4, 5)),
+    ("jacobi2d", (4, (8, 128), (2, 64)), (6144,), 48, (1, 2, 4, 8)),
+)
+
+
+def ladder_extent(t_T: int, t_S1: int, per_sm: int, n_SM: int) -> int:
+    """``S1`` whose A row has exactly ``per_sm * n_SM`` hexagons (:class:`HexConfig`'s
+    ``tiles_in("A") = ceil((S1 + h - 1) / P)``, ``P = 2 t_S1 + t_T - 2``)."""
+    return per_sm * n_SM * (2 * t_S1 + t_T - 2) - t_T // 2 + 1
+
+
+def hex_ladder(n_SM: int, ladders: Sequence[tuple] = HEX_LADDERS) -> list[Microbenchmark]:
+    """The rungs (band and twin each) of the row-latency ladders of a device of
+    ``n_SM`` compute units; variants end in ``,per_sm=<n>``."""
+    found = []
+    for stencil, (t_T, tiles, threads), rest, T, rungs in ladders:
+        for n in rungs:
+            shape = (ladder_extent(t_T, tiles[0], n, n_SM), *rest)
+            pair = hex_pair(stencil, t_T, tiles, threads, shape, T,
+                            kinds=(Micro.HEX_LADDER, Micro.HEX_LADDER_WR),
+                            suffix=f",per_sm={n}")
+            found += [replace(b, facts={**b.facts, "per_sm": n}) for b in pair]
+    return found
+
+
+#: A small ladder per dimensionality: the mechanism on a CPU (pocl's ``n_SM``).
+QUICK_HEX_LADDERS = (("jacobi1d", (4, (64,), (32,)), (), 16, (1, 2)),
+                     ("jacobi2d", (4, (2, 32), (1, 32)), (64,), 16, (1, 2)))

@@ -30,6 +30,17 @@ per SM, so the model's own rounds, ``k`` and ``max(m', c)`` are inverted instead
 bisection: the model's time grows monotonically with ``L`` and ``C_iter``.)  A pair the
 model cannot match (its time at ``C_iter -> 0`` already above the band's) is left out.
 ``tau_sync`` and ``T_sync`` stay the overlapped microbenchmarks'.
+
+**The resident-latency extension** (:func:`resident_constants`; the equations in
+:mod:`.schemes`) has three constants per scheme, ``L``, the row latency ``lambda`` and
+``C_iter`` per stencil, from the same pairs and the row-latency ladder (``hex_ladder``
+/ ``hex_ladder_wr``: one tile at 1, 2, 4.. hexagons per SM).  A twin (no arithmetic, no
+local memory, no barriers) is priced with ``c = 0`` and its rows' chain ``t_T lambda``,
+so its time is linear in ``L`` and ``lambda``: both come from a non-negative least
+squares over every twin of the scheme, in relative terms (the ladder's intercept is the
+latency, its slope the words).  Then, with those, each band (pairs and rungs) gives
+``C_iter`` by bisection as above, averaged per stencil.  Without a ladder the twins
+move the rows and the words together and the fit cannot tell them apart: refused.
 """
 
 from __future__ import annotations
@@ -232,3 +243,89 @@ def tables(cal: TilingCalibration, hw: TilingHardware) -> dict[str, pd.DataFrame
                         "C_iter, compute only [s]": direct.get(s, float("nan"))}
                        for s, v in sorted(cal.C_iter.items())])
     return {"table2": t2, "table3": t3, "table4": t4}
+
+
+LADDER_PAIR = ("hex_ladder", "hex_ladder_wr")
+
+
+def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float, lam: float,
+                     C: float, stencil: str, registers, twin: bool) -> float:
+    """The resident-latency form's time of a microbenchmark launch (an A row of
+    ``groups`` hexagons); ``twin``: without compute and barriers (``c = 0``, chain
+    ``t_T lambda``)."""
+    from workbench.models.tiling.machine import SchemeConstants
+    from workbench.models.tiling.schemes import Form, Problem, quantities
+
+    f = r.facts
+    dims = int(f["stencil_dims"])
+    tiles = [np.array([int(f["t_S1"])])] + ([np.array([int(f["inner"])])] if dims == 2
+                                            else [])
+    key = Form.RESIDENT_LATENCY.constants_key(scheme)
+    tiny = 1e-300                       # "none": the calibration wants positive values
+    own = SchemeConstants(max(L, tiny), {stencil: max(C, tiny)}, row_latency=lam)
+    trial = TilingCalibration(base.device, max(L, tiny), tiny if twin else base.tau_sync,
+                              base.T_sync, {stencil: max(C, tiny)}, schemes={key: own})
+    q = quantities(scheme, Problem(tuple(int(x) for x in f["shape"]), int(f["T"])),
+                   np.array([int(f["t_T"])]), tiles, np.array([int(f["threads"])]), hw,
+                   trial, stencil, registers=registers, form=Form.RESIDENT_LATENCY)
+    return float(q.T_tile[0]) * math.ceil(math.ceil(int(f["groups"]) / int(q.k[0]))
+                                          / hw.n_SM)
+
+
+def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCalibration,
+                       registers: Mapping[str, float] | None = None
+                       ) -> dict[str, SchemeConstants]:
+    """``L``, ``lambda`` and ``C_iter`` per stencil of the resident-latency form for
+    each scheme with ``hex_band`` pairs and a ``hex_ladder`` among ``rows`` (module
+    docstring), keyed ``<scheme>+resident-latency``; ``base``: the overlapped
+    calibration (its ``tau_sync``, ``T_sync``)."""
+    from scipy.optimize import nnls
+
+    from workbench.models.tiling.schemes import Form, Scheme
+
+    regs = dict(registers or {})
+    twins, bands = defaultdict(list), defaultdict(list)
+    for r in rows:
+        if r.what in (HEX_PAIR[1], LADDER_PAIR[1]):
+            twins[Scheme.paper(int(r.facts["stencil_dims"]))].append(r)
+        elif r.what in (HEX_PAIR[0], LADDER_PAIR[0]):
+            bands[Scheme.paper(int(r.facts["stencil_dims"]))].append(r)
+    found = {}
+    for scheme, members in twins.items():
+        if not any(r.what == LADDER_PAIR[1] for r in members):
+            continue
+
+        def twin_at(r, L, lam):
+            return _resident_launch(scheme, r, hw, base, L, lam, 0.0,
+                                    r.variant.split(":", 1)[0],
+                                    regs.get(r.variant.split(":", 1)[0]), True)
+
+        design = np.array([[(twin_at(r, 1e-9, 0.0) - twin_at(r, 0.0, 0.0)) / 1e-9,
+                            (twin_at(r, 0.0, 1e-6) - twin_at(r, 0.0, 0.0)) / 1e-6]
+                           for r in members])
+        times = np.array([r.time_s for r in members])
+        (L, lam), _ = nnls(design / times[:, None], np.ones(len(members)))
+        if not L > 0:
+            continue
+        per: dict[str, list[float]] = defaultdict(list)
+        left_out = []
+        for band in bands.get(scheme, []):
+            st = band.variant.split(":", 1)[0]
+            C = _bisect(lambda C: _resident_launch(scheme, band, hw, base, L, lam, C, st,
+                                                   regs.get(st), False),
+                        band.time_s, 1e-15, 1e-4)
+            (per[st].append(C) if C is not None else left_out.append(band.variant))
+        if not per:
+            continue
+        fitted = design @ np.array([L, lam])
+        found[Form.RESIDENT_LATENCY.constants_key(scheme)] = SchemeConstants(
+            float(L), {s: float(np.mean(v)) for s, v in sorted(per.items())}, {
+                "from": "hex_band / hex_band_wr pairs and the hex_ladder rungs: L and the "
+                        "row latency by non-negative least squares over the twins, then "
+                        "C_iter per band by bisection (the resident-latency form)",
+                "twins": len(members), "bands": sum(len(v) for v in per.values()),
+                "twin_rel_error": [float(x) for x in fitted / times - 1.0],
+                "left_out": left_out,
+                "C_iter_per_band": {s: v for s, v in sorted(per.items())}},
+            row_latency=float(lam))
+    return found

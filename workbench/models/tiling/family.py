@@ -39,10 +39,12 @@ from workbench.models.tiling.points import (
     stencil_dims,
     stencil_of,
 )
-from workbench.models.tiling.schemes import Problem, Scheme, TileQuantities, quantities
+from workbench.models.tiling.schemes import Form, Problem, Scheme, TileQuantities, quantities
 
 SCHEMA = "workbench.model"
 SCHEMA_VERSION = 1
+#: Files of a model with another form than the paper's (older readers refuse them).
+FORM_SCHEMA_VERSION = 2
 FAMILY = "tiling"
 PAPER = Paper("Prajapati et al., 2017", "Simple, accurate, analytical time modeling and "
               "optimal tile size selection for GPGPU stencils", "prajapati-time-tiling",
@@ -51,13 +53,16 @@ PAPER = Paper("Prajapati et al., 2017", "Simple, accurate, analytical time model
 
 @dataclass(frozen=True)
 class TilingTimeModel(RanksByPrediction):
-    """T_alg for one device (hardware and calibration) and tiling scheme."""
+    """T_alg for one device (hardware and calibration) and tiling scheme; ``form``:
+    the paper's equations or, for the hexagonal/hybrid tiles, the resident-latency
+    extension (:mod:`.schemes`)."""
 
     hardware: TilingHardware
     calibration: TilingCalibration
     scheme: Scheme = Scheme.OVERLAPPED
     registers: Mapping[str, float] = field(default_factory=dict)   # stencil -> per item
     family: str = FAMILY
+    form: Form = Form.PAPER
 
     def quantities(self, stencil: str, problem: Problem, tiles: TileArrays, *,
                    registers=None, scheme: Scheme | None = None) -> TileQuantities:
@@ -67,7 +72,7 @@ class TilingTimeModel(RanksByPrediction):
             registers = float(self.registers[stencil])
         return quantities(scheme or self.scheme, problem, tiles.t_T, tiles.t_S,
                           tiles.n_thr, self.hardware, self.calibration, stencil,
-                          registers=registers)
+                          registers=registers, form=self.form)
 
     def scheme_for(self, space_name: str, dims: int) -> Scheme:
         """``hx_`` spaces generate the paper's scheme; ``tt_`` ones the model's own
@@ -138,9 +143,14 @@ class TilingTimeModel(RanksByPrediction):
             rows += [{"property": f"C_iter_{s}_{scheme}", "label": f"C_iter {s} ({scheme})",
                       "value": float(v), "source": "measured"}
                      for s, v in sorted(consts.C_iter.items())]
+            if consts.row_latency:     # the resident-latency form's lambda
+                rows.append({"property": f"row_latency_{scheme}",
+                             "label": f"row latency ({scheme})",
+                             "value": float(consts.row_latency), "source": "measured"})
         table = pd.DataFrame(rows)
         table["ci_low"] = table["ci_high"] = np.nan
-        return {"parameters": table, "fit": {"scheme": self.scheme.value},
+        return {"parameters": table, "fit": {"scheme": self.scheme.value,
+                                             "form": self.form.value},
                 "unexercised": []}
 
     @property
@@ -149,10 +159,13 @@ class TilingTimeModel(RanksByPrediction):
 
     def to_json(self) -> dict:
         hw = {k: getattr(self.hardware, k) for k in self.hardware.__dataclass_fields__}
-        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": FAMILY,
-                "scheme": self.scheme.value, "hardware": hw,
-                "calibration": self.calibration.to_json(),
-                "registers": dict(self.registers), "device": self.device}
+        doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": FAMILY,
+               "scheme": self.scheme.value, "hardware": hw,
+               "calibration": self.calibration.to_json(),
+               "registers": dict(self.registers), "device": self.device}
+        if self.form is not Form.PAPER:     # a reader of version 1 would price the paper's
+            doc.update(schema_version=FORM_SCHEMA_VERSION, form=self.form.value)
+        return doc
 
 
 def _hardware(device_model) -> TilingHardware:
@@ -176,6 +189,15 @@ def _scheme(scheme) -> Scheme:
                                [s.value for s in Scheme]) from None
 
 
+def _form(form) -> Form:
+    try:
+        return form if isinstance(form, Form) else Form(str(form))
+    except ValueError:
+        from workbench.errors import UnknownNameError
+        raise UnknownNameError("tiling model form", str(form),
+                               [f.value for f in Form]) from None
+
+
 class TilingModel:
     """Model family 'tiling' (Prajapati et al.: time-tiled stencils, tile sizes)."""
 
@@ -197,7 +219,8 @@ class TilingModel:
                 "with its own L and C_iter where its microbenchmarks measured them.")
 
     def ready(self, *, device_model=None, calibration=None, scheme="overlapped",
-              registers: Mapping[str, float] | None = None, **options) -> TilingTimeModel:
+              registers: Mapping[str, float] | None = None, form="paper",
+              **options) -> TilingTimeModel:
         if options:
             raise ModelError(f"unknown tiling option(s) {', '.join(sorted(options))}")
         hw = _hardware(device_model)
@@ -207,7 +230,8 @@ class TilingModel:
             cal = calibration
         else:
             cal = load_calibration(calibration)
-        return TilingTimeModel(hw, cal, _scheme(scheme), dict(registers or {}))
+        return TilingTimeModel(hw, cal, _scheme(scheme), dict(registers or {}),
+                               form=_form(form))
 
     def fit(self, data: pd.DataFrame, *, device_model=None, scheme="overlapped",
             **options) -> TilingTimeModel:
@@ -222,9 +246,9 @@ class TilingModel:
         if document.get("schema") != SCHEMA or document.get("family") != FAMILY:
             raise ModelError("not a tiling model file")
         version = document.get("schema_version", 0)
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
+        if not isinstance(version, int) or version > FORM_SCHEMA_VERSION:
             raise ModelError(f"model file has schema version {version!r}; this workbench "
-                             f"reads up to {SCHEMA_VERSION}: upgrade the workbench")
+                             f"reads up to {FORM_SCHEMA_VERSION}: upgrade the workbench")
         try:
             hw = TilingHardware(**document["hardware"])
             cal = TilingCalibration.from_json(document["calibration"])
@@ -232,7 +256,8 @@ class TilingModel:
             raise ModelError(f"malformed tiling model file: {err}") from None
         return TilingTimeModel(hw, cal, _scheme(document.get("scheme", "overlapped")),
                                {str(k): float(v) for k, v in
-                                dict(document.get("registers") or {}).items()})
+                                dict(document.get("registers") or {}).items()},
+                               form=_form(document.get("form", Form.PAPER.value)))
 
 
 def with_registers(model: TilingTimeModel, registers: Mapping[str, float]

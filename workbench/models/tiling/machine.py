@@ -86,20 +86,25 @@ def _check_positive(device: str, what: str, L: float, C_iter: Mapping[str, float
 @dataclass(frozen=True)
 class SchemeConstants:
     """``L`` and ``C_iter`` per stencil measured on one scheme's own microbenchmarks
-    (how: ``provenance``)."""
+    (how: ``provenance``); ``row_latency``: the resident-latency extension's
+    ``lambda``, seconds per row (0 for the paper's equations, which have none)."""
 
     L: float
     C_iter: Mapping[str, float]
     provenance: Mapping[str, object] = field(default_factory=dict)
+    row_latency: float = 0.0
 
     def to_json(self) -> dict:
-        return {"L": self.L, "C_iter": dict(self.C_iter),
-                "provenance": dict(self.provenance)}
+        doc = {"L": self.L, "C_iter": dict(self.C_iter),
+               "provenance": dict(self.provenance)}
+        if self.row_latency:
+            doc["row_latency"] = self.row_latency
+        return doc
 
     @classmethod
     def from_json(cls, doc: Mapping) -> SchemeConstants:
         return cls(float(doc["L"]), {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
-                   dict(doc.get("provenance") or {}))
+                   dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,9 @@ class TilingCalibration:
         _check_positive(self.device, "", self.L, self.C_iter)
         for scheme, consts in self.schemes.items():
             _check_positive(self.device, f" ({scheme} scheme)", consts.L, consts.C_iter)
+            if not float(consts.row_latency) >= 0:
+                raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): the "
+                                 f"row latency must be >= 0, got {consts.row_latency!r}")
 
     def constants(self, scheme: str | None = None) -> tuple[float, Mapping[str, float], str]:
         """``(L, C_iter per stencil, whose)`` of a scheme (its name): its own where

@@ -49,6 +49,29 @@ equations differ, the model follows the code, and why:
 ``x2`` carry of a whole ``x3`` row of sub-tiles, which a circular window cannot
 keep; the scheme raises for it.
 
+**The resident-latency extension** (``Form.RESIDENT_LATENCY``, issue 34; not the
+paper's, which stays the default: ``Form.PAPER`` reproduces its tables).  Two changes
+to the hexagonal/hybrid equations, both measured on the H100 (``docs/time-tiling.md``):
+
+* the groups an SM actually holds: eq. 16 and eq. 12 charge ``k`` groups sharing
+  every SM, but a row of ``w`` hexagons puts at most ``ceil(w / n_SM)`` on one, so
+  ``T_tile`` takes ``k_res = min(k, ceil(w / n_SM))`` (A and B rows each their own;
+  the rounds, ``ceil(ceil(w / k) / n_SM)``, are the paper's);
+* a row latency: every row of a hexagon (1-D) or of a sub-tile (2-D) waits for its
+  global loads and two barriers before the next row starts, a chain that the groups
+  of one SM wait out side by side, not in turn.  ``T_tile`` gains ``rows * rho`` (1-D:
+  ``t_T`` rows; 2-D: ``t_T`` per sub-tile, ``N_s`` sub-tiles in turn) with ``rho =
+  lambda + 2 tau_sync``, ``lambda`` the scheme's measured row latency.  The barriers
+  are in ``rho``, once per row, and leave ``m'`` and ``c``: ``m' = (m_i + m_o) L``,
+  ``c = 2 C_iter sum_j ceil(..)``.
+
+So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
+max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
+``T_alg = N_w T_sync + K (T_tile(k_A) rounds_A + T_tile(k_B) rounds_B)``.  Its
+constants (``L``, ``lambda``, ``C_iter``) are the scheme's own under the name
+``<scheme>+resident-latency`` (:func:`.calibrate.resident_constants`).  The overlapped
+tiles have no extension: asked for one, :func:`quantities` says so.
+
 The concurrency ``k`` (eq. 11) is the largest number of groups one SM holds:
 ``min(M_SM / M_tile, R_SM / R_tile, MTB_SM, threads_SM / n_thr)`` (floors), with
 ``R_tile = registers per work item x n_thr`` when the registers are known (read
@@ -77,6 +100,17 @@ class Scheme(enum.Enum):
     @classmethod
     def paper(cls, dims: int) -> Scheme:
         return cls.HEXAGONAL if dims == 1 else cls.HYBRID
+
+
+class Form(enum.Enum):
+    """Which equations price the hexagonal/hybrid tiles (module docstring)."""
+
+    PAPER = "paper"
+    RESIDENT_LATENCY = "resident-latency"
+
+    def constants_key(self, scheme: Scheme) -> str:
+        """The name a calibration keeps this form's constants of ``scheme`` under."""
+        return scheme.value if self is Form.PAPER else f"{scheme.value}+{self.value}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,18 +192,28 @@ def _hex_sum(first, count, factor, n_V):
 
 def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                hw: TilingHardware, cal: TilingCalibration, stencil: str, *,
-               registers=None, word_bytes: int = 4) -> TileQuantities:
+               registers=None, word_bytes: int = 4, form: Form = Form.PAPER
+               ) -> TileQuantities:
     """The quantities of every point (``t_T``, each ``t_S[i]`` and ``n_thr``: arrays
-    of one length; ``registers``: per work item, array or None)."""
+    of one length; ``registers``: per work item, array or None; ``form``: the paper's
+    equations or the resident-latency extension, module docstring)."""
     d = len(problem.S)
     if len(t_S) != d:
         raise ModelError(f"{d}-D problem but {len(t_S)} tile sizes")
     t_T = np.atleast_1d(np.asarray(t_T, dtype=np.int64))
     t_S = [np.broadcast_to(np.asarray(t, dtype=np.int64), t_T.shape) for t in t_S]
     n_thr = np.broadcast_to(np.asarray(n_thr, dtype=np.int64), t_T.shape)
+    if form is not Form.PAPER and scheme is Scheme.OVERLAPPED:
+        raise ModelError(f"the {form.value} form extends the paper's hexagonal/hybrid "
+                         "tiles; overlapped tiles are priced by the paper's equations")
     # the scheme's own L and C_iter where its microbenchmarks measured them
-    L, _, _ = cal.constants(scheme.value)
-    C, tau = cal.c_iter(stencil, scheme.value), cal.tau_sync
+    key = form.constants_key(scheme)
+    if form is not Form.PAPER and key not in cal.schemes:
+        raise ModelError(f"the calibration of {cal.device!r} has no {key} constants: "
+                         "derive them from the row-latency ladder "
+                         "(benchmarks/tiling_side_by_side.py --update-calibration)")
+    L, _, _ = cal.constants(key)
+    C, tau = cal.c_iter(stencil, key), cal.tau_sync
     S, T = problem.S, problem.T
     if scheme is Scheme.OVERLAPPED:
         E = [t + 2 * t_T for t in t_S]
@@ -186,11 +230,13 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
         raise ModelError(f"the {scheme.value} scheme is for "
                          f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D'} "
                          f"stencils, not {d}-D")
+    latency = cal.schemes[key].row_latency if form is not Form.PAPER else 0.0
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
-                      word_bytes)
+                      word_bytes, form, latency)
 
 
-def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes):
+def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
+               form=Form.PAPER, latency=0.0):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -214,8 +260,13 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     m_i = ((t1 + 2 * t_T) * (inner + halo)).astype(float)         # eq. 13 and the x2 halo
     m_o = ((t1 + 2 * t_T - 2) * inner).astype(float)              # outer cells, top row
     # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
-    c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
+    if form is Form.RESIDENT_LATENCY:
+        return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
+                                 feasible & even, repeats, 2 * C * _hex_sum(t1, h, inner,
+                                                                            hw.n_V),
+                                 t_T * (latency + 2 * tau), hw, cal, L)
+    c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
         T_tile = m_prime + c + (k - 1) * np.maximum(m_prime, c)
@@ -229,3 +280,31 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     w = (w_A + w_B) / 2
     return TileQuantities(scheme, N_w, w, m_i, m_o, m_prime, c, M_tile, k, T_tile,
                           np.where(feasible & even, T_alg, np.inf), feasible & even)
+
+
+def resident(w, k, n_SM: int):
+    """``k_res = min(k, ceil(w / n_SM))``, at least 1: the groups one SM holds."""
+    return np.maximum(np.minimum(k, _ceil_div(np.maximum(w, 1), n_SM)), 1)
+
+
+def resident_tile(dims: int, k_res, m_prime, c, chain, repeats):
+    """``T_tile`` of the resident-latency form (module docstring); ``chain``: the rows'
+    latency of one (sub-)tile, ``t_T rho``."""
+    if dims == 1:
+        return m_prime + c + (k_res - 1) * np.maximum(m_prime, c) + chain
+    return np.where(k_res == 1, (m_prime + c + chain) * repeats,
+                    m_prime + (k_res * np.maximum(m_prime, c) + chain) * repeats)
+
+
+def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasible,
+                      repeats, c, chain, hw, cal, L):
+    m_prime = (m_i + m_o) * L
+    k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
+    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats)
+    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats)
+    rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
+    rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
+    T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B)
+    # k: the concurrency (eq. 11), as the paper's form reports it; T_tile: an A row's
+    return TileQuantities(scheme, N_w, (w_A + w_B) / 2, m_i, m_o, m_prime, c, M_tile, k,
+                          tile_A, np.where(feasible, T_alg, np.inf), feasible)

@@ -1,0 +1,217 @@
+"""The driver of ``scripts/h100_hexagonal_resident.sh`` (issue 34, item 4): the
+row-latency ladder, the resident-latency constants derived from it and the shipped
+hexagonal microbenchmarks, and the picks of both calibrations measured.
+
+    python3 scripts/h100_hexagonal_resident.py OUT STAGE SECONDS
+
+Stages: ``ladder`` (the ``hex_ladder`` rungs into ``OUT/hexagonal-resident.sqlite``,
+campaign ``hexagonal-ladder``), ``picks`` (per problem: the best baseline point of the
+shipped stores measured again, then the points the paper's form with the scheme's own
+constants and the resident-latency form predict within 10 % of their minimum, at most
+``HXR_PICKS`` each, campaigns ``tune/hx_<s>/{best-baseline,chosen-own,chosen-resident}/
+<sizes>``); both stop themselves at ``SECONDS``.  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``:
+tiny problems on a CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workbench.errors import ModelError  # noqa: E402
+from workbench.kernels.timetiled import hexspaces  # noqa: E402
+from workbench.kernels.timetiled.microbench import (  # noqa: E402
+    QUICK_HEX_LADDERS,
+    hex_ladder,
+)
+from workbench.measure import find_device, open_device  # noqa: E402
+from workbench.measure.runner import TimingProtocol  # noqa: E402
+from workbench.measure.store import MeasurementStore  # noqa: E402
+from workbench.measure.store.compressed import resolve_store_path  # noqa: E402
+from workbench.models.tiling import (  # noqa: E402
+    H100,
+    TilingModel,
+    evaluate_grid,
+    feasible_grid,
+    load_calibration,
+    near_minimum,
+    point_labels,
+    save_calibration,
+)
+from workbench.models.tiling.calibrate import (  # noqa: E402
+    resident_constants,
+    rows_from_measurements,
+    with_scheme_constants,
+)
+from workbench.models.tiling.schemes import Form, Scheme  # noqa: E402
+
+DRY = bool(os.environ.get("HXR_DRY_RUN"))
+PICKS = int(os.environ.get("HXR_PICKS", 16))
+H100_DIR = ROOT / "sample_data" / "h100"
+STORE = "hexagonal-resident.sqlite"
+CAL_OUT = "tiling-calibration-resident.json"
+if DRY:
+    PROBLEMS = [("jacobi1d", {"S1": 4096, "T": 16}), ("jacobi2d", {"S1": 128, "S2": 128,
+                                                                   "T": 48})]
+else:
+    PROBLEMS = [("jacobi1d", {"S1": 1 << 20, "T": 256})] + [
+        (s, {"S1": n, "S2": n, "T": 48}) for n in (4096, 8192)
+        for s in ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")]
+PROTOCOL = TimingProtocol(runs=5, discard_first=0)
+CHOSEN = """from workbench.kernels.timetiled.hexspaces import hexagonal_space
+
+
+def space(**sizes):
+    return hexagonal_space({stencil!r}, only={only!r}, **sizes)
+"""
+
+
+def sizes_text(sizes):
+    return ",".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def ladder(out, dev, queue, seconds):
+    from workbench.tuning.timetiled_microbench import measure_microbenchmarks
+
+    nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
+    benches = (hex_ladder(2, ladders=QUICK_HEX_LADDERS) if DRY else hex_ladder(H100.n_SM))
+    began = time.time()
+    with MeasurementStore.open(f"{out}/{STORE}") as store:
+        cid = measure_microbenchmarks(
+            queue, dev.identity, store, benches=benches, build_options=nv,
+            name="hexagonal-ladder",
+            on_progress=lambda i, n, what: print(f"[{i + 1}/{n}] {what}", flush=True))
+        measured = list(store.measurements(campaign=cid, status=None))
+    print(f"{len(measured)} of {len(benches)} ladder rungs recorded in "
+          f"{time.time() - began:.1f} s")
+    for m in measured:
+        print(f"  {m.key.kernel:18s} {m.key.variant:48s} {m.status.value:8s} min "
+              f"{min(m.raw_times_s) if m.raw_times_s else float('nan'):.6g} s")
+
+
+def calibrations(out):
+    """(the shipped calibration: the paper's form with the schemes' own constants,
+    the same with the resident-latency constants added, or None when not derived)."""
+    shipped = load_calibration(H100_DIR / "tiling-calibration.json")
+    regs = dict(shipped.provenance.get("registers_per_item") or {})
+    rows = []
+    for path in (H100_DIR / "hexagonal-microbench.sqlite", Path(out) / STORE):
+        found = resolve_store_path(path)
+        if found is None:
+            continue
+        with MeasurementStore.open(found, create=False, readonly=True) as store:
+            rows += rows_from_measurements(store.measurements(status=None))
+    try:
+        found = resident_constants(rows, H100, replace(shipped, schemes={}), regs)
+    except ModelError as err:
+        print(f"resident-latency constants not derived: {err}")
+        return shipped, None
+    for key, c in found.items():
+        print(f"{key}: L = {c.L:.4g} s/word/SM, row latency = {c.row_latency:.4g} s, "
+              "C_iter = " + ", ".join(f"{s} {v:.4g}" for s, v in sorted(c.C_iter.items()))
+              + f"; twins' relative error {c.provenance['twin_rel_error']}")
+    if not found:
+        return shipped, None
+    ext = with_scheme_constants(shipped, found)
+    save_calibration(ext, Path(out) / CAL_OUT)
+    return shipped, ext
+
+
+def chosen_labels(cal, form, stencil, sizes):
+    regs = dict(cal.provenance.get("registers_per_item") or {})
+    dims = len(sizes) - 1
+    model = TilingModel().ready(device_model="h100", calibration=cal, registers=regs,
+                                scheme=Scheme.paper(dims).value, form=form)
+    frame = evaluate_grid(model, stencil, sizes,
+                          feasible_grid(dims, sizes["T"], scheme=Scheme.paper(dims)))
+    ok = []
+    for label in point_labels(near_minimum(frame, 0.10), dims):
+        p = {k: int(v) for k, v in (x.split("=") for x in label.split(","))}
+        if hexspaces.feasible(hexspaces.hex_config(stencil, p, sizes)):
+            ok.append(label)
+        if len(ok) == PICKS:
+            break
+    return ok
+
+
+def best_baseline(stencil, sizes):
+    name = f"tune/hx_{stencil}/baseline/{sizes_text(sizes)}"
+    for path in (H100_DIR / "hexagonal.sqlite", H100_DIR / "hexagonal-8192.sqlite"):
+        found = resolve_store_path(path)
+        if found is None:
+            continue
+        with MeasurementStore.open(found, create=False, readonly=True) as store:
+            ok = [m for m in store.measurements(campaign=name) if m.time_s is not None]
+        if ok:
+            return [min(ok, key=lambda m: m.time_s).key.variant]
+    return []
+
+
+def measure(store, dev, queue, stencil, sizes, kind, labels, deadline):
+    from workbench.tuning.parallel import PrebuildPool
+    from workbench.tuning.runner import Explorer
+    from workbench.tuning.sequence import SequenceEvaluator
+    from workbench.tuning.strategies import make_strategy
+
+    nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
+    began = time.time()
+    space = hexspaces.hexagonal_space(stencil, baseline=1, only=labels, **sizes)
+    name = f"tune/{space.name}/{kind}/{sizes_text(sizes)}"
+    ev = SequenceEvaluator(space, queue, protocol=PROTOCOL, verify=False, build_options=nv)
+    probe = make_strategy("exhaustive")
+    probe.start(space, space.points())
+    order = []
+    while (p := probe.ask()) is not None:
+        order.append(p)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "chosen.py"
+        path.write_text(CHOSEN.format(stencil=stencil, only=sorted(labels)))
+        with PrebuildPool(ev, f"{path}:space", order, dev.index,
+                          int(os.environ.get("HXR_JOBS", 14))) as pool:
+            result = Explorer(space, make_strategy("exhaustive"), pool, store=store,
+                              device=dev.identity, name=name,
+                              discard_first=PROTOCOL.discard_first).run(
+                None, should_stop=lambda: time.time() > deadline)
+    ok = [e for e in result.evaluations if e.ok]
+    best = min(ok, key=lambda e: e.time_s) if ok else None
+    print(f"{stencil} {sizes_text(sizes)} {kind}: {len(result.evaluations)} of "
+          f"{len(labels)} points, {len(ok)} ok, {time.time() - began:.1f} s; best "
+          f"{best.point.label if best else '-'} "
+          f"{best.time_s if best else float('nan'):.6g} s", flush=True)
+
+
+def picks(out, dev, queue, seconds):
+    deadline = time.time() + seconds
+    shipped, ext = calibrations(out)
+    plan = {}
+    for stencil, sizes in PROBLEMS:
+        plan[(stencil, sizes_text(sizes))] = {
+            "best-baseline": best_baseline(stencil, sizes),
+            "chosen-own": chosen_labels(shipped, "paper", stencil, sizes),
+            "chosen-resident": (chosen_labels(ext, "resident-latency", stencil, sizes)
+                                if ext is not None else [])}
+    Path(out, "hexagonal-resident-plan.json").write_text(json.dumps(
+        {f"{s} {z}": v for (s, z), v in plan.items()}, indent=1) + "\n")
+    with MeasurementStore.open(f"{out}/{STORE}") as store:
+        for stencil, sizes in PROBLEMS:
+            for kind, labels in plan[(stencil, sizes_text(sizes))].items():
+                if time.time() > deadline:
+                    print(f"time is up before {stencil} {sizes_text(sizes)} {kind}")
+                    continue
+                if labels:
+                    measure(store, dev, queue, stencil, sizes, kind, labels, deadline)
+
+
+if __name__ == "__main__":
+    out, stage, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    dev = find_device(os.environ.get("HXR_DEVICE", "NVIDIA"))
+    _, queue = open_device(dev)
+    {"ladder": ladder, "picks": picks}[stage](out, dev, queue, seconds)
