@@ -17,7 +17,7 @@
 # HXR_DRY_RUN=1 HXR_DEVICE=Portable HXR_JOBS=2: tiny sizes on a CPU (no .whl needed).
 set -uo pipefail
 out=${1:?output folder}
-if [ -z "${HXR_DRY_RUN:-}" ]; then
+if [ -z "${HXR_DRY_RUN:-}" ] && [ -e .whl/prelude.sh ]; then  # else: the caller ran it
   bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 fi
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
