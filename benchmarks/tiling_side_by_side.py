@@ -24,6 +24,16 @@ points" rows say which of all the measured points (baseline and picks) the model
 first, against the best baseline: a bound on a selection, not a new one.
 ``--update-calibration`` writes the own constants into the shipped
 ``tiling-calibration.json`` (its overlapped values untouched).
+
+Twice more, schemes ``hexagonal/hybrid, resident-latency`` and ``.., resident-load-passes``:
+the extension of the paper's equations (groups resident per SM, a row latency per row
+or per pass of a row's load loop; :mod:`workbench.models.tiling.schemes`), its constants
+from the same microbenchmarks and the row-latency ladder of
+``scripts/h100_hexagonal_resident.sh`` (``--resident-store``, by default the shipped
+``hexagonal-resident.sqlite``).  That store also holds, per problem, the best baseline
+point measured again and the picks of the paper's form with the own constants and of
+the resident-latency form, measured in the same call: the "picks" rows compare them.
+``--update-calibration`` writes these constants too.
 Nothing is typed in but the paper's numbers.
 """
 
@@ -100,6 +110,12 @@ def validation_rows(validation: pd.DataFrame, scheme: str) -> list[dict]:
                    f"near the best, Spearman {r.spearman:.2f} over all points, with L and "
                    "C_iter of the scheme's own microbenchmarks (6144^2 / 2^21, one "
                    "launch each)")
+        elif scheme in (RESIDENT, PASSES):
+            why = (f"predicted/measured {r.mean_rel_error_near_best + 1:.2f} on average "
+                   f"near the best, Spearman {r.spearman:.2f} over all points: the "
+                   f"{scheme.split(', ')[1]} form (k_res = min(k, ceil(w / n_SM)), a "
+                   "row latency), L, latency and C_iter from the microbenchmarks and the "
+                   "ladder")
         else:
             # the hexagonal code's own costs: its ranking holds, its scale does not
             why = (f"predicted/measured {r.mean_rel_error_near_best + 1:.2f} on average "
@@ -184,7 +200,7 @@ def own_calibration(microbench: Path):
     return with_scheme_constants(base, found)
 
 
-def hex_results(store_path: Path, calibration=None):
+def hex_results(store_path: Path, calibration=None, form: str = "paper"):
     """Validation and selection frames of the hexagonal store (as
     ``benchmarks/tiling_validation.py`` computes them for the overlapped store);
     ``calibration``: default the overlapped constants alone (the first figures).
@@ -196,7 +212,7 @@ def hex_results(store_path: Path, calibration=None):
     from workbench.models.tiling.points import parse_label
 
     cal = calibration if calibration is not None else overlapped_calibration()
-    model = TilingModel().ready(device_model="h100", calibration=cal,
+    model = TilingModel().ready(device_model="h100", calibration=cal, form=form,
                                 registers=dict(cal.provenance.get("registers_per_item")
                                                or {}))
     validation, selection = [], []
@@ -232,6 +248,140 @@ def hex_results(store_path: Path, calibration=None):
     return pd.DataFrame(validation), pd.DataFrame(selection)
 
 
+RESIDENT = "hexagonal/hybrid, resident-latency"
+PASSES = "hexagonal/hybrid, resident-load-passes"
+#: The extension's forms and their scheme labels here.
+FORMS = {"resident-latency": RESIDENT, "resident-load-passes": PASSES}
+LADDER = H100 / "hexagonal-resident.sqlite"
+
+
+def resident_calibration(microbench: Path, ladder: Path):
+    """The own calibration (:func:`own_calibration`) with the constants of both forms
+    of the extension from the microbenchmarks and the ladder store added (None without
+    both)."""
+    from dataclasses import replace
+
+    from workbench.measure.store import MeasurementStore
+    from workbench.measure.store.compressed import resolve_store_path
+    from workbench.models.tiling import H100 as HW
+    from workbench.models.tiling.calibrate import (
+        resident_constants,
+        rows_from_measurements,
+        with_scheme_constants,
+    )
+    from workbench.models.tiling.machine import SchemeConstants
+
+    own = own_calibration(microbench)
+    path = resolve_store_path(ladder)
+    if own is None or path is None:
+        return None
+    rows = []
+    for store_path in (resolve_store_path(microbench), path):
+        with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+            rows += rows_from_measurements(store.measurements(status=None))
+            started = [c.started for c in store.campaigns() if c.name == "hexagonal-ladder"]
+    regs = dict(own.provenance.get("registers_per_item") or {})
+    where = {"stores": [f"sample_data/h100/{Path(str(microbench)).name}.xz",
+                        f"sample_data/h100/{Path(str(ladder)).name}.xz"],
+             "campaigns": ["hexagonal-microbenchmarks", "hexagonal-ladder"],
+             "ladder_measured": started[0] if started else None, "device": own.device,
+             "scripts": ["scripts/h100_hexagonal_microbench.sh",
+                         "scripts/h100_hexagonal_resident.sh"],
+             "derived_by": "python benchmarks/tiling_side_by_side.py --update-calibration",
+             "tau_sync, T_sync, registers": "the overlapped calibration's"}
+    found = {}
+    for form in FORMS:
+        found.update(resident_constants(rows, HW, replace(own, schemes={}), regs, form))
+    if not found:
+        return None
+    return with_scheme_constants(own, {k: SchemeConstants(v.L, v.C_iter,
+                                                          {**where, **v.provenance},
+                                                          v.row_latency)
+                                       for k, v in found.items()})
+
+
+def resident_constant_rows(cal, form: str) -> list[dict]:
+    rows, label = [], FORMS[form]
+    for key, consts in sorted(cal.schemes.items()):
+        if not key.endswith(f"+{form}"):
+            continue
+        scheme = key.split("+", 1)[0]
+        rows.append(_row("Table 3", f"L [s/GB, device], {scheme}, {form}",
+                         "7.36e-3 / 5.42e-3", 5.42e-3, consts.L / 132 / 4e-9,
+                         f"twins of the pairs and the ladder, non-negative least squares "
+                         f"with the row latency; {consts.provenance.get('twins')} twins, "
+                         "relative error " + ", ".join(
+                             f"{x:+.0%}" for x in consts.provenance.get("twin_rel_error",
+                                                                         ())), label))
+        per = "row" if form == "resident-latency" else "load pass of a row"
+        rows.append(_row("extension", f"row latency [s], {scheme}, {form}", "-", None,
+                         consts.row_latency, f"per {per} of a hexagon (1-D) or sub-tile "
+                         "(2-D), the wait for its loads (each row adds two barriers, "
+                         "2 tau_sync)", label))
+        for stencil, value in sorted(consts.C_iter.items()):
+            paper = PAPER_TABLE4.get(stencil)
+            rows.append(_row("Table 4", f"C_iter {stencil} [s], {scheme}, {form}",
+                             f"{paper[0]:.3g} / {paper[1]:.3g}" if paper else "-",
+                             paper[1] if paper else None, value,
+                             "bands of the pairs, bisection, mean; left out: "
+                             f"{consts.provenance.get('left_out') or 'none'}", label))
+    return rows
+
+
+def picks_frame(ladder: Path) -> pd.DataFrame:
+    """Per problem of the ladder store: the best baseline point measured again and the
+    best of each calibration's measured picks (same device call)."""
+    from workbench.measure.store import MeasurementStore
+    from workbench.measure.store.compressed import resolve_store_path
+
+    path = resolve_store_path(ladder)
+    if path is None:
+        return pd.DataFrame()
+    found: dict = {}
+    with MeasurementStore.open(path, create=False, readonly=True) as store:
+        for c in store.campaigns():
+            if not c.name.startswith("tune/hx_"):
+                continue
+            _, space, kind, sizes = c.name.split("/", 3)
+            ok = [m for m in store.measurements(campaign=c.name) if m.time_s is not None]
+            if ok:
+                best = min(ok, key=lambda m: m.time_s)
+                found.setdefault((space[3:], sizes), {})[kind] = (
+                    float(best.time_s), best.key.variant, len(ok))
+    rows = []
+    for (stencil, sizes), kinds in sorted(found.items()):
+        base = kinds.get("best-baseline")
+        for kind, scheme in (("chosen-own", OWN), ("chosen-resident", RESIDENT)):
+            if kind not in kinds or base is None:
+                continue
+            t, label, n = kinds[kind]
+            rows.append({"stencil": stencil, "sizes": sizes, "scheme": scheme,
+                         "picks_measured": n, "best_pick": label, "best_pick_s": t,
+                         "best_baseline": base[1], "best_baseline_s": base[0],
+                         "faster_pct": 100.0 * (1.0 - t / base[0])})
+    return pd.DataFrame(rows)
+
+
+def picks_rows(picks: pd.DataFrame) -> list[dict]:
+    rows = [_row("6.2", f"picks vs best baseline, same call, {r.stencil} {r.sizes} "
+                        "[% faster]", "+9% on average", 9.0, float(r.faster_pct),
+                 f"best of {r.picks_measured} picks measured, {r.best_pick} "
+                 f"{r.best_pick_s * 1e3:.3f} ms, against the best baseline point "
+                 f"{r.best_baseline} measured again in the same call, "
+                 f"{r.best_baseline_s * 1e3:.3f} ms"
+                 + ("; picked with the call's constants (hexagonal-resident-call-"
+                    "calibration.json: C_iter of the pairs and the ladder's bands; "
+                    "jacobi1d and jacobi2d differ from the shipped ones)"
+                    if r.scheme == RESIDENT else ""), r.scheme)
+            for r in picks.itertuples(index=False)]
+    for scheme, part in picks.groupby("scheme", sort=False) if len(picks) else ():
+        rows.append(_row("6.2 / abstract", "picks vs best baseline, same call, mean "
+                         "[% faster]", "+9%", 9.0, float(part["faster_pct"].mean()),
+                         f"{len(part)} problems measured (the call's time ran out before "
+                         "the others); goal: >= 9 % faster", scheme))
+    return rows
+
+
 def own_constant_rows(cal) -> list[dict]:
     rows = []
     for scheme, consts in sorted(cal.schemes.items()):
@@ -257,7 +407,7 @@ def model_best_rows(selection: pd.DataFrame, scheme: str) -> list[dict]:
                  float(r.model_best_faster_pct),
                  f"{r.model_best_point}: the model ranks every measured point (baseline "
                  "and the picks chosen with the overlapped constants); "
-                 + ("its own first pick, measured" if scheme != OWN else
+                 + ("its own first pick, measured" if scheme == "hexagonal/hybrid" else
                     "not a new selection"), scheme)
             for r in selection.itertuples(index=False)]
     if len(selection):
@@ -269,7 +419,8 @@ def model_best_rows(selection: pd.DataFrame, scheme: str) -> list[dict]:
 
 
 def side_by_side(hex_stores: list[Path] | None = None,
-                 hex_microbench: Path | None = MICROBENCH) -> pd.DataFrame:
+                 hex_microbench: Path | None = MICROBENCH,
+                 resident_store: Path | None = LADDER) -> pd.DataFrame:
     from workbench.measure.store.compressed import resolve_store_path
     tables = pd.read_csv(H100 / "tiling-tables.csv")
     validation = pd.read_csv(H100 / "tiling-validation.csv")
@@ -292,6 +443,7 @@ def side_by_side(hex_stores: list[Path] | None = None,
             osel = pd.concat([h for _, h in frames], ignore_index=True)
             rows += own_constant_rows(own) + validation_rows(ov, OWN) + \
                 model_best_rows(osel, OWN)
+            rows += resident_rows(found, hex_microbench, resident_store)
         else:
             rows.append(_row("5.3 / 6.2", "the paper's scheme with its own constants",
                              "measured", None, np.nan, "not measured yet: "
@@ -304,26 +456,47 @@ def side_by_side(hex_stores: list[Path] | None = None,
     return pd.DataFrame(rows)
 
 
+def resident_rows(found: list[Path], hex_microbench: Path, resident_store: Path | None
+                  ) -> list[dict]:
+    res = (resident_calibration(hex_microbench, resident_store)
+           if resident_store is not None else None)
+    if res is None:
+        return [_row("5.3 / 6.2", "the resident-latency extension", "-", None, np.nan,
+                     "not measured yet: scripts/h100_hexagonal_resident.sh writes the "
+                     "ladder store, --resident-store reads it", RESIDENT)]
+    rows = []
+    for form, label in FORMS.items():
+        frames = [hex_results(s, res, form) for s in found]
+        rv = pd.concat([v for v, _ in frames], ignore_index=True)
+        rsel = pd.concat([h for _, h in frames], ignore_index=True)
+        rows += (resident_constant_rows(res, form) + validation_rows(rv, label)
+                 + model_best_rows(rsel, label))
+    return rows + picks_rows(picks_frame(resident_store))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--hex-store", type=Path, nargs="+",
                         default=[H100 / "hexagonal.sqlite", H100 / "hexagonal-8192.sqlite"])
     parser.add_argument("--hex-microbench", type=Path, default=MICROBENCH)
+    parser.add_argument("--resident-store", type=Path, default=LADDER)
     parser.add_argument("--update-calibration", action="store_true",
-                        help="write the hexagonal/hybrid constants into "
+                        help="write the hexagonal/hybrid constants (the paper's form and "
+                             "the resident-latency form) into "
                              "sample_data/h100/tiling-calibration.json")
     args = parser.parse_args()
     if args.update_calibration:
         from workbench.models.tiling import save_calibration
 
-        own = own_calibration(args.hex_microbench)
+        own = (resident_calibration(args.hex_microbench, args.resident_store)
+               or own_calibration(args.hex_microbench))
         if own is None:
             print(f"no store at {args.hex_microbench}", file=sys.stderr)
             return 1
         save_calibration(own, CALIBRATION)
         print(f"written: {CALIBRATION} (schemes: {', '.join(sorted(own.schemes))})")
-    frame = side_by_side(args.hex_store, args.hex_microbench)
+    frame = side_by_side(args.hex_store, args.hex_microbench, args.resident_store)
     frame.to_csv(args.out, index=False)
     pd.set_option("display.width", 200)
     pd.set_option("display.max_colwidth", 60)

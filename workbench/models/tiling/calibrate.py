@@ -38,8 +38,11 @@ model cannot match (its time at ``C_iter -> 0`` already above the band's) is lef
 local memory, no barriers) is priced with ``c = 0`` and its rows' chain ``t_T lambda``,
 so its time is linear in ``L`` and ``lambda``: both come from a non-negative least
 squares over every twin of the scheme, in relative terms (the ladder's intercept is the
-latency, its slope the words).  Then, with those, each band (pairs and rungs) gives
-``C_iter`` by bisection as above, averaged per stencil.  Without a ladder the twins
+latency, its slope the words).  Then, with those, each pair's band gives ``C_iter`` by
+bisection as above, averaged per stencil: the ladder's bands are left out of
+``C_iter``, so that every stencil's comes from the same configurations (the ladders are
+jacobi's alone; with their bands, jacobi2d's ``C_iter`` would be 30 % above heat2d's and
+laplacian2d's, whose pairs give the same value within 2 %).  Without a ladder the twins
 move the rows and the words together and the fit cannot tell them apart: refused.
 """
 
@@ -248,8 +251,15 @@ def tables(cal: TilingCalibration, hw: TilingHardware) -> dict[str, pd.DataFrame
 LADDER_PAIR = ("hex_ladder", "hex_ladder_wr")
 
 
+def _lanes_of(variant: str) -> list[np.ndarray]:
+    """Lanes per axis (axis 0 first) of a hexagonal microbenchmark, from its label
+    (``HexConfig.label``: ``thr=<axis 0>x<axis 1>``)."""
+    thr = next(p for p in variant.replace(",", " ").split() if p.startswith("thr="))
+    return [np.array([int(x)]) for x in thr[4:].split("x")]
+
+
 def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float, lam: float,
-                     C: float, stencil: str, registers, twin: bool) -> float:
+                     C: float, stencil: str, registers, twin: bool, form=None) -> float:
     """The resident-latency form's time of a microbenchmark launch (an A row of
     ``groups`` hexagons); ``twin``: without compute and barriers (``c = 0``, chain
     ``t_T lambda``)."""
@@ -260,35 +270,39 @@ def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float,
     dims = int(f["stencil_dims"])
     tiles = [np.array([int(f["t_S1"])])] + ([np.array([int(f["inner"])])] if dims == 2
                                             else [])
-    key = Form.RESIDENT_LATENCY.constants_key(scheme)
+    form = form or Form.RESIDENT_LATENCY
+    key = form.constants_key(scheme)
     tiny = 1e-300                       # "none": the calibration wants positive values
     own = SchemeConstants(max(L, tiny), {stencil: max(C, tiny)}, row_latency=lam)
     trial = TilingCalibration(base.device, max(L, tiny), tiny if twin else base.tau_sync,
                               base.T_sync, {stencil: max(C, tiny)}, schemes={key: own})
     q = quantities(scheme, Problem(tuple(int(x) for x in f["shape"]), int(f["T"])),
                    np.array([int(f["t_T"])]), tiles, np.array([int(f["threads"])]), hw,
-                   trial, stencil, registers=registers, form=Form.RESIDENT_LATENCY)
+                   trial, stencil, registers=registers, form=form,
+                   lanes=_lanes_of(r.variant))
     return float(q.T_tile[0]) * math.ceil(math.ceil(int(f["groups"]) / int(q.k[0]))
                                           / hw.n_SM)
 
 
 def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCalibration,
-                       registers: Mapping[str, float] | None = None
+                       registers: Mapping[str, float] | None = None, form=None
                        ) -> dict[str, SchemeConstants]:
-    """``L``, ``lambda`` and ``C_iter`` per stencil of the resident-latency form for
-    each scheme with ``hex_band`` pairs and a ``hex_ladder`` among ``rows`` (module
-    docstring), keyed ``<scheme>+resident-latency``; ``base``: the overlapped
-    calibration (its ``tau_sync``, ``T_sync``)."""
+    """``L``, ``lambda`` and ``C_iter`` per stencil of the resident-latency form (or
+    ``form``, its load-pass variant) for each scheme with ``hex_band`` pairs and a
+    ``hex_ladder`` among ``rows`` (module docstring), keyed ``<scheme>+<form>``;
+    ``base``: the overlapped calibration (its ``tau_sync``, ``T_sync``)."""
     from scipy.optimize import nnls
 
     from workbench.models.tiling.schemes import Form, Scheme
+
+    form = Form(form) if form is not None else Form.RESIDENT_LATENCY
 
     regs = dict(registers or {})
     twins, bands = defaultdict(list), defaultdict(list)
     for r in rows:
         if r.what in (HEX_PAIR[1], LADDER_PAIR[1]):
             twins[Scheme.paper(int(r.facts["stencil_dims"]))].append(r)
-        elif r.what in (HEX_PAIR[0], LADDER_PAIR[0]):
+        elif r.what == HEX_PAIR[0]:     # every stencil on the same configurations
             bands[Scheme.paper(int(r.facts["stencil_dims"]))].append(r)
     found = {}
     for scheme, members in twins.items():
@@ -298,7 +312,7 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
         def twin_at(r, L, lam):
             return _resident_launch(scheme, r, hw, base, L, lam, 0.0,
                                     r.variant.split(":", 1)[0],
-                                    regs.get(r.variant.split(":", 1)[0]), True)
+                                    regs.get(r.variant.split(":", 1)[0]), True, form)
 
         design = np.array([[(twin_at(r, 1e-9, 0.0) - twin_at(r, 0.0, 0.0)) / 1e-9,
                             (twin_at(r, 0.0, 1e-6) - twin_at(r, 0.0, 0.0)) / 1e-6]
@@ -312,17 +326,17 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
         for band in bands.get(scheme, []):
             st = band.variant.split(":", 1)[0]
             C = _bisect(lambda C: _resident_launch(scheme, band, hw, base, L, lam, C, st,
-                                                   regs.get(st), False),
+                                                   regs.get(st), False, form),
                         band.time_s, 1e-15, 1e-4)
             (per[st].append(C) if C is not None else left_out.append(band.variant))
         if not per:
             continue
         fitted = design @ np.array([L, lam])
-        found[Form.RESIDENT_LATENCY.constants_key(scheme)] = SchemeConstants(
+        found[form.constants_key(scheme)] = SchemeConstants(
             float(L), {s: float(np.mean(v)) for s, v in sorted(per.items())}, {
                 "from": "hex_band / hex_band_wr pairs and the hex_ladder rungs: L and the "
                         "row latency by non-negative least squares over the twins, then "
-                        "C_iter per band by bisection (the resident-latency form)",
+                        f"C_iter per pair's band by bisection (the {form.value} form)",
                 "twins": len(members), "bands": sum(len(v) for v in per.values()),
                 "twin_rel_error": [float(x) for x in fitted / times - 1.0],
                 "left_out": left_out,

@@ -72,7 +72,7 @@ class TilingTimeModel(RanksByPrediction):
             registers = float(self.registers[stencil])
         return quantities(scheme or self.scheme, problem, tiles.t_T, tiles.t_S,
                           tiles.n_thr, self.hardware, self.calibration, stencil,
-                          registers=registers, form=self.form)
+                          registers=registers, form=self.form, lanes=tiles.lanes)
 
     def scheme_for(self, space_name: str, dims: int) -> Scheme:
         """``hx_`` spaces generate the paper's scheme; ``tt_`` ones the model's own

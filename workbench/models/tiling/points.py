@@ -59,11 +59,22 @@ def parse_label(label: str) -> dict[str, int]:
 
 @dataclass(frozen=True, eq=False)
 class TileArrays:
-    """Tile sizes and lanes of many points (one entry each)."""
+    """Tile sizes and lanes of many points (one entry each); ``lanes``: per axis,
+    axis 0 first (``by, bx`` in 2-D), where known (the load-pass form needs them)."""
 
     t_T: np.ndarray
     t_S: tuple[np.ndarray, ...]
     n_thr: np.ndarray
+    lanes: tuple[np.ndarray, ...] | None = None
+
+    @classmethod
+    def of_grid(cls, grid: Mapping[str, np.ndarray], dims: int) -> TileArrays:
+        """From columns ``tT``, ``tS1``.. and the lanes ``bx``, ``by``.."""
+        lanes = tuple(np.asarray(grid[_LANES[dims - 1 - i]], dtype=np.int64)
+                      for i in range(dims))
+        return cls(np.asarray(grid["tT"]), tuple(np.asarray(grid[f"tS{i + 1}"])
+                                                 for i in range(dims)),
+                   np.prod(lanes, axis=0), lanes)
 
     @classmethod
     def of(cls, points: Sequence[Mapping[str, int]], dims: int) -> TileArrays:
@@ -71,9 +82,9 @@ class TileArrays:
             t_T = np.array([int(p["tT"]) for p in points], dtype=np.int64)
             t_S = tuple(np.array([int(p[f"tS{i + 1}"]) for p in points], dtype=np.int64)
                         for i in range(dims))
-            n_thr = np.array([int(np.prod([int(p[a]) for a in _LANES[:dims]]))
-                              for p in points], dtype=np.int64)
+            lanes = tuple(np.array([int(p[_LANES[dims - 1 - i]]) for p in points],
+                                   dtype=np.int64) for i in range(dims))
         except KeyError as err:
             raise ModelError(f"a time-tiled point needs tT, tS1..tS{dims} and the lanes "
                              f"{', '.join(_LANES[:dims])}; missing {err.args[0]!r}") from None
-        return cls(t_T, t_S, n_thr)
+        return cls(t_T, t_S, np.prod(lanes, axis=0).astype(np.int64), lanes)

@@ -65,6 +65,15 @@ to the hexagonal/hybrid equations, both measured on the H100 (``docs/time-tiling
   are in ``rho``, once per row, and leave ``m'`` and ``c``: ``m' = (m_i + m_o) L``,
   ``c = 2 C_iter sum_j ceil(..)``.
 
+**Its load-pass variant** (``Form.RESIDENT_LOAD_PASSES``): the same, but a row's wait
+is ``lambda`` per pass of its load loop, not per row: a lane walks the row's cells (and
+its halo) in passes of its group's lanes, ``ceil((w_r + 2) / b_y) ceil((t_S2 + 2) / b_x)``
+in 2-D (``ceil((w_r + 2) / b_x)`` in 1-D), each waiting for its load before the next.
+The chain of a (sub-)tile is ``lambda sum_r passes_r + 2 t_T tau_sync`` (the sum is
+``HexConfig.per_tile()["load_passes"]``); it needs the lanes per axis.  Why: the two
+hybrid ladders measure 1.5 and 2.5 us per row but 0.14 and 0.15 us per load pass
+(``docs/time-tiling.md``).
+
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
 ``T_alg = N_w T_sync + K (T_tile(k_A) rounds_A + T_tile(k_B) rounds_B)``.  Its
@@ -107,6 +116,7 @@ class Form(enum.Enum):
 
     PAPER = "paper"
     RESIDENT_LATENCY = "resident-latency"
+    RESIDENT_LOAD_PASSES = "resident-load-passes"
 
     def constants_key(self, scheme: Scheme) -> str:
         """The name a calibration keeps this form's constants of ``scheme`` under."""
@@ -192,8 +202,8 @@ def _hex_sum(first, count, factor, n_V):
 
 def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                hw: TilingHardware, cal: TilingCalibration, stencil: str, *,
-               registers=None, word_bytes: int = 4, form: Form = Form.PAPER
-               ) -> TileQuantities:
+               registers=None, word_bytes: int = 4, form: Form = Form.PAPER,
+               lanes: Sequence | None = None) -> TileQuantities:
     """The quantities of every point (``t_T``, each ``t_S[i]`` and ``n_thr``: arrays
     of one length; ``registers``: per work item, array or None; ``form``: the paper's
     equations or the resident-latency extension, module docstring)."""
@@ -231,12 +241,31 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                          f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D'} "
                          f"stencils, not {d}-D")
     latency = cal.schemes[key].row_latency if form is not Form.PAPER else 0.0
+    if form is Form.RESIDENT_LOAD_PASSES:
+        if lanes is None or len(lanes) != d:
+            raise ModelError(f"the {form.value} form needs the lanes per axis of every "
+                             "point (bx, by)")
+        lanes = [np.broadcast_to(np.asarray(x, dtype=np.int64), t_T.shape) for x in lanes]
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
-                      word_bytes, form, latency)
+                      word_bytes, form, latency, lanes)
+
+
+def load_passes(t_T, t_S1, lanes, inner=None):
+    """Passes of a (sub-)tile's load loops, summed over its rows (the load-pass form,
+    module docstring): ``2 sum_{j < t_T/2} ceil((t_S1 + 2 j + 2) / b_1) [ceil((t_S2 + 2)
+    / b_2)]``; ``lanes`` per axis, axis 0 first."""
+    t_T, t1 = np.asarray(t_T, dtype=np.int64), np.asarray(t_S1, dtype=np.int64)
+    h = np.maximum(t_T // 2, 1)
+    j = np.arange(int(h.max(initial=1)), dtype=np.int64)
+    along = _ceil_div((t1[:, None] + 2 * j[None, :] + 2), np.asarray(lanes[0])[:, None])
+    total = 2 * np.sum(along * (j[None, :] < h[:, None]), axis=1)
+    if inner is not None:
+        total = total * _ceil_div(np.asarray(inner) + 2, lanes[1])
+    return total
 
 
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
-               form=Form.PAPER, latency=0.0):
+               form=Form.PAPER, latency=0.0, lanes=None):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -261,11 +290,16 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     m_o = ((t1 + 2 * t_T - 2) * inner).astype(float)              # outer cells, top row
     # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
-    if form is Form.RESIDENT_LATENCY:
+    if form is not Form.PAPER:
+        if form is Form.RESIDENT_LOAD_PASSES:
+            chain = latency * load_passes(t_T, t1, lanes, t_S[1] if len(S) == 2 else None
+                                          ) + 2 * t_T * tau
+        else:
+            chain = t_T * (latency + 2 * tau)
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, 2 * C * _hex_sum(t1, h, inner,
                                                                             hw.n_V),
-                                 t_T * (latency + 2 * tau), hw, cal, L)
+                                 chain, hw, cal, L)
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12

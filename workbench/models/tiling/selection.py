@@ -64,9 +64,7 @@ def evaluate_grid(model, stencil: str, sizes: Mapping[str, int],
     """The model's quantities at every point of ``grid``, feasible points only, sorted
     by predicted time (fastest first)."""
     dims = sum(1 for k in grid if k.startswith("tS"))
-    tiles = TileArrays(np.asarray(grid["tT"]),
-                       tuple(np.asarray(grid[f"tS{i + 1}"]) for i in range(dims)),
-                       np.prod([np.asarray(grid[a]) for a in _LANES[:dims]], axis=0))
+    tiles = TileArrays.of_grid(grid, dims)
     q = model.quantities(stencil, problem_of(sizes, dims), tiles)
     ok = q.feasible.copy()
     if model.scheme is Scheme.OVERLAPPED:    # no lane axis wider than its box
@@ -119,8 +117,7 @@ def heatmap(model, stencil: str, sizes: Mapping[str, int], x: str, y: str,
     X, Y = np.meshgrid(xs, ys)
     grid = {n: (X.ravel() if n == x else Y.ravel() if n == y
                 else np.full(X.size, int(fixed[n]), dtype=np.int64)) for n in names}
-    tiles = TileArrays(grid["tT"], tuple(grid[f"tS{i + 1}"] for i in range(dims)),
-                       np.prod([grid[a] for a in _LANES[:dims]], axis=0))
+    tiles = TileArrays.of_grid(grid, dims)
     q = model.quantities(stencil, problem_of(sizes, dims), tiles)
     values = np.where(q.feasible & np.isfinite(q.T_alg), q.T_alg, np.nan)
     return pd.DataFrame(values.reshape(Y.shape), index=pd.Index(ys, name=y),
