@@ -10,7 +10,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.tiling_side_by_side import H100, OWN, side_by_side  # noqa: E402
+from benchmarks.tiling_side_by_side import (  # noqa: E402
+    FORMS,
+    H100,
+    OWN,
+    RESIDENT,
+    side_by_side,
+)
 from workbench.measure.store.compressed import resolve_store_path  # noqa: E402
 
 HEX = [H100 / "hexagonal.sqlite", H100 / "hexagonal-8192.sqlite"]
@@ -47,6 +53,21 @@ def test_both_hexagonal_stores_give_every_problem_a_row():
     constants = own[own["quantity"].str.contains("microbenchmarks")]
     assert {"hexagonal", "hybrid"} <= {q.rsplit(", ", 1)[1].split()[0]
                                        for q in constants["quantity"]}
+    # and with the resident-latency extension, both forms, from the shipped ladder
+    if resolve_store_path(H100 / "hexagonal-resident.sqlite") is None:
+        return
+    for form, label in FORMS.items():
+        ext = frame[frame["scheme"] == label]
+        ext_rmse = ext[ext["quantity"].str.startswith("RMSE within")]
+        assert list(ext_rmse["quantity"]) == list(rmse["quantity"])
+        assert ext_rmse["ours"].between(0, 5).all()
+        latency = ext[ext["quantity"].str.startswith("row latency")]
+        assert len(latency) == 2 and (latency["ours"] > 0).all()
+    # the picks measured in the ladder's call, against the best baseline measured again
+    picks = frame[frame["quantity"].str.startswith("picks vs best baseline, same call,")
+                  & ~frame["section"].str.contains("abstract")]
+    assert {OWN, RESIDENT} == set(picks["scheme"])
+    assert picks["ours"].between(-100, 100).all()
 
 
 def test_without_the_microbenchmark_store_the_own_rows_say_not_measured(tmp_path):
