@@ -41,8 +41,8 @@ squares over every twin of the scheme, in relative terms (the ladder's intercept
 latency, its slope the words).  Then, with those, each pair's band gives ``C_iter`` by
 bisection as above, averaged per stencil: the ladder's bands are left out of
 ``C_iter``, so that every stencil's comes from the same configurations (the ladders are
-jacobi's alone; with their bands, jacobi2d's ``C_iter`` would be 30 % above heat2d's and
-laplacian2d's, whose pairs give the same value within 2 %).  Without a ladder the twins
+jacobi's alone; with their bands, jacobi2d's ``C_iter`` would be 18-30 % above heat2d's
+and laplacian2d's, whose pairs give the same value within 1 %).  Without a ladder the twins
 move the rows and the words together and the fit cannot tell them apart: refused.
 """
 
