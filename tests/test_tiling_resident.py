@@ -188,3 +188,24 @@ def test_the_constants_come_back_from_launches_timed_as_the_form_prices_them(for
     # the pairs alone move rows and words together: no constants without a ladder
     assert resident_constants(_timed(pairs, form, 3e-10, 6e-7, truth), H100, BASE,
                               form=form) == {}
+
+
+def test_tile_sizes_ranks_with_the_extension_and_refuses_it_for_overlapped_tiles(
+        tmp_path, capsys):
+    from workbench.cli.main import main
+    from workbench.models.tiling import save_calibration
+
+    path = tmp_path / "cal.json"
+    save_calibration(_with(), path)
+    argv = ["tile-sizes", "jacobi2d", "--param", "S1=4096,S2=4096,T=48", "--calibration",
+            str(path), "--scheme", "hybrid", "--top", "3", "--format", "json"]
+    times = {}
+    for form in ("paper", "resident-latency", "resident-load-passes"):
+        assert main(argv + ["--form", form]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["form"] == form
+        times[form] = data["top"][0]["T_alg_s"]
+    assert len(set(times.values())) == 3
+    assert main(["tile-sizes", "jacobi2d", "--calibration", str(path), "--form",
+                 "resident-latency"]) != 0
+    assert "overlapped tiles are priced by the paper" in capsys.readouterr().err

@@ -29,6 +29,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheme", default="overlapped",
                    choices=("overlapped", "hexagonal", "hybrid"),
                    help="overlapped tiles (what the workbench generates) or the paper's")
+    p.add_argument("--form", default="paper",
+                   choices=("paper", "resident-latency", "resident-load-passes"),
+                   help="the paper's equations (default) or, for hexagonal/hybrid tiles, "
+                        "the resident-latency extension (docs/time-tiling.md)")
     p.add_argument("--registers", type=positive_int, default=None,
                    help="registers per work item, bounding the groups per SM")
     p.add_argument("--top", type=positive_int, default=10, help="show the best K (default 10)")
@@ -58,7 +62,8 @@ def cmd_tile_sizes(args) -> int:
     if args.top < 1 or not 0 <= args.within:
         raise ParameterError("--top must be at least 1 and --within not negative")
     model = get_family("tiling").ready(device_model=args.device_model,
-                                       calibration=args.calibration, scheme=args.scheme)
+                                       calibration=args.calibration, scheme=args.scheme,
+                                       form=args.form)
     if args.registers is not None:
         model = with_registers(model, {stencil.name: args.registers})
     began = time.perf_counter()
@@ -77,6 +82,7 @@ def cmd_tile_sizes(args) -> int:
     for r in rows:
         r["GFlop/s"] = round(flop / r["T_alg_s"] / 1e9, 1)
     summary = {"stencil": stencil.name, "sizes": sizes, "scheme": model.scheme.value,
+               "form": model.form.value,
                "device": model.hardware.name, "evaluated": int(len(grid["tT"])),
                "feasible": int(len(frame)), "within": args.within,
                "near_minimum": int(len(near)), "seconds": seconds}
@@ -84,7 +90,8 @@ def cmd_tile_sizes(args) -> int:
         print_json({**summary, "top": rows})
         return 0
     print(f"{stencil.name} {'x'.join(str(sizes[f'S{i + 1}']) for i in range(stencil.dims))}"
-          f", T={sizes['T']}, {model.scheme.value} tiles on {model.hardware.name}: "
+          f", T={sizes['T']}, {model.scheme.value} tiles ({model.form.value} form) on "
+          f"{model.hardware.name}: "
           f"{summary['feasible']} feasible of {summary['evaluated']} points in "
           f"{seconds * 1e3:.0f} ms; {summary['near_minimum']} within "
           f"{args.within:.0%} of the predicted minimum")

@@ -11,7 +11,8 @@ The kernels, driver, tuning spaces and microbenchmarks are in
 * :mod:`.registers`: registers per work item from NVIDIA's ``-cl-nv-verbose`` log;
 * :mod:`.schemes`: the section-4 quantities (N_w, w, m_i, m_o, m', c, k, T_tile(k),
   T_alg) and feasibility (eq. 31) per scheme, vectorized; the overlapped tiles'
-  formulas re-derived there;
+  formulas re-derived there; the paper's form and the resident-latency extension
+  (:class:`~.schemes.Form`) of the hexagonal/hybrid equations;
 * :mod:`.points`: tuning-space points as the model's arrays;
 * :mod:`.validation`: section 5.3, predicted against measured, RMSE over all points
   and near the best;
@@ -44,7 +45,7 @@ from workbench.models.tiling.points import (
     stencil_of,
 )
 from workbench.models.tiling.registers import KernelRegisters, parse_registers, registers_of
-from workbench.models.tiling.schemes import Problem, Scheme, TileQuantities, quantities
+from workbench.models.tiling.schemes import Form, Problem, Scheme, TileQuantities, quantities
 from workbench.models.tiling.selection import (
     RANGES,
     THREADS,
@@ -62,7 +63,8 @@ from workbench.models.tiling.validation import (
     summary,
 )
 
-__all__ = ["H100", "HARDWARE", "RANGES", "THREADS", "KernelRegisters", "Problem", "Scheme",
+__all__ = ["H100", "HARDWARE", "RANGES", "THREADS", "Form", "KernelRegisters", "Problem",
+           "Scheme",
            "TileArrays", "TileQuantities", "TilingCalibration", "TilingHardware",
            "TilingModel", "TilingTimeModel", "calibration", "calibration_from_measurements",
            "evaluate_grid", "feasible_grid", "heatmap", "load_calibration", "near_minimum",
