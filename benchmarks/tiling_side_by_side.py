@@ -351,7 +351,8 @@ def picks_frame(ladder: Path) -> pd.DataFrame:
     rows = []
     for (stencil, sizes), kinds in sorted(found.items()):
         base = kinds.get("best-baseline")
-        for kind, scheme in (("chosen-own", OWN), ("chosen-resident", RESIDENT)):
+        for kind, scheme in (("chosen-own", OWN), ("chosen-resident", RESIDENT),
+                             ("chosen-load-passes", PASSES)):
             if kind not in kinds or base is None:
                 continue
             t, label, n = kinds[kind]

@@ -7,9 +7,11 @@ hexagonal microbenchmarks, and the picks of both calibrations measured.
 Stages: ``ladder`` (the ``hex_ladder`` rungs into ``OUT/hexagonal-resident.sqlite``,
 campaign ``hexagonal-ladder``), ``picks`` (per problem: the best baseline point of the
 shipped stores measured again, then the points the paper's form with the scheme's own
-constants and the resident-latency form predict within 10 % of their minimum, at most
-``HXR_PICKS`` each, campaigns ``tune/hx_<s>/{best-baseline,chosen-own,chosen-resident}/
-<sizes>``); both stop themselves at ``SECONDS``.  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``:
+constants and the two forms of the resident-latency extension predict within 10 % of
+their minimum, at most ``HXR_PICKS`` each, campaigns ``tune/hx_<s>/{best-baseline,
+chosen-own,chosen-resident,chosen-load-passes}/<sizes>``); both stop themselves at
+``SECONDS``.  (The shipped call, 2026-11-26, ran before the load-pass form existed, and
+averaged ``C_iter`` over the ladder's bands too: ``sample_data/h100/README.md``.)  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``:
 tiny problems on a CPU.
 """
 
@@ -110,7 +112,10 @@ def calibrations(out):
         with MeasurementStore.open(found, create=False, readonly=True) as store:
             rows += rows_from_measurements(store.measurements(status=None))
     try:
-        found = resident_constants(rows, H100, replace(shipped, schemes={}), regs)
+        found = {}
+        for form in ("resident-latency", "resident-load-passes"):
+            found.update(resident_constants(rows, H100, replace(shipped, schemes={}), regs,
+                                            form))
     except ModelError as err:
         print(f"resident-latency constants not derived: {err}")
         return shipped, None
@@ -197,7 +202,9 @@ def picks(out, dev, queue, seconds):
             "best-baseline": best_baseline(stencil, sizes),
             "chosen-own": chosen_labels(shipped, "paper", stencil, sizes),
             "chosen-resident": (chosen_labels(ext, "resident-latency", stencil, sizes)
-                                if ext is not None else [])}
+                                if ext is not None else []),
+            "chosen-load-passes": (chosen_labels(ext, "resident-load-passes", stencil,
+                                                 sizes) if ext is not None else [])}
     Path(out, "hexagonal-resident-plan.json").write_text(json.dumps(
         {f"{s} {z}": v for (s, z), v in plan.items()}, indent=1) + "\n")
     with MeasurementStore.open(f"{out}/{STORE}") as store:
