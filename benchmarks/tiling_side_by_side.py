@@ -25,14 +25,15 @@ first, against the best baseline: a bound on a selection, not a new one.
 ``--update-calibration`` writes the own constants into the shipped
 ``tiling-calibration.json`` (its overlapped values untouched).
 
-Twice more, schemes ``hexagonal/hybrid, resident-latency`` and ``.., resident-load-passes``:
-the extension of the paper's equations (groups resident per SM, a row latency per row
-or per pass of a row's load loop; :mod:`workbench.models.tiling.schemes`), its constants
-from the same microbenchmarks and the row-latency ladder of
-``scripts/h100_hexagonal_resident.sh`` (``--resident-store``, by default the shipped
-``hexagonal-resident.sqlite``).  That store also holds, per problem, the best baseline
-point measured again and the picks of the paper's form with the own constants and of
-the resident-latency form, measured in the same call: the "picks" rows compare them.
+Three times more, schemes ``hexagonal/hybrid, resident-latency``, ``..,
+resident-load-passes`` and ``.., resident-rows-passes``: the extension of the paper's
+equations (groups resident per SM, a row latency per row, per pass of a row's load loop,
+or both; :mod:`workbench.models.tiling.schemes`), its constants from the same
+microbenchmarks and the ladders of ``scripts/h100_hexagonal_resident.sh`` and
+``scripts/h100_hexagonal_lanes.sh`` (``--resident-store``, by default the shipped
+``hexagonal-resident.sqlite`` and ``hexagonal-lanes.sqlite``).  Each store also holds,
+per problem, the best baseline point measured again and the picks of the forms,
+measured in the same call: the "picks" rows compare them.
 ``--update-calibration`` writes these constants too.
 Nothing is typed in but the paper's numbers.
 """
@@ -250,15 +251,19 @@ def hex_results(store_path: Path, calibration=None, form: str = "paper"):
 
 RESIDENT = "hexagonal/hybrid, resident-latency"
 PASSES = "hexagonal/hybrid, resident-load-passes"
+BOTH = "hexagonal/hybrid, resident-rows-passes"
 #: The extension's forms and their scheme labels here.
-FORMS = {"resident-latency": RESIDENT, "resident-load-passes": PASSES}
-LADDER = H100 / "hexagonal-resident.sqlite"
+FORMS = {"resident-latency": RESIDENT, "resident-load-passes": PASSES,
+         "resident-rows-passes": BOTH}
+#: the row-latency ladders (first call) and the lane-shape ladder (second call)
+LADDERS = [H100 / "hexagonal-resident.sqlite", H100 / "hexagonal-lanes.sqlite"]
+LADDER = LADDERS[0]
 
 
-def resident_calibration(microbench: Path, ladder: Path):
-    """The own calibration (:func:`own_calibration`) with the constants of both forms
-    of the extension from the microbenchmarks and the ladder store added (None without
-    both)."""
+def resident_calibration(microbench: Path, ladders):
+    """The own calibration (:func:`own_calibration`) with the constants of every form
+    of the extension from the microbenchmarks and the ladder stores added (None
+    without the microbenchmarks or any ladder store)."""
     from dataclasses import replace
 
     from workbench.measure.store import MeasurementStore
@@ -272,21 +277,24 @@ def resident_calibration(microbench: Path, ladder: Path):
     from workbench.models.tiling.machine import SchemeConstants
 
     own = own_calibration(microbench)
-    path = resolve_store_path(ladder)
-    if own is None or path is None:
+    ladders = [p for p in ([ladders] if isinstance(ladders, (str, Path)) else ladders)
+               if resolve_store_path(p) is not None]
+    if own is None or not ladders:
         return None
-    rows = []
-    for store_path in (resolve_store_path(microbench), path):
+    rows, started = [], []
+    for store_path in (resolve_store_path(microbench), *map(resolve_store_path, ladders)):
         with MeasurementStore.open(store_path, create=False, readonly=True) as store:
             rows += rows_from_measurements(store.measurements(status=None))
-            started = [c.started for c in store.campaigns() if c.name == "hexagonal-ladder"]
+            started += [c.started for c in store.campaigns() if "ladder" in c.name]
     regs = dict(own.provenance.get("registers_per_item") or {})
-    where = {"stores": [f"sample_data/h100/{Path(str(microbench)).name}.xz",
-                        f"sample_data/h100/{Path(str(ladder)).name}.xz"],
-             "campaigns": ["hexagonal-microbenchmarks", "hexagonal-ladder"],
-             "ladder_measured": started[0] if started else None, "device": own.device,
+    where = {"stores": [f"sample_data/h100/{Path(str(p)).name}.xz"
+                        for p in (microbench, *ladders)],
+             "campaigns": ["hexagonal-microbenchmarks", "hexagonal-ladder",
+                           "hexagonal-lane-ladder"][:1 + len(ladders)],
+             "ladders_measured": started, "device": own.device,
              "scripts": ["scripts/h100_hexagonal_microbench.sh",
-                         "scripts/h100_hexagonal_resident.sh"],
+                         "scripts/h100_hexagonal_resident.sh",
+                         "scripts/h100_hexagonal_lanes.sh"][:1 + len(ladders)],
              "derived_by": "python benchmarks/tiling_side_by_side.py --update-calibration",
              "tau_sync, T_sync, registers": "the overlapped calibration's"}
     found = {}
@@ -296,7 +304,7 @@ def resident_calibration(microbench: Path, ladder: Path):
         return None
     return with_scheme_constants(own, {k: SchemeConstants(v.L, v.C_iter,
                                                           {**where, **v.provenance},
-                                                          v.row_latency)
+                                                          v.row_latency, v.pass_latency)
                                        for k, v in found.items()})
 
 
@@ -313,11 +321,15 @@ def resident_constant_rows(cal, form: str) -> list[dict]:
                          "relative error " + ", ".join(
                              f"{x:+.0%}" for x in consts.provenance.get("twin_rel_error",
                                                                          ())), label))
-        per = "row" if form == "resident-latency" else "load pass of a row"
+        per = "load pass of a row" if form == "resident-load-passes" else "row"
         rows.append(_row("extension", f"row latency [s], {scheme}, {form}", "-", None,
                          consts.row_latency, f"per {per} of a hexagon (1-D) or sub-tile "
                          "(2-D), the wait for its loads (each row adds two barriers, "
                          "2 tau_sync)", label))
+        if form == "resident-rows-passes":
+            rows.append(_row("extension", f"pass latency [s], {scheme}, {form}", "-",
+                             None, consts.pass_latency, "per load pass of a row, fitted "
+                             "with the row latency on the same twins", label))
         for stencil, value in sorted(consts.C_iter.items()):
             paper = PAPER_TABLE4.get(stencil)
             rows.append(_row("Table 4", f"C_iter {stencil} [s], {scheme}, {form}",
@@ -328,15 +340,20 @@ def resident_constant_rows(cal, form: str) -> list[dict]:
     return rows
 
 
-def picks_frame(ladder: Path) -> pd.DataFrame:
-    """Per problem of the ladder store: the best baseline point measured again and the
-    best of each calibration's measured picks (same device call)."""
-    from workbench.measure.store import MeasurementStore
+def picks_frame(ladders) -> pd.DataFrame:
+    """Per ladder store (one device call each) and problem: the best baseline point
+    measured again and the best of each calibration's measured picks."""
     from workbench.measure.store.compressed import resolve_store_path
 
-    path = resolve_store_path(ladder)
-    if path is None:
-        return pd.DataFrame()
+    frames = [_picks_of(resolve_store_path(p), Path(str(p)).name) for p in
+              ([ladders] if isinstance(ladders, (str, Path)) else ladders)
+              if resolve_store_path(p) is not None]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _picks_of(path: Path, call: str) -> pd.DataFrame:
+    from workbench.measure.store import MeasurementStore
+
     found: dict = {}
     with MeasurementStore.open(path, create=False, readonly=True) as store:
         for c in store.campaigns():
@@ -352,11 +369,11 @@ def picks_frame(ladder: Path) -> pd.DataFrame:
     for (stencil, sizes), kinds in sorted(found.items()):
         base = kinds.get("best-baseline")
         for kind, scheme in (("chosen-own", OWN), ("chosen-resident", RESIDENT),
-                             ("chosen-load-passes", PASSES)):
+                             ("chosen-load-passes", PASSES), ("chosen-rows-passes", BOTH)):
             if kind not in kinds or base is None:
                 continue
             t, label, n = kinds[kind]
-            rows.append({"stencil": stencil, "sizes": sizes, "scheme": scheme,
+            rows.append({"call": call, "stencil": stencil, "sizes": sizes, "scheme": scheme,
                          "picks_measured": n, "best_pick": label, "best_pick_s": t,
                          "best_baseline": base[1], "best_baseline_s": base[0],
                          "faster_pct": 100.0 * (1.0 - t / base[0])})
@@ -373,13 +390,16 @@ def picks_rows(picks: pd.DataFrame) -> list[dict]:
                  + ("; picked with the call's constants (hexagonal-resident-call-"
                     "calibration.json: C_iter of the pairs and the ladder's bands; "
                     "jacobi1d and jacobi2d differ from the shipped ones)"
-                    if r.scheme == RESIDENT else ""), r.scheme)
+                    if r.scheme == RESIDENT and r.call == LADDER.name else
+                    "; picked with the call's constants (hexagonal-lanes-call-"
+                    "calibration.json)" if r.call != LADDER.name else ""), r.scheme)
             for r in picks.itertuples(index=False)]
     for scheme, part in picks.groupby("scheme", sort=False) if len(picks) else ():
         rows.append(_row("6.2 / abstract", "picks vs best baseline, same call, mean "
                          "[% faster]", "+9%", 9.0, float(part["faster_pct"].mean()),
-                         f"{len(part)} problems measured (the call's time ran out before "
-                         "the others); goal: >= 9 % faster", scheme))
+                         f"{len(part)} problems measured ({', '.join(sorted(set(part['call'])))}"
+                         "; the calls' time ran out before the others); goal: >= 9 % "
+                         "faster", scheme))
     return rows
 
 
@@ -421,7 +441,7 @@ def model_best_rows(selection: pd.DataFrame, scheme: str) -> list[dict]:
 
 def side_by_side(hex_stores: list[Path] | None = None,
                  hex_microbench: Path | None = MICROBENCH,
-                 resident_store: Path | None = LADDER) -> pd.DataFrame:
+                 resident_store=tuple(LADDERS)) -> pd.DataFrame:
     from workbench.measure.store.compressed import resolve_store_path
     tables = pd.read_csv(H100 / "tiling-tables.csv")
     validation = pd.read_csv(H100 / "tiling-validation.csv")
@@ -457,8 +477,7 @@ def side_by_side(hex_stores: list[Path] | None = None,
     return pd.DataFrame(rows)
 
 
-def resident_rows(found: list[Path], hex_microbench: Path, resident_store: Path | None
-                  ) -> list[dict]:
+def resident_rows(found: list[Path], hex_microbench: Path, resident_store) -> list[dict]:
     res = (resident_calibration(hex_microbench, resident_store)
            if resident_store is not None else None)
     if res is None:
@@ -481,7 +500,7 @@ def main() -> int:
     parser.add_argument("--hex-store", type=Path, nargs="+",
                         default=[H100 / "hexagonal.sqlite", H100 / "hexagonal-8192.sqlite"])
     parser.add_argument("--hex-microbench", type=Path, default=MICROBENCH)
-    parser.add_argument("--resident-store", type=Path, default=LADDER)
+    parser.add_argument("--resident-store", type=Path, nargs="+", default=LADDERS)
     parser.add_argument("--update-calibration", action="store_true",
                         help="write the hexagonal/hybrid constants (the paper's form and "
                              "the resident-latency form) into "

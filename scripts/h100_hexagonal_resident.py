@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.errors import ModelError  # noqa: E402
 from workbench.kernels.timetiled import hexspaces  # noqa: E402
 from workbench.kernels.timetiled.microbench import (  # noqa: E402
+    HEX_LANE_LADDERS,
     QUICK_HEX_LADDERS,
     hex_ladder,
 )
@@ -58,8 +59,19 @@ from workbench.models.tiling.schemes import Form, Scheme  # noqa: E402
 DRY = bool(os.environ.get("HXR_DRY_RUN"))
 PICKS = int(os.environ.get("HXR_PICKS", 16))
 H100_DIR = ROOT / "sample_data" / "h100"
-STORE = "hexagonal-resident.sqlite"
+#: round 2 (``HXR_ROUND=2``, scripts/h100_hexagonal_lanes.sh): the lane-shape ladder,
+#: the two-term form, and the picks the first call left unmeasured, into its own store
+ROUND = int(os.environ.get("HXR_ROUND", 1))
+STORE = "hexagonal-resident.sqlite" if ROUND == 1 else "hexagonal-lanes.sqlite"
 CAL_OUT = "tiling-calibration-resident.json"
+FORMS = ("resident-latency", "resident-load-passes") + (
+    ("resident-rows-passes",) if ROUND == 2 else ())
+KIND = {"paper": "chosen-own", "resident-latency": "chosen-resident",
+        "resident-load-passes": "chosen-load-passes",
+        "resident-rows-passes": "chosen-rows-passes"}
+#: QUICK_HEX_LADDERS' tiles under another lane shape (the dry run of round 2)
+QUICK_LANE_LADDERS = (("jacobi1d", (4, (64,), (16,)), (), 16, (1,)),
+                      ("jacobi2d", (4, (2, 32), (2, 16)), (64,), 16, (1,)))
 if DRY:
     PROBLEMS = [("jacobi1d", {"S1": 4096, "T": 16}), ("jacobi2d", {"S1": 128, "S2": 128,
                                                                    "T": 48})]
@@ -84,12 +96,15 @@ def ladder(out, dev, queue, seconds):
     from workbench.tuning.timetiled_microbench import measure_microbenchmarks
 
     nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
-    benches = (hex_ladder(2, ladders=QUICK_HEX_LADDERS) if DRY else hex_ladder(H100.n_SM))
+    ladders = ((QUICK_HEX_LADDERS if ROUND == 1 else QUICK_LANE_LADDERS) if DRY else
+               (HEX_LANE_LADDERS if ROUND == 2 else None))
+    benches = hex_ladder(2 if DRY else H100.n_SM, **({"ladders": ladders} if ladders
+                                                      else {}))
     began = time.time()
     with MeasurementStore.open(f"{out}/{STORE}") as store:
         cid = measure_microbenchmarks(
             queue, dev.identity, store, benches=benches, build_options=nv,
-            name="hexagonal-ladder",
+            name="hexagonal-ladder" if ROUND == 1 else "hexagonal-lane-ladder",
             on_progress=lambda i, n, what: print(f"[{i + 1}/{n}] {what}", flush=True))
         measured = list(store.measurements(campaign=cid, status=None))
     print(f"{len(measured)} of {len(benches)} ladder rungs recorded in "
@@ -105,7 +120,9 @@ def calibrations(out):
     shipped = load_calibration(H100_DIR / "tiling-calibration.json")
     regs = dict(shipped.provenance.get("registers_per_item") or {})
     rows = []
-    for path in (H100_DIR / "hexagonal-microbench.sqlite", Path(out) / STORE):
+    # round 2: the first call's row-latency ladders (shipped) beside the lane-shape one
+    earlier = [H100_DIR / "hexagonal-resident.sqlite"] if ROUND == 2 and not DRY else []
+    for path in [H100_DIR / "hexagonal-microbench.sqlite", *earlier, Path(out) / STORE]:
         found = resolve_store_path(path)
         if found is None:
             continue
@@ -113,7 +130,7 @@ def calibrations(out):
             rows += rows_from_measurements(store.measurements(status=None))
     try:
         found = {}
-        for form in ("resident-latency", "resident-load-passes"):
+        for form in FORMS:
             found.update(resident_constants(rows, H100, replace(shipped, schemes={}), regs,
                                             form))
     except ModelError as err:
@@ -121,6 +138,7 @@ def calibrations(out):
         return shipped, None
     for key, c in found.items():
         print(f"{key}: L = {c.L:.4g} s/word/SM, row latency = {c.row_latency:.4g} s, "
+              f"pass latency = {c.pass_latency:.4g} s, "
               "C_iter = " + ", ".join(f"{s} {v:.4g}" for s, v in sorted(c.C_iter.items()))
               + f"; twins' relative error {c.provenance['twin_rel_error']}")
     if not found:
@@ -193,11 +211,30 @@ def measure(store, dev, queue, stencil, sizes, kind, labels, deadline):
           f"{best.time_s if best else float('nan'):.6g} s", flush=True)
 
 
+def round2_plan(shipped, ext):
+    """Round 2's picks, the most informative first: the 8192^2 problems the first call
+    left unmeasured (best baseline, the two-term and load-pass picks, the per-row ones),
+    then the others (best baseline, the two-term and load-pass picks).  Each problem's
+    best baseline is measured again in this call."""
+    missing = {"heat2d", "laplacian2d", "gradient2d"} if not DRY else set()
+    first = [(s, z) for s, z in PROBLEMS if s in missing and z.get("S1") == 8192]
+    order = first + [p for p in PROBLEMS if p not in first]
+    plan = {}
+    for stencil, sizes in order:
+        forms = ["resident-rows-passes", "resident-load-passes"] + (
+            ["resident-latency"] if (stencil, sizes) in first else [])
+        plan[(stencil, sizes_text(sizes))] = {
+            "best-baseline": best_baseline(stencil, sizes),
+            **{KIND[f]: (chosen_labels(ext, f, stencil, sizes) if ext is not None else [])
+               for f in forms}}
+    return order, plan
+
+
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
     shipped, ext = calibrations(out)
-    plan = {}
-    for stencil, sizes in PROBLEMS:
+    problems, plan = (round2_plan(shipped, ext) if ROUND == 2 else (PROBLEMS, {}))
+    for stencil, sizes in (PROBLEMS if ROUND == 1 else []):
         plan[(stencil, sizes_text(sizes))] = {
             "best-baseline": best_baseline(stencil, sizes),
             "chosen-own": chosen_labels(shipped, "paper", stencil, sizes),
@@ -208,7 +245,7 @@ def picks(out, dev, queue, seconds):
     Path(out, "hexagonal-resident-plan.json").write_text(json.dumps(
         {f"{s} {z}": v for (s, z), v in plan.items()}, indent=1) + "\n")
     with MeasurementStore.open(f"{out}/{STORE}") as store:
-        for stencil, sizes in PROBLEMS:
+        for stencil, sizes in problems:
             for kind, labels in plan[(stencil, sizes_text(sizes))].items():
                 if time.time() > deadline:
                     print(f"time is up before {stencil} {sizes_text(sizes)} {kind}")

@@ -30,7 +30,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    choices=("overlapped", "hexagonal", "hybrid"),
                    help="overlapped tiles (what the workbench generates) or the paper's")
     p.add_argument("--form", default="paper",
-                   choices=("paper", "resident-latency", "resident-load-passes"),
+                   choices=("paper", "resident-latency", "resident-load-passes",
+                            "resident-rows-passes"),
                    help="the paper's equations (default) or, for hexagonal/hybrid tiles, "
                         "the resident-latency extension (docs/time-tiling.md)")
     p.add_argument("--registers", type=positive_int, default=None,

@@ -40,7 +40,9 @@ by :func:`workbench.models.tiling.calibrate.calibration_from_measurements`:
   hexagon's chain of rows costs however few share the SM (the per-row latency) and whose
   slope what each more resident hexagon adds (its transfers and compute).  The pairs
   above all hold 3-16 hexagons per SM and move the rows and the words together, so
-  they cannot tell the two apart.
+  they cannot tell the two apart.  The lane-shape ladder (:data:`HEX_LANE_LADDERS`,
+  the same kernels) keeps one tile and changes its lane shape: the rows stay, the
+  load passes change, which tells a per-row wait from a per-pass one.
 """
 
 from __future__ import annotations
@@ -335,6 +337,17 @@ def hex_ladder(n_SM: int, ladders: Sequence[tuple] = HEX_LADDERS) -> list[Microb
             found += [replace(b, facts={**b.facts, "per_sm": n}) for b in pair]
     return found
 
+
+#: The lane-shape ladder (issue 34): one tile per dimensionality under several lane
+#: shapes, at 1 and 2 hexagons per SM (1-D: 1).  A (sub-)tile keeps its rows (``t_T``)
+#: and its words, its load passes change (1-D, tT 32, tS 512: 544 passes at 32 lanes to
+#: 64 at 512; 2-D, tT 8, tS 2x256: 80 at 4x64 to 280 at 1x64), so the twins separate a
+#: per-row wait from a per-pass one.  The 2x128 and 128-lane shapes repeat a rung of
+#: :data:`HEX_LADDERS` in the same call.
+HEX_LANE_LADDERS = tuple(
+    [("jacobi1d", (32, (512,), (b,)), (), 256, (1,)) for b in (32, 64, 128, 256, 512)]
+    + [("jacobi2d", (8, (2, 256), lanes), (6144,), 48, (1, 2))
+       for lanes in ((1, 64), (1, 128), (1, 256), (2, 32), (2, 64), (2, 128), (4, 64))])
 
 #: A small ladder per dimensionality: the mechanism on a CPU (pocl's ``n_SM``).
 QUICK_HEX_LADDERS = (("jacobi1d", (4, (64,), (32,)), (), 16, (1, 2)),

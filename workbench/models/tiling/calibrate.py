@@ -42,7 +42,10 @@ latency, its slope the words).  Then, with those, each pair's band gives ``C_ite
 bisection as above, averaged per stencil: the ladder's bands are left out of
 ``C_iter``, so that every stencil's comes from the same configurations (the ladders are
 jacobi's alone; with their bands, jacobi2d's ``C_iter`` would be 18-30 % above heat2d's
-and laplacian2d's, whose pairs give the same value within 1 %).  Without a ladder the twins
+and laplacian2d's, whose pairs give the same value within 1 %).  The two-term variant
+(``resident-rows-passes``) fits ``L``, the per-row and the per-pass latency together the
+same way; the lane-shape ladder (one tile under several lane shapes: the same rows,
+other load passes) is what tells the two latencies apart.  Without a ladder the twins
 move the rows and the words together and the fit cannot tell them apart: refused.
 """
 
@@ -258,7 +261,7 @@ def _lanes_of(variant: str) -> list[np.ndarray]:
     return [np.array([int(x)]) for x in thr[4:].split("x")]
 
 
-def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float, lam: float,
+def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float, lam,
                      C: float, stencil: str, registers, twin: bool, form=None) -> float:
     """The resident-latency form's time of a microbenchmark launch (an A row of
     ``groups`` hexagons); ``twin``: without compute and barriers (``c = 0``, chain
@@ -273,7 +276,9 @@ def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float,
     form = form or Form.RESIDENT_LATENCY
     key = form.constants_key(scheme)
     tiny = 1e-300                       # "none": the calibration wants positive values
-    own = SchemeConstants(max(L, tiny), {stencil: max(C, tiny)}, row_latency=lam)
+    per_row, per_pass = lam if isinstance(lam, tuple) else (lam, 0.0)
+    own = SchemeConstants(max(L, tiny), {stencil: max(C, tiny)}, row_latency=per_row,
+                          pass_latency=per_pass)
     trial = TilingCalibration(base.device, max(L, tiny), tiny if twin else base.tau_sync,
                               base.T_sync, {stencil: max(C, tiny)}, schemes={key: own})
     q = quantities(scheme, Problem(tuple(int(x) for x in f["shape"]), int(f["T"])),
@@ -296,6 +301,7 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
     from workbench.models.tiling.schemes import Form, Scheme
 
     form = Form(form) if form is not None else Form.RESIDENT_LATENCY
+    two_terms = form is Form.RESIDENT_ROWS_PASSES
 
     regs = dict(registers or {})
     twins, bands = defaultdict(list), defaultdict(list)
@@ -314,11 +320,15 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
                                     r.variant.split(":", 1)[0],
                                     regs.get(r.variant.split(":", 1)[0]), True, form)
 
-        design = np.array([[(twin_at(r, 1e-9, 0.0) - twin_at(r, 0.0, 0.0)) / 1e-9,
-                            (twin_at(r, 0.0, 1e-6) - twin_at(r, 0.0, 0.0)) / 1e-6]
-                           for r in members])
+        # unit steps of L and of each latency the form has (the twin's time is linear)
+        steps = [(1e-9, (0.0, 0.0)), (0.0, (1e-6, 0.0))] + (
+            [(0.0, (0.0, 1e-6))] if two_terms else [])
+        design = np.array([[(twin_at(r, L1, lat) - twin_at(r, 0.0, (0.0, 0.0)))
+                            / max(L1, *lat) for L1, lat in steps] for r in members])
         times = np.array([r.time_s for r in members])
-        (L, lam), _ = nnls(design / times[:, None], np.ones(len(members)))
+        solved, _ = nnls(design / times[:, None], np.ones(len(members)))
+        L, lam = float(solved[0]), (float(solved[1]),
+                                    float(solved[2]) if two_terms else 0.0)
         if not L > 0:
             continue
         per: dict[str, list[float]] = defaultdict(list)
@@ -331,7 +341,7 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
             (per[st].append(C) if C is not None else left_out.append(band.variant))
         if not per:
             continue
-        fitted = design @ np.array([L, lam])
+        fitted = design @ solved
         found[form.constants_key(scheme)] = SchemeConstants(
             float(L), {s: float(np.mean(v)) for s, v in sorted(per.items())}, {
                 "from": "hex_band / hex_band_wr pairs and the hex_ladder rungs: L and the "
@@ -339,7 +349,8 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
                         f"C_iter per pair's band by bisection (the {form.value} form)",
                 "twins": len(members), "bands": sum(len(v) for v in per.values()),
                 "twin_rel_error": [float(x) for x in fitted / times - 1.0],
+                "twin_variants": [f"{r.what} {r.variant}" for r in members],
                 "left_out": left_out,
                 "C_iter_per_band": {s: v for s, v in sorted(per.items())}},
-            row_latency=float(lam))
+            row_latency=lam[0], pass_latency=lam[1])
     return found

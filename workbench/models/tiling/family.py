@@ -147,6 +147,10 @@ class TilingTimeModel(RanksByPrediction):
                 rows.append({"property": f"row_latency_{scheme}",
                              "label": f"row latency ({scheme})",
                              "value": float(consts.row_latency), "source": "measured"})
+            if consts.pass_latency:    # the two-term variant's per-pass latency
+                rows.append({"property": f"pass_latency_{scheme}",
+                             "label": f"pass latency ({scheme})",
+                             "value": float(consts.pass_latency), "source": "measured"})
         table = pd.DataFrame(rows)
         table["ci_low"] = table["ci_high"] = np.nan
         return {"parameters": table, "fit": {"scheme": self.scheme.value,

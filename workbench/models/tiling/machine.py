@@ -87,24 +87,30 @@ def _check_positive(device: str, what: str, L: float, C_iter: Mapping[str, float
 class SchemeConstants:
     """``L`` and ``C_iter`` per stencil measured on one scheme's own microbenchmarks
     (how: ``provenance``); ``row_latency``: the resident-latency extension's
-    ``lambda``, seconds per row (0 for the paper's equations, which have none)."""
+    ``lambda``, seconds per row (0 for the paper's equations, which have none), or per
+    load pass in its load-pass variant; ``pass_latency``: the two-term variant's
+    second latency, seconds per load pass (its ``row_latency`` then per row)."""
 
     L: float
     C_iter: Mapping[str, float]
     provenance: Mapping[str, object] = field(default_factory=dict)
     row_latency: float = 0.0
+    pass_latency: float = 0.0
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
                "provenance": dict(self.provenance)}
         if self.row_latency:
             doc["row_latency"] = self.row_latency
+        if self.pass_latency:
+            doc["pass_latency"] = self.pass_latency
         return doc
 
     @classmethod
     def from_json(cls, doc: Mapping) -> SchemeConstants:
         return cls(float(doc["L"]), {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
-                   dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)))
+                   dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)),
+                   float(doc.get("pass_latency", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -127,9 +133,10 @@ class TilingCalibration:
         _check_positive(self.device, "", self.L, self.C_iter)
         for scheme, consts in self.schemes.items():
             _check_positive(self.device, f" ({scheme} scheme)", consts.L, consts.C_iter)
-            if not float(consts.row_latency) >= 0:
-                raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): the "
-                                 f"row latency must be >= 0, got {consts.row_latency!r}")
+            for what, v in (("row", consts.row_latency), ("pass", consts.pass_latency)):
+                if not float(v) >= 0:
+                    raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): "
+                                     f"the {what} latency must be >= 0, got {v!r}")
 
     def constants(self, scheme: str | None = None) -> tuple[float, Mapping[str, float], str]:
         """``(L, C_iter per stencil, whose)`` of a scheme (its name): its own where

@@ -74,6 +74,13 @@ The chain of a (sub-)tile is ``lambda sum_r passes_r + 2 t_T tau_sync`` (the sum
 hybrid ladders measure 1.5 and 2.5 us per row but 0.14 and 0.15 us per load pass
 (``docs/time-tiling.md``).
 
+**Its two-term variant** (``Form.RESIDENT_ROWS_PASSES``): both waits, ``lambda_row``
+per row and ``lambda_pass`` per load pass, ``chain = t_T (lambda_row + 2 tau_sync) +
+lambda_pass sum_r passes_r``, the two fitted together on the twins of the pairs, the
+row-latency ladders and the lane-shape ladder (one tile under several lane shapes:
+the rows stay, the passes change), so that the data choose the unit
+(:func:`.calibrate.resident_constants`).
+
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
 ``T_alg = N_w T_sync + K (T_tile(k_A) rounds_A + T_tile(k_B) rounds_B)``.  Its
@@ -117,6 +124,11 @@ class Form(enum.Enum):
     PAPER = "paper"
     RESIDENT_LATENCY = "resident-latency"
     RESIDENT_LOAD_PASSES = "resident-load-passes"
+    RESIDENT_ROWS_PASSES = "resident-rows-passes"
+
+    @property
+    def needs_lanes(self) -> bool:
+        return self in (Form.RESIDENT_LOAD_PASSES, Form.RESIDENT_ROWS_PASSES)
 
     def constants_key(self, scheme: Scheme) -> str:
         """The name a calibration keeps this form's constants of ``scheme`` under."""
@@ -240,8 +252,9 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
         raise ModelError(f"the {scheme.value} scheme is for "
                          f"{'1-D' if scheme is Scheme.HEXAGONAL else '2-D'} "
                          f"stencils, not {d}-D")
-    latency = cal.schemes[key].row_latency if form is not Form.PAPER else 0.0
-    if form is Form.RESIDENT_LOAD_PASSES:
+    own = cal.schemes.get(key)
+    latency = (own.row_latency, own.pass_latency) if form is not Form.PAPER else (0.0, 0.0)
+    if form.needs_lanes:
         if lanes is None or len(lanes) != d:
             raise ModelError(f"the {form.value} form needs the lanes per axis of every "
                              "point (bx, by)")
@@ -264,8 +277,20 @@ def load_passes(t_T, t_S1, lanes, inner=None):
     return total
 
 
+def row_chain(form: Form, latency, t_T, t_S1, lanes, inner, tau):
+    """The chain of a (sub-)tile's rows in a resident form (module docstring);
+    ``latency``: ``(row_latency, pass_latency)`` of the form's constants."""
+    per_row, per_pass = latency
+    if form is Form.RESIDENT_LATENCY:
+        return t_T * (per_row + 2 * tau)
+    passes = load_passes(t_T, t_S1, lanes, inner)
+    if form is Form.RESIDENT_LOAD_PASSES:       # its one latency is kept as row_latency
+        return per_row * passes + 2 * t_T * tau
+    return t_T * (per_row + 2 * tau) + per_pass * passes
+
+
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
-               form=Form.PAPER, latency=0.0, lanes=None):
+               form=Form.PAPER, latency=(0.0, 0.0), lanes=None):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -291,11 +316,8 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
     if form is not Form.PAPER:
-        if form is Form.RESIDENT_LOAD_PASSES:
-            chain = latency * load_passes(t_T, t1, lanes, t_S[1] if len(S) == 2 else None
-                                          ) + 2 * t_T * tau
-        else:
-            chain = t_T * (latency + 2 * tau)
+        chain = row_chain(form, latency, t_T, t1, lanes, t_S[1] if len(S) == 2 else None,
+                          tau)
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, 2 * C * _hex_sum(t1, h, inner,
                                                                             hw.n_V),
