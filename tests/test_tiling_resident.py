@@ -1,6 +1,7 @@
 """The resident-latency extension of the hexagonal/hybrid equations (issue 34): the
-groups an SM holds, the row latency (per row, or per pass of a row's load loop), its
-calibration from the row-latency ladder, and the paper's form left as it was."""
+groups an SM holds, the row latency (per row, per pass of a row's load loop, or both),
+its calibration from the row-latency and lane-shape ladders, and the paper's form left
+as it was."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from workbench.kernels.candidate import Candidate
 from workbench.kernels.timetiled.hexagonal import HexConfig
 from workbench.kernels.timetiled.microbench import (
     HEX_LADDERS,
+    HEX_LANE_LADDERS,
     Micro,
     hex_ladder,
     hex_microbenchmarks,
@@ -39,7 +41,7 @@ LAM = 5e-7
 
 def _with(lam=LAM, L=4e-10, C=5e-8):
     consts = {}
-    for form in (Form.RESIDENT_LATENCY, Form.RESIDENT_LOAD_PASSES):
+    for form in (Form.RESIDENT_LATENCY, Form.RESIDENT_LOAD_PASSES, Form.RESIDENT_ROWS_PASSES):
         for scheme, stencil in ((Scheme.HEXAGONAL, "jacobi1d"), (Scheme.HYBRID, "jacobi2d")):
             consts[form.constants_key(scheme)] = SchemeConstants(L, {stencil: C},
                                                                  row_latency=lam)
@@ -209,3 +211,76 @@ def test_tile_sizes_ranks_with_the_extension_and_refuses_it_for_overlapped_tiles
     assert main(["tile-sizes", "jacobi2d", "--calibration", str(path), "--form",
                  "resident-latency"]) != 0
     assert "overlapped tiles are priced by the paper" in capsys.readouterr().err
+
+
+def test_the_two_term_form_adds_the_per_row_and_the_per_pass_chains():
+    problem = Problem((4096, 4096), 48)
+
+    def T_alg(form, row, per_pass=0.0):
+        consts = {form.constants_key(Scheme.HYBRID): SchemeConstants(
+            4e-10, {"jacobi2d": 5e-8}, row_latency=row, pass_latency=per_pass)}
+        return float(quantities(Scheme.HYBRID, problem, [8], [[2], [256]], [256], H100,
+                                with_scheme_constants(BASE, consts), "jacobi2d",
+                                form=form, lanes=[[4], [64]]).T_alg[0])
+
+    both = Form.RESIDENT_ROWS_PASSES
+    assert T_alg(both, 3e-7) == pytest.approx(T_alg(Form.RESIDENT_LATENCY, 3e-7))
+    # the load-pass form keeps its barriers; the two-term form with no row wait too
+    assert T_alg(both, 0.0, 1e-7) == pytest.approx(T_alg(Form.RESIDENT_LOAD_PASSES, 1e-7))
+    # and the two waits add up
+    assert T_alg(both, 3e-7, 1e-7) - T_alg(both, 0.0, 1e-7) == pytest.approx(
+        T_alg(both, 3e-7) - T_alg(both, 0.0))
+    with pytest.raises(ModelError, match="needs the lanes"):
+        quantities(Scheme.HYBRID, problem, [8], [[2], [256]], [256], H100, _with(),
+                   "jacobi2d", form=both)
+
+
+def test_the_lane_ladder_keeps_each_tiles_rows_and_changes_its_passes():
+    by_tile: dict = {}
+    for stencil, (t_T, tiles, threads), rest, T, rungs in HEX_LANE_LADDERS:
+        cfg = HexConfig(stencil, (4096, *rest), T, t_T, tiles, threads)
+        per = cfg.per_tile()
+        by_tile.setdefault((stencil, t_T, tiles), []).append(
+            (per["rows"], per["loads"], per["load_passes"]))
+    assert len(by_tile) == 2                        # one tile per dimensionality
+    for tile, shapes in by_tile.items():
+        assert len({(r, w) for r, w, _ in shapes}) == 1, tile   # same rows and words
+        passes = sorted(p for *_, p in shapes)
+        assert passes[-1] >= 3 * passes[0], tile                  # passes spread widely
+    benches = hex_ladder(132, HEX_LANE_LADDERS)
+    assert all(b.facts["groups"] == 132 * b.facts["per_sm"] for b in benches)
+
+
+def test_both_latencies_come_back_from_twins_timed_as_the_two_term_form_prices_them():
+    form, truth = Form.RESIDENT_ROWS_PASSES, {"jacobi1d": 2e-8, "jacobi2d": 5e-8}
+    benches = (hex_microbenchmarks(["jacobi1d", "jacobi2d"]) + hex_ladder(132)
+               + hex_ladder(132, HEX_LANE_LADDERS))
+    rows = _timed(benches, form, 3e-10, (4e-7, 1.2e-7), truth)
+    found = resident_constants(rows, H100, BASE, form=form)
+    assert set(found) == {"hexagonal+resident-rows-passes", "hybrid+resident-rows-passes"}
+    for consts in found.values():
+        assert consts.L == pytest.approx(3e-10, rel=1e-4)
+        assert consts.row_latency == pytest.approx(4e-7, rel=1e-4)
+        assert consts.pass_latency == pytest.approx(1.2e-7, rel=1e-4)
+        for stencil, C in consts.C_iter.items():
+            assert C == pytest.approx(truth[stencil], rel=1e-4)
+    # twins with a per-row wait only: the fit puts the per-pass one at zero
+    only_rows = resident_constants(_timed(benches, Form.RESIDENT_LATENCY, 3e-10, 4e-7,
+                                          truth), H100, BASE, form=form)
+    for consts in only_rows.values():
+        assert consts.row_latency == pytest.approx(4e-7, rel=1e-4)
+        assert consts.pass_latency == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_pass_latency_is_saved_and_a_negative_one_refused(tmp_path):
+    from workbench.models.tiling import load_calibration, save_calibration
+
+    consts = SchemeConstants(3e-10, {"jacobi2d": 5e-8}, row_latency=4e-7,
+                             pass_latency=1.2e-7)
+    cal = with_scheme_constants(BASE, {"hybrid+resident-rows-passes": consts})
+    save_calibration(cal, tmp_path / "cal.json")
+    again = load_calibration(tmp_path / "cal.json").schemes["hybrid+resident-rows-passes"]
+    assert (again.row_latency, again.pass_latency) == (4e-7, 1.2e-7)
+    with pytest.raises(ModelError, match="pass latency must be >= 0"):
+        with_scheme_constants(BASE, {"hybrid+resident-rows-passes": replace(
+            consts, pass_latency=-1e-9)})
