@@ -345,7 +345,8 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
         found[form.constants_key(scheme)] = SchemeConstants(
             float(L), {s: float(np.mean(v)) for s, v in sorted(per.items())}, {
                 "from": "hex_band / hex_band_wr pairs and the hex_ladder rungs: L and the "
-                        "row latency by non-negative least squares over the twins, then "
+                        + ("row and pass latencies" if two_terms else "row latency")
+                        + " by non-negative least squares over the twins, then "
                         f"C_iter per pair's band by bisection (the {form.value} form)",
                 "twins": len(members), "bands": sum(len(v) for v in per.values()),
                 "twin_rel_error": [float(x) for x in fitted / times - 1.0],
