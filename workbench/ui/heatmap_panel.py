@@ -29,6 +29,7 @@ from workbench.reports.heatmaps import (
     group_size_grid,
 )
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.tiling_heatmap import TilingControls, tiling_figure, tiling_model
 from workbench.ui.session import DATA_LOCK, KernelSelection, Session
 from workbench.hardware.description import SHIPPED as DEVICE_MODELS
@@ -149,6 +150,7 @@ class HeatmapPanel(widgets.VBox):
                     **({"model": model} if model is not None else {}))
             self.session.want_data()
             self.refresh()
+        handle_in_turn(self, self.session.lock)
 
     def refresh(self) -> None:
         """Redraw for the chosen source (raises when the grid cannot be made)."""
