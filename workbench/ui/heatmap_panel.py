@@ -154,6 +154,13 @@ class HeatmapPanel(widgets.VBox):
 
     def refresh(self) -> None:
         """Redraw for the chosen source (raises when the grid cannot be made)."""
+        # under the session's lock: a load, a ranking or a calibration publishing in
+        # its thread, and a message in another, redraw one after the other, and
+        # _filling only ever means this thread's own filling
+        with self.session.lock:
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self._filling:
             return
         source = self.source.value
@@ -387,19 +394,20 @@ class HeatmapPanel(widgets.VBox):
 
     def _on_selection(self, change) -> None:
         """Follow the picker to a kernel the data has."""
-        selection = change["new"]
-        if selection is None or selection.name not in self.kernel.options \
-                or selection.name == self.kernel.value:
-            return
-        if self.source.value == STORE_SOURCE:
-            self.kernel.value = selection.name
-            return
-        self._filling = True
-        try:  # another source is shown: no redraw now, the store's grid follows later
-            self.kernel.value = selection.name
-            self.variant.options, self.size.options = [], []
-        finally:
-            self._filling = False
+        with self.session.lock:  # (a selection set directly, in any thread)
+            selection = change["new"]
+            if selection is None or selection.name not in self.kernel.options \
+                    or selection.name == self.kernel.value:
+                return
+            if self.source.value == STORE_SOURCE:
+                self.kernel.value = selection.name
+                return
+            self._filling = True
+            try:  # another source is shown: no redraw now, the store's grid follows
+                self.kernel.value = selection.name
+                self.variant.options, self.size.options = [], []
+            finally:
+                self._filling = False
 
     def _show(self, grid: HeatmapGrid | None) -> None:
         self.grid = grid
