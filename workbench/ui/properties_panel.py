@@ -98,8 +98,10 @@ class PropertiesPanel(widgets.VBox):
         except Exception:
             self._clear("no counts: see the message")
             raise
-        self.heading.value = _heading(selection, self.properties)
+        # the table first and the heading last: a reader (or a browser test) that sees
+        # the new heading sees the new counts with it
         self.table.value = self._render()
+        self.heading.value = _heading(selection, self.properties)
 
     def _render(self) -> str:
         rows = []
