@@ -4,6 +4,7 @@ data, driven without a browser."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -234,6 +235,17 @@ def test_the_dashboard_has_a_tab_per_panel_and_opens_the_heatmaps_on_a_study(h10
     assert board.shown == "properties"
     assert board.show("heatmaps") is board.heatmaps and board.tabs.selected_index == 4
     assert board.shown == "heatmaps"
+    # a tab's click from another kernel thread waits for whoever holds the session
+    # (the dashboard's own widgets too: tests/test_ui_messages.py)
+    click = {"content": {"data": {"method": "update", "state": {"selected_index": 1},
+                                  "buffer_paths": []}}, "buffers": []}
+    with board.session.lock:
+        sender = threading.Thread(target=board.tabs.comm.handle_msg, args=(click,))
+        sender.start()
+        sender.join(0.2)
+        assert sender.is_alive() and board.shown == "heatmaps"
+    sender.join(10)
+    assert board.shown == "explain"
     with pytest.raises(ValueError, match="no panel 'heatmap'"):
         board.show("heatmap")
     # the heatmaps open on the shipped star stencil study, one study per kernel and

@@ -28,6 +28,7 @@ from workbench.ui.calibration_job import (
 )
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import render_table
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.session import DeviceChoice, Session, resolve_device, available_devices
 
 SOURCE = "calibration"
@@ -102,6 +103,7 @@ class CalibrationPanel(widgets.VBox):
                              names="device")
         with self.errors.catching(SOURCE):
             self._show_device()
+        handle_in_turn(self, self.session.lock)
 
     # -- the public API --------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from workbench.ui.errors_view import ErrorArea
 from workbench.ui.explain_panel import ExplainPanel
 from workbench.ui.explorer_panel import ExplorerPanel
 from workbench.ui.heatmap_panel import HeatmapPanel, expand_studies
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.picker import KernelPicker
 from workbench.ui.properties_panel import PropertiesPanel
 from workbench.ui.session import DeviceKind, Session
@@ -115,6 +116,8 @@ class Dashboard(widgets.VBox):
             widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"),
             self.picker, self.errors, self.tabs])
         self.add_class("wb-dashboard")
+        # the tabs and the header too: every message of the dashboard in turn
+        handle_in_turn(self, self.session.lock)
 
     def show(self, panel: str) -> widgets.Widget:
         """Open the tab of ``panel`` (an attribute name: ``"heatmaps"``...); returns it."""

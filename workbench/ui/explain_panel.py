@@ -16,6 +16,7 @@ from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.roofline_chart import roofline_figure
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import low_or_high, render_table
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.session import Session, model_label
 
 SOURCE = "explain"
@@ -69,6 +70,7 @@ class ExplainPanel(widgets.VBox):
                              names="model")
         with self.errors.catching(SOURCE):
             self.refresh()
+        handle_in_turn(self, self.session.lock)
 
     # -- what the user changes --------------------------------------------------------
 
@@ -78,6 +80,10 @@ class ExplainPanel(widgets.VBox):
 
     def refresh(self) -> None:
         """Explain the selection with the chosen model (raises on a failure)."""
+        with self.session.lock:  # a newer selection is explained after this one
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self._filling:
             return
         selection = self.session.selection
@@ -124,12 +130,13 @@ class ExplainPanel(widgets.VBox):
 
     def _on_model(self) -> None:
         """A new session model (a calibration's fit): offered, and chosen."""
-        self._fill_models()
-        live = next((k for k in self._models if k.startswith(SESSION)), None)
-        if live is not None and self.model_choice.value != live:
-            self.model_choice.value = live      # refreshes
-        else:
-            self.refresh()
+        with self.session.lock:  # (the calibration's thread: _filling is its own)
+            self._fill_models()
+            live = next((k for k in self._models if k.startswith(SESSION)), None)
+            if live is not None and self.model_choice.value != live:
+                self.model_choice.value = live      # refreshes
+            else:
+                self.refresh()
 
     def _show(self, e) -> None:
         # the chart first and the heading last: a reader (or a browser test) that sees

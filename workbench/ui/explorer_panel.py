@@ -17,6 +17,7 @@ from workbench.reports import filter_predictions, worst_predictions
 from workbench.reports.plots import property_hover_text
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import low_or_high, milliseconds, percent, render_table
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.session import Session, model_label
 
 SOURCE = "explorer"
@@ -85,6 +86,7 @@ class ExplorerPanel(widgets.VBox):
                     **({"model": model} if model is not None else {}))
             self.session.want_data()
             self._on_data()
+        handle_in_turn(self, self.session.lock)
 
     @property
     def predictions(self) -> pd.DataFrame | None:

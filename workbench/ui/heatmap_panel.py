@@ -29,6 +29,7 @@ from workbench.reports.heatmaps import (
     group_size_grid,
 )
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.tiling_heatmap import TilingControls, tiling_figure, tiling_model
 from workbench.ui.session import DATA_LOCK, KernelSelection, Session
 from workbench.hardware.description import SHIPPED as DEVICE_MODELS
@@ -149,9 +150,17 @@ class HeatmapPanel(widgets.VBox):
                     **({"model": model} if model is not None else {}))
             self.session.want_data()
             self.refresh()
+        handle_in_turn(self, self.session.lock)
 
     def refresh(self) -> None:
         """Redraw for the chosen source (raises when the grid cannot be made)."""
+        # under the session's lock: a load, a ranking or a calibration publishing in
+        # its thread, and a message in another, redraw one after the other, and
+        # _filling only ever means this thread's own filling
+        with self.session.lock:
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self._filling:
             return
         source = self.source.value
@@ -385,19 +394,20 @@ class HeatmapPanel(widgets.VBox):
 
     def _on_selection(self, change) -> None:
         """Follow the picker to a kernel the data has."""
-        selection = change["new"]
-        if selection is None or selection.name not in self.kernel.options \
-                or selection.name == self.kernel.value:
-            return
-        if self.source.value == STORE_SOURCE:
-            self.kernel.value = selection.name
-            return
-        self._filling = True
-        try:  # another source is shown: no redraw now, the store's grid follows later
-            self.kernel.value = selection.name
-            self.variant.options, self.size.options = [], []
-        finally:
-            self._filling = False
+        with self.session.lock:  # (a selection set directly, in any thread)
+            selection = change["new"]
+            if selection is None or selection.name not in self.kernel.options \
+                    or selection.name == self.kernel.value:
+                return
+            if self.source.value == STORE_SOURCE:
+                self.kernel.value = selection.name
+                return
+            self._filling = True
+            try:  # another source is shown: no redraw now, the store's grid follows
+                self.kernel.value = selection.name
+                self.variant.options, self.size.options = [], []
+            finally:
+                self._filling = False
 
     def _show(self, grid: HeatmapGrid | None) -> None:
         self.grid = grid

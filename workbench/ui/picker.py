@@ -20,6 +20,7 @@ from workbench.kernels import (
     spec_from_loopy,
 )
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.session import (
     DeviceChoice,
     KernelSelection,
@@ -127,6 +128,7 @@ class KernelPicker(widgets.VBox):
             self.device_select.value = choice
             if self.session.device != choice:
                 self.session.choose_device(choice)
+        handle_in_turn(self, self.session.lock)
 
     # -- the public API --------------------------------------------------------------
 
@@ -136,24 +138,29 @@ class KernelPicker(widgets.VBox):
         """Choose a kernel (catalog or added user kernel) and, optionally, the rest;
         what is left out gets the kernel's defaults.  Raises on bad input."""
         spec = self._spec(kernel)
-        self._syncing = True
-        try:
-            self.kernel_select.value = spec.name
-            self._fill_for(spec, variant=variant, params=params, group_size=group_size,
-                           dtype=dtype)
-        finally:
-            self._syncing = False
-        self.publish()
+        with self.session.lock:
+            self._syncing = True
+            try:
+                self.kernel_select.value = spec.name
+                self._fill_for(spec, variant=variant, params=params,
+                               group_size=group_size, dtype=dtype)
+            finally:
+                self._syncing = False
+            self.publish()
 
     def publish(self) -> KernelSelection:
-        """Validate the widgets' values and hand them to the session (raises on bad input)."""
-        spec = self._spec(self.kernel_select.value)
-        selection = KernelSelection.make(
-            spec, self.variant_select.value, self.dtype_select.value,
-            parse_parameters(self.params.value),
-            self.group_size.value.strip() or None)
-        self.session.selection = selection
-        return selection
+        """Validate the widgets' values and hand them to the session (raises on bad input).
+
+        The widgets are read and the selection set under the session's lock: of two
+        edits handled in two threads, the one published last has read both."""
+        with self.session.lock:
+            spec = self._spec(self.kernel_select.value)
+            selection = KernelSelection.make(
+                spec, self.variant_select.value, self.dtype_select.value,
+                parse_parameters(self.params.value),
+                self.group_size.value.strip() or None)
+            self.session.selection = selection
+            return selection
 
     def use_kernel(self, reference: str) -> KernelSpec | None:
         """A notebook variable holding a loopy kernel, ``file.py:name``, or a catalog
@@ -247,39 +254,48 @@ class KernelPicker(widgets.VBox):
 
     # -- callbacks ------------------------------------------------------------------
 
+    # (each under the session's lock: ``_syncing``, set by the thread that holds it,
+    # then only ever means the picker's own update, never another thread's edit)
+
     def _on_kernel(self, change) -> None:
-        if self._syncing or change["new"] is None:
-            return
-        self.select(change["new"])
+        with self.session.lock:
+            if self._syncing or change["new"] is None:
+                return
+            self.select(change["new"])
 
     def _on_build_or_size(self, change) -> None:
-        if not self._syncing:
-            self.publish()
+        with self.session.lock:
+            if not self._syncing:
+                self.publish()
 
     def _on_device(self, change) -> None:
-        if not self._syncing and change["new"] is not None \
-                and change["new"] != self.session.device:
-            self.session.choose_device(change["new"])
+        with self.session.lock:
+            if not self._syncing and change["new"] is not None \
+                    and change["new"] != self.session.device:
+                self.session.choose_device(change["new"])
 
     def _on_session_kernels(self, change) -> None:
-        current = self.kernel_select.value
-        self._syncing = True
-        try:
-            self.kernel_select.options = self._kernel_options()
-            if current in [v for _, v in self.kernel_select.options]:
-                self.kernel_select.value = current
-        finally:
-            self._syncing = False
+        with self.session.lock:
+            current = self.kernel_select.value
+            self._syncing = True
+            try:
+                self.kernel_select.options = self._kernel_options()
+                if current in [v for _, v in self.kernel_select.options]:
+                    self.kernel_select.value = current
+            finally:
+                self._syncing = False
 
     def _on_session_device(self, change) -> None:
-        choice = change["new"]
-        if choice is None or choice == self.device_select.value:
-            return
-        self._syncing = True
-        try:
-            if choice not in self.device_choices:
-                self.device_choices += (choice,)
-                self.device_select.options = [(c.label, c) for c in self.device_choices]
-            self.device_select.value = choice
-        finally:
-            self._syncing = False
+        with self.session.lock:
+            choice = change["new"]
+            if choice is None or choice == self.device_select.value:
+                return
+            self._syncing = True
+            try:
+                if choice not in self.device_choices:
+                    self.device_choices += (choice,)
+                    self.device_select.options = [(c.label, c)
+                                                  for c in self.device_choices]
+                self.device_select.value = choice
+            finally:
+                self._syncing = False

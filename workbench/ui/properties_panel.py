@@ -11,6 +11,7 @@ import pandas as pd
 from workbench.properties import Granularity, feature_label, kernel_properties
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import render_table
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.picker import KernelPicker
 from workbench.ui.session import KernelSelection, Session
 
@@ -74,9 +75,14 @@ class PropertiesPanel(widgets.VBox):
         for w in (self.granularity, self.subgroup_size, self.show_symbolic):
             w.observe(refresh, names="value")
         refresh()
+        handle_in_turn(self, self.session.lock)
 
     def refresh(self) -> None:
         """Recount for the current selection (raises on bad input; callbacks catch)."""
+        with self.session.lock:  # a newer selection is drawn after this one, not before
+            self._refresh()
+
+    def _refresh(self) -> None:
         selection = self.session.selection
         subgroup = self.granularity.value == Granularity.SUBGROUP.value
         self.subgroup_size.layout.display = None if subgroup else "none"
@@ -92,8 +98,10 @@ class PropertiesPanel(widgets.VBox):
         except Exception:
             self._clear("no counts: see the message")
             raise
-        self.heading.value = _heading(selection, self.properties)
+        # the table first and the heading last: a reader (or a browser test) that sees
+        # the new heading sees the new counts with it
         self.table.value = self._render()
+        self.heading.value = _heading(selection, self.properties)
 
     def _render(self) -> str:
         rows = []

@@ -217,9 +217,13 @@ class Session(traitlets.HasTraits):
         super().__init__(**kwargs)
         self.background = background
         self._generation = 0
-        # Observers (the panels) run in the thread that sets a trait; results of
-        # loads from several threads are published one at a time, newest last.
-        self._publish_lock = threading.RLock()
+        #: Held by whoever changes the session or draws from it: a widget message
+        #: of the panels (handled whole, see workbench.ui.in_turn), the picker's
+        #: publishing, a panel's refresh, a background load publishing its result.
+        #: Observers (the panels) run in the thread that sets a trait, and JupyterLab
+        #: hands widget messages to more than one kernel thread: without one lock,
+        #: an older edit can be published, or drawn, after a newer one.
+        self.lock = threading.RLock()
         self._loader: threading.Thread | None = None
         self._data_wanted = False
         self._stale = False
@@ -252,7 +256,7 @@ class Session(traitlets.HasTraits):
 
     def _reload(self, wait: bool) -> None:
         self._stale = False
-        with self._publish_lock:
+        with self.lock:
             self._generation += 1
             generation = self._generation
             if not self.store_path:
@@ -274,7 +278,7 @@ class Session(traitlets.HasTraits):
             data, error = load_session_data(store, model), ""
         except Exception as err:  # noqa: BLE001 - shown by the panels, never raised
             data, error = None, one_line(err)
-        with self._publish_lock:
+        with self.lock:
             if generation != self._generation:
                 return  # a newer request superseded this one
             self.data_error = error

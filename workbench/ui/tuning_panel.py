@@ -40,6 +40,7 @@ from workbench.measure import DeviceInfo, find_device, list_devices, open_device
 from workbench.reports.tuning import exploration_figure, tuning_table
 from workbench.tuning.catalog import SPACES, get_space, space_at_size
 from workbench.ui.errors_view import ErrorArea
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
     BASE,
     DEFAULT_MODELS,
@@ -176,6 +177,7 @@ class TuningPanel(widgets.VBox):
         with self.errors.catching(SOURCE):
             self._choose_device(device)
             self.refresh()
+        handle_in_turn(self, self.session.lock)
 
     # -- the public API --------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from workbench.measure import MeasurementStore, short_device_name
 from workbench.reports import compare_weights
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import STYLE
+from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.session import DATA_LOCK, Session, model_label
 
 SOURCE = "weights"
@@ -75,6 +76,7 @@ class WeightsPanel(widgets.VBox):
                              names="model")
         with self.errors.catching(SOURCE):
             self.refresh()
+        handle_in_turn(self, self.session.lock)
 
     # -- the public API --------------------------------------------------------------
 
