@@ -9,8 +9,9 @@ counting workers) with the machine's load; how the order compares with the H100'
 exhaustive measurements (``sample_data/h100/user-spaces.sqlite``): Spearman's rank
 correlation, the fractions of the best reached by the model's first three picks, the
 runs to 95 % when measuring in the model's order, and the measured best point's place
-in it.  With ``--terms``, for the count-based models, the largest terms (weight times
-count) of the model's first pick and of the measured best point: what misranks them.
+in it.  With ``--terms``, for the linear models, the largest terms (weight times
+count, in seconds) of the model's first pick and of the measured best point: what
+misranks them.
 
 Models: ``linear`` (``weights-linear.json``), ``linear-nn`` (the same features fitted
 with non-negative weights, ``weights-linear-non-negative.json``: once counted, its
@@ -56,10 +57,11 @@ def _model(name: str):
 
 
 def _terms(model, candidates) -> list[list[tuple[str, float]]]:
-    from workbench.models.prediction import predict
+    from workbench.models.prediction import TermKind, predict
 
     result = predict(model, candidates)
-    return [[(t.name, t.value) for t in b.terms[:5]] for b in result.breakdowns]
+    return [[(t.name, t.value) for t in b.terms if t.kind == TermKind.SECONDS][:5]
+            for b in result.breakdowns]
 
 
 def main() -> None:
@@ -109,7 +111,7 @@ def main() -> None:
             print(f"{name:<15} {model_name:<10} {spent.wall_s:>7.2f} {spent.cpu_s:>6.2f} "
                   f"{load:>5.1f} {rho:>8.2f} {picks:>32} {runs95:>6} {best_at:>7}",
                   flush=True)
-            if args.terms and model_name != "roofline":
+            if args.terms and model_name.startswith("linear"):
                 first = ranking.candidates[int(ranking.order[0])]
                 top = ranking.candidates[int(np.argmin(measured))]
                 for label, c, terms in zip(("model's first", "measured best"),
