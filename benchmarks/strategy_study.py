@@ -16,7 +16,11 @@ The models are the shipped H100 fits (calibration kernels only); none has seen
 these spaces.  Goal: the best model-guided strategy within 3 oracle measurements
 (geometric mean), at least 2x less time than TPE, in at most 3 runs (median).
 
-Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,default]
+Give one model per process where two share their counts (``linear`` and
+``linear-nn``): the disk cache of counts is the process's, and the second model's
+ranking would be charged only what the first left to count.
+
+Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
 [--early]``
 """
@@ -37,6 +41,8 @@ sys.path.insert(0, str(ROOT))   # this checkout's package, whatever is installed
 
 MODELS = {
     "linear": "sample_data/h100/weights-linear.json",
+    # the same features, non-negative weights: the design spaces' best order (model_orders.py)
+    "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "overlap": "sample_data/h100/weights-overlap.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
 }
