@@ -2,15 +2,15 @@
 
 A guided search refits its correction of the model after each point, and that time
 is charged to the search (the runner times ``ask`` and ``tell``).  scikit-learn's
-regressor optimises its hyperparameters with L-BFGS on every fit: 30 to 260 ms a step
-on the shared 2-core machine (the second under load), as much as measuring a
-bandwidth-bound point.  With the few points a search measures (1 to 30), the same
+regressor optimises its hyperparameters with L-BFGS on every fit: 0.86 s a step on
+average on the shared 2-core machine at load 11 to 20
+(``benchmarks/guided_step_cost.py``), more than measuring a bandwidth-bound point.  With the few points a search measures (1 to 30), the same
 model is a handful of small matrix products: a Matern 5/2 kernel on the points'
 parameters (:func:`workbench.tuning.guided.point_features`, all in [0, 1]), its
 signal variance and length scale chosen by the marginal likelihood over a fixed grid
 (:data:`GRID`), the noise fixed (:data:`NOISE`, log-time units: the run-to-run noise
-of a point is a few per cent).  One fit and prediction over a hundred points costs
-about 1 ms.
+of a point is a few per cent).  A step costs 5.6 ms on average there (1 ms or less
+at lower load).
 """
 
 from __future__ import annotations
