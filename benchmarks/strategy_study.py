@@ -16,9 +16,19 @@ The models are the shipped H100 fits (calibration kernels only); none has seen
 these spaces.  Goal: the best model-guided strategy within 3 oracle measurements
 (geometric mean), at least 2x less time than TPE, in at most 3 runs (median).
 
-Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,default]
+Give one model per process where two share their counts (``linear`` and
+``linear-nn``): the disk cache of counts is the process's, and the second model's
+ranking would be charged only what the first left to count.
+
+``--charge-from CSV`` charges every model's ranking what an earlier run of this
+benchmark measured for the same space (its ``--charge-row``, default ``model:linear``,
+``choosing_s``) instead of timing it now: the shared VM's load moves a ranking's wall
+time 3 to 5x between sessions, and models of the same features (``linear``,
+``linear-nn``) count the same points.  The rows then say ``recorded: ... CSV``.
+
+Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
-[--early]``
+[--early] [--charge-from CSV [--charge-row model:linear]]``
 """
 
 from __future__ import annotations
@@ -37,6 +47,8 @@ sys.path.insert(0, str(ROOT))   # this checkout's package, whatever is installed
 
 MODELS = {
     "linear": "sample_data/h100/weights-linear.json",
+    # the same features, non-negative weights: the design spaces' best order (model_orders.py)
+    "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "overlap": "sample_data/h100/weights-overlap.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
 }
@@ -93,6 +105,21 @@ def print_group(title: str, table) -> None:
               f"{_fmt(r['median_runs_to_95'], '.1f'):>13}")
 
 
+def _earlier_costs(table, row: str, source: str, space, models) -> dict:
+    """The ranking cost of ``row`` on ``space`` in an earlier study's table, as the
+    recorded cost of every model strategy (:func:`workbench.tuning.costs.charge`)."""
+    from workbench.measure.store import RankingCost
+    from workbench.tuning.guided import GUIDED
+
+    found = table[(table["space"] == space.name) & (table["strategy"] == row)]
+    if found.empty:
+        raise SystemExit(f"{source} has no {row!r} row for {space.name}")
+    seconds, points = float(found["choosing_s"].iloc[0]), int(found["points"].iloc[0])
+    return {f"{family}:{label}": RankingCost(strategy=row, points=points, wall_s=seconds,
+                                             cpu_s=0.0, host=f"{source} ({row})")
+            for label in models for family in ("model", *GUIDED)}
+
+
 def warm_up(models) -> None:
     """Rank a throwaway two-point space with every model first: the process's one-time
     costs (lazy imports, loopy's first use) are no space's ranking cost."""
@@ -123,6 +150,10 @@ def main() -> None:
     parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
     parser.add_argument("--spaces", help="FILE.py:VAR,... (default: examples/spaces/)")
     parser.add_argument("--csv", help="write every row here too")
+    parser.add_argument("--charge-from", metavar="CSV",
+                        help="charge each model's ranking the --charge-row's choosing "
+                             "seconds of the same space in this earlier --csv")
+    parser.add_argument("--charge-row", default="model:linear")
     parser.add_argument("--early", action="store_true",
                         help="also the model strategies measuring while they rank "
                              "(workbench.tuning.early), charged with the overlap and "
@@ -154,6 +185,10 @@ def main() -> None:
                                     if k in ("python", "loopy", "islpy", "numpy", "scipy",
                                              "optuna", "scikit-learn", "pyopencl")))
     warm_up({name: _model(name) for name in args.models.split(",") if name})
+    earlier = pd.read_csv(args.charge_from) if args.charge_from else None
+    if earlier is not None:
+        print(f"ranking charged: the {args.charge_row} row's choosing seconds of "
+              f"{args.charge_from} (measured there), not timed now")
     frames = []
     for ref in refs:
         began = time.perf_counter()
@@ -162,7 +197,9 @@ def main() -> None:
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparison = compare_strategies(
             space, evaluator, models, tpe_seeds=args.seeds, guided=tuple(GUIDED),
-            seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early)
+            seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
+            recorded=None if earlier is None else _earlier_costs(
+                earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))
         print(f"  {space.name}: {comparison.points} points, best "
               f"{comparison.best_s * 1e3:.4g} ms, oracle {comparison.oracle_s:.3f} s "

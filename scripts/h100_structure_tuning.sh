@@ -6,7 +6,9 @@
 # 2. live tuning with every cost on the clock: model:linear against TPE (seeds 0-2) on
 #    six user spaces, 10 evaluations each, each run a new process with empty loopy,
 #    pyopencl and count caches (a first session); one store per run.
-# LIVE_STRATEGIES (default "model tpe") and SEEDS (default "0 1 2") narrow step 2;
+# LIVE_STRATEGIES (default "model tpe"; e.g. "model-ei tpe") and SEEDS (default "0 1 2")
+# narrow step 2; WEIGHTS (default sample_data/h100/weights-linear.json; e.g.
+# sample_data/h100/weights-linear-non-negative.json) is the model of the model strategies;
 # NO_RANKING=1 skips step 1.  EARLY=1: the model strategies measure while they rank
 # (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
@@ -39,14 +41,14 @@ for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done);
       if [ "$pass" != "$seed" ]; then       # a repeat: the model strategies only
         [ "${strategy%%-*}" = model ] || continue
       else                                  # the model's order is seedless
-        [ "$strategy" = model ] && [ "$seed" != 0 ] && continue
+        case $strategy in model|model-bo|model-ei) [ "$seed" != 0 ] && continue;; esac
       fi
       case " ${SKIP:-} " in *" $space-$strategy-$seed "*) continue;; esac   # run before
       if [ $(( $(date +%s) - began )) -gt ${DEADLINE:-330} ]; then
         echo "deadline: $space $strategy seed $seed not run" >> "$out/live.log"; continue
       fi
       weights=""
-      case $strategy in model*) weights="--weights sample_data/h100/weights-linear.json $early";; esac
+      case $strategy in model*) weights="--weights ${WEIGHTS:-sample_data/h100/weights-linear.json} $early";; esac
       start=$(date +%s.%N)
       XDG_CACHE_HOME=$(mktemp -d) timeout 60 python3 -m workbench tune \
         "examples/spaces/$space.py:space" --strategy $strategy $weights --seed $seed \

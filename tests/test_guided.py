@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from workbench.tuning import ReplayEvaluator, load_space_evaluations, resolve_space
-from workbench.tuning.guided import ModelBO, ModelTPE, PlainBO, point_features
+from workbench.tuning.guided import ModelBO, ModelEI, ModelTPE, PlainBO, point_features
 from workbench.tuning.metrics import curve
 from workbench.tuning.noise import compare_runs
 from workbench.tuning.replay import replay
@@ -76,6 +76,7 @@ class Peeking(ModelBO):
 
 def _strategies(model, evaluations=None):
     out = {"model-bo": lambda: ModelBO(model, "f", top=2),
+           "model-ei": lambda: ModelEI(model, "f"),
            "model-tpe": lambda: ModelTPE(model, "f", seed=3),
            "bo": lambda: PlainBO(seed=3), "tpe": lambda: OptunaTPE(seed=3)}
     if evaluations is not None:
@@ -114,6 +115,8 @@ def test_model_bo_learns_past_a_misleading_model(triad):
     bo = curve(replay(space, evaluator, ModelBO(backwards, "b", top=2), until=1.0), best)
     assert ordered.reach(0.95)[0] > len(evaluations) / 2
     assert bo.reach(0.95)[0] < ordered.reach(0.95)[0] / 3
+    ei = curve(replay(space, evaluator, ModelEI(backwards, "b"), until=1.0), best)
+    assert ei.reach(0.95)[0] < ordered.reach(0.95)[0] / 3
     # and a right model: its best pick first, nothing wasted
     right = FormulaModel(lambda p: times[p.label])
     assert curve(replay(space, evaluator, ModelBO(right, "r"), until=1.0),
@@ -185,3 +188,42 @@ def test_tuning_report_lists_every_strategy_for_a_users_space(capsys):
     for r in rows.values():
         assert r["oracle_x_95"] >= 1.0 - 1e-9 and r["choosing_s"] >= 0
     assert rows["model-bo:linear"]["choosing_s"] > 0
+
+
+def _min_distance(space, labels):
+    points = space.points()
+    x = point_features(space, points)[[i for i, p in enumerate(points) if p.label in labels]]
+    return min(np.linalg.norm(a - b) for i, a in enumerate(x) for b in x[i + 1:])
+
+
+def test_model_ei_spreads_its_first_picks_over_the_models_ties(triad):
+    """A model that predicts the same time for every point of a structure (as a DRAM
+    floor does): model-bo takes its first picks in the space's order, neighbours of one
+    another; model-ei spreads them over the tied points, and only over them."""
+    space, evaluations = triad
+    tied = FormulaModel(lambda p: 1.0 if p["order"] == "cyclic" else 2.0)
+    bo = _sequence(space, evaluations, ModelBO(tied, "t", top=3), 3)
+    ei = _sequence(space, evaluations, ModelEI(tied, "t"), 3)
+    assert bo[0] == ei[0] and len(set(ei)) == 3
+    assert all("order=cyclic" in label for label in ei)
+    assert _min_distance(space, ei) > 2 * _min_distance(space, bo)
+    # a clear best is still measured first, whatever the spread
+    times = {k: e.time_s for k, e in evaluations.items()}
+    right = FormulaModel(lambda p: times[p.label])
+    best = min(times, key=times.get)
+    assert _sequence(space, evaluations, ModelEI(right, "r"), 1) == [best]
+
+
+def test_the_small_gaussian_process_fits_and_chooses_its_length_scale():
+    from workbench.tuning.gp import GRID, farthest_first, fit_predict, matern52
+
+    x = np.linspace(0, 1, 9)[:, None]
+    smooth, rough = 0.3 * x[:, 0], 0.3 * np.sign(np.sin(12 * x[:, 0]))
+    fit = fit_predict(x, smooth, np.array([[0.5], [3.0]]))
+    assert fit.mean[0] == pytest.approx(0.15, abs=0.01)    # interpolates
+    assert fit.std[0] < 0.1 < fit.std[1]                   # unsure far from the data
+    assert fit.length > fit_predict(x, rough, x).length    # smooth data: longer length
+    assert (fit.variance, fit.length) in GRID
+    assert np.allclose(np.diag(matern52(x, x, 0.5)), 1.0)
+    corners = np.array([[0, 0], [0.1, 0], [1, 1], [0, 1], [0.5, 0.5]], dtype=float)
+    assert farthest_first(corners, 0, 3) == [0, 2, 3]
