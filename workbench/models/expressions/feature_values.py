@@ -3,7 +3,7 @@
 The feature *names* and what they select are defined in
 :mod:`workbench.models.expressions.features`; here they are evaluated: counts from the
 kernel's symbolic properties (vectorized over parameter sets), access-to-footprint
-ratios from the shared access model's footprints, bank passes, and the device
+ratios from the shared access model's footprints, bank passes, sectors, and the device
 features of :mod:`workbench.models.expressions.insitu`.
 """
 
@@ -28,6 +28,8 @@ from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_u
 from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
 from workbench.properties.banks import conflict_degree
 from workbench.properties.extract import AccessRecord
+from workbench.properties.lanes import subgroup_lanes
+from workbench.properties.sectors import sector_sharing, sectors_per_access
 from workbench.properties.symbolic import evaluate_many
 
 
@@ -114,6 +116,8 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
             afr[array] = np.where(used > 0, values["afr accesses", array]
                                   / np.where(used > 0, used, 1), np.nan)
 
+    sharing = _sector_sharing(props) if any(
+        isinstance(r, AccessFilter) and r.sectors for r in refs) else {}
     out: dict[str, np.ndarray] = {}
     for ref in refs:
         if isinstance(ref, (StandardFeature, FootprintFeature)):
@@ -126,6 +130,9 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 term = values["record", i]
                 if ref.bank_passes:
                     term = term * _bank_passes(rec, props)
+                if ref.sectors:
+                    term = term * (_sectors(rec, props)
+                                   * sharing.get((rec.variable, rec.direction), 1.0))
                 if ref.afr is not None:
                     term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
                 total = total + term
@@ -154,6 +161,32 @@ def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
                              np.dtype(record.dtype).itemsize,
                              subgroup_size=props.subgroup_size or 32)
     return np.nan if degree is None else float(degree)
+
+
+def _sectors(record: AccessRecord, props: KernelProperties) -> float:
+    """Sectors a sub-group's access touches, per counted access: loopy counts a global
+    access once per work item where its lid(0) stride is not 0, else once per
+    sub-group (a broadcast), and every access once per work item at work-item
+    granularity."""
+    subgroup = props.subgroup_size or 32
+    sectors = sectors_per_access(record.lid_strides, props.group_size,
+                                 np.dtype(record.dtype).itemsize, subgroup_size=subgroup)
+    per_item = (props.granularity is Granularity.WORKITEM
+                or dict(record.lid_strides).get(0, 0) != 0)
+    return sectors / subgroup_lanes(props.group_size, subgroup) if per_item else sectors
+
+
+def _sector_sharing(props: KernelProperties) -> dict:
+    """Per (array, direction), the share of its accesses' sectors that companions at a
+    constant offset leave (:func:`~workbench.properties.sectors.sector_sharing`); none
+    where the kernel's access model cannot be read."""
+    try:
+        model = props.access_model
+    except WorkbenchError:
+        raise
+    except Exception:  # noqa: BLE001 - loopy errors of kernels the model cannot read
+        return {}
+    return sector_sharing(model, props.group_size, subgroup_size=props.subgroup_size or 32)
 
 
 def parse_params_text(text: str) -> dict[str, int]:
