@@ -105,3 +105,26 @@ def test_sectors_part_of_the_grammar():
     assert v["f_mem_access_local_float32_load_sectors"] == 0    # global accesses only
     with pytest.raises(ModelError):
         parse_feature_ref("f_mem_access_global_sectors_float32")   # parts out of order
+
+
+def test_dram_sectors_divide_dense_sectors_by_the_arrays_utilization():
+    dram = ["f_mem_access_global_float64_load_sectors",
+            "f_mem_access_global_float64_load_dramsectors"]
+    # a transposed read of a dense array: 16 sectors a warp requested, 4 x 8 B x 32
+    # lanes = 8 sectors from DRAM (other warps read the rest of each sector)
+    _, v = kernel_feature_values("transpose", dram, {"n": 1024}, variant="read_strided",
+                                 dtype="float64", group_size=(16, 16), subgroup_size=32)
+    warps = 1024 * 1024 // 32
+    assert (v[dram[0]], v[dram[1]]) == (warps * 16, warps * 8)
+    # a stride-5 read of an array a fifth used needs every sector it requests
+    names = [n.replace("float64", "float32") for n in dram]
+    _, v = kernel_feature_values(_strided("out[i] = 2*a[5*i]", 5), names, {"n": 4096},
+                                 subgroup_size=32)
+    assert v[names[0]] == 4096 // 32 * 20
+    assert v[names[1]] == pytest.approx(v[names[0]], rel=1e-3)   # filled: 5n - 4
+    # a loop over the two rows of a column-major (2, n) array: stride 2 a load, 8
+    # sectors requested, the array fully used: 4 from DRAM
+    _, v = kernel_feature_values("filled_access", names, {"n": 1 << 16}, variant="stride2",
+                                 group_size=(256,), subgroup_size=32)
+    assert v[names[1]] == pytest.approx(v[names[0]] / 2)
+    assert parse_feature_ref("f_mem_access_global_float32_store_dramsectors").dram_sectors

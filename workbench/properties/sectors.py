@@ -65,6 +65,20 @@ def sectors_per_access(lid_strides: Mapping[int, object] | Sequence[tuple[int, o
     return len(touched)
 
 
+def dense_sectors(lid_strides: Mapping[int, object] | Sequence[tuple[int, object]],
+                  group_size: Sequence[int], element_bytes: int, *,
+                  subgroup_size: int = 32, sector_bytes: int = SECTOR_BYTES) -> int:
+    """Sectors the distinct elements of one sub-group's access would fill if they lay
+    side by side: what the access needs from DRAM where the sectors' other bytes are
+    read by other sub-groups (a transposed read of a dense array) or later."""
+    strides = dict(lid_strides)
+    coords = lane_coordinates(group_size, subgroup_size)
+    moving = [coords[:, axis] for axis in range(coords.shape[1])
+              if strides.get(axis, 0) != 0]
+    distinct = len(set(zip(*moving))) if moving else 1
+    return -(-distinct * element_bytes // sector_bytes)
+
+
 # {{{ accesses that share sectors
 
 _TRIALS = 8
@@ -99,6 +113,7 @@ def _probe(expr, contexts, local_inames) -> tuple[tuple | None, tuple | None]:
         return None, None
     strides = []
     for inames in local_inames:
+        inames = [i for i in inames if i in contexts[0]]   # others: not in any index
         steps = set()
         for c, b in zip(contexts, base):
             moved = [_at(expr, {**c, i: c[i] + 1}) for i in inames]
@@ -179,4 +194,4 @@ def sector_sharing(model, group_size: Sequence[int], *, subgroup_size: int = 32,
 # }}}
 
 
-__all__ = ["SECTOR_BYTES", "sector_sharing", "sectors_per_access"]
+__all__ = ["SECTOR_BYTES", "dense_sectors", "sector_sharing", "sectors_per_access"]

@@ -29,7 +29,7 @@ from workbench.properties import Granularity, KernelProperties, ThreadGroups, ke
 from workbench.properties.banks import conflict_degree
 from workbench.properties.extract import AccessRecord
 from workbench.properties.lanes import subgroup_lanes
-from workbench.properties.sectors import sector_sharing, sectors_per_access
+from workbench.properties.sectors import dense_sectors, sector_sharing, sectors_per_access
 from workbench.properties.symbolic import evaluate_many
 
 
@@ -104,6 +104,17 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 exprs["afr accesses", array] = accesses
                 exprs["afr used", array] = used
 
+    for array in sorted({rec.variable for f in filters if f.dram_sectors
+                         for rec in props.accesses if f.selects(rec)}):
+        try:
+            footprint = props.footprint(array)
+        except WorkbenchError:
+            raise
+        except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
+            continue       # unknown utilization: the access needs all its sectors
+        exprs["util used", array] = footprint.used
+        exprs["util filled", array] = footprint.filled
+
     values = evaluate_many(exprs, arrays) if exprs else {}
     values = {k: _as_float(v, n) for k, v in values.items()}
     afr = {}
@@ -117,7 +128,7 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                                   / np.where(used > 0, used, 1), np.nan)
 
     sharing = _sector_sharing(props) if any(
-        isinstance(r, AccessFilter) and r.sectors for r in refs) else {}
+        isinstance(r, AccessFilter) and (r.sectors or r.dram_sectors) for r in refs) else {}
     out: dict[str, np.ndarray] = {}
     for ref in refs:
         if isinstance(ref, (StandardFeature, FootprintFeature)):
@@ -130,9 +141,11 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 term = values["record", i]
                 if ref.bank_passes:
                     term = term * _bank_passes(rec, props)
-                if ref.sectors:
-                    term = term * (_sectors(rec, props)
-                                   * sharing.get((rec.variable, rec.direction), 1.0))
+                if ref.sectors or ref.dram_sectors:
+                    shared = sharing.get((rec.variable, rec.direction), 1.0)
+                    term = term * _sectors(rec, props) * shared
+                if ref.dram_sectors:
+                    term = term * _dram_share(rec, props, values, n, shared)
                 if ref.afr is not None:
                     term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
                 total = total + term
@@ -174,6 +187,25 @@ def _sectors(record: AccessRecord, props: KernelProperties) -> float:
     per_item = (props.granularity is Granularity.WORKITEM
                 or dict(record.lid_strides).get(0, 0) != 0)
     return sectors / subgroup_lanes(props.group_size, subgroup) if per_item else sectors
+
+
+def _dram_share(record: AccessRecord, props: KernelProperties, values: dict, n: int,
+                shared: float) -> np.ndarray:
+    """The share of an access's sectors (``shared`` of its own, companions counted) it
+    needs from DRAM (``dramsectors`` in :mod:`.features`): its dense sectors over the
+    array's utilization, at most all of them."""
+    if ("util used", record.variable) not in values:
+        return np.ones(n)
+    subgroup = props.subgroup_size or 32
+    itemsize = np.dtype(record.dtype).itemsize
+    requested = shared * sectors_per_access(record.lid_strides, props.group_size,
+                                            itemsize, subgroup_size=subgroup)
+    dense = dense_sectors(record.lid_strides, props.group_size, itemsize,
+                          subgroup_size=subgroup)
+    used, filled = values["util used", record.variable], values["util filled", record.variable]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.where(used > 0, dense * filled / np.where(used > 0, used, 1), requested)
+    return np.minimum(need, requested) / requested
 
 
 def _sector_sharing(props: KernelProperties) -> dict:
