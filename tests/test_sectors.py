@@ -128,3 +128,16 @@ def test_dram_sectors_divide_dense_sectors_by_the_arrays_utilization():
                                  group_size=(256,), subgroup_size=32)
     assert v[names[1]] == pytest.approx(v[names[0]] / 2)
     assert parse_feature_ref("f_mem_access_global_float32_store_dramsectors").dram_sectors
+
+
+def test_the_sectors_model_prices_interleaved_complex_numbers_as_split_arrays():
+    from workbench.kernels.candidate import Candidate
+    from workbench.models import load_model
+
+    model = load_model("sample_data/h100/weights-overlap-fp64-sectors.json")
+    assert "f_mem_access_global_float32_load_afr:<=1_dramsectors" in model.spec.features
+    params = (("n", 1 << 24),)
+    interleaved, split = model.predict_candidates(
+        [Candidate("complex_axpy", v, (256,), params, "float32")
+         for v in ("interleaved", "split")]).seconds
+    assert interleaved == pytest.approx(split, rel=0.02)
