@@ -106,8 +106,8 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
 
     for array in sorted({rec.variable for f in filters if f.dram_sectors
                          for rec in props.accesses if f.selects(rec)}):
-        try:
-            footprint = props.footprint(array)
+        try:   # the work-item build's footprints are the AFR's: computed once for both
+            footprint = (workitem_props or props).footprint(array)
         except WorkbenchError:
             raise
         except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
