@@ -11,8 +11,9 @@ floor is given.  The default is the candidate with the lowest cross-kernel LOKO 
 ``WORKBENCH_BUILD_INFO=sample_data/h100/build-info.json`` to give the occupancy features
 the compiler's registers instead of the estimate.
 
-Run: ``.venv/bin/python benchmarks/default_model_choice.py [--write]`` (about ten
-minutes on two cores: the expression fits dominate).
+Run: ``.venv/bin/python benchmarks/default_model_choice.py [--write] [--only LABEL]
+[--candidate LABEL=MODEL.json,WEIGHTS.json]`` (about ten minutes on two cores: the
+expression fits dominate; ``--candidate`` adds a model to the comparison).
 """
 
 from __future__ import annotations
@@ -93,7 +94,17 @@ def main() -> None:
     parser.add_argument("--write", action="store_true",
                         help="record the comparison and the choice in default-model.json")
     parser.add_argument("--only", action="append", help="candidate label(s) to run")
+    parser.add_argument("--candidate", action="append", default=[],
+                        metavar="LABEL=MODEL.json,WEIGHTS.json",
+                        help="one more candidate: its model file (from the project root) "
+                             "and its shipped fit (in sample_data/h100/)")
     args = parser.parse_args()
+    for text in args.candidate:
+        label, _, files = text.partition("=")
+        model_file, _, weights = files.partition(",")
+        if not (label and model_file and weights):
+            parser.error(f"--candidate {text!r}: expected LABEL=MODEL.json,WEIGHTS.json")
+        CANDIDATES[label] = (model_file, weights)
     warnings.filterwarnings("ignore")
     start = time.time()
     rows = {}

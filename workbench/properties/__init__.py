@@ -8,6 +8,8 @@
   data volumes (:mod:`workbench.models.roofline.from_loopy`);
 * :mod:`.footprint`: symbolic footprints and utilization (AFR, S1/S2);
 * :mod:`.banks`: local-memory bank conflicts;
+* :mod:`.sectors`: the 32-byte sectors a sub-group's global access touches
+  (:mod:`.lanes`: where a sub-group's lanes sit in their group);
 * :mod:`.symbolic`: compiling the counts to vectorized numpy;
 * :mod:`.resolve`: cached properties of catalog kernels.
 """

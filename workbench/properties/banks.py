@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from workbench.properties.lanes import lane_coordinates
+
 DEFAULT_BANKS = 32
 DEFAULT_BANK_BYTES = 4
 
@@ -35,16 +37,7 @@ def conflict_degree(lid_strides: Mapping[int, object] | Sequence[tuple[int, obje
     strides = dict(lid_strides)
     if any(not isinstance(s, (int, np.integer)) for s in strides.values()):
         return None
-    dims = [int(g) for g in group_size] or [1]
-    lanes = min(int(subgroup_size), int(np.prod(dims)))
-    # lane -> (lid0, lid1, ...) with lid0 fastest
-    coords = []
-    for lane in range(lanes):
-        rest, c = lane, []
-        for d in dims:
-            c.append(rest % d)
-            rest //= d
-        coords.append(c)
+    coords = lane_coordinates(group_size, subgroup_size)
     words_per_bank: dict[int, set[int]] = {}
     for c in coords:
         offset = sum(int(strides.get(axis, 0)) * v for axis, v in enumerate(c))

@@ -3,7 +3,7 @@
 The feature *names* and what they select are defined in
 :mod:`workbench.models.expressions.features`; here they are evaluated: counts from the
 kernel's symbolic properties (vectorized over parameter sets), access-to-footprint
-ratios from the shared access model's footprints, bank passes, and the device
+ratios from the shared access model's footprints, bank passes, sectors, and the device
 features of :mod:`workbench.models.expressions.insitu`.
 """
 
@@ -28,6 +28,8 @@ from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_u
 from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
 from workbench.properties.banks import conflict_degree
 from workbench.properties.extract import AccessRecord
+from workbench.properties.lanes import subgroup_lanes
+from workbench.properties.sectors import dense_sectors, sector_sharing, sectors_per_access
 from workbench.properties.symbolic import evaluate_many
 
 
@@ -102,6 +104,17 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 exprs["afr accesses", array] = accesses
                 exprs["afr used", array] = used
 
+    for array in sorted({rec.variable for f in filters if f.dram_sectors
+                         for rec in props.accesses if f.selects(rec)}):
+        try:   # the work-item build's footprints are the AFR's: computed once for both
+            footprint = (workitem_props or props).footprint(array)
+        except WorkbenchError:
+            raise
+        except Exception:  # noqa: BLE001 - isl/loopy errors of non-affine indices
+            continue       # unknown utilization: the access needs all its sectors
+        exprs["util used", array] = footprint.used
+        exprs["util filled", array] = footprint.filled
+
     values = evaluate_many(exprs, arrays) if exprs else {}
     values = {k: _as_float(v, n) for k, v in values.items()}
     afr = {}
@@ -114,6 +127,8 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
             afr[array] = np.where(used > 0, values["afr accesses", array]
                                   / np.where(used > 0, used, 1), np.nan)
 
+    sharing = _sector_sharing(props) if any(
+        isinstance(r, AccessFilter) and (r.sectors or r.dram_sectors) for r in refs) else {}
     out: dict[str, np.ndarray] = {}
     for ref in refs:
         if isinstance(ref, (StandardFeature, FootprintFeature)):
@@ -126,6 +141,11 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 term = values["record", i]
                 if ref.bank_passes:
                     term = term * _bank_passes(rec, props)
+                if ref.sectors or ref.dram_sectors:
+                    shared = sharing.get((rec.variable, rec.direction), 1.0)
+                    term = term * _sectors(rec, props) * shared
+                if ref.dram_sectors:
+                    term = term * _dram_share(rec, props, values, n, shared)
                 if ref.afr is not None:
                     term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
                 total = total + term
@@ -154,6 +174,51 @@ def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
                              np.dtype(record.dtype).itemsize,
                              subgroup_size=props.subgroup_size or 32)
     return np.nan if degree is None else float(degree)
+
+
+def _sectors(record: AccessRecord, props: KernelProperties) -> float:
+    """Sectors a sub-group's access touches, per counted access: loopy counts a global
+    access once per work item where its lid(0) stride is not 0, else once per
+    sub-group (a broadcast), and every access once per work item at work-item
+    granularity."""
+    subgroup = props.subgroup_size or 32
+    sectors = sectors_per_access(record.lid_strides, props.group_size,
+                                 np.dtype(record.dtype).itemsize, subgroup_size=subgroup)
+    per_item = (props.granularity is Granularity.WORKITEM
+                or dict(record.lid_strides).get(0, 0) != 0)
+    return sectors / subgroup_lanes(props.group_size, subgroup) if per_item else sectors
+
+
+def _dram_share(record: AccessRecord, props: KernelProperties, values: dict, n: int,
+                shared: float) -> np.ndarray:
+    """The share of an access's sectors (``shared`` of its own, companions counted) it
+    needs from DRAM (``dramsectors`` in :mod:`.features`): its dense sectors over the
+    array's utilization, at most all of them."""
+    if ("util used", record.variable) not in values:
+        return np.ones(n)
+    subgroup = props.subgroup_size or 32
+    itemsize = np.dtype(record.dtype).itemsize
+    requested = shared * sectors_per_access(record.lid_strides, props.group_size,
+                                            itemsize, subgroup_size=subgroup)
+    dense = dense_sectors(record.lid_strides, props.group_size, itemsize,
+                          subgroup_size=subgroup)
+    used, filled = values["util used", record.variable], values["util filled", record.variable]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.where(used > 0, dense * filled / np.where(used > 0, used, 1), requested)
+    return np.minimum(need, requested) / requested
+
+
+def _sector_sharing(props: KernelProperties) -> dict:
+    """Per (array, direction), the share of its accesses' sectors that companions at a
+    constant offset leave (:func:`~workbench.properties.sectors.sector_sharing`); none
+    where the kernel's access model cannot be read."""
+    try:
+        model = props.access_model
+    except WorkbenchError:
+        raise
+    except Exception:  # noqa: BLE001 - loopy errors of kernels the model cannot read
+        return {}
+    return sector_sharing(model, props.group_size, subgroup_size=props.subgroup_size or 32)
 
 
 def parse_params_text(text: str) -> dict[str, int]:

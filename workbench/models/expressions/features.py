@@ -13,7 +13,7 @@ Three kinds of feature name are understood:
 
       f_mem_access[_tag:<tag>][_<mtype>][_<dtype>][_<direction>]
                   [_lstrides:{<stride constraints>}][_gstrides:{<stride constraints>}]
-                  [_afr:<constraint>][_bankpasses]
+                  [_afr:<constraint>][_bankpasses|_sectors|_dramsectors]
 
   The value is the sum of the counts of every access (as loopy reports them, see
   :class:`workbench.properties.extract.AccessRecord`) that meets all the given
@@ -59,6 +59,24 @@ Three kinds of feature name are understood:
   :mod:`workbench.properties.banks`; 32 banks of 4 bytes, the properties' sub-group
   size or 32).  ``f_mem_access_local_float32_load_bankpasses`` is 32 times
   ``f_mem_access_local_float32_load`` for a transposed read of a 32-wide tile.
+
+  ``sectors`` (last, global accesses only) counts each access once per 32-byte
+  sector its sub-group touches: the count times the sectors of the lanes' addresses
+  (see :mod:`workbench.properties.sectors`; the group shape decides how the lanes
+  map to lid(0) and lid(1), a non-integer stride counts as large, the first lane
+  starts a sector).  Stride 1 over float32 touches 4 sectors a warp, stride 2
+  touches 8, stride 5 touches 20, stride 32 touches 32; float64 twice as many up to
+  32.  ``f_mem_access_global_float32_store_sectors`` prices a store by the memory
+  traffic of its warp rather than by its stride class.
+
+  ``dramsectors`` (last, global accesses only) counts the sectors an access needs
+  from DRAM: its ``sectors``, but no more than its lanes' distinct elements fill side
+  by side, divided by the utilization of the array's footprint (used over filled
+  elements, :mod:`workbench.properties.footprint`).  A transposed read of a dense
+  array requests 32 sectors a warp and needs 4 (float32) from DRAM, since other
+  warps read the rest of each sector; a stride-5 gather, whose array is a fifth
+  used, needs all 20.  An array whose footprint cannot be counted needs its
+  ``sectors``.
 
   Full example: ``f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1``.
 
@@ -186,12 +204,16 @@ class AccessFilter:
     gstrides: tuple[tuple[int, Constraint], ...] = ()
     afr: Constraint | None = None
     bank_passes: bool = False
+    sectors: bool = False
+    dram_sectors: bool = False
 
     def selects(self, record: AccessRecord) -> bool:
         """The static part of the filter (everything but the size-dependent AFR)."""
         if self.tag is not None and self.tag not in record_tags(record):
             return False
         if self.bank_passes and record.mtype != "local":
+            return False
+        if (self.sectors or self.dram_sectors) and record.mtype != "global":
             return False
         if self.mtype is not None and record.mtype != self.mtype:
             return False
@@ -255,11 +277,11 @@ _ACCESS_FILTER = re.compile(
     r"(?:_lstrides:\{(?P<lstrides>[^{}]*)\})?"
     r"(?:_gstrides:\{(?P<gstrides>[^{}]*)\})?"
     r"(?:_afr:(?P<afr>[^_{}]+))?"
-    r"(?:_(?P<bankpasses>bankpasses))?")
+    r"(?:_(?P<bankpasses>bankpasses)|_(?P<sectors>sectors)|_(?P<dramsectors>dramsectors))?")
 
 # a tag that contains one of these words swallowed a part that failed to parse
 _GRAMMAR_WORD = re.compile(
-    rf"(?:^|_)(?:global|local|load|store|{'|'.join(_DTYPES)}|lstrides|gstrides|afr|bankpasses)(?:_|$)")
+    rf"(?:^|_)(?:global|local|load|store|{'|'.join(_DTYPES)}|lstrides|gstrides|afr|bankpasses|sectors|dramsectors)(?:_|$)")
 
 _LOADED_TAG = re.compile(r"\w+\(value=['\"](?P<v>.*)['\"]\)")
 
@@ -298,6 +320,8 @@ def known_feature_names() -> tuple[str, ...]:
         names += [f"f_mem_access_global_{dt}_{d.value}" for d in Direction]
         names += [f"f_mem_access_global_{dt}_{d.value}_lstrides:{{0:1}}_gstrides:{{}}"
                   f"_afr:{a}" for d in Direction for a in ("1", ">1")]
+        names += [f"f_mem_access_global_{dt}_{d.value}_{s}" for d in Direction
+                  for s in ("sectors", "dramsectors")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES]
@@ -340,12 +364,14 @@ def parse_feature_ref(name: str) -> FeatureRef:
                 gstrides=_parse_strides(m.group("gstrides") or "", where),
                 afr=Constraint.parse(m.group("afr"), where)
                 if m.group("afr") is not None else None,
-                bank_passes=m.group("bankpasses") is not None)
+                bank_passes=m.group("bankpasses") is not None,
+                sectors=m.group("sectors") is not None,
+                dram_sectors=m.group("dramsectors") is not None)
         if m is not None or ":" in name:
             raise ModelError(
                 f"malformed memory-access feature {name!r}; expected "
                 "f_mem_access[_tag:<tag>][_<global|local>][_<dtype>][_<load|store>]"
-                "[_lstrides:{<axis>:<constraint>,...}][_gstrides:{...}][_afr:<constraint>][_bankpasses]"
+                "[_lstrides:{<axis>:<constraint>,...}][_gstrides:{...}][_afr:<constraint>][_bankpasses|_sectors|_dramsectors]"
                 " with at least one part, in this order, e.g. "
                 "f_mem_access_global_float32_load_lstrides:{0:1}_gstrides:{}_afr:>1")
     raise _unknown(name)
