@@ -332,6 +332,13 @@ def resident_constant_rows(cal, form: str) -> list[dict]:
             rows.append(_row("extension", f"pass latency [s], {scheme}, {form}", "-",
                              None, consts.pass_latency, "per load pass of a row, fitted "
                              "with the row latency on the same twins", label))
+        if form == "resident-lane-passes":
+            rows.append(_row("extension", f"lane pass latency [s], {scheme}, {form}", "-",
+                             None, consts.lane_pass, "per compute lane pass of a group: "
+                             "the lane ladders' bands less their twins at one or two "
+                             "groups per SM; registers per point from the fit "
+                             f"{tuple(round(x, 2) for x in consts.register_fit)} "
+                             "(coefficients, lowest, highest build)", label))
         for stencil, value in sorted(consts.C_iter.items()):
             paper = PAPER_TABLE4.get(stencil)
             rows.append(_row("Table 4", f"C_iter {stencil} [s], {scheme}, {form}",

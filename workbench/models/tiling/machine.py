@@ -92,8 +92,8 @@ class SchemeConstants:
     second latency, seconds per load pass (its ``row_latency`` then per row);
     ``lane_pass``: the lane-pass form's compute latency, seconds per lane pass of one
     group; ``register_fit``: that form's registers per work item from the tile shape,
-    coefficients of :func:`.schemes.register_features` (fitted on microbenchmark
-    builds; empty: none)."""
+    the coefficients of :func:`.schemes.register_features` and the lowest and highest
+    count of the microbenchmark builds it was fitted on (empty: none)."""
 
     L: float
     C_iter: Mapping[str, float]
