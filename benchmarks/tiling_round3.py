@@ -162,6 +162,30 @@ def evaluate(cal, points: pd.DataFrame, picks: int):
     return pd.DataFrame(rows), plans
 
 
+def register_check(cal, points: pd.DataFrame) -> None:
+    """How the register fit (microbenchmark builds only) meets the registers every
+    measured point was built with: mean absolute error, bias, correlation, per kind."""
+    from workbench.models.tiling.points import TileArrays, parse_label, stencil_dims
+    from workbench.models.tiling.schemes import estimated_registers
+
+    one = points.dropna(subset=["registers"]).drop_duplicates(["stencil", "label"])
+    for scheme in ("hexagonal", "hybrid"):
+        fit = cal.schemes[f"{scheme}+{LANE}"].register_fit
+        part = one[one["scheme"] == scheme]
+        dims = stencil_dims(part["stencil"].iloc[0])
+        tiles = TileArrays.of([parse_label(lb) for lb in part["label"]], dims)
+        guess = estimated_registers(fit, tiles.t_T, tiles.t_S[0], tiles.lanes,
+                                    tiles.t_S[1] if dims == 2 else None)
+        err = guess - part["registers"].to_numpy()
+        picks = ~part["kind"].isin(["baseline", "best-baseline"]).to_numpy()
+        corr = (np.corrcoef(guess, part["registers"])[0, 1] if np.std(guess) > 0
+                else float("nan"))
+        print(f"register fit, {scheme}: {len(part)} built points, mean absolute error "
+              f"{np.mean(np.abs(err)):.1f}, bias {np.mean(err):+.1f} (picks: "
+              f"{np.mean(err[picks]):+.1f} over {int(picks.sum())}), correlation {corr:.2f}; "
+              f"built with {int(part['registers'].min())}-{int(part['registers'].max())}")
+
+
 def main() -> int:
     from benchmarks.tiling_side_by_side import LADDERS, MICROBENCH, resident_calibration
 
@@ -176,7 +200,9 @@ def main() -> int:
         c = cal.schemes[key]
         print(f"{key}: L {c.L:.3g}, row {c.row_latency:.3g} s, pass {c.pass_latency:.3g} s, "
               f"lane pass {c.lane_pass:.3g} s, registers fit {c.register_fit}")
-    frame, plans = evaluate(cal, measured_points(args.store), args.picks)
+    points = measured_points(args.store)
+    register_check(cal, points)
+    frame, plans = evaluate(cal, points, args.picks)
     frame.to_csv(args.out, index=False)
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
