@@ -47,6 +47,10 @@ and laplacian2d's, whose pairs give the same value within 1 %).  The two-term va
 same way; the lane-shape ladder (one tile under several lane shapes: the same rows,
 other load passes) is what tells the two latencies apart.  Without a ladder the twins
 move the rows and the words together and the fit cannot tell them apart: refused.
+The lane-pass variant (``resident-lane-passes``) takes the two-term constants and adds
+two more from the ladders (:func:`lane_constants`): the compute latency per lane pass
+and the registers per work item as a function of the tile shape, fitted on the band
+builds of the microbenchmarks (their build logs), never on a measured problem point.
 """
 
 from __future__ import annotations
