@@ -209,10 +209,12 @@ def main() -> int:
     show = frame.drop(columns=["first_of_measured", "first_pick"])
     print(show.round(3).to_string(index=False))
     for name, part in frame.groupby("variant", sort=False):
+        first = part["first_of_measured_faster_pct"].mean()
         print(f"{name:17s}: pairs with RMSE near best <= 10 %: "
               f"{int((part['rmse_near_best'] <= 0.10).sum())} of {len(part)}; first of the "
-              f"measured points vs best baseline, mean {part['first_of_measured_faster_pct'].mean():+.1f} %; "
-              f"picks measured {int(part['picks_measured'].sum())} of {int(part['picks'].sum())}")
+              f"measured points vs best baseline, mean {first:+.1f} %; best measured pick, "
+              f"mean {part['best_measured_pick_faster_pct'].mean():+.1f} %; picks measured "
+              f"{int(part['picks_measured'].sum())} of {int(part['picks'].sum())}")
     if args.plan:
         args.plan.write_text(json.dumps(plans, indent=1) + "\n")
         print(f"written: {args.plan} ({sum(len(v['chosen-lane-passes']) for v in plans.values())}"

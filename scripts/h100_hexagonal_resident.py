@@ -11,8 +11,11 @@ constants and the two forms of the resident-latency extension predict within 10 
 their minimum, at most ``HXR_PICKS`` each, campaigns ``tune/hx_<s>/{best-baseline,
 chosen-own,chosen-resident,chosen-load-passes}/<sizes>``); both stop themselves at
 ``SECONDS``.  (The shipped call, 2026-11-26, ran before the load-pass form existed, and
-averaged ``C_iter`` over the ladder's bands too: ``sample_data/h100/README.md``.)  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``:
-tiny problems on a CPU.
+averaged ``C_iter`` over the ladder's bands too: ``sample_data/h100/README.md``.)
+``HXR_ROUND=2``: the lane-shape ladder and the two-term picks; ``HXR_ROUND=3``: no
+ladder, the picks stage measures the plan file ``HXR_PLAN`` (written by
+``benchmarks/tiling_round3.py --plan``).  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``: tiny
+problems on a CPU.
 """
 
 from __future__ import annotations
@@ -70,9 +73,10 @@ STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite"}.get(
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
     ("resident-rows-passes",) if ROUND == 2 else ())
-KIND = {"paper": "chosen-own", "resident-lane-passes": "chosen-lane-passes", "resident-latency": "chosen-resident",
+KIND = {"paper": "chosen-own", "resident-latency": "chosen-resident",
         "resident-load-passes": "chosen-load-passes",
-        "resident-rows-passes": "chosen-rows-passes"}
+        "resident-rows-passes": "chosen-rows-passes",
+        "resident-lane-passes": "chosen-lane-passes"}
 #: QUICK_HEX_LADDERS' tiles under another lane shape (the dry run of round 2)
 QUICK_LANE_LADDERS = (("jacobi1d", (4, (64,), (16,)), (), 16, (1,)),
                       ("jacobi2d", (4, (2, 32), (2, 16)), (64,), 16, (1,)))
