@@ -111,11 +111,13 @@ def validation_rows(validation: pd.DataFrame, scheme: str) -> list[dict]:
                    f"near the best, Spearman {r.spearman:.2f} over all points, with L and "
                    "C_iter of the scheme's own microbenchmarks (6144^2 / 2^21, one "
                    "launch each)")
-        elif scheme in (RESIDENT, PASSES, BOTH):
+        elif scheme in (RESIDENT, PASSES, BOTH, LANES):
             why = (f"predicted/measured {r.mean_rel_error_near_best + 1:.2f} on average "
                    f"near the best, Spearman {r.spearman:.2f} over all points: the "
                    f"{scheme.split(', ')[1]} form (k_res = min(k, ceil(w / n_SM)), "
                    + ("a latency per row and one per load pass" if scheme == BOTH else
+                      "both latencies, a compute latency per lane pass and registers "
+                      "per point" if scheme == LANES else
                       "a row latency") + "), L, latencies and C_iter from the "
                    "microbenchmarks and the ladders")
         else:
@@ -254,8 +256,9 @@ def hex_results(store_path: Path, calibration=None, form: str = "paper"):
 RESIDENT = "hexagonal/hybrid, resident-latency"
 PASSES = "hexagonal/hybrid, resident-load-passes"
 #: The extension's forms and their scheme labels here.
+LANES = "hexagonal/hybrid, resident-lane-passes"
 FORMS = {"resident-latency": RESIDENT, "resident-load-passes": PASSES,
-         "resident-rows-passes": BOTH}
+         "resident-rows-passes": BOTH, "resident-lane-passes": LANES}
 #: the row-latency ladders (first call) and the lane-shape ladder (second call)
 LADDERS = [H100 / "hexagonal-resident.sqlite", H100 / "hexagonal-lanes.sqlite"]
 LADDER = LADDERS[0]
@@ -303,9 +306,7 @@ def resident_calibration(microbench: Path, ladders):
         found.update(resident_constants(rows, HW, replace(own, schemes={}), regs, form))
     if not found:
         return None
-    return with_scheme_constants(own, {k: SchemeConstants(v.L, v.C_iter,
-                                                          {**where, **v.provenance},
-                                                          v.row_latency, v.pass_latency)
+    return with_scheme_constants(own, {k: replace(v, provenance={**where, **v.provenance})
                                        for k, v in found.items()})
 
 
@@ -327,10 +328,17 @@ def resident_constant_rows(cal, form: str) -> list[dict]:
                          consts.row_latency, f"per {per} of a hexagon (1-D) or sub-tile "
                          "(2-D), the wait for its loads (each row adds two barriers, "
                          "2 tau_sync)", label))
-        if form == "resident-rows-passes":
+        if form in ("resident-rows-passes", "resident-lane-passes"):
             rows.append(_row("extension", f"pass latency [s], {scheme}, {form}", "-",
                              None, consts.pass_latency, "per load pass of a row, fitted "
                              "with the row latency on the same twins", label))
+        if form == "resident-lane-passes":
+            rows.append(_row("extension", f"lane pass latency [s], {scheme}, {form}", "-",
+                             None, consts.lane_pass, "per compute lane pass of a group: "
+                             "the lane ladders' bands less their twins at one or two "
+                             "groups per SM; registers per point from the fit "
+                             f"{tuple(round(x, 2) for x in consts.register_fit)} "
+                             "(coefficients, lowest, highest build)", label))
         for stencil, value in sorted(consts.C_iter.items()):
             paper = PAPER_TABLE4.get(stencil)
             rows.append(_row("Table 4", f"C_iter {stencil} [s], {scheme}, {form}",

@@ -11,8 +11,11 @@ constants and the two forms of the resident-latency extension predict within 10 
 their minimum, at most ``HXR_PICKS`` each, campaigns ``tune/hx_<s>/{best-baseline,
 chosen-own,chosen-resident,chosen-load-passes}/<sizes>``); both stop themselves at
 ``SECONDS``.  (The shipped call, 2026-11-26, ran before the load-pass form existed, and
-averaged ``C_iter`` over the ladder's bands too: ``sample_data/h100/README.md``.)  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``:
-tiny problems on a CPU.
+averaged ``C_iter`` over the ladder's bands too: ``sample_data/h100/README.md``.)
+``HXR_ROUND=2``: the lane-shape ladder and the two-term picks; ``HXR_ROUND=3``: no
+ladder, the picks stage measures the plan file ``HXR_PLAN`` (written by
+``benchmarks/tiling_round3.py --plan``).  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``: tiny
+problems on a CPU.
 """
 
 from __future__ import annotations
@@ -62,13 +65,18 @@ H100_DIR = ROOT / "sample_data" / "h100"
 #: round 2 (``HXR_ROUND=2``, scripts/h100_hexagonal_lanes.sh): the lane-shape ladder,
 #: the two-term form, and the picks the first call left unmeasured, into its own store
 ROUND = int(os.environ.get("HXR_ROUND", 1))
-STORE = "hexagonal-resident.sqlite" if ROUND == 1 else "hexagonal-lanes.sqlite"
+#: round 3 (``HXR_ROUND=3``, scripts/h100_hexagonal_round3.sh): no ladder; the picks of
+#: the lane-pass form not yet measured and each problem's best baseline again, from the
+#: plan ``benchmarks/tiling_round3.py --plan`` wrote (``HXR_PLAN``)
+STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite"}.get(
+    ROUND, "hexagonal-round3.sqlite")
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
     ("resident-rows-passes",) if ROUND == 2 else ())
 KIND = {"paper": "chosen-own", "resident-latency": "chosen-resident",
         "resident-load-passes": "chosen-load-passes",
-        "resident-rows-passes": "chosen-rows-passes"}
+        "resident-rows-passes": "chosen-rows-passes",
+        "resident-lane-passes": "chosen-lane-passes"}
 #: QUICK_HEX_LADDERS' tiles under another lane shape (the dry run of round 2)
 QUICK_LANE_LADDERS = (("jacobi1d", (4, (64,), (16,)), (), 16, (1,)),
                       ("jacobi2d", (4, (2, 32), (2, 16)), (64,), 16, (1,)))
@@ -230,10 +238,24 @@ def round2_plan(shipped, ext):
     return order, plan
 
 
+def round3_plan(path):
+    """The plan file's problems, in its order, and per problem the labels per kind."""
+    problems, plan = [], {}
+    for key, kinds in json.loads(Path(path).read_text()).items():
+        stencil, sizes = key.split(" ", 1)
+        problems.append((stencil, {k: int(v) for k, v in
+                                   (x.split("=") for x in sizes.split(","))}))
+        plan[(stencil, sizes)] = kinds
+    return problems, plan
+
+
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
-    shipped, ext = calibrations(out)
-    problems, plan = (round2_plan(shipped, ext) if ROUND == 2 else (PROBLEMS, {}))
+    if ROUND == 3:
+        problems, plan = round3_plan(os.environ["HXR_PLAN"])
+    else:
+        shipped, ext = calibrations(out)
+        problems, plan = (round2_plan(shipped, ext) if ROUND == 2 else (PROBLEMS, {}))
     for stencil, sizes in (PROBLEMS if ROUND == 1 else []):
         plan[(stencil, sizes_text(sizes))] = {
             "best-baseline": best_baseline(stencil, sizes),

@@ -47,6 +47,10 @@ and laplacian2d's, whose pairs give the same value within 1 %).  The two-term va
 same way; the lane-shape ladder (one tile under several lane shapes: the same rows,
 other load passes) is what tells the two latencies apart.  Without a ladder the twins
 move the rows and the words together and the fit cannot tell them apart: refused.
+The lane-pass variant (``resident-lane-passes``) takes the two-term constants and adds
+two more from the ladders (:func:`lane_constants`): the compute latency per lane pass
+and the registers per work item as a function of the tile shape, fitted on the band
+builds of the microbenchmarks (their build logs), never on a measured problem point.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelError
+from workbench.hardware.build_info import registers_of
 from workbench.models.tiling.machine import SchemeConstants, TilingCalibration, TilingHardware
 
 PREFIX = "ttmb."
@@ -72,6 +77,7 @@ class MicroRow:
     time_s: float
     facts: Mapping[str, float]
     n_SM: int
+    registers: int | None = None      # per work item, from the build log where stored
 
 
 def rows_from_measurements(measurements: Iterable) -> list[MicroRow]:
@@ -81,7 +87,8 @@ def rows_from_measurements(measurements: Iterable) -> list[MicroRow]:
             continue
         rows.append(MicroRow(m.key.kernel[len(PREFIX):], m.key.variant,
                              min(m.raw_times_s) if m.raw_times_s else float(m.time_s),
-                             dict(m.extra.get("facts", {})), int(m.extra.get("n_SM", 0))))
+                             dict(m.extra.get("facts", {})), int(m.extra.get("n_SM", 0)),
+                             registers_of(m.extra.get("build_log") or "")))
     return rows
 
 
@@ -276,9 +283,9 @@ def _resident_launch(scheme, r: MicroRow, hw, base: TilingCalibration, L: float,
     form = form or Form.RESIDENT_LATENCY
     key = form.constants_key(scheme)
     tiny = 1e-300                       # "none": the calibration wants positive values
-    per_row, per_pass = lam if isinstance(lam, tuple) else (lam, 0.0)
+    per_row, per_pass, *lane = lam if isinstance(lam, tuple) else (lam, 0.0)
     own = SchemeConstants(max(L, tiny), {stencil: max(C, tiny)}, row_latency=per_row,
-                          pass_latency=per_pass)
+                          pass_latency=per_pass, lane_pass=lane[0] if lane else 0.0)
     trial = TilingCalibration(base.device, max(L, tiny), tiny if twin else base.tau_sync,
                               base.T_sync, {stencil: max(C, tiny)}, schemes={key: own})
     q = quantities(scheme, Problem(tuple(int(x) for x in f["shape"]), int(f["T"])),
@@ -301,7 +308,8 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
     from workbench.models.tiling.schemes import Form, Scheme
 
     form = Form(form) if form is not None else Form.RESIDENT_LATENCY
-    two_terms = form is Form.RESIDENT_ROWS_PASSES
+    two_terms = form in (Form.RESIDENT_ROWS_PASSES, Form.RESIDENT_LANE_PASSES)
+    lane_form = form is Form.RESIDENT_LANE_PASSES
 
     regs = dict(registers or {})
     twins, bands = defaultdict(list), defaultdict(list)
@@ -331,6 +339,8 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
                                     float(solved[2]) if two_terms else 0.0)
         if not L > 0:
             continue
+        lane, fit = (lane_constants(rows, scheme, hw) if lane_form else (0.0, ()))
+        lam = lam + (lane,)
         per: dict[str, list[float]] = defaultdict(list)
         left_out = []
         for band in bands.get(scheme, []):
@@ -353,5 +363,57 @@ def resident_constants(rows: list[MicroRow], hw: TilingHardware, base: TilingCal
                 "twin_variants": [f"{r.what} {r.variant}" for r in members],
                 "left_out": left_out,
                 "C_iter_per_band": {s: v for s, v in sorted(per.items())}},
-            row_latency=lam[0], pass_latency=lam[1])
+            row_latency=lam[0], pass_latency=lam[1], lane_pass=lane,
+            register_fit=fit)
     return found
+
+
+def lane_constants(rows: list[MicroRow], scheme, hw: TilingHardware
+                   ) -> tuple[float, tuple[float, ...]]:
+    """The lane-pass form's ``lambda_lane`` and register fit of ``scheme`` (module
+    docstring of :mod:`.schemes`): ``lambda_lane`` is the mean, over the ladders' rungs
+    at one or two groups per SM, of a band's time less its twin's per (sub-)tile and
+    compute lane pass (few groups per SM: the SM's share is not what limits them);
+    the register fit is least squares over every band build of the scheme (bands of the
+    pairs and the ladders' rungs; twins have no compute to hold), kept inside their
+    range."""
+    from workbench.models.tiling.schemes import register_features
+
+    dims = 1 if scheme.value == "hexagonal" else 2
+    mine = [r for r in rows if int(r.facts.get("stencil_dims", 0)) == dims]
+    twins = {r.variant: r for r in mine if r.what == LADDER_PAIR[1]}
+    per_pass, seen = [], set()
+    for r in mine:
+        if r.what != LADDER_PAIR[0] or r.variant in seen or r.variant not in twins:
+            continue
+        seen.add(r.variant)
+        if int(r.facts.get("per_sm", 1)) > 2:
+            continue
+        passes = _config_of(r).per_tile()["passes"]
+        onchip = (r.time_s - twins[r.variant].time_s) / int(r.facts["sub_tiles"])
+        per_pass.append(onchip / passes)
+    builds = {r.variant.split(",per_sm")[0]: r for r in mine
+              if r.what in (HEX_PAIR[0], LADDER_PAIR[0]) and r.registers}
+    fit: tuple[float, ...] = ()
+    if len(builds) > dims + 1:
+        cfgs = [_config_of(r) for r in builds.values()]
+        X = np.concatenate([register_features(
+            np.array([c.t_T]), np.array([c.tiles[0]]),
+            [np.array([x]) for x in c.threads],
+            np.array([c.tiles[1]]) if dims == 2 else None) for c in cfgs])
+        y = np.array([r.registers for r in builds.values()], dtype=float)
+        coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+        fit = (*map(float, coef), float(y.min()), float(y.max()))
+    return (float(np.mean(per_pass)) if per_pass else 0.0), fit
+
+
+def _config_of(r: MicroRow):
+    from workbench.kernels.timetiled.hexagonal import HexConfig
+
+    f = r.facts
+    thr = next(p for p in r.variant.replace(",", " ").split() if p.startswith("thr="))
+    return HexConfig(r.variant.split(":", 1)[0], tuple(int(x) for x in f["shape"]),
+                     int(f["T"]), int(f["t_T"]),
+                     (int(f["t_S1"]),) + ((int(f["inner"]),) if int(f["stencil_dims"]) == 2
+                                          else ()),
+                     tuple(int(x) for x in thr[4:].split("x")))

@@ -89,13 +89,19 @@ class SchemeConstants:
     (how: ``provenance``); ``row_latency``: the resident-latency extension's
     ``lambda``, seconds per row (0 for the paper's equations, which have none), or per
     load pass in its load-pass variant; ``pass_latency``: the two-term variant's
-    second latency, seconds per load pass (its ``row_latency`` then per row)."""
+    second latency, seconds per load pass (its ``row_latency`` then per row);
+    ``lane_pass``: the lane-pass form's compute latency, seconds per lane pass of one
+    group; ``register_fit``: that form's registers per work item from the tile shape,
+    the coefficients of :func:`.schemes.register_features` and the lowest and highest
+    count of the microbenchmark builds it was fitted on (empty: none)."""
 
     L: float
     C_iter: Mapping[str, float]
     provenance: Mapping[str, object] = field(default_factory=dict)
     row_latency: float = 0.0
     pass_latency: float = 0.0
+    lane_pass: float = 0.0
+    register_fit: tuple[float, ...] = ()
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -104,13 +110,18 @@ class SchemeConstants:
             doc["row_latency"] = self.row_latency
         if self.pass_latency:
             doc["pass_latency"] = self.pass_latency
+        if self.lane_pass:
+            doc["lane_pass"] = self.lane_pass
+        if self.register_fit:
+            doc["register_fit"] = list(self.register_fit)
         return doc
 
     @classmethod
     def from_json(cls, doc: Mapping) -> SchemeConstants:
         return cls(float(doc["L"]), {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
                    dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)),
-                   float(doc.get("pass_latency", 0.0)))
+                   float(doc.get("pass_latency", 0.0)), float(doc.get("lane_pass", 0.0)),
+                   tuple(float(x) for x in doc.get("register_fit") or ()))
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,8 @@ class TilingCalibration:
         _check_positive(self.device, "", self.L, self.C_iter)
         for scheme, consts in self.schemes.items():
             _check_positive(self.device, f" ({scheme} scheme)", consts.L, consts.C_iter)
-            for what, v in (("row", consts.row_latency), ("pass", consts.pass_latency)):
+            for what, v in (("row", consts.row_latency), ("pass", consts.pass_latency),
+                            ("lane pass", consts.lane_pass)):
                 if not float(v) >= 0:
                     raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): "
                                      f"the {what} latency must be >= 0, got {v!r}")

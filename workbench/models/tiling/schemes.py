@@ -81,6 +81,21 @@ row-latency ladders and the lane-shape ladder (one tile under several lane shape
 the rows stay, the passes change), so that the data choose the unit
 (:func:`.calibrate.resident_constants`).
 
+**Its lane-pass variant** (``Form.RESIDENT_LANE_PASSES``, round 3): the two-term chain,
+and two changes the round-2 picks showed were missing (``docs/time-tiling.md``, "Round
+3"):
+
+* a compute latency per lane pass: a group updates a row in ``ceil(w_r / b_1)
+  ceil(t_S2 / b_2)`` passes of its lanes (``HexConfig.per_tile()["passes"]``), one after
+  the other, whatever the SM's other groups do; ``c_lane = lambda_lane sum_r passes_r``
+  is the least time a group's (sub-)tile computes, and the SM's share,
+  ``k_res max(m', c)``, is charged only where it is longer: 2-D ``m' + N_s (max(k_res
+  max(m', c), c_lane) + chain)``, 1-D ``m' + max(c + (k_res - 1) max(m', c), c_lane) +
+  chain``; ``lambda_lane`` from the lane ladders' bands minus twins at one or two
+  groups per SM;
+* registers per point: where a point's build is not known, ``k`` takes the registers
+  that :func:`register_features`' fit on the microbenchmark builds gives its shape.
+
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
 ``T_alg = N_w T_sync + K (T_tile(k_A) rounds_A + T_tile(k_B) rounds_B)``.  Its
@@ -125,10 +140,12 @@ class Form(enum.Enum):
     RESIDENT_LATENCY = "resident-latency"
     RESIDENT_LOAD_PASSES = "resident-load-passes"
     RESIDENT_ROWS_PASSES = "resident-rows-passes"
+    RESIDENT_LANE_PASSES = "resident-lane-passes"
 
     @property
     def needs_lanes(self) -> bool:
-        return self in (Form.RESIDENT_LOAD_PASSES, Form.RESIDENT_ROWS_PASSES)
+        return self in (Form.RESIDENT_LOAD_PASSES, Form.RESIDENT_ROWS_PASSES,
+                        Form.RESIDENT_LANE_PASSES)
 
     def constants_key(self, scheme: Scheme) -> str:
         """The name a calibration keeps this form's constants of ``scheme`` under."""
@@ -259,6 +276,14 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
             raise ModelError(f"the {form.value} form needs the lanes per axis of every "
                              "point (bx, by)")
         lanes = [np.broadcast_to(np.asarray(x, dtype=np.int64), t_T.shape) for x in lanes]
+    if form is Form.RESIDENT_LANE_PASSES:
+        if own.register_fit:        # per point; a point's own build where known
+            guess = estimated_registers(own.register_fit, t_T, t_S[0], lanes,
+                                        t_S[1] if d == 2 else None)
+            known = (np.broadcast_to(np.asarray(registers, dtype=float), t_T.shape)
+                     if registers is not None else np.full(t_T.shape, np.nan))
+            registers = np.where(np.isfinite(known) & (known > 0), known, guess)
+        latency = latency + (own.lane_pass,)
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
                       word_bytes, form, latency, lanes)
 
@@ -283,10 +308,44 @@ def row_chain(form: Form, latency, t_T, t_S1, lanes, inner, tau):
     per_row, per_pass = latency
     if form is Form.RESIDENT_LATENCY:
         return t_T * (per_row + 2 * tau)
+    # the two-term chain (rows-passes and its lane-pass variant)
     passes = load_passes(t_T, t_S1, lanes, inner)
     if form is Form.RESIDENT_LOAD_PASSES:       # its one latency is kept as row_latency
         return per_row * passes + 2 * t_T * tau
     return t_T * (per_row + 2 * tau) + per_pass * passes
+
+
+def compute_passes(t_T, t_S1, lanes, inner=None):
+    """Lane passes of a (sub-)tile's updates, summed over its rows (the lane-pass form,
+    module docstring): ``2 sum_{j < t_T/2} ceil((t_S1 + 2 j) / b_1) [ceil(t_S2 /
+    b_2)]``, as ``HexConfig.per_tile()["passes"]``; ``lanes`` per axis, axis 0 first."""
+    t_T, t1 = np.asarray(t_T, dtype=np.int64), np.asarray(t_S1, dtype=np.int64)
+    h = np.maximum(t_T // 2, 1)
+    j = np.arange(int(h.max(initial=1)), dtype=np.int64)
+    along = _ceil_div(t1[:, None] + 2 * j[None, :], np.asarray(lanes[0])[:, None])
+    total = 2 * np.sum(along * (j[None, :] < h[:, None]), axis=1)
+    if inner is not None:
+        total = total * _ceil_div(inner, lanes[1])
+    return total
+
+
+def register_features(t_T, t_S1, lanes, inner=None) -> np.ndarray:
+    """Columns the register fit of the lane-pass form weighs (one row per point): 1,
+    ``log2`` of the widest row's passes along axis 0 and (2-D) along axis 1, loops
+    the compiler unrolls further the fewer passes they take."""
+    t_T, t1 = np.asarray(t_T, dtype=np.int64), np.asarray(t_S1, dtype=np.int64)
+    cols = [np.ones(t_T.shape), np.log2(_ceil_div(t1 + t_T, lanes[0]))]
+    if inner is not None:
+        cols.append(np.log2(_ceil_div(np.asarray(inner) + 2, lanes[1])))
+    return np.stack(cols, axis=1).astype(float)
+
+
+def estimated_registers(fit, t_T, t_S1, lanes, inner=None):
+    """Registers per work item from a register fit (``(coefficients..., low, high)``:
+    the fit and the range of the builds it was fitted on, which it stays inside)."""
+    *coef, low, high = fit
+    return np.clip(register_features(t_T, t_S1, lanes, inner) @ np.asarray(coef),
+                   low, high)
 
 
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
@@ -316,12 +375,14 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     # eq. 15: rows t1, t1 + 2, .., t1 + t_T - 2, each twice; two barriers per row
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
     if form is not Form.PAPER:
-        chain = row_chain(form, latency, t_T, t1, lanes, t_S[1] if len(S) == 2 else None,
-                          tau)
+        inner_arg = t_S[1] if len(S) == 2 else None
+        chain = row_chain(form, latency[:2], t_T, t1, lanes, inner_arg, tau)
+        c_lane = (latency[2] * compute_passes(t_T, t1, lanes, inner_arg)
+                  if form is Form.RESIDENT_LANE_PASSES else None)
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, 2 * C * _hex_sum(t1, h, inner,
                                                                             hw.n_V),
-                                 chain, hw, cal, L)
+                                 chain, hw, cal, L, c_lane)
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
@@ -343,21 +404,25 @@ def resident(w, k, n_SM: int):
     return np.maximum(np.minimum(k, _ceil_div(np.maximum(w, 1), n_SM)), 1)
 
 
-def resident_tile(dims: int, k_res, m_prime, c, chain, repeats):
+def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None):
     """``T_tile`` of the resident-latency form (module docstring); ``chain``: the rows'
-    latency of one (sub-)tile, ``t_T rho``."""
+    latency of one (sub-)tile, ``t_T rho``; ``c_lane``: the lane-pass form's least
+    compute time of one group's (sub-)tile."""
+    lane = 0.0 if c_lane is None else c_lane
     if dims == 1:
-        return m_prime + c + (k_res - 1) * np.maximum(m_prime, c) + chain
-    return np.where(k_res == 1, (m_prime + c + chain) * repeats,
-                    m_prime + (k_res * np.maximum(m_prime, c) + chain) * repeats)
+        return (m_prime + np.maximum(c + (k_res - 1) * np.maximum(m_prime, c), lane)
+                + chain)
+    return np.where(k_res == 1, (m_prime + np.maximum(c, lane) + chain) * repeats,
+                    m_prime + (np.maximum(k_res * np.maximum(m_prime, c), lane) + chain)
+                    * repeats)
 
 
 def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasible,
-                      repeats, c, chain, hw, cal, L):
+                      repeats, c, chain, hw, cal, L, c_lane=None):
     m_prime = (m_i + m_o) * L
     k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
-    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats)
-    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats)
+    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane)
+    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane)
     rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
     rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
     T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B)
