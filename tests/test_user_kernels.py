@@ -21,13 +21,18 @@ KERNELS = EXAMPLES / "my_kernels.py"
 H100 = Path("sample_data/h100")
 
 
+def _default_weights() -> str:
+    return json.loads((H100 / "default-model.json").read_text())["weights"]
+
+
 def _models():
     """Every registered family that predicts a single kernel, fitted or ready."""
     return {
         "linear fp32": load_model(H100 / "weights-linear.json"),
         "linear fp64": load_model(H100 / "weights-linear-fp64.json"),
         "overlap": load_model(H100 / "weights-overlap.json"),
-        "overlap-fp64 (default)": load_model(H100 / "weights-overlap-fp64.json"),
+        "overlap-fp64": load_model(H100 / "weights-overlap-fp64.json"),
+        "the shipped default": load_model(H100 / _default_weights()),
         "roofline": get_family("roofline").ready(device_model="h100"),
         "ir-knn": get_family("ir-knn").ready(),
     }
@@ -83,7 +88,7 @@ def test_a_notebook_variable_is_predicted_like_a_file_kernel():
 def test_predict_cli_on_a_user_kernel_names_model_and_file(capsys):
     assert main(["predict", f"{KERNELS}:laplace5", "--param", "n=2048"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("model: expression, ") and "weights-overlap-fp64.json" in out[0]
+    assert out[0].startswith("model: expression, ") and _default_weights() in out[0]
     assert "laplace5" in out[1] and "predicted" in out[1] and len(out[1]) < 200
     assert main(["predict", f"{KERNELS}:laplace5", "--param", "n=2048", "--format",
                  "json", "--weights", str(H100 / "weights-linear-fp64.json")]) == 0
