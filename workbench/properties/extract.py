@@ -38,6 +38,7 @@ from workbench.properties.features import (
 from workbench.properties.accesses import KernelAccesses, kernel_accesses
 from workbench.properties.counting import (
     access_counts,
+    local_barriers,
     op_counts,
     prepare,
     require_barvinok,
@@ -256,9 +257,10 @@ def extract_properties(kernel: lp.TranslationUnit, *,
         warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")
         try:
             pre = prepare(kernel)
-            ops = op_counts(pre, granularity, subgroup_size)
-            mem = access_counts(pre, granularity, subgroup_size)
-            sync = lp.get_synchronization_map(pre, subgroup_size=subgroup_size or 1)
+            runs_of: dict = {}
+            ops = op_counts(pre, granularity, subgroup_size, runs_of)
+            mem = access_counts(pre, granularity, subgroup_size, runs_of)
+            barrier_count = local_barriers(pre)
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
@@ -328,10 +330,8 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             counts[GlobalMinLoadStore(dtype, fraction)] = prim.Min(
                 (dirs[Direction.LOAD], dirs[Direction.STORE]))
 
-    barriers: Expression = 0
-    for s, poly in sync.items():
-        if s.kind == "barrier_local":
-            barriers = barriers + pwqpolynomial_to_expr(poly.pwqpolynomial)
+    barriers: Expression = 0 if isinstance(barrier_count, int) else \
+        pwqpolynomial_to_expr(barrier_count.pwqpolynomial)
     if barriers != 0:
         # loopy counts the barriers one work item meets; every work item meets them.
         counts[LocalBarriers()] = barriers * groups * workitems_per_group
