@@ -43,7 +43,11 @@ from workbench.properties.counting import (
     prepare,
     require_barvinok,
 )
-from workbench.properties.footprint import Footprint, global_footprints
+from workbench.properties.footprint import (
+    Footprint,
+    global_footprints,
+    global_used_elements,
+)
 from workbench.properties.symbolic import (
     Assumptions,
     Expression,
@@ -106,6 +110,7 @@ class KernelProperties:
     program: object = field(default=None, compare=False, repr=False)
     _footprints: dict = field(default_factory=dict, compare=False, repr=False)
     _access_model: list = field(default_factory=list, compare=False, repr=False)
+    _used: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def access_model(self) -> KernelAccesses:
@@ -137,6 +142,19 @@ class KernelProperties:
                     array, intern_expression(fp.used, shared),
                     intern_expression(fp.filled, shared))
         return self._footprints[array]
+
+    def footprint_used(self, array: str) -> Expression:
+        """The distinct elements of one global array the kernel touches, symbolic: the
+        footprint's ``used`` (without its filled span where that is not known yet)."""
+        if array in self._footprints or array in self.utilization:
+            return self.footprint(array).used
+        if array not in self._used:
+            model = self.access_model
+            if array not in model.arrays:
+                raise UnknownNameError(f"array of {self.kernel_name!r}", array, model.arrays)
+            self._used[array] = intern_expression(
+                global_used_elements(model, [array])[array], {})
+        return self._used[array]
 
     @property
     def features(self) -> tuple[Feature, ...]:
