@@ -272,17 +272,26 @@ class StructureFit:
         self.reason = reason
         if self._round == 1:
             self._next()
+            # its points may be counted already (a part of a split structure starts
+            # from its parent's counts): then fitted now, or nothing would ask again
+            self.give({})
             return
-        if isinstance(self._plan, TensorPlan):
-            self._per_point(reason)
-            return
-        if knob is None:
+        joint = isinstance(self._plan, TensorPlan)
+        if knob is None and not joint:
             tensor = plan_tensor(self._plan, self.counted, self.points, self.minima)
             if isinstance(tensor, TensorPlan):
                 self._plan = tensor
                 self.reason = f"terms fitted jointly in all knobs: {reason}"
                 self.give({})
                 return
+        how = ""
+        if knob is None and len(self._plan.knobs) > 1:
+            # no knob to blame and no joint fit: split by the knob of fewest values
+            # (a stride class that changes with it, say), whose parts are fitted and
+            # checked as any structure, on the points counted so far; never more
+            # builds than counting every point
+            knob = min(self._plan.knobs, key=lambda k: len({p[k] for p in self.points}))
+            how = ", the knob of fewest values"
         if knob is not None and self.depth < 2:
             groups: dict = {}
             for p in self.points:
@@ -292,9 +301,13 @@ class StructureFit:
                           for g in groups.values()]
             for part in self.parts:
                 part.give(self.counted)
-            self.reason = f"split by {knob}: {reason}"
+            self.reason = f"split by {knob}{how}: {reason}"
             return
-        self._next()
+        if joint:
+            self._per_point(reason)
+        else:
+            self._next()
+        self.give({})
 
     def report(self) -> list[tuple[tuple, int, int, CountMethod, str]]:
         """(structure, points, points counted, method, reason) of it or its parts."""
