@@ -163,8 +163,9 @@ class StructureFit:
     per feature; where that fails, round 2 adds a second neighbour per knob and fits
     sums of two; where that fails too, the structure is split by the knob whose fit
     failed (a barrier count of ``log2`` of a group size, a stride class that changes
-    with a work-per-item) and each part fitted on its own; where nothing fits, every
-    point is counted.  ``report`` tells which.
+    with a work-per-item), or with no knob to blame and no joint fit by the knob of
+    fewest values, and each part fitted on its own; where nothing fits, every point
+    is counted.  ``report`` tells which.
     """
 
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
@@ -347,6 +348,7 @@ def _take_minima(out: dict, pairs: dict, counted: Mapping, probes: Sequence,
                 return f"{name} is not the minimum of {a} and {b} at {p.label}"
         out[name] = values
     return None
+
 
 def _close(a, b) -> bool:
     return bool(np.isclose(a, b, rtol=RTOL, atol=RTOL * max(abs(a), abs(b), 1e-300)))
