@@ -4,8 +4,8 @@
 ``examples/spaces/*.py``, ``examples/kernels/my_space.py`` and ``tests/spaces/*.py``,
 the text of every count, the parameters, group size, assumptions, footprints and
 access records at work-item and at sub-group (32) granularity; ``--prepared``
-extracts the sub-group ones from the work-item extraction's prepared program, as the
-ranking now does.  ``compare A.json B.json`` prints every difference and exits 1 on
+extracts the sub-group ones with the work-item properties given (``workitem=``: their
+prepared program and barriers), as the ranking now does.  ``compare A.json B.json`` prints every difference and exits 1 on
 one.  Run the dump once with ``PYTHONPATH`` at an older checkout (e.g. ``git archive
 COMMIT workbench | tar -x -C /tmp/old``) and once at this one.
 """
@@ -34,9 +34,9 @@ def dump(out: str, step: int, prepared: bool) -> None:
         for p in space.points()[::step]:
             kernel = space.build(p)
             workitem = extract_properties(kernel)
-            subgroup = extract_properties(workitem.program if prepared else kernel,
-                                          granularity=Granularity.SUBGROUP,
-                                          subgroup_size=32)
+            subgroup = extract_properties(kernel, granularity=Granularity.SUBGROUP,
+                                          subgroup_size=32,
+                                          **({"workitem": workitem} if prepared else {}))
             found[f"{f}|{p.label}"] = {tag: {
                 "parameters": list(props.parameters), "group": list(props.group_size),
                 "assumptions": str(props.assumptions),

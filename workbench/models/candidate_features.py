@@ -265,9 +265,10 @@ def _count_candidate(c, refs, granularity, subgroup_size):
         # a second building of those points
         wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
         found[(Granularity.WORKITEM, None)] = wi
-        # another granularity counts the program already preprocessed (not again)
+        # another granularity counts the program already prepared, and its barriers
         props = workitem if granularity is Granularity.WORKITEM else extract_properties(
-            workitem.program, granularity=granularity, subgroup_size=subgroup_size)
+            program, granularity=granularity, subgroup_size=subgroup_size,
+            workitem=workitem)
         asked, _ = _split_footprint(refs)
         values = build_feature_values(props, asked, params, workitem_props=workitem)
         key = _cache_key(granularity, subgroup_size)

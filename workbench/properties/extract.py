@@ -259,9 +259,16 @@ def _add(acc: dict, key, value) -> None:
 
 def extract_properties(kernel: lp.TranslationUnit, *,
                        granularity: Granularity | str = Granularity.WORKITEM,
-                       subgroup_size: int | None = None) -> KernelProperties:
-    """Extract the unified model's properties of a loopy kernel, symbolically."""
+                       subgroup_size: int | None = None,
+                       workitem: KernelProperties | None = None) -> KernelProperties:
+    """Extract the unified model's properties of a loopy kernel, symbolically.
+
+    ``workitem``: this same kernel's work-item properties, already extracted: their
+    prepared program and barrier count (the same at every granularity) are taken, so
+    a second granularity neither preprocesses nor linearizes the kernel again."""
     granularity = Granularity(granularity)
+    if workitem is not None and workitem.granularity is not Granularity.WORKITEM:
+        raise ValueError("workitem= takes work-item properties")
     from workbench.errors import ParameterError
     if granularity is Granularity.SUBGROUP and not subgroup_size:
         raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
@@ -274,11 +281,11 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")
         try:
-            pre = prepare(kernel)
+            pre = prepare(kernel) if workitem is None else workitem.program
             runs_of: dict = {}
             ops = op_counts(pre, granularity, subgroup_size, runs_of)
             mem = access_counts(pre, granularity, subgroup_size, runs_of)
-            barrier_count = local_barriers(pre)
+            barrier_count = local_barriers(pre) if workitem is None else 0
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
@@ -353,6 +360,8 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     if barriers != 0:
         # loopy counts the barriers one work item meets; every work item meets them.
         counts[LocalBarriers()] = barriers * groups * workitems_per_group
+    if workitem is not None and LocalBarriers() in workitem.counts:
+        counts[LocalBarriers()] = workitem.counts[LocalBarriers()]
     counts[ThreadGroups()] = groups
     counts[KernelLaunch()] = 1
     shared: dict = {}
