@@ -52,8 +52,8 @@ def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     """Preprocess and type-infer once; every counter below works on the result.
 
     Not through loopy's disk memo of preprocessing: keying it hashes the whole kernel
-    and storing pickles it, about as long as preprocessing itself, for a factory
-    point that is counted once and whose counts are cached here anyway."""
+    and storing pickles it, a good part of preprocessing's own time, for a factory
+    point that is counted once and whose counts are cached anyway."""
     from loopy.preprocess import infer_unknown_types, preprocess_program
 
     preprocess = getattr(preprocess_program, "__wrapped__", preprocess_program)
@@ -69,7 +69,9 @@ def local_barriers(program: lp.TranslationUnit):
     here the prepared kernel is linearized once, and not at all where loopy inserts
     no local barrier: it puts one only where a local temporary carries a dependency
     or where a barrier instruction stands (``loopy.schedule.insert_barriers``,
-    ``convert_barrier_instructions_to_barriers``)."""
+    ``convert_barrier_instructions_to_barriers``).  Such a kernel is therefore
+    counted even where loopy could not schedule it (no code could be generated for
+    it either; it fails when measured, as a point a structure's fit covers does)."""
     from loopy.kernel.instruction import BarrierInstruction
     from loopy.schedule import (
         Barrier,

@@ -267,9 +267,9 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     prepared program and barrier count (the same at every granularity) are taken, so
     a second granularity neither preprocesses nor linearizes the kernel again."""
     granularity = Granularity(granularity)
-    if workitem is not None and workitem.granularity is not Granularity.WORKITEM:
-        raise ValueError("workitem= takes work-item properties")
     from workbench.errors import ParameterError
+    if workitem is not None and workitem.granularity is not Granularity.WORKITEM:
+        raise ParameterError("workitem= takes the kernel's work-item properties")
     if granularity is Granularity.SUBGROUP and not subgroup_size:
         raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
     if subgroup_size is not None and subgroup_size < 1:
