@@ -147,3 +147,56 @@ def test_counts_beyond_int64_come_back_as_exact_integers():
     n = 2**33
     value = props.evaluate({"n": n})[OpCount("float32", OpKind.MUL)]
     assert int(value) == n * (n + 1) // 2 > 2**63
+
+
+def _loopy_local_barriers(program):
+    from workbench.properties.counting import prepare
+    from workbench.properties.symbolic import pwqpolynomial_to_expr
+
+    sync = lp.get_synchronization_map(prepare(program), subgroup_size=1)
+    return sum((pwqpolynomial_to_expr(p.pwqpolynomial) for s, p in sync.items()
+                if s.kind == "barrier_local"), 0)
+
+
+@pytest.mark.parametrize("case", ["prefetch", "explicit", "plain"])
+def test_local_barriers_as_loopy_counts_them(case, monkeypatch):
+    """The barrier count from one linearization of the prepared kernel (or none where
+    loopy inserts no local barrier) equals loopy's own synchronization map."""
+    import loopy.schedule
+    from pymbolic import evaluate
+
+    from workbench.properties.counting import local_barriers, prepare
+    from workbench.properties.symbolic import pwqpolynomial_to_expr
+
+    if case == "explicit":     # a barrier the kernel's author wrote, no local array
+        knl = lp.make_kernel("{[i, k]: 0 <= i < n and 0 <= k < m}",
+                             """
+                             for k
+                                 out[i] = out[i] + a[k, i] {id=acc}
+                                 ... lbarrier {id=bar, dep=acc}
+                             end
+                             """,
+                             [lp.GlobalArg("a", np.float32, shape=("m", "n")),
+                              lp.GlobalArg("out", np.float32, shape=("n",)), ...],
+                             lang_version=LV)
+    else:
+        knl = lp.make_kernel("{[i, j, k]: 0 <= i, j, k < n}",
+                             "c[i, j] = sum(k, a[i, k] * b[k, j])",
+                             [lp.GlobalArg("a, b", np.float32, shape=("n", "n")),
+                              lp.GlobalArg("c", np.float32, shape=("n", "n")), ...],
+                             lang_version=LV)
+        knl = lp.split_iname(knl, "j", 16, outer_tag="g.0", inner_tag="l.0")
+    knl = lp.split_iname(knl, "i", 16, outer_tag="g.1", inner_tag="l.1")
+    if case == "prefetch":
+        knl = lp.split_iname(knl, "k", 8)
+        knl = lp.add_prefetch(knl, "a", ["i_inner", "k_inner"],
+                              fetch_outer_inames="i_outer, j_outer, k_outer",
+                              default_tag="l.auto")
+    want = _loopy_local_barriers(knl)
+    if case == "plain":        # no local array, no barrier instruction: not linearized
+        monkeypatch.setattr(loopy.schedule, "_get_one_linearized_kernel_inner", None)
+    got = local_barriers(prepare(knl))
+    got = 0 if isinstance(got, int) else pwqpolynomial_to_expr(got.pwqpolynomial)
+    for values in ({"n": 64, "m": 5}, {"n": 160, "m": 9}):
+        assert evaluate(got, values) == evaluate(want, values)
+    assert (want == 0) == (case == "plain")

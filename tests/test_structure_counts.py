@@ -121,9 +121,9 @@ SPACES = sorted(glob.glob(f"{ROOT}/examples/spaces/*.py")) + [
     f"{ROOT}/examples/kernels/my_space.py", f"{ROOT}/tests/spaces/outer_update.py"]
 
 
-#: spaces whose every structure falls back to counting per point (their counts are a
-#: min of loads and stores, no sum of monomials: sample_data/h100/structure-ranking.md)
-COUNTED_PER_POINT = {"heldout_batched_gemv.py"}
+#: spaces whose every structure falls back to counting per point (none since the
+#: min of loads and stores is taken from its parts' fits: heldout_batched_gemv was)
+COUNTED_PER_POINT: set[str] = set()
 
 
 @pytest.fixture
@@ -231,3 +231,52 @@ def test_count_cache_takes_concurrent_writers(tmp_path, monkeypatch):
     assert stored["p2-7"]["workitem/None"]["a"] == 7.0
     assert math.isnan(stored["p0-3"]["workitem/None"]["b"])
     assert count_cache.load("another") == ({}, {})
+
+
+def _solve_with(points, structural, truth, **kwargs) -> tuple[StructureFit, int]:
+    fit = StructureFit(points, structural, **kwargs)
+    counted = 0
+    while not fit.done:
+        wanted = fit.wanted()
+        assert wanted
+        counted += len(wanted)
+        fit.give({p: truth(p) for p in wanted})
+    return fit, counted
+
+
+def test_a_minimum_of_two_counts_is_taken_from_their_fits():
+    space = _space()
+    points = [p for p in space.points() if p["mode"] == "a" and p["flag"] == 0]
+
+    def truth(p):       # loads fall and stores rise with tx: their minimum is no sum
+        loads, stores = 2.0 ** 16 / p["tx"] * p["wpt"], 64.0 * p["tx"] * p["ty"]
+        return {"g|loads": loads, "g|stores": stores, "g|minls": min(loads, stores)}
+
+    def parts(name):
+        return ("g|loads", "g|stores") if name == "g|minls" else None
+
+    fit, counted = _solve_with(points, ("mode", "flag"), truth, minima=parts)
+    assert fit.method is CountMethod.SYMBOLIC and counted < len(points) / 2
+    for p, values in fit.values.items():
+        assert values["g|minls"] == truth(p)["g|minls"]
+    plain, counted_plain = _solve_with(points, ("mode", "flag"), truth)
+    assert counted_plain > counted
+
+
+def test_no_knob_to_blame_splits_by_the_knob_of_fewest_values(monkeypatch):
+    import workbench.models.structure_counts as structure_counts
+
+    space = _space()
+    points = [p for p in space.points() if p["mode"] == "a" and p["flag"] == 0]
+
+    def truth(p):       # the knobs' terms do not join at wpt = 1 (where tx*ty mixes in)
+        c = p["tx"] * p["ty"] + (p["tx"] + p["ty"] if p["wpt"] == 1 else 0)
+        return {"c": float(c) * p["wpt"]}
+
+    # without a joint fit (as where a feature needs too many monomials)
+    monkeypatch.setattr(structure_counts, "plan_tensor", lambda *a: "no joint fit here")
+    fit, counted = _solve_with(points, ("mode", "flag"), truth)
+    assert counted < len(points)
+    assert any("split by wpt, the knob of fewest values" in r[4] for r in fit.report())
+    for p, values in fit.values.items():
+        assert math.isclose(values["c"], truth(p)["c"], rel_tol=1e-9)

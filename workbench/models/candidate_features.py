@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import weakref
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -247,22 +248,27 @@ def _count_candidate(c, refs, granularity, subgroup_size):
     and other models read later)."""
     found: dict[tuple, dict[str, float]] = {}
     try:
-        spec = c.spec
-        common = dict(variant="default", dtype=c.dtype, group_size=spec.fixed_group_size)
-        workitem = kernel_properties(spec, **common)
+        # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
+        # size is read from the raw kernel, a few ms): the properties have it
+        program = c.space.build(c.point)
+        workitem = extract_properties(program)
+        if not workitem.group_size:
+            from workbench.kernels.user import spec_from_loopy
+            spec_from_loopy(program)   # refuses a work-group size that is not constant
         params = {k: np.array([v]) for k, v in c.params_dict.items()}
         wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
         wi = {k: float(v[0]) for k, v in wi_values.items()}
         wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
-        wi[ARRAY_BYTES] = global_array_bytes(spec.build(spec.request(**common)),
-                                             c.params_dict)
+        wi[ARRAY_BYTES] = global_array_bytes(program, c.params_dict)
         # the floors ask for it after the model's features, for the points a DRAM or
         # serial bound may bind: counted now, as one more number of the fit, it spares
         # a second building of those points
         wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
         found[(Granularity.WORKITEM, None)] = wi
-        props = workitem if granularity is Granularity.WORKITEM else kernel_properties(
-            spec, granularity=granularity, subgroup_size=subgroup_size, **common)
+        # another granularity counts the program already prepared, and its barriers
+        props = workitem if granularity is Granularity.WORKITEM else extract_properties(
+            program, granularity=granularity, subgroup_size=subgroup_size,
+            workitem=workitem)
         asked, _ = _split_footprint(refs)
         values = build_feature_values(props, asked, params, workitem_props=workitem)
         key = _cache_key(granularity, subgroup_size)
@@ -471,6 +477,23 @@ def _speculation(fits: dict, owners: list, counted: dict, failed: dict) -> list:
     return extra
 
 
+#: a load/store pairing feature of the fit (``grain|f_mem_access_global_<dtype>_minls_
+#: <class>``): :class:`~workbench.properties.GlobalMinLoadStore`, min(loads, stores) of
+#: one class, whose parts are that class's loads and stores
+_MIN_LOAD_STORE = re.compile(r"^(?P<head>[^|]*\|f_mem_access_global_[a-z0-9]+)_minls_"
+                             r"(?P<cls>[a-z0-9]+)$")
+
+
+def _load_store_parts(name: str) -> tuple[str, str] | None:
+    """The loads and stores whose minimum a fitted feature is (None for any other):
+    the fit takes the pairing as their minimum rather than as a sum of monomials,
+    which it is not where loads and stores cross (:mod:`structure_counts`)."""
+    m = _MIN_LOAD_STORE.match(name)
+    if m is None:
+        return None
+    return (f"{m['head']}_load_{m['cls']}", f"{m['head']}_store_{m['cls']}")
+
+
 def _fits(todo, candidates) -> dict:
     """Per (space, structure) of the points to count, its :class:`StructureFit` over
     every point of that structure in the space (or over the points asked for only,
@@ -489,7 +512,8 @@ def _fits(todo, candidates) -> dict:
                 grouped[structure_key(p, structural)].append(p)
             all_points[space] = grouped
         points = all_points[space].get(skey) or asked
-        fit = StructureFit(points, structural, speculate=rank_jobs() >= _SPECULATE_FROM)
+        fit = StructureFit(points, structural, speculate=rank_jobs() >= _SPECULATE_FROM,
+                           minima=_load_store_parts)
         if not symbolic_counting():
             fit = StructureFit(asked, structural, per_point=
                                "per-structure counting is off (WORKBENCH_STRUCTURE_COUNTS=off)")

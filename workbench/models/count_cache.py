@@ -55,7 +55,9 @@ def _library_versions() -> str:
     for path in sorted([*(root / "properties").glob("*.py"),
                         root / "models" / "expressions" / "feature_values.py",
                         root / "models" / "expressions" / "features.py",
-                        root / "models" / "candidate_features.py"]):
+                        root / "models" / "candidate_features.py",
+                        root / "models" / "structure_counts.py",
+                        root / "models" / "global_bytes.py"]):
         counting.update(path.read_bytes())
     parts.append(f"counting={counting.hexdigest()[:16]}")
     return ";".join(parts)

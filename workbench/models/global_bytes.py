@@ -33,7 +33,7 @@ def global_footprint_bytes(props, params) -> float:
     for record in props.accesses:
         if record.mtype == "global":
             itemsize[record.variable] = np.dtype(record.dtype).itemsize
-    exprs = {name: props.footprint(name).used for name in itemsize}
+    exprs = {name: props.footprint_used(name) for name in itemsize}
     values = evaluate_many(exprs, {k: np.array([v]) for k, v in params.items()})
     return float(sum(float(np.asarray(values[n]).reshape(-1)[0]) * itemsize[n]
                      for n in itemsize))

@@ -19,6 +19,11 @@ structure:
    rounding); otherwise the whole structure is counted point by point, and the
    ranking's report says which and why (:class:`StructureCount`).
 
+A feature that is the minimum of two others (a load/store pairing, ``min(loads,
+stores)``, which no sum of monomials fits where the two cross) is not fitted: the
+caller names its two parts (``minima``), and its value at every point is the minimum
+of theirs, checked against its count at every counted point.
+
 Steps 2 and 3 are plain arithmetic on numbers; building and counting is the caller's
 (:mod:`workbench.models.candidate_features`).  Footprints and array sizes are fitted
 the same way (constant within a structure where the problem is fixed).
@@ -29,7 +34,7 @@ from __future__ import annotations
 import enum
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,13 +163,16 @@ class StructureFit:
     per feature; where that fails, round 2 adds a second neighbour per knob and fits
     sums of two; where that fails too, the structure is split by the knob whose fit
     failed (a barrier count of ``log2`` of a group size, a stride class that changes
-    with a work-per-item) and each part fitted on its own; where nothing fits, every
-    point is counted.  ``report`` tells which.
+    with a work-per-item), or with no knob to blame and no joint fit by the knob of
+    fewest values, and each part fitted on its own; where nothing fits, every point
+    is counted.  ``report`` tells which.
     """
 
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
-                 per_point: str | None = None, speculate: bool = False):
+                 per_point: str | None = None, speculate: bool = False,
+                 minima: Minima | None = None):
         self.points = list(points)
+        self.minima = minima
         self.structural = tuple(structural)
         self.depth = depth
         self.counted: dict = {}
@@ -250,9 +258,11 @@ class StructureFit:
             self._per_point(f"{bad[0].label} could not be counted")
             return
         if isinstance(self._plan, TensorPlan):
-            fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points)
+            fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points,
+                                              self.minima)
         else:
-            fitted, reason, knob = fit_structure(self._plan, self.counted, self.points)
+            fitted, reason, knob = fit_structure(self._plan, self.counted, self.points,
+                                                 self.minima)
         if fitted is not None:
             if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
@@ -263,28 +273,42 @@ class StructureFit:
         self.reason = reason
         if self._round == 1:
             self._next()
+            # its points may be counted already (a part of a split structure starts
+            # from its parent's counts): then fitted now, or nothing would ask again
+            self.give({})
             return
-        if isinstance(self._plan, TensorPlan):
-            self._per_point(reason)
-            return
-        if knob is None:
-            tensor = plan_tensor(self._plan, self.counted, self.points)
+        joint = isinstance(self._plan, TensorPlan)
+        if knob is None and not joint:
+            tensor = plan_tensor(self._plan, self.counted, self.points, self.minima)
             if isinstance(tensor, TensorPlan):
                 self._plan = tensor
                 self.reason = f"terms fitted jointly in all knobs: {reason}"
                 self.give({})
                 return
+        how = ""
+        if knob is None and len(self._plan.knobs) > 1:
+            # no knob to blame and no joint fit: split by the knob of fewest values
+            # (a stride class that changes with it, say), whose parts are fitted and
+            # checked as any structure, on the points counted so far; never more
+            # builds than counting every point
+            knob = min(self._plan.knobs, key=lambda k: len({p[k] for p in self.points}))
+            how = ", the knob of fewest values"
         if knob is not None and self.depth < 2:
             groups: dict = {}
             for p in self.points:
                 groups.setdefault(p[knob], []).append(p)
             self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
-                                       speculate=self._speculate) for g in groups.values()]
+                                       speculate=self._speculate, minima=self.minima)
+                          for g in groups.values()]
             for part in self.parts:
                 part.give(self.counted)
-            self.reason = f"split by {knob}: {reason}"
+            self.reason = f"split by {knob}{how}: {reason}"
             return
-        self._next()
+        if joint:
+            self._per_point(reason)
+        else:
+            self._next()
+        self.give({})
 
     def report(self) -> list[tuple[tuple, int, int, CountMethod, str]]:
         """(structure, points, points counted, method, reason) of it or its parts."""
@@ -297,6 +321,34 @@ class StructureFit:
 
 
 # {{{ fitting
+
+#: a feature's name -> the names of the two features it is the minimum of, or None
+Minima = Callable[[str], "tuple[str, str] | None"]
+
+
+def _fitted_names(names, minima: Minima | None) -> tuple[list[str], dict]:
+    """The names to fit, and those to take as the minimum of two others."""
+    pairs = {n: minima(n) for n in names} if minima is not None else {}
+    pairs = {n: pair for n, pair in pairs.items() if pair is not None}
+    return [n for n in names if n not in pairs], pairs
+
+
+def _take_minima(out: dict, pairs: dict, counted: Mapping, probes: Sequence,
+                 points: Sequence) -> str | None:
+    """Each of ``pairs`` (name -> its two parts) at every point as the minimum of its
+    parts' fitted values (a part never counted is 0, as a count not listed is),
+    checked against its counts at ``probes``; why not, if it does not check out."""
+    where = {p: j for j, p in enumerate(points)}
+    zero = np.zeros(len(points))
+    for name, (a, b) in pairs.items():
+        values = np.minimum(out.get(a, zero), out.get(b, zero))
+        for p in probes:
+            got, want = float(values[where[p]]), float(counted[p].get(name, 0.0))
+            if not (_close(got, want) or (np.isnan(got) and np.isnan(want))):
+                return f"{name} is not the minimum of {a} and {b} at {p.label}"
+        out[name] = values
+    return None
+
 
 def _close(a, b) -> bool:
     return bool(np.isclose(a, b, rtol=RTOL, atol=RTOL * max(abs(a), abs(b), 1e-300)))
@@ -401,11 +453,14 @@ def fit_feature(plan: StructurePlan, values: Mapping[object, float]
 
 
 def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, float]],
-                  points: Sequence) -> tuple[dict[str, np.ndarray] | None, str, str | None]:
+                  points: Sequence, minima: Minima | None = None
+                  ) -> tuple[dict[str, np.ndarray] | None, str, str | None]:
     """Every feature of ``counted`` (point -> name -> value, at the plan's probes) at
-    every one of ``points``: fitted and checked; else None, why, and the knob to blame
-    if one is (a feature that fits no sum of monomials along it)."""
-    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    every one of ``points``: fitted and checked (``minima``: the module docstring);
+    else None, why, and the knob to blame if one is (a feature that fits no sum of
+    monomials along it)."""
+    names, pairs = _fitted_names(sorted(set().union(*(counted[p] for p in plan.probes))),
+                                 minima)
     fitted = [p for p in plan.probes if p not in plan.checks]
     ratios = knob_ratios(points, plan.base, plan.knobs)
     check_ratios = knob_ratios(plan.checks, plan.base, plan.knobs)
@@ -432,7 +487,8 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
         if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
             return None, f"{name} has several fits that the check cannot tell apart", None
         out[name] = at_points[0]
-    return out, "", None
+    reason = _take_minima(out, pairs, counted, plan.probes, points)
+    return (None, reason, None) if reason else (out, "", None)
 
 # {{{ terms over products of knobs
 
@@ -469,12 +525,13 @@ def joint_fit_order(plan: StructurePlan, points: Sequence) -> list:
                                  -_spread(p, plan.base, plan.knobs), p.label))
 
 
-def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
-                ) -> TensorPlan | str:
+def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
+                minima: Minima | None = None) -> TensorPlan | str:
     """The joint fit's monomials per feature (from the two-neighbour fits along each
     knob) and the points it needs: the plan's, then ones that differ from the base in
     most knobs, until every feature's weights are determined with two checks left."""
-    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    names, _ = _fitted_names(sorted(set().union(*(counted[p] for p in plan.probes))),
+                             minima)
     bases = []
     for name in names:
         y0 = float(counted[plan.base].get(name, 0.0))
@@ -513,10 +570,12 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence
     return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks))
 
 
-def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence
+def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
+               minima: Minima | None = None
                ) -> tuple[dict[str, np.ndarray] | None, str, None]:
     """Every feature at every point from the joint fit, checked at two points."""
-    names = sorted(set().union(*(counted[p] for p in plan.probes)))
+    names, pairs = _fitted_names(sorted(set().union(*(counted[p] for p in plan.probes))),
+                                 minima)
     bases = dict(plan.bases)
     at_fit = knob_ratios(plan.fit_points, plan.base, plan.knobs)
     at_check = knob_ratios(plan.checks, plan.base, plan.knobs)
@@ -542,6 +601,7 @@ def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence
                            atol=RTOL * np.abs(c).max(initial=0)):
             return None, f"{name}'s joint fit differs from its count at a check", None
         out[name] = design(at_all) @ weights
-    return out, "", None
+    reason = _take_minima(out, pairs, counted, plan.probes, points)
+    return (None, reason, None) if reason else (out, "", None)
 
 # }}}

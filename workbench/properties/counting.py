@@ -49,9 +49,57 @@ def require_barvinok() -> None:
 
 
 def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
-    """Preprocess and type-infer once; every counter below works on the result."""
+    """Preprocess and type-infer once; every counter below works on the result.
+
+    Not through loopy's disk memo of preprocessing: keying it hashes the whole kernel
+    and storing pickles it, a good part of preprocessing's own time, for a factory
+    point that is counted once and whose counts are cached anyway."""
     from loopy.preprocess import infer_unknown_types, preprocess_program
-    return infer_unknown_types(preprocess_program(kernel), expect_completion=True)
+
+    preprocess = getattr(preprocess_program, "__wrapped__", preprocess_program)
+    return infer_unknown_types(preprocess(kernel), expect_completion=True)
+
+
+def local_barriers(program: lp.TranslationUnit):
+    """The local barriers one work item meets in a program from :func:`prepare`, as
+    loopy's ``get_synchronization_map`` counts them (its ``barrier_local``), or 0.
+
+    That function preprocesses and type-infers its argument again and linearizes
+    through loopy's disk cache of schedules (a hash and a pickle of the kernel):
+    here the prepared kernel is linearized once, and not at all where loopy inserts
+    no local barrier: it puts one only where a local temporary carries a dependency
+    or where a barrier instruction stands (``loopy.schedule.insert_barriers``,
+    ``convert_barrier_instructions_to_barriers``).  Such a kernel is therefore
+    counted even where loopy could not schedule it (no code could be generated for
+    it either; it fails when measured, as a point a structure's fit covers does)."""
+    from loopy.kernel.instruction import BarrierInstruction
+    from loopy.schedule import (
+        Barrier,
+        EnterLoop,
+        LeaveLoop,
+        MinRecursionLimitForScheduling,
+        _get_one_linearized_kernel_inner,
+    )
+    from loopy.statistics import count_inames_domain
+
+    knl = entry_kernel(program)
+    if not knl.local_var_names() and not any(
+            isinstance(insn, BarrierInstruction) and insn.synchronization_kind == "local"
+            for insn in knl.instructions):
+        return 0
+    with MinRecursionLimitForScheduling(knl):
+        linearized = _get_one_linearized_kernel_inner(knl, program.callables_table)
+    total = None
+    inames: list[str] = []
+    for item in linearized.linearization:
+        if isinstance(item, EnterLoop) and item.iname:
+            inames.append(item.iname)
+        elif isinstance(item, LeaveLoop) and item.iname:
+            inames.pop()
+        elif isinstance(item, Barrier) and item.synchronization_kind == "local":
+            count = count_inames_domain(linearized, frozenset(inames))
+            total = count if total is None else total + count
+    return 0 if total is None else total
 
 
 class ScaledCount:
@@ -97,8 +145,12 @@ def _symbolic_subgroups(knl, callables, subgroup_size: int | None):
     return prim.FloorDiv(group + (subgroup_size - 1), subgroup_size)
 
 
-def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size: int | None):
+def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size: int | None,
+           runs_of: dict | None = None):
     knl = entry_kernel(program)
+    # an instruction's run count is the same for every key it counts, and for the
+    # operation and the access counters alike: one barvinok count each
+    runs_of = {} if runs_of is None else runs_of
     callables = program.callables_table
     result: dict = {}
     subgroups = (_symbolic_subgroups(knl, callables, subgroup_size)
@@ -113,21 +165,27 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             factor = 1
             if subgroups is not None and level == CountGranularity.SUBGROUP:
                 level, factor = CountGranularity.WORKGROUP, subgroups
-            runs = _get_insn_count(knl, callables, insn.id, subgroup_size,
-                                   True, level)
+            runs = runs_of.get((insn.id, level))
+            if runs is None:
+                runs = runs_of[insn.id, level] = _get_insn_count(
+                    knl, callables, insn.id, subgroup_size, True, level)
             term = (ToCountMap({key: val}) * runs).count_map[key]
             result.setdefault(key, ScaledCount()).add(term, factor)
     return result
 
 
-def op_counts(program, granularity: Granularity, subgroup_size: int | None) -> dict:
+def op_counts(program, granularity: Granularity, subgroup_size: int | None,
+              runs_of: dict | None = None) -> dict:
+    """Operations per key; ``runs_of`` (a dict) shares instructions' run counts with
+    :func:`access_counts` of the same program and granularity."""
     def per_insn(knl, callables, insn):
         counter = ExpressionOpCounter(knl, callables, None, True)
         return counter(insn.assignees) + counter(insn.expression)
-    return _count(program, per_insn, granularity, subgroup_size)
+    return _count(program, per_insn, granularity, subgroup_size, runs_of)
 
 
-def access_counts(program, granularity: Granularity, subgroup_size: int | None) -> dict:
+def access_counts(program, granularity: Granularity, subgroup_size: int | None,
+                  runs_of: dict | None = None) -> dict:
     def per_insn(knl, callables, insn):
         g = GlobalMemAccessCounter(knl, callables, None)
         loc = LocalMemAccessCounter(knl, callables, None)
@@ -137,4 +195,4 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None) 
             counts = counts + (g(assignee) + loc(assignee)).with_set_attributes(
                 direction="store")
         return counts
-    return _count(program, per_insn, granularity, subgroup_size)
+    return _count(program, per_insn, granularity, subgroup_size, runs_of)

@@ -38,11 +38,16 @@ from workbench.properties.features import (
 from workbench.properties.accesses import KernelAccesses, kernel_accesses
 from workbench.properties.counting import (
     access_counts,
+    local_barriers,
     op_counts,
     prepare,
     require_barvinok,
 )
-from workbench.properties.footprint import Footprint, global_footprints
+from workbench.properties.footprint import (
+    Footprint,
+    global_footprints,
+    global_used_elements,
+)
 from workbench.properties.symbolic import (
     Assumptions,
     Expression,
@@ -105,6 +110,7 @@ class KernelProperties:
     program: object = field(default=None, compare=False, repr=False)
     _footprints: dict = field(default_factory=dict, compare=False, repr=False)
     _access_model: list = field(default_factory=list, compare=False, repr=False)
+    _used: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def access_model(self) -> KernelAccesses:
@@ -136,6 +142,19 @@ class KernelProperties:
                     array, intern_expression(fp.used, shared),
                     intern_expression(fp.filled, shared))
         return self._footprints[array]
+
+    def footprint_used(self, array: str) -> Expression:
+        """The distinct elements of one global array the kernel touches, symbolic: the
+        footprint's ``used`` (without its filled span where that is not known yet)."""
+        if array in self._footprints or array in self.utilization:
+            return self.footprint(array).used
+        if array not in self._used:
+            model = self.access_model
+            if array not in model.arrays:
+                raise UnknownNameError(f"array of {self.kernel_name!r}", array, model.arrays)
+            self._used[array] = intern_expression(
+                global_used_elements(model, [array])[array], {})
+        return self._used[array]
 
     @property
     def features(self) -> tuple[Feature, ...]:
@@ -240,10 +259,17 @@ def _add(acc: dict, key, value) -> None:
 
 def extract_properties(kernel: lp.TranslationUnit, *,
                        granularity: Granularity | str = Granularity.WORKITEM,
-                       subgroup_size: int | None = None) -> KernelProperties:
-    """Extract the unified model's properties of a loopy kernel, symbolically."""
+                       subgroup_size: int | None = None,
+                       workitem: KernelProperties | None = None) -> KernelProperties:
+    """Extract the unified model's properties of a loopy kernel, symbolically.
+
+    ``workitem``: this same kernel's work-item properties, already extracted: their
+    prepared program and barrier count (the same at every granularity) are taken, so
+    a second granularity neither preprocesses nor linearizes the kernel again."""
     granularity = Granularity(granularity)
     from workbench.errors import ParameterError
+    if workitem is not None and workitem.granularity is not Granularity.WORKITEM:
+        raise ParameterError("workitem= takes the kernel's work-item properties")
     if granularity is Granularity.SUBGROUP and not subgroup_size:
         raise ParameterError("sub-group granularity needs a sub-group size (e.g. 32)")
     if subgroup_size is not None and subgroup_size < 1:
@@ -255,10 +281,11 @@ def extract_properties(kernel: lp.TranslationUnit, *,
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*insn_count_subgroups_upper_bound.*")
         try:
-            pre = prepare(kernel)
-            ops = op_counts(pre, granularity, subgroup_size)
-            mem = access_counts(pre, granularity, subgroup_size)
-            sync = lp.get_synchronization_map(pre, subgroup_size=subgroup_size or 1)
+            pre = prepare(kernel) if workitem is None else workitem.program
+            runs_of: dict = {}
+            ops = op_counts(pre, granularity, subgroup_size, runs_of)
+            mem = access_counts(pre, granularity, subgroup_size, runs_of)
+            barrier_count = local_barriers(pre) if workitem is None else 0
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
@@ -328,13 +355,13 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             counts[GlobalMinLoadStore(dtype, fraction)] = prim.Min(
                 (dirs[Direction.LOAD], dirs[Direction.STORE]))
 
-    barriers: Expression = 0
-    for s, poly in sync.items():
-        if s.kind == "barrier_local":
-            barriers = barriers + pwqpolynomial_to_expr(poly.pwqpolynomial)
+    barriers: Expression = 0 if isinstance(barrier_count, int) else \
+        pwqpolynomial_to_expr(barrier_count.pwqpolynomial)
     if barriers != 0:
         # loopy counts the barriers one work item meets; every work item meets them.
         counts[LocalBarriers()] = barriers * groups * workitems_per_group
+    if workitem is not None and LocalBarriers() in workitem.counts:
+        counts[LocalBarriers()] = workitem.counts[LocalBarriers()]
     counts[ThreadGroups()] = groups
     counts[KernelLaunch()] = 1
     shared: dict = {}

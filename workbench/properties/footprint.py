@@ -56,6 +56,15 @@ def _access_sets(accesses: KernelAccesses, names) -> dict[str, isl.Set]:
     return per_array
 
 
+def global_used_elements(accesses: KernelAccesses, names) -> dict[str, Expression]:
+    """The distinct elements the kernel touches of each named global array: a
+    footprint's ``used`` alone, without the filled span (an ISL count more) that only
+    the utilization needs."""
+    require_barvinok()
+    return {name: pwqpolynomial_to_expr(fp.coalesce().card())
+            for name, fp in _access_sets(accesses, set(names)).items()}
+
+
 def global_footprints(accesses: KernelAccesses, names) -> dict[str, Footprint]:
     """Footprints (reads and writes together, per array) of the named global arrays.
 
