@@ -23,7 +23,9 @@ With ``--build-info FILE.json`` every build is compiled once more with
 ``-cl-nv-verbose`` first (registers and shared memory, as ``workbench build-info``
 writes them), for the occupancy features.
 
-``--table`` prints every stored point with its time per trip.
+``--table`` prints every stored point with its time per trip; ``--analyse`` the
+figures the local-memory features rest on (per multiprocessor, so the device's SM
+count is given: ``--sms 132`` for the H100).
 """
 
 from __future__ import annotations
@@ -121,6 +123,54 @@ def table(store_path: str) -> None:
               f"{m.time_s * 1e3:>10.4f} {m.time_s / params['iters'] * 1e9:>10.2f}")
 
 
+def _rows(store_path: str):
+    from workbench.measure.store import MeasurementStore
+
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        return [(m.key.kernel, m.key.variant, m.key.dtype, m.key.group_size[0],
+                 dict(m.key.params), m.time_s) for m in store.measurements()
+                if m.time_s is not None]
+
+
+def analyse(store_path: str, sms: int) -> None:
+    """Per multiprocessor: a local warp access's time (all lanes, part of the lanes),
+    a barrier's time per warp and per group, and a tree level's latency."""
+    from workbench.kernels.generators.local_trees import STREAM_ROWS
+
+    rows = _rows(store_path)
+    print("local_stream: ns per active warp's local access per multiprocessor "
+          "(2 x rows accesses a trip)")
+    for k, _, d, g, p, t in rows:
+        if k != "local_stream":
+            continue
+        groups = p["n"] // g
+        warps = groups * -(-p["act"] // 32)
+        accesses = warps * p["iters"] * 2 * STREAM_ROWS
+        per_sm = max(1.0, groups / sms)
+        print(f"  {d:<8} group {g:>5} act {p['act']:>5} groups/SM {per_sm:>7.1f} "
+              f"{t * 1e3:8.4f} ms  {t / (accesses / sms) * 1e9:7.3f} ns/access/SM")
+    print("barriers_1periter: ns per barrier (one group per SM) and per warp-barrier "
+          "per SM (full waves)")
+    for k, _, d, g, p, t in rows:
+        if k != "barriers_1periter":
+            continue
+        groups = p["n"] // g
+        if groups <= sms:
+            print(f"  group {g:>5} ({-(-g // 32):>2} warps), one group per SM: "
+                  f"{t / p['iters'] * 1e9:7.2f} ns per barrier")
+        else:
+            warp_barriers = p["n"] // 32 * p["iters"]
+            print(f"  group {g:>5}, {groups} groups: "
+                  f"{t / (warp_barriers / sms) * 1e9:7.3f} ns per warp-barrier per SM")
+    print("local_tree / local_scan, one group per SM: ns per level (tree: log2 G "
+          "levels a trip; scan: log2 G steps of two phases)")
+    for k, v, d, g, p, t in rows:
+        if k in ("local_tree", "local_scan") and p["n"] // g <= sms:
+            levels = g.bit_length() - 1
+            print(f"  {k:<11} {v:<13} {d:<8} group {g:>5}: "
+                  f"{t / (p['iters'] * levels) * 1e9:7.2f} ns per level")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device")
@@ -128,11 +178,17 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--table", metavar="STORE", help="print a measured store")
+    parser.add_argument("--analyse", metavar="STORE", help="print the features' figures")
+    parser.add_argument("--sms", type=int, default=132,
+                        help="with --analyse: multiprocessors of the device (H100: 132)")
     parser.add_argument("--build-info", metavar="FILE.json",
                         help="also write the builds' registers (NVIDIA)")
     args = parser.parse_args()
     if args.table:
         table(args.table)
+        return
+    if args.analyse:
+        analyse(args.analyse, args.sms)
         return
     if not args.store:
         parser.error("--store is needed to measure")

@@ -24,7 +24,10 @@ device's warp size and residency):
   barrier's latency grows with the warps it gathers);
 * ``f_local_chain``: ``f_waves`` times the local wavefronts per active warp of a
   group: the local accesses one warp issues in turn, a latency-bound floor where few
-  warps share a multiprocessor.
+  warps share a multiprocessor;
+* ``f_global_barrier_phases``: ``f_waves`` times the barriers per work item that
+  close a phase in which a global load was stored to local memory (a prefetch): the
+  group waits a global load's latency at each.
 
 Each build is analysed once per process (an ISL count per instruction that touches
 local memory); kernels without local memory or barriers cost nothing more.
@@ -74,6 +77,7 @@ class LocalProfile:
     group_shape: tuple[int, ...]
     instructions: tuple[LocalInstruction, ...]
     barriers: object | None  # ISL PwQPolynomial: local barriers per work item
+    global_barriers: object | None  # those after a global load stored to local memory
 
 
 def warp_wavefronts(lanes: int, itemsize: int, lid_strides: Sequence[int | None],
@@ -144,7 +148,7 @@ def _lane_strides(offset, lanes: dict[str, int], dims: int) -> tuple[int | None,
 def _local_accesses(insn, local: dict, lanes: dict[str, int], dims: int
                     ) -> tuple[LocalAccess, ...]:
     """Every local subscript an instruction loads or stores (repeats included)."""
-    from pymbolic.mapper import WalkMapper
+    from loopy.symbolic import WalkMapper
     from pymbolic.primitives import Subscript, Variable
 
     found: list[LocalAccess] = []
@@ -157,7 +161,7 @@ def _local_accesses(insn, local: dict, lanes: dict[str, int], dims: int
                 found.append(LocalAccess(
                     np.dtype(tv.dtype.numpy_dtype).itemsize,
                     _lane_strides(_flat_index(tv, expr.index), lanes, dims)))
-            self.rec(expr.index, *args)
+            super().map_subscript(expr, *args)
 
     collect = Collect()
     for target in (getattr(insn, "assignees", ()) or ()):
@@ -185,12 +189,13 @@ def _profile(spec, request) -> LocalProfile:
         shape = tuple(int(s) for s in lsize)
         local = {name: tv for name, tv in knl.temporary_variables.items()
                  if tv.address_space == lp.AddressSpace.LOCAL}
-        barriers = None
+        barriers = global_barriers = None
         if local:
             sync = lp.get_synchronization_map(pre, subgroup_size=WARP)
             for key, count in sync.items():
                 if key.kind == "barrier_local":
                     barriers = count if barriers is None else barriers + count
+            global_barriers = _barriers_after_global_loads(knl, callables, set(local))
         lanes = _lane_inames(knl)
         instructions = []
         for insn in knl.instructions:
@@ -203,7 +208,38 @@ def _profile(spec, request) -> LocalProfile:
                 count_insn_runs(knl, callables, insn, count_redundant_work=True,
                                 disregard_local_axes=True),
                 accesses))
-    return LocalProfile(shape, tuple(instructions), barriers)
+    return LocalProfile(shape, tuple(instructions), barriers, global_barriers)
+
+
+def _barriers_after_global_loads(knl, callables, local: set[str]):
+    """Local barriers per work item that close a phase in which a value loaded from
+    global memory was stored to local memory (a prefetch): such a barrier waits for a
+    global load's whole latency.  Counted over the linearized kernel as loopy counts
+    barriers (the sequential loops around each one)."""
+    import loopy as lp
+    from loopy.schedule import Barrier, EnterLoop, LeaveLoop, RunInstruction
+    from loopy.statistics import count_inames_domain
+
+    linear = lp.get_one_linearized_kernel(knl, callables)
+    arrays = {a.name for a in linear.args if isinstance(a, lp.ArrayArg)}
+    loops: list[str] = []
+    pending, total = False, None
+    for item in linear.linearization:
+        if isinstance(item, EnterLoop) and item.iname:
+            loops.append(item.iname)
+        elif isinstance(item, LeaveLoop) and item.iname:
+            loops.pop()
+        elif isinstance(item, RunInstruction):
+            insn = linear.id_to_insn[item.insn_id]
+            if set(insn.assignee_var_names()) & local and \
+                    set(insn.read_dependency_names()) & arrays:
+                pending = True
+        elif isinstance(item, Barrier) and item.synchronization_kind == "local" \
+                and pending:
+            count = count_inames_domain(linear, frozenset(loops))
+            total = count if total is None else total + count
+            pending = False
+    return total
 
 
 def _evaluate(poly, params: dict) -> float:
@@ -247,9 +283,10 @@ def local_structure(candidate: Candidate) -> LocalStructure | None:
     return LocalStructure(barriers, len(profile.instructions), idle, fewest, threads)
 
 
-def local_values_of(candidate: Candidate) -> tuple[float, float, float, float]:
-    """(wavefronts, barriers per work item, active warps per group's busiest run sum,
-    threads per group) of one candidate, device aside."""
+def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, float]:
+    """(wavefronts, barriers per work item, local wavefronts per active warp of a
+    group, warps per group, barriers after a global load per work item) of one
+    candidate, device aside."""
     profile = _profile(candidate.spec, candidate.request())
     params = candidate.params_dict
     threads = math.prod(profile.group_shape) if profile.group_shape else 1
@@ -276,7 +313,8 @@ def local_values_of(candidate: Candidate) -> tuple[float, float, float, float]:
     if profile.instructions:
         groups = _groups_of(candidate)
     chain = per_group_warp_accesses / groups if groups else 0.0
-    return wavefronts, barriers, chain, float(warps_per_group)
+    return (wavefronts, barriers, chain, float(warps_per_group),
+            _evaluate(profile.global_barriers, params))
 
 
 def _groups_of(candidate: Candidate) -> float:
@@ -297,18 +335,19 @@ def local_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.n
     out = {name: np.full(len(candidates), np.nan) for name in LOCAL_FEATURES}
     for i, c in enumerate(candidates):
         try:
-            wavefronts, barriers, chain, warps = _known(c)
+            wavefronts, barriers, chain, warps, global_barriers = _known(c)
         except Exception:  # noqa: BLE001 - a kernel loopy cannot count: no features
             continue
         out["f_local_wavefronts"][i] = wavefronts
         out["f_barrier_phases"][i] = waves[i] * barriers
         out["f_barrier_phase_warps"][i] = waves[i] * barriers * warps
         out["f_local_chain"][i] = waves[i] * chain
+        out["f_global_barrier_phases"][i] = waves[i] * global_barriers
     return out
 
 
 @functools.lru_cache(maxsize=4096)
-def _known(candidate: Candidate) -> tuple[float, float, float, float]:
+def _known(candidate: Candidate) -> tuple[float, float, float, float, float]:
     return local_values_of(candidate)
 
 

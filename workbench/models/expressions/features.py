@@ -247,7 +247,7 @@ VOLUME_FEATURES = ("f_dram_bytes", "f_l2_bytes")
 #: local-memory wavefronts per active warp, barrier phases and local chains (device
 #: features: workbench.models.local_features)
 LOCAL_FEATURES = ("f_local_wavefronts", "f_barrier_phases", "f_barrier_phase_warps",
-                  "f_local_chain")
+                  "f_local_chain", "f_global_barrier_phases")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
