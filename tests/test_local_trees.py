@@ -130,3 +130,13 @@ def test_the_microbenchmarks_run_on_pocl(name, queue):
         assert np.array_equal(out, expected.astype(np.float32))
     else:                      # lane 0 holds the group's sum after one tree
         assert out[0] == np.arange(32).sum() and out[32] == np.arange(32, 64).sum()
+
+
+def test_a_prefetch_alone_is_no_tree():
+    from workbench.models.parallelism import CaveatKind, prediction_caveats
+
+    tiled = Candidate("matmul_tiled", "square", (16, 16),
+                      (("l", 256), ("m", 256), ("n", 256)), "float32")
+    (found,), = [prediction_caveats([tiled], 16896)]
+    assert not [c for c in found if c.kind in (CaveatKind.LOCAL_TREE,
+                                               CaveatKind.LOCAL_TREE_UNPRICED)]

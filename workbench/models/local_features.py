@@ -68,6 +68,7 @@ class LocalInstruction:
     lane_runs: object        # ISL PwQPolynomial: runs summed over work items
     group_runs: object       # the same, one per group and sequential trip
     accesses: tuple[LocalAccess, ...]
+    exchange: bool = False   # reads local memory and stores to it (a tree or scan step)
 
 
 @dataclass(frozen=True)
@@ -163,12 +164,13 @@ def _local_accesses(insn, local: dict, lanes: dict[str, int], dims: int
                     _lane_strides(_flat_index(tv, expr.index), lanes, dims)))
             super().map_subscript(expr, *args)
 
-    collect = Collect()
+    # one walker per expression: loopy's walker visits equal subexpressions once, so
+    # a store and a load of the same element need walkers of their own
     for target in (getattr(insn, "assignees", ()) or ()):
         if isinstance(target, Subscript):
-            collect(target)
+            Collect()(target)
     if hasattr(insn, "expression"):
-        collect(insn.expression)
+        Collect()(insn.expression)
     return tuple(found)
 
 
@@ -207,7 +209,9 @@ def _profile(spec, request) -> LocalProfile:
                 count_insn_runs(knl, callables, insn, count_redundant_work=True),
                 count_insn_runs(knl, callables, insn, count_redundant_work=True,
                                 disregard_local_axes=True),
-                accesses))
+                accesses,
+                bool(set(insn.assignee_var_names()) & set(local)
+                     and set(insn.read_dependency_names()) & set(local))))
     return LocalProfile(shape, tuple(instructions), barriers, global_barriers)
 
 
@@ -254,21 +258,24 @@ class LocalStructure:
 
     barriers: float          # local barriers one work item passes
     local_steps: int         # instructions that load or store local memory
+    exchange_steps: int      # of them, those that read local memory into local memory
     idle_steps: int          # of them, those where fewer lanes work than the group has
     fewest_lanes: int        # the fewest lanes any of them runs with
     threads: int
 
 
 def local_structure(candidate: Candidate) -> LocalStructure | None:
-    """What a candidate does with local memory and barriers; None where it uses
-    neither (or cannot be counted)."""
+    """What a candidate does with local memory and barriers; None where it has no
+    barrier-separated step from local into local memory (a tree or a scan: a prefetch
+    from global memory alone is not one), or cannot be counted."""
     try:
         profile = _profile(candidate.spec, candidate.request())
         params = candidate.params_dict
         barriers = _evaluate(profile.barriers, params)
     except Exception:  # noqa: BLE001 - a kernel loopy cannot count: nothing to say
         return None
-    if not profile.instructions or barriers <= 0:
+    exchange = sum(insn.exchange for insn in profile.instructions)
+    if not exchange or barriers <= 0:
         return None
     threads = math.prod(profile.group_shape) if profile.group_shape else 1
     idle, fewest = 0, threads
@@ -280,7 +287,8 @@ def local_structure(candidate: Candidate) -> LocalStructure | None:
         if active < threads:
             idle += 1
         fewest = min(fewest, active)
-    return LocalStructure(barriers, len(profile.instructions), idle, fewest, threads)
+    return LocalStructure(barriers, len(profile.instructions), exchange, idle, fewest,
+                          threads)
 
 
 def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, float]:

@@ -248,16 +248,21 @@ def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
 
 
 def _declares_local(candidate: Candidate) -> bool:
-    """Whether the kernel declares local-memory temporaries (a cheap test before the
-    local-memory analysis)."""
+    """Whether the kernel declares local-memory temporaries or reduces over a lane
+    axis (loopy's tree in local memory): a cheap test before the local-memory
+    analysis."""
     import loopy as lp
+    from loopy.kernel.data import LocalInameTag, filter_iname_tags_by_type
 
     try:
         _, _, knl = _grid(candidate.spec, candidate.request())
     except Exception:  # noqa: BLE001
         return False
-    return any(tv.address_space == lp.AddressSpace.LOCAL
-               for tv in knl.temporary_variables.values())
+    if any(tv.address_space == lp.AddressSpace.LOCAL
+           for tv in knl.temporary_variables.values()):
+        return True
+    return any(filter_iname_tags_by_type(knl.iname_tags(name), LocalInameTag)
+               for insn in knl.instructions for name in insn.reduction_inames())
 
 
 def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
