@@ -38,13 +38,22 @@ CANDIDATES = {
     "overlap-fp64-floor": ("models/overlap-fp64-floor.json", "weights-overlap-fp64-floor.json"),
     "overlap-fp64-occupancy": ("models/overlap-fp64-occupancy.json",
                                "weights-overlap-fp64-occupancy.json"),
+    "overlap-fp64-trees": ("models/overlap-fp64-trees.json", "weights-overlap-fp64-trees.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
 
 
+#: stores of microbenchmarks a candidate is always fitted on besides the catalog's (never
+#: held out: they are not catalog kernels)
+EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"]}
+
+
 def loko(model_file, held_out=None):
-    """The leave-one-kernel-out report of one candidate on the catalog store."""
+    """The leave-one-kernel-out report of one candidate on the catalog store (and its
+    microbenchmarks' stores, :data:`EXTRA_STORES`, which are never held out)."""
+    import pandas as pd
+
     from workbench.models import get_family, load_store_dataset
     from workbench.models.validation import (
         ExpressionFit,
@@ -61,7 +70,15 @@ def loko(model_file, held_out=None):
         fit = ExpressionFit(spec, name=model_file)
         data = load_store_dataset(STORE, granularity=spec.granularity,
                                   subgroup_size=spec.subgroup_size)
-    kernels = held_out or sorted(set(data["kernel"]) - set(MICROBENCHMARKS))
+    catalog = set(data["kernel"])
+    extra = [load_store_dataset(p, granularity=spec.granularity,
+                                subgroup_size=spec.subgroup_size)
+             for p in EXTRA_STORES.get(model_file, ())]
+    if extra:
+        data = pd.concat([data, *extra], ignore_index=True, sort=False)
+        features = [c for c in data.columns if c.startswith("f_")]
+        data[features] = data[features].fillna(0.0)
+    kernels = held_out or sorted(catalog - set(MICROBENCHMARKS))
     return leave_one_kernel_out(data, fit, held_out=kernels, groups=GroupSelection.ALL)
 
 

@@ -3,7 +3,10 @@
 * ``<name>_wr``: the work-removed version of catalog kernel ``<name>`` (2019 paper);
 * the generated 2019 measurement kernels, by their generated names;
 * the block-size study's kernels (Ernst et al.), for ``volumes`` and ``rank-blocks``;
-  not part of the calibration catalog.
+  not part of the calibration catalog;
+* the local-memory tree, scan and stream microbenchmarks
+  (:mod:`workbench.kernels.generators.local_trees`), so that their measurements join
+  a fit; not part of the calibration catalog either.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ def _study_by_name() -> dict[str, KernelSpec]:
     return {s.name: s for s in (star_stencil_spec(), lbm_spec())}
 
 
+@functools.lru_cache(maxsize=1)
+def _local_trees_by_name() -> dict[str, KernelSpec]:
+    from workbench.kernels.generators.local_trees import local_tree_specs
+    return {s.name: s for s in local_tree_specs()}
+
+
 def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
                     ) -> KernelSpec | None:
     """The derived kernel called ``name``, or None; ``catalog`` looks up base kernels."""
@@ -36,4 +45,5 @@ def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
         if base is not None:
             from workbench.kernels.work_removal import work_removed_spec
             return work_removed_spec(base)
-    return _generated_by_name().get(name) or _study_by_name().get(name)
+    return (_generated_by_name().get(name) or _study_by_name().get(name)
+            or _local_trees_by_name().get(name))

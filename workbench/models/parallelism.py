@@ -19,7 +19,13 @@ spread: its time is at least one work item's serial work (the *serial* bound of
   before loaded (a pointer chase): each trip waits a whole memory latency;
 * ``SPILLS``: the compiler's report (build-info, when one is in use:
   ``WORKBENCH_BUILD_INFO``) says the build spills registers or keeps private arrays
-  on the stack, a cost no family counts.
+  on the stack, a cost no family counts;
+* ``LOCAL_TREE`` / ``LOCAL_TREE_UNPRICED``: barrier-separated steps through local
+  memory (a tree reduction or a scan in a work group; :func:`workbench.models.
+  local_features.local_structure`): priced by a model that reads the local-memory
+  features (``f_local_wavefronts``, ``f_barrier_phases``: ``models/overlap-fp64-trees.
+  json``), outside what the others cover (they price every warp of the group at every
+  step, idle or not, and no barrier waits).
 """
 
 from __future__ import annotations
@@ -39,11 +45,16 @@ class CaveatKind(enum.Enum):
     BARRIER_IN_LOOP = "barriers in a sequential loop"
     SPILLS = "register spills"
     DEPENDENT_LOADS = "dependent loads"
+    LOCAL_TREE = "local-memory tree or scan"
+    LOCAL_TREE_UNPRICED = "local-memory tree or scan, unpriced"
 
 
 #: caveats that put a kernel outside what the count-based families cover
 OUTSIDE_MODEL = frozenset({CaveatKind.SCAN_RECURRENCE, CaveatKind.BARRIER_IN_LOOP,
-                           CaveatKind.SPILLS, CaveatKind.DEPENDENT_LOADS})
+                           CaveatKind.SPILLS, CaveatKind.DEPENDENT_LOADS,
+                           CaveatKind.LOCAL_TREE_UNPRICED})
+#: the expression-language features that price local-memory trees and scans
+LOCAL_TREE_FEATURES = frozenset({"f_local_wavefronts", "f_barrier_phases"})
 
 
 @dataclass(frozen=True)
@@ -236,6 +247,24 @@ def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
     return tuple(out)
 
 
+def _declares_local(candidate: Candidate) -> bool:
+    """Whether the kernel declares local-memory temporaries or reduces over a lane
+    axis (loopy's tree in local memory): a cheap test before the local-memory
+    analysis."""
+    import loopy as lp
+    from loopy.kernel.data import LocalInameTag, filter_iname_tags_by_type
+
+    try:
+        _, _, knl = _grid(candidate.spec, candidate.request())
+    except Exception:  # noqa: BLE001
+        return False
+    if any(tv.address_space == lp.AddressSpace.LOCAL
+           for tv in knl.temporary_variables.values()):
+        return True
+    return any(filter_iname_tags_by_type(knl.iname_tags(name), LocalInameTag)
+               for insn in knl.instructions for name in insn.reduction_inames())
+
+
 def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
     """A caveat when the compiler's report in use says this build spills."""
     from workbench.hardware.build_info import BuildKey
@@ -264,9 +293,36 @@ def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
     return None
 
 
-def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str = ""
+def local_tree_caveat(candidate: Candidate, priced: bool) -> Caveat | None:
+    """A caveat for barrier-separated steps through local memory (a group's tree or
+    scan), said as priced or not by the model in use."""
+    from workbench.models.local_features import local_structure
+
+    found = local_structure(candidate)
+    if found is None:
+        return None
+    idle = (f"; {found.idle_steps} of its {found.local_steps} local steps run with "
+            f"fewer lanes than the group's {found.threads} (as few as "
+            f"{found.fewest_lanes})" if found.idle_steps else "")
+    what = (f"{found.barriers:g} barrier-separated phase(s) per work item through local "
+            f"memory (a tree or a scan in the work group){idle}")
+    if priced:
+        return Caveat(CaveatKind.LOCAL_TREE,
+                      what + ": priced per wavefront of the warps that work and per "
+                      "barrier phase (f_local_wavefronts, f_barrier_phases)")
+    return Caveat(CaveatKind.LOCAL_TREE_UNPRICED,
+                  what + ": this model prices every warp of the group at every step, "
+                  "idle or not, and no wait at the barriers (block_scan: 2-5x over); "
+                  "models/overlap-fp64-trees.json prices them")
+
+
+def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str = "",
+                       features: frozenset[str] | None = None
                        ) -> tuple[tuple[Caveat, ...], ...]:
-    """Every candidate's caveats (space points of a sequence: none)."""
+    """Every candidate's caveats (space points of a sequence: none).  ``features``:
+    the model's expression features, where it has them (whether it prices local
+    trees); None: a family without features."""
+    priced = bool(features and LOCAL_TREE_FEATURES <= set(features))
     out = []
     for c in candidates:
         found: list[Caveat] = []
@@ -276,6 +332,9 @@ def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str 
                                 use.says() + ": priced at least by one work item's "
                                 "serial work"))
         found.extend(structure_caveats(c))
+        tree = local_tree_caveat(c, priced) if _declares_local(c) else None
+        if tree is not None:
+            found.append(tree)
         spill = spill_caveat(c, device) if device else None
         if spill is not None:
             found.append(spill)

@@ -220,10 +220,19 @@ def attach_caveats(model, result: Predictions) -> Predictions:
         return result
     plain = [c.space is None for c in result.candidates]
     found = prediction_caveats([c for c, p in zip(result.candidates, plain) if p],
-                               device.lanes, device.device)
+                               device.lanes, device.device, _model_features(model))
     each = iter(found)
     return dataclasses.replace(result, caveats=tuple(next(each) if p else ()
                                                      for p in plain))
+
+
+def _model_features(model) -> frozenset[str] | None:
+    """The expression features a model reads; None for a family without them."""
+    for owner in (model, getattr(model, "spec", None), getattr(model, "model", None)):
+        names = getattr(owner, "features", None)
+        if isinstance(names, (tuple, list, frozenset, set)):
+            return frozenset(names)
+    return None
 
 
 def apply_floors(model, result: Predictions) -> Predictions:

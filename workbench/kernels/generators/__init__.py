@@ -22,7 +22,10 @@ calibrate, so that every feature can be measured in isolation:
 * :func:`fma_chain`, :func:`pointer_chase`, :func:`column_sum` (:mod:`.latency`): one
   work item's serial work and the loads a warp keeps in flight (not the paper's: the
   serial-work floor of :mod:`workbench.models.floors`), with the one-work-item checks
-  :func:`sequential_matmul` and :func:`sequential_axpy`.
+  :func:`sequential_matmul` and :func:`sequential_axpy`;
+* :func:`local_tree_specs` (:mod:`.local_trees`): reduction trees, a Hillis-Steele
+  scan and barrier-free local streams with some lanes idle, for the local-memory
+  features of :mod:`workbench.models.local_features` (not the paper's either).
 
 :mod:`.common` holds the conventions shared by every generator (symbolic int32 size
 parameters, full work groups of the 1-D set, values made from work-item indices
@@ -80,16 +83,21 @@ from workbench.kernels.generators.local_memory import (
     local_memory_counts,
     local_memory_moves,
 )
+from workbench.kernels.generators.local_trees import (
+    LOCAL_TREE_KERNELS,
+    TREE_VARIANTS,
+    local_tree_specs,
+)
 
 __all__ = [
     "ARITHMETIC_OPS", "DEFAULT_2D_LID_STRIDES", "DEFAULT_ARRAY_COUNTS",
     "DEFAULT_BARRIERS_PER_ITER", "DEFAULT_GROUP_1D", "DEFAULT_GROUP_2D",
     "DEFAULT_LOAD_STRIDES", "DEFAULT_MOVES_PER_BARRIER", "DEFAULT_STORE_STRIDES",
-    "LATENCY_KERNELS", "LOCAL_MEMORY_LIMIT", "LOOP_ITEMS_FACTOR", "MIN_DEPENDENCY_DISTANCE", "N_PRIVATE",
+    "LATENCY_KERNELS", "LOCAL_MEMORY_LIMIT", "LOCAL_TREE_KERNELS", "TREE_VARIANTS", "LOOP_ITEMS_FACTOR", "MIN_DEPENDENCY_DISTANCE", "N_PRIVATE",
     "PARTNER_OFFSET", "SEQUENTIAL_CHECKS", "SET_1D", "SET_2D", "UNROLL", "Direction",
     "GlobalPattern", "arithmetic", "arithmetic_op_counts", "barriers", "chase_cycle",
     "column_sum", "default_unroll", "empty", "fma_chain", "global_memory_pattern",
-    "local_memory_counts", "local_memory_moves", "measurement_set_2019",
+    "local_memory_counts", "local_memory_moves", "local_tree_specs", "measurement_set_2019",
     "pointer_chase", "sequential_axpy", "sequential_matmul", "update_schedule",
 ]
 

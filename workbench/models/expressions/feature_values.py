@@ -23,7 +23,12 @@ from workbench.models.expressions.features import (
     StandardFeature,
     parse_feature_ref,
 )
-from workbench.models.expressions.features import FLOOR, OCCUPANCY_FEATURES, VOLUME_FEATURES
+from workbench.models.expressions.features import (
+    FLOOR,
+    LOCAL_FEATURES,
+    OCCUPANCY_FEATURES,
+    VOLUME_FEATURES,
+)
 from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
 from workbench.properties import Granularity, KernelProperties, ThreadGroups, kernel_properties
 from workbench.properties.banks import conflict_degree
@@ -276,6 +281,8 @@ def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
         raise ModelError(f"{ref.name} needs workbench.models.occupancy_features imported")
     if ref.name in VOLUME_FEATURES:
         raise ModelError(f"{ref.name} needs workbench.models.volume_features imported")
+    if ref.name in LOCAL_FEATURES:
+        raise ModelError(f"{ref.name} needs workbench.models.local_features imported")
     if ref.name == TWIN_TIME:
         raise ModelError(
             f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "

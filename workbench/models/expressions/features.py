@@ -241,7 +241,8 @@ class DeviceFeature:
     :data:`OCCUPANCY_FEATURES`, residency and waves on the row's device
     (:mod:`workbench.models.occupancy_features`); or one of :data:`VOLUME_FEATURES`,
     the bytes a launch moves per memory level on the row's device
-    (:mod:`workbench.models.volume_features`)."""
+    (:mod:`workbench.models.volume_features`); or one of :data:`LOCAL_FEATURES`, local
+    wavefronts per active warp and barrier phases (:mod:`workbench.models.local_features`)."""
 
     name: str
 
@@ -265,6 +266,10 @@ OCCUPANCY_FEATURES = ("f_groups_per_sm", "f_occupancy", "f_waves", "f_tail_fract
 #: data volumes per memory level from the roofline's access model (device features:
 #: workbench.models.volume_features)
 VOLUME_FEATURES = ("f_dram_bytes", "f_l2_bytes")
+#: local-memory wavefronts per active warp, barrier phases and local chains (device
+#: features: workbench.models.local_features)
+LOCAL_FEATURES = ("f_local_wavefronts", "f_barrier_phases", "f_barrier_phase_warps",
+                  "f_local_chain", "f_global_barrier_phases")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -324,7 +329,7 @@ def known_feature_names() -> tuple[str, ...]:
                   for s in ("sectors", "dramsectors")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
-              *VOLUME_FEATURES]
+              *VOLUME_FEATURES, *LOCAL_FEATURES]
     return tuple(names)
 
 
@@ -342,7 +347,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
-            or name in VOLUME_FEATURES:
+            or name in VOLUME_FEATURES or name in LOCAL_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
