@@ -304,15 +304,6 @@ def _cache_key(granularity, subgroup_size):
     return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
 
 
-def _grain(key) -> str:
-    return f"{key[0].value}/{key[1]}"
-
-
-def _key_of_grain(grain: str) -> tuple:
-    value, _, size = grain.partition("/")
-    return (Granularity(value), None if size == "None" else int(size))
-
-
 def _lookup(c, refs, key) -> list | None:
     """A point's asked features from the memory cache, None if any is missing; an
     error string if the point could not be counted."""
@@ -341,19 +332,6 @@ def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list
     return count_all(tasks, _count_candidate, refs, granularity, subgroup_size)
 
 
-def _flat(found: Mapping[tuple, Mapping[str, float]]) -> dict[str, float]:
-    return {f"{_grain(k)}|{name}": v for k, values in found.items()
-            for name, v in values.items()}
-
-
-def _unflat(flat: Mapping[str, float]) -> dict[tuple, dict[str, float]]:
-    out: dict[tuple, dict[str, float]] = {}
-    for composite, v in flat.items():
-        grain, _, name = composite.partition("|")
-        out.setdefault(_key_of_grain(grain), {})[name] = float(v)
-    return out
-
-
 def _load_disk(spaces, fingerprints: dict) -> None:
     for space in spaces:
         fingerprint = count_cache.space_fingerprint(space)
@@ -366,7 +344,7 @@ def _load_disk(spaces, fingerprints: dict) -> None:
         for point in space.points():
             key = count_cache.point_key(point, space.group_size(point))
             if key in stored:
-                _remember(space, point.label, {_key_of_grain(g): v
+                _remember(space, point.label, {count_cache.grain_key(g): v
                                                for g, v in stored[key].items()})
             if key in errors:
                 _remember(space, point.label, {}, errors[key])
@@ -378,7 +356,7 @@ def _save_disk(space, fingerprint, counted: dict, errors: dict) -> None:
     by_key = {}
     for point, found in counted.items():
         by_key[count_cache.point_key(point, space.group_size(point))] = \
-            {_grain(k): dict(v) for k, v in found.items()}
+            {count_cache.grain_name(k): dict(v) for k, v in found.items()}
     count_cache.save(fingerprint, by_key,
                      {count_cache.point_key(p, space.group_size(p)): e
                       for p, e in errors.items()})
@@ -432,7 +410,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
                 if error is not None:
                     failed[space][p] = error
         for (space, _), fit in fits.items():
-            fit.give({p: (None if p in failed[space] else _flat(found))
+            fit.give({p: (None if p in failed[space] else count_cache.flat_counts(found))
                       for p, found in counted[space].items()})
         if all(fit.done for fit in fits.values()) or not owners:
             break
@@ -440,7 +418,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
         if fit.done and fit.method is not CountMethod.PER_POINT:
             for p, values in fit.values.items():
                 if p not in failed[space]:
-                    counted[space][p] = _unflat(values)
+                    counted[space][p] = count_cache.nested_counts(values)
         for skey, n, n_counted, method, reason in fit.report():
             _record(space, skey, n, n_counted, method, reason)
     for space in counted:
@@ -558,7 +536,8 @@ def forget_counts(space) -> None:
 
 def remembered_counts(space) -> dict[tuple[str, str], dict[str, float]]:
     """What this process holds of a space's counts: (point label, grain) -> values."""
-    return {(k[0], _grain(k[1:])): dict(v) for k, v in _POINT_CACHE.get(space, {}).items()
+    return {(k[0], count_cache.grain_name(k[1:])): dict(v)
+            for k, v in _POINT_CACHE.get(space, {}).items()
             if k is not None}
 
 

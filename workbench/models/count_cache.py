@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 
+from workbench.properties import Granularity
+
 #: bump when what is stored, or how it is counted, changes meaning
 SCHEMA_VERSION = 1
 
@@ -149,3 +151,28 @@ def save(fingerprint: str, counts: Mapping[str, Mapping[str, Mapping[str, float]
             con.close()
     except sqlite3.Error:
         return
+
+
+def grain_name(key: tuple) -> str:
+    """The stored name of a (granularity, sub-group size) key."""
+    return f"{key[0].value}/{key[1]}"
+
+
+def grain_key(grain: str) -> tuple:
+    value, _, size = grain.partition("/")
+    return (Granularity(value), None if size == "None" else int(size))
+
+
+def flat_counts(found: Mapping[tuple, Mapping[str, float]]) -> dict[str, float]:
+    """One point's counts per granularity as one map of "grain|feature" names (what a
+    structure's fit takes)."""
+    return {f"{grain_name(k)}|{name}": v for k, values in found.items()
+            for name, v in values.items()}
+
+
+def nested_counts(flat: Mapping[str, float]) -> dict[tuple, dict[str, float]]:
+    out: dict[tuple, dict[str, float]] = {}
+    for composite, v in flat.items():
+        grain, _, name = composite.partition("|")
+        out.setdefault(grain_key(grain), {})[name] = float(v)
+    return out
