@@ -46,7 +46,8 @@ CANDIDATES = {
 
 #: stores of microbenchmarks a candidate is always fitted on besides the catalog's (never
 #: held out: they are not catalog kernels)
-EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"]}
+EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
