@@ -46,7 +46,7 @@ class _IRModelGuided(_Ordered):
         raise NotImplementedError
 
     def order(self, space, points):
-        from workbench.models.ir_features.space import space_ir_features_started
+        from workbench.models.ir_features import space_ir_features_started
         from workbench.tuning.ir_training import fitted_model
 
         if getattr(space, "sequence", None) is not None:
