@@ -10,8 +10,9 @@ measured spaces, never on the one explored (the Lift paper's protocol).
 Training data come from :mod:`workbench.tuning.ir_training` (default: the shipped
 H100 samples).  Ranking costs reading them, fitting the model (or reading it from
 the on-disk cache, :func:`~workbench.tuning.ir_training.fitted_model`, when the same
-samples trained it before), the explored points' features and one prediction each:
-all of it is counted as the strategy's seconds, like every ranking.
+samples trained it before), the explored points' features (read by worker processes
+while the model is fitted) and one prediction each: all of it is counted as the
+strategy's seconds, like every ranking.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class _IRModelGuided(_Ordered):
         raise NotImplementedError
 
     def order(self, space, points):
-        from workbench.models.ir_features import space_ir_features
+        from workbench.models.ir_features import space_ir_features_started
         from workbench.tuning.ir_training import fitted_model
 
         if getattr(space, "sequence", None) is not None:
@@ -57,10 +58,17 @@ class _IRModelGuided(_Ordered):
                               "from: give --training STORE or SAMPLES.csv (no shipped "
                               "sample data here)")
         began = time.perf_counter()
-        model = fitted_model(self.config, self.training, exclude=space.name,
-                             only=self.only)
+        # the explored points' features are read by worker processes while this one
+        # fits the model (boosted trees: seconds) or reads it from the cache
+        features = space_ir_features_started(space, points)
+        try:
+            model = fitted_model(self.config, self.training, exclude=space.name,
+                                 only=self.only)
+        except BaseException:
+            features.cancel()
+            raise
         self.trained_on = tuple(model.benchmarks)
-        predicted = model.predict(space_ir_features(space, points))
+        predicted = model.predict(features.frame())
         # best first; kNN averages give many exact ties, taken in a seeded random order
         rng = np.random.default_rng(self.seed)
         tiebreak = rng.permutation(len(points))

@@ -18,7 +18,8 @@ benchmark out, and the model registered as a family and as a tuning strategy.
 * :mod:`.control`: barriers, ``if`` statements and loop bodies from loopy's
   linearization;
 * :mod:`.space`: :func:`space_ir_features`, a tuning space's points as a feature
-  frame, one template read per structure;
+  frame, one template read per structure (:func:`space_ir_features_started`: the
+  same, read by worker processes while the caller does other work);
 * :mod:`.samples`: sample frames (features, benchmark, input, time, throughput
   normalized per input), from any feature frame (:func:`ir_samples`) or a measured
   tuning space (:func:`space_samples`), saved and loaded as CSV with provenance;
@@ -71,15 +72,21 @@ from workbench.models.ir_features.samples import (
     save_samples,
     space_samples,
 )
-from workbench.models.ir_features.space import space_ir_features
+from workbench.models.ir_features.space import (
+    StartedFeatures,
+    space_ir_features,
+    space_ir_features_started,
+)
 from workbench.models.ir_features.warps import CACHE_LINE_BYTES, WARP_SIZE
 
 __all__ = [
     "BoostedConfig", "CACHE_LINE_BYTES", "FEATURE_ORDER", "FeatureInformation",
     "GPUFeature", "GPU_FEATURES", "HeldOut", "IRBoostedModel", "IRFeature",
-    "IRFeatureKind", "IRFeatureVector", "IRKNNModel", "KNNConfig", "SymbolicIRFeatures",
+    "IRFeatureKind", "IRFeatureVector", "IRKNNModel", "KNNConfig", "StartedFeatures",
+    "SymbolicIRFeatures",
     "WARP_SIZE", "expected_runs", "feature_information", "fit_ir_boosted", "fit_ir_knn",
     "gpu_feature_frame", "information_frame", "ir_features", "ir_samples",
     "leave_one_benchmark_out", "load_samples", "lobo_frame", "save_samples",
-    "space_ir_features", "space_samples", "symbolic_ir_features",
+    "space_ir_features", "space_ir_features_started", "space_samples",
+    "symbolic_ir_features",
 ]

@@ -61,12 +61,23 @@ class TieAveragedKNN(RegressorMixin, BaseEstimator):
     def predict(self, x) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         k = self.n_neighbors
+        # the distances to each distinct training row, spread to its copies (variants
+        # of different inputs often share their features), summed one component
+        # after another over contiguous columns: the order numpy's sum over the last
+        # axis of the (queries, rows, components) differences took, without that
+        # array, so equal rows still give equal distances to the last bit
+        distinct, copies = np.unique(self.x_, axis=0, return_inverse=True)
+        columns = np.ascontiguousarray(distinct.T)
+        copies = copies.reshape(-1)
         out = np.empty(len(x))
         for start in range(0, len(x), _CHUNK):
             block = x[start:start + _CHUNK]
-            # squared distances from differences, not |a|^2 + |b|^2 - 2ab: equal
-            # rows give equal distances to the last bit
-            d = ((block[:, None, :] - self.x_[None, :, :]) ** 2).sum(axis=2)
+            near = np.zeros((len(block), len(distinct)))
+            for j, column in enumerate(columns):
+                diff = block[:, j, None] - column[None, :]
+                diff *= diff
+                near += diff
+            d = np.take(near, copies, axis=1)   # C order: the same matrix product
             kth = np.partition(d, k - 1, axis=1)[:, k - 1:k]
             tol = TIE_TOLERANCE * np.maximum(kth, np.finfo(float).tiny)
             inside = d < kth - tol

@@ -121,6 +121,14 @@ def check_samples(samples: pd.DataFrame, what: str) -> None:
 
 
 SAMPLES_SCHEMA = 1
+#: The definition of Table 1's features as :mod:`workbench.models.ir_features`
+#: computes them.  A sample file carries the version its features were computed
+#: with; raise this when a feature's value changes (not for faster code giving the
+#: same values) and rebuild the shipped sample files with ``workbench ir-samples``
+#: (their provenance names the command).  tests/test_ir_samples_version.py recomputes
+#: a sample of the shipped rows and compares them.  A file written before versions
+#: were recorded holds version 1.
+FEATURES_VERSION = 1
 #: The shipped H100 samples (``workbench ir-samples`` of the shipped tuning stores).
 SHIPPED_SAMPLES = Path("h100") / "ir-samples.csv"
 
@@ -136,19 +144,21 @@ def shipped_samples() -> Path | None:
 
 def save_samples(samples: pd.DataFrame, path, provenance: Mapping[str, object]) -> None:
     """Write a sample frame as CSV, its first line a ``#`` comment holding the schema
-    version and ``provenance`` (stores, device, what computed the features) as JSON."""
+    version, the features' version (:data:`FEATURES_VERSION`) and ``provenance`` (stores, device, what computed the features) as JSON."""
     import json
 
     check_samples(samples, "the sample frame to save")
-    header = json.dumps({"schema_version": SAMPLES_SCHEMA, "provenance": dict(provenance)},
-                        sort_keys=True)
+    header = json.dumps({"schema_version": SAMPLES_SCHEMA,
+                         "features_version": FEATURES_VERSION,
+                         "provenance": dict(provenance)}, sort_keys=True)
     with open(path, "w", encoding="utf-8") as out:
         out.write(f"# {header}\n")
         samples.to_csv(out, index=False)
 
 
 def load_samples(path) -> pd.DataFrame:
-    """A sample frame written by :func:`save_samples`; a clear error for anything else."""
+    """A sample frame written by :func:`save_samples`; a clear error for anything else,
+    and for features of another version than this code computes."""
     import json
 
     try:
@@ -158,6 +168,11 @@ def load_samples(path) -> pd.DataFrame:
             if not header or header.get("schema_version") != SAMPLES_SCHEMA:
                 raise ModelError(f"{path} is not a sample file of schema {SAMPLES_SCHEMA} "
                                  "(written by save_samples)")
+            version = header.get("features_version", 1)
+            if version != FEATURES_VERSION:
+                raise ModelError(f"{path} holds IR features of version {version}, and "
+                                 f"this workbench computes version {FEATURES_VERSION}: "
+                                 "rebuild it with workbench ir-samples")
             frame = pd.read_csv(f)
     except (OSError, ValueError) as err:
         raise ModelError(f"cannot read the sample file {path}: {err}") from None

@@ -134,8 +134,10 @@ def _write_rows(key: str, rows: np.ndarray) -> None:
         pass       # a read-only cache: read again next time
 
 
-def _structure_rows(template, params: dict[str, np.ndarray], count: int) -> np.ndarray:
+def _structure_rows(space: TuningSpace, structure: tuple, params: dict[str, np.ndarray],
+                    count: int) -> np.ndarray:
     """The feature rows of one structure's points (``params``: their numbers)."""
+    template = space.template_for(structure)
     features = symbolic_ir_features(template.kernel)
     used = {k: v for k, v in params.items() if k in features.parameters}
     # a point's kernel is its template with the numbers fixed
@@ -148,34 +150,77 @@ _FORKED: tuple = ()
 
 
 def _forked_rows(i: int):
-    todo = _FORKED
-    template, params, count = todo[i]
     try:
-        return i, _structure_rows(template, params, count), None
+        return i, _structure_rows(*_FORKED[i]), None
     except Exception as err:  # noqa: BLE001 - raised again in the parent, as it was
         return i, None, err
 
 
-def _rows_in_parallel(todo: list[tuple]) -> list[np.ndarray]:
-    """Each structure's rows, on every core when there are several (fork: a worker
-    inherits the templates, whose kernels hold what does not pickle)."""
-    global _FORKED
-    from workbench.models.candidate_features import rank_jobs
+class _Reading:
+    """Structures' rows being read by worker processes, one per core when there are
+    several (fork: a worker inherits the space, and builds the templates it reads:
+    their kernels hold what does not pickle); :meth:`rows` waits for them, :meth:`cancel` stops the workers."""
 
-    jobs = min(rank_jobs(), len(todo))
-    if jobs < 2:
-        return [_structure_rows(*t) for t in todo]
-    out: list = [None] * len(todo)
-    _FORKED = tuple(todo)
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for i, rows, err in pool.imap_unordered(_forked_rows, range(len(todo))):
+    def __init__(self, todo: list[tuple]):
+        global _FORKED
+        from workbench.models.candidate_features import rank_jobs
+
+        self.todo, self.pool = todo, None
+        jobs = min(rank_jobs(), len(todo))
+        if jobs < 2:
+            return
+        _FORKED = tuple(todo)
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(jobs)
+        finally:
+            _FORKED = ()             # the workers have their copy
+        self.pending = self.pool.imap_unordered(_forked_rows, range(len(todo)))
+
+    def rows(self) -> list[np.ndarray]:
+        """Each structure's rows, in ``todo``'s order."""
+        if self.pool is None:
+            return [_structure_rows(*t) for t in self.todo]
+        out: list = [None] * len(self.todo)
+        try:
+            for i, rows, err in self.pending:
                 if err is not None:
                     raise err
                 out[i] = rows
-    finally:
-        _FORKED = ()
-    return out
+        finally:
+            self.cancel()
+        return out
+
+    def cancel(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+class StartedFeatures:
+    """:func:`space_ir_features` begun by :func:`space_ir_features_started`: the
+    structures not in the cache are being read by worker processes while the
+    caller does other work (fitting a model); :meth:`frame` waits and gives the
+    frame, :meth:`cancel` gives up."""
+
+    def __init__(self, points, table, pending, reading, per_point=None):
+        self._points, self._table, self._pending = points, table, pending
+        self._reading, self._per_point = reading, per_point
+
+    def frame(self) -> pd.DataFrame:
+        if self._per_point is not None:
+            self._per_point()
+        rows = self._reading.rows() if self._reading is not None else []
+        for (at, key), values in zip(self._pending, rows):
+            self._table[at] = values
+            _write_rows(key, values)
+        return pd.DataFrame(self._table, columns=[f.value for f in FEATURE_ORDER],
+                            index=pd.Index([p.label for p in self._points],
+                                           name="point"))
+
+    def cancel(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()
 
 
 def space_ir_features(space: TuningSpace, points: Sequence[Point] | None = None
@@ -186,32 +231,37 @@ def space_ir_features(space: TuningSpace, points: Sequence[Point] | None = None
     :class:`~workbench.models.ir_features.features.IRFeature` (named by its value),
     in Table 1's order.
     """
+    return space_ir_features_started(space, points).frame()
+
+
+def space_ir_features_started(space: TuningSpace, points: Sequence[Point] | None = None
+                              ) -> StartedFeatures:
+    """:func:`space_ir_features`, begun: the structures not in the cache are being
+    read by worker processes when this returns (see :class:`StartedFeatures`)."""
     points = list(points if points is not None else space.points())
     table = np.empty((len(points), len(FEATURE_ORDER)))
-    if space.template is not None:
-        by_structure: dict[tuple, list[int]] = defaultdict(list)
-        for i, point in enumerate(points):
-            by_structure[space.structure_of(point)].append(i)
-        todo, pending = [], []
-        for structure, rows in by_structure.items():
-            bound = [_bindings(space, points[i]) for i in rows]
-            params = {name: np.array([b[name] for b in bound]) for name in bound[0]}
-            key = _rows_key(space, structure, params)
-            cached = _read_rows(key, len(rows))
-            if cached is not None:
-                table[rows] = cached
-                continue
-            todo.append((space.template_for(structure), params, len(rows)))
-            pending.append((rows, key))
-        for (rows, key), values in zip(pending, _rows_in_parallel(todo)):
-            table[rows] = values
-            _write_rows(key, values)
-    else:
-        for i, point in enumerate(points):
-            features = symbolic_ir_features(space.build(point))
-            table[i] = features.vector(_values(space, point, features.accepted)).as_array()
-    return pd.DataFrame(table, columns=[f.value for f in FEATURE_ORDER],
-                        index=pd.Index([p.label for p in points], name="point"))
+    if space.template is None:
+        def per_point() -> None:
+            for i, point in enumerate(points):
+                features = symbolic_ir_features(space.build(point))
+                table[i] = features.vector(_values(space, point, features.accepted)
+                                           ).as_array()
+        return StartedFeatures(points, table, [], None, per_point)
+    by_structure: dict[tuple, list[int]] = defaultdict(list)
+    for i, point in enumerate(points):
+        by_structure[space.structure_of(point)].append(i)
+    todo, pending = [], []
+    for structure, rows in by_structure.items():
+        bound = [_bindings(space, points[i]) for i in rows]
+        params = {name: np.array([b[name] for b in bound]) for name in bound[0]}
+        key = _rows_key(space, structure, params)
+        cached = _read_rows(key, len(rows))
+        if cached is not None:
+            table[rows] = cached
+            continue
+        todo.append((space, structure, params, len(rows)))
+        pending.append((rows, key))
+    return StartedFeatures(points, table, pending, _Reading(todo) if todo else None)
 
 
 def _bindings(space: TuningSpace, point: Point) -> dict[str, int]:

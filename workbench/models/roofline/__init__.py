@@ -14,7 +14,8 @@ the paper (section III-B).  Modules, in the order data flows:
   exact method used by default);
 * :mod:`.metrics`, :mod:`.waves`, :mod:`.reuse`: L1 bank-conflict cycles, per-block
   L2 -> L1 volumes, DRAM volume per wave of concurrent blocks with L2 reuse
-  distances, capacity-miss factors;
+  distances, capacity-miss factors (:mod:`.distinct`: distinct integers by sorting,
+  which numpy 2.4's hash-based ``np.unique`` is far slower at);
 * :mod:`.limiters`: the four limiters (L1, L2, DRAM, FLOP) and the prediction;
 * :mod:`.blocks`: ranking the block shapes of the paper's study (eq. 9);
 * :mod:`.miss_fit`: fitting the capacity-miss functions to profiled volumes;

@@ -26,6 +26,7 @@ import numpy as np
 
 from workbench.models.roofline.address import (
     HW_VARS, Access, Direction, ThreadGroup, bound_address)
+from workbench.models.roofline.distinct import distinct, distinct_count
 from workbench.models.roofline.intervals import MAX_RUNS, footprint_ranges, union_size
 from workbench.properties.counting import require_barvinok
 
@@ -68,7 +69,7 @@ def _enumerate_units(access: Access, group: ThreadGroup, granularity: int,
     # unit it overlaps (one per unit start, plus its last byte).
     offsets = sorted(set(range(0, access.element_size, granularity))
                      | {access.element_size - 1})
-    return np.unique(np.concatenate(
+    return distinct(np.concatenate(
         [np.floor_divide(byte + off, granularity) for off in offsets]))
 
 
@@ -77,7 +78,7 @@ def _footprint_enumerate(accesses, group, granularity, params) -> dict[str, int]
     for acc in accesses:
         per_array.setdefault(acc.array, []).append(
             _enumerate_units(acc, group, granularity, params))
-    return {name: int(np.unique(np.concatenate(parts)).size)
+    return {name: distinct_count(np.concatenate(parts))
             for name, parts in per_array.items()}
 
 # }}}

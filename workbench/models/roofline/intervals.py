@@ -213,15 +213,14 @@ def union_size(parts: Iterable[np.ndarray]) -> int:
     if not parts:
         return 0
     r = np.concatenate(parts)
-    order = np.argsort(r[:, 0], kind="stable")
-    first, last = r[order, 0], r[order, 1]
-    reach = np.maximum.accumulate(last)
+    # starts and ends sorted each on their own, as reuse.merge_ranges does
+    first, last = np.sort(r[:, 0]), np.sort(r[:, 1])
     new = np.empty(len(first), dtype=bool)
     new[0] = True
-    new[1:] = first[1:] > reach[:-1]
+    np.greater(first[1:], last[:-1], out=new[1:])
     starts = np.flatnonzero(new)
     ends = np.append(starts[1:] - 1, len(first) - 1)
-    return int((reach[ends] - first[starts] + 1).sum())
+    return int((last[ends] - first[starts] + 1).sum())
 
 
 def footprint_ranges(accesses: Iterable[Access], group: ThreadGroup, granularity: int,

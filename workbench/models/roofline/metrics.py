@@ -59,6 +59,7 @@ import numpy as np
 
 from workbench.models.roofline.address import (
     BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup, bound_address)
+from workbench.models.roofline.distinct import distinct, distinct_count, distinct_with_counts
 from workbench.models.roofline.footprint import (
     _enumerate_units, _select, card_int, footprint, unit_sets)
 from workbench.models.roofline.waves import num_waves, wave_groups
@@ -123,13 +124,12 @@ def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
     lo = int(words.min())
     span = int(words.max()) - lo + 1
     if span * slices < 2 ** 62:
-        keys = np.unique(insts * span + (words - lo))
+        keys = distinct(insts * span + (words - lo))
         pair_inst, pair_word = keys // span, keys % span + lo
     else:  # pragma: no cover - addresses spread over more than 2**62 / instructions
         pairs = np.unique(np.stack([insts, words]), axis=1)
         pair_inst, pair_word = pairs[0], pairs[1]
-    bank_keys, counts = np.unique(pair_inst * banks + pair_word % banks,
-                                  return_counts=True)
+    bank_keys, counts = distinct_with_counts(pair_inst * banks + pair_word % banks)
     worst = np.zeros(slices, dtype=np.int64)
     np.maximum.at(worst, bank_keys // banks, counts)
     return int(worst.sum())
@@ -147,7 +147,7 @@ def _sectors_one(access: Access, launch: LaunchConfig, block, params, warp: int,
     lo = int(sectors[0].min())
     span = int(sectors[-1].max()) - lo + 1
     keys = np.concatenate([inst * span + (s - lo) for s in sectors])
-    return int(np.unique(keys).size)
+    return distinct_count(keys)
 
 
 def l1_requested_sectors(accesses: Iterable[Access], launch: LaunchConfig,
@@ -337,7 +337,7 @@ def _wave_units(accesses, launch, blocks_per_wave, wave, params, direction, sect
         for acc in _select(accesses, direction):
             parts.setdefault(acc.array, []).append(
                 _enumerate_units(acc, group, sector, params))
-    return {k: np.unique(np.concatenate(v)) for k, v in parts.items()}
+    return {k: distinct(np.concatenate(v)) for k, v in parts.items()}
 
 
 def _wave_ranges(accesses, launch, blocks_per_wave, wave, params, direction, sector):

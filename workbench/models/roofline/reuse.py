@@ -30,18 +30,25 @@ LOOKBACK_CAPACITIES = 2.0
 
 
 def merge_ranges(ranges: np.ndarray) -> np.ndarray:
-    """Disjoint, sorted inclusive ranges covering the same integers."""
+    """Disjoint, sorted inclusive ranges covering the same integers.
+
+    The starts and the ends are sorted each on their own (no argsort, no gather):
+    with both sorted, the ``i``-th start opens a new range exactly when it lies past
+    the ``i-1`` smallest ends and one more, since then every range that started
+    before it has ended.  The union is the same set of integers either way.
+    """
     if len(ranges) == 0:
         return np.empty((0, 2), dtype=np.int64)
-    order = np.argsort(ranges[:, 0], kind="stable")
-    first, last = ranges[order, 0], ranges[order, 1]
-    reach = np.maximum.accumulate(last)
+    first, last = np.sort(ranges[:, 0]), np.sort(ranges[:, 1])
     new = np.empty(len(first), dtype=bool)
     new[0] = True
-    new[1:] = first[1:] > reach[:-1] + 1
+    np.greater(first[1:], last[:-1] + 1, out=new[1:])
     starts = np.flatnonzero(new)
-    ends = np.append(starts[1:] - 1, len(first) - 1)
-    return np.stack([first[starts], reach[ends]], axis=1)
+    out = np.empty((len(starts), 2), dtype=np.int64)
+    out[:, 0] = first[starts]
+    out[:-1, 1] = last[starts[1:] - 1]
+    out[-1, 1] = last[-1]
+    return out
 
 
 def size(merged: np.ndarray) -> int:

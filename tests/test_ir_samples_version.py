@@ -1,0 +1,82 @@
+"""The shipped sample files hold other programs' IR features precomputed (what the
+knn and xgb strategies learn from, the same for every user): they carry the version
+of the features' definition, and a sample of their rows is what this code computes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.errors import ModelError
+from workbench.models.ir_features import load_samples, save_samples, space_ir_features
+from workbench.models.ir_features.samples import (
+    BENCHMARK,
+    FEATURES,
+    FEATURES_VERSION,
+    INPUT,
+)
+from workbench.tuning.catalog import get_space
+
+H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
+
+
+def _rows(path: Path, benchmark: str, n: int):
+    if not path.is_file():
+        pytest.skip(f"no {path.name}")
+    samples = load_samples(path)
+    part = samples[(samples[BENCHMARK] == benchmark) & (samples[INPUT] == f"n={n}")]
+    return part.loc[:, list(FEATURES)].to_numpy()
+
+
+@pytest.mark.parametrize("file, benchmark, n, structures", [
+    # a space's rows are its points in order; the structures with the fewest points
+    # (1-D launches, a vector width) keep the recomputation short
+    ("lift-rewrites-samples.csv", "lift_rewrites_jacobi5", 2048,
+     [("global", "1d", False, "blocked", 4), ("global", "1d", True, "strided", 1),
+      ("global", "2d", False, "blocked", 4)]),
+    ("ir-samples.csv", "lift_gradient", 512, None),
+])
+def test_shipped_training_features_are_what_the_code_computes(file, benchmark, n,
+                                                                structures, tmp_path,
+                                                                monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))     # nothing read from a cache
+    shipped = _rows(H100 / file, benchmark, n)
+    space = get_space(benchmark, n=n)
+    points = space.points()
+    assert len(points) == len(shipped)
+    if structures is None:                                  # the smallest structure
+        sizes: dict = {}
+        for p in points:
+            sizes[space.structure_of(p)] = sizes.get(space.structure_of(p), 0) + 1
+        structures = [min(sizes, key=sizes.get)]
+    chosen = [i for i, p in enumerate(points) if space.structure_of(p) in structures]
+    assert chosen
+    computed = space_ir_features(space, [points[i] for i in chosen]).to_numpy()
+    assert np.array_equal(computed, shipped[chosen])
+
+
+def test_a_sample_file_of_another_features_version_is_refused(tmp_path):
+    path = H100 / "ir-samples.csv"
+    if not path.is_file():
+        pytest.skip("no shipped samples")
+    samples = load_samples(path).head(30)
+    save_samples(samples, tmp_path / "s.csv", {"command": "test"})
+    header = (tmp_path / "s.csv").read_text().splitlines()[0]
+    assert f'"features_version": {FEATURES_VERSION}' in header
+    assert load_samples(tmp_path / "s.csv").equals(samples.reset_index(drop=True))
+    old = header.replace(f'"features_version": {FEATURES_VERSION}',
+                         f'"features_version": {FEATURES_VERSION + 1}')
+    body = (tmp_path / "s.csv").read_text().split("\n", 1)[1]
+    (tmp_path / "other.csv").write_text(old + "\n" + body)
+    with pytest.raises(ModelError, match="rebuild it with workbench ir-samples"):
+        load_samples(tmp_path / "other.csv")
+    # a file written before versions were recorded holds version 1
+    unversioned = header.replace(f'"features_version": {FEATURES_VERSION}, ', "")
+    (tmp_path / "unversioned.csv").write_text(unversioned + "\n" + body)
+    if FEATURES_VERSION == 1:
+        assert len(load_samples(tmp_path / "unversioned.csv")) == 30
+    else:
+        with pytest.raises(ModelError, match="holds IR features of version 1"):
+            load_samples(tmp_path / "unversioned.csv")
