@@ -39,6 +39,10 @@ CANDIDATES = {
     "overlap-fp64-occupancy": ("models/overlap-fp64-occupancy.json",
                                "weights-overlap-fp64-occupancy.json"),
     "overlap-fp64-trees": ("models/overlap-fp64-trees.json", "weights-overlap-fp64-trees.json"),
+    "overlap-fp64-sectors": ("models/overlap-fp64-sectors.json",
+                             "weights-overlap-fp64-sectors.json"),
+    "overlap-fp64-sectors-trees": ("models/overlap-fp64-sectors-trees.json",
+                                   "weights-overlap-fp64-sectors-trees.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }

@@ -43,10 +43,16 @@ def category_of(name: str) -> Category:
         return Category.GROUPS
     if name.startswith("f_op_"):
         return Category.ARITHMETIC
-    if name.startswith(("f_mem_access_local", "f_sync_barrier")):
+    # the local-tree features (local wavefronts per active warp, barrier phases) price
+    # what local accesses and barriers cost; the volumes, the bytes that reach L2 and DRAM
+    if name.startswith(("f_mem_access_local", "f_sync_barrier", "f_local_", "f_barrier_",
+                        "f_global_barrier_")):
         return Category.ON_CHIP
-    if name.startswith(("f_mem_access_global", "f_mem")):
+    if name.startswith(("f_mem_access_global", "f_mem", "f_dram_", "f_l2_",
+                        "f_footprint_bytes")):
         return Category.GLOBAL
+    if name == "f_floor_s":
+        return Category.FLOOR
     return Category.OTHER
 
 
