@@ -68,8 +68,12 @@ ROUND = int(os.environ.get("HXR_ROUND", 1))
 #: round 3 (``HXR_ROUND=3``, scripts/h100_hexagonal_round3.sh): no ladder; the picks of
 #: the lane-pass form not yet measured and each problem's best baseline again, from the
 #: plan ``benchmarks/tiling_round3.py --plan`` wrote (``HXR_PLAN``)
-STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite"}.get(
-    ROUND, "hexagonal-round3.sqlite")
+#: round 4 (``HXR_ROUND=4``, scripts/h100_hexagonal_round4.sh): the selection with
+#: builds: the lane-pass form's first ``HXR_TOP`` points per problem built (no run) for
+#: their registers, priced again with them, the new picks (at most ``HXR_PICKS``) and
+#: the best baseline measured
+STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite",
+         4: "hexagonal-round4.sqlite"}.get(ROUND, "hexagonal-round3.sqlite")
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
     ("resident-rows-passes",) if ROUND == 2 else ())
@@ -77,6 +81,7 @@ KIND = {"paper": "chosen-own", "resident-latency": "chosen-resident",
         "resident-load-passes": "chosen-load-passes",
         "resident-rows-passes": "chosen-rows-passes",
         "resident-lane-passes": "chosen-lane-passes"}
+TOP = int(os.environ.get("HXR_TOP", 24))
 #: QUICK_HEX_LADDERS' tiles under another lane shape (the dry run of round 2)
 QUICK_LANE_LADDERS = (("jacobi1d", (4, (64,), (16,)), (), 16, (1,)),
                       ("jacobi2d", (4, (2, 32), (2, 16)), (64,), 16, (1,)))
@@ -249,9 +254,74 @@ def round3_plan(path):
     return problems, plan
 
 
+def round4_plan(out, dev):
+    """Round 4: per problem (the 2-D ones at 4096^2 first, then 8192^2, then 1-D), the
+    lane-pass form's first ``TOP`` points the generator builds, built in one pool for
+    their registers, priced again with them; the picks are those within 10 % of the new
+    minimum (at most ``PICKS``).  Writes every candidate to
+    ``OUT/hexagonal-round4-builds.csv``."""
+    import pandas as pd
+
+    from benchmarks.tiling_side_by_side import LADDERS, MICROBENCH, resident_calibration
+    from workbench.models.tiling.points import parse_label
+    from workbench.models.tiling.selection import reprice_with_registers, top_candidates
+    from workbench.tuning.tiling_builds import build_points
+
+    began = time.time()
+    cal = resident_calibration(MICROBENCH, LADDERS)
+    order = sorted(PROBLEMS, key=lambda p: (len(p[1]) == 2, p[1]["S1"]))
+    nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
+    tops, models = {}, {}
+    for stencil, sizes in order:
+        dims = len(sizes) - 1
+        models[stencil, sizes_text(sizes)] = model = TilingModel().ready(
+            device_model="h100", calibration=cal, form="resident-lane-passes",
+            registers=dict(cal.provenance.get("registers_per_item") or {}),
+            scheme=Scheme.paper(dims).value)
+        tops[stencil, sizes_text(sizes)] = top_candidates(
+            model, stencil, sizes, TOP, keep=lambda lb, s=stencil, z=sizes: hexspaces.feasible(
+                hexspaces.hex_config(s, parse_label(lb), z)))
+    print(f"model and top {TOP} of {len(order)} problems: {time.time() - began:.1f} s")
+    began = time.time()
+    work = [(s, z, lb) for s, z in order for lb in tops[s, sizes_text(z)]["label"]]
+    builds = build_points(dev.index, work, nv, jobs=int(os.environ.get("HXR_JOBS", 14)))
+    wall = time.time() - began
+    print(f"{len(builds)} builds in {wall:.1f} s wall ({os.environ.get('HXR_JOBS', 14)} "
+          f"processes); codegen {sum(b.codegen_s for b in builds):.1f} s, build "
+          f"{sum(b.build_s for b in builds):.1f} s in all", flush=True)
+    found = {(s, sizes_text(z), b.label): b for (s, z, _), b in zip(work, builds)}
+    plan, rows = {}, []
+    for stencil, sizes in order:
+        key = (stencil, sizes_text(sizes))
+        priced = reprice_with_registers(models[key], stencil, sizes, tops[key], {
+            lb: found[(*key, lb)].registers for lb in tops[key]["label"]})
+        chosen = point_labels_of(near_minimum(priced, 0.10))[:PICKS]
+        for rank, row in enumerate(priced.itertuples(index=False)):
+            b = found[(*key, row.label)]
+            rows.append({"stencil": stencil, "sizes": key[1], "label": row.label,
+                         "estimated_s": row.estimated_s, "registers": row.registers,
+                         "repriced_s": row.T_alg_s, "rank": rank,
+                         "picked": row.label in chosen, "codegen_s": b.codegen_s,
+                         "build_s": b.build_s, "failure": (b.failure or "")[-200:]})
+        plan[key] = {"best-baseline": best_baseline(stencil, sizes),
+                     "chosen-with-builds": chosen}
+        print(f"{stencil} {key[1]}: picks {chosen}", flush=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(Path(out, "hexagonal-round4-builds.csv"), index=False)
+    Path(out, "hexagonal-round4-build-wall.txt").write_text(
+        f"{len(builds)} builds, {wall:.2f} s wall, {os.environ.get('HXR_JOBS', 14)} processes\n")
+    return order, plan
+
+
+def point_labels_of(frame):
+    return list(frame["label"])
+
+
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
-    if ROUND == 3:
+    if ROUND == 4:
+        problems, plan = round4_plan(out, dev)
+    elif ROUND == 3:
         problems, plan = round3_plan(os.environ["HXR_PLAN"])
     else:
         shipped, ext = calibrations(out)

@@ -54,6 +54,8 @@ from workbench.models.tiling.selection import (
     heatmap,
     near_minimum,
     point_labels,
+    reprice_with_registers,
+    top_candidates,
 )
 from workbench.models.tiling.validation import (
     compare,
@@ -72,4 +74,6 @@ __all__ = ["H100", "HARDWARE", "RANGES", "THREADS", "Form", "KernelRegisters", "
            "registers_of", "rows_from_measurements", "save_calibration",
            "shipped_calibration", "stencil_dims", "stencil_of", "tables", "with_registers",
            # validation (section 5.3)
-           "compare", "measured_frame", "near_best", "rmse", "summary"]
+           "compare", "measured_frame", "near_best", "rmse", "summary",
+           # selection with builds (issue 34, round 4)
+           "reprice_with_registers", "top_candidates"]

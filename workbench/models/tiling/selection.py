@@ -7,6 +7,14 @@ sizes over wide ranges, the thread shapes of the baseline; ``T`` a multiple of
 ``t_T``, as the driver needs), :func:`evaluate_grid` the model on all of it at once
 (numpy: about a million points per second), :func:`near_minimum` the points to
 measure; :func:`heatmap` is T_alg over two tile sizes (Figure 4).
+
+Selection with builds (an option, round 4 of issue 34): where the form estimates
+registers per point from the tile shape (``resident-lane-passes``), the search finds
+that estimate's errors.  :func:`top_candidates` takes the model's first ``count``
+points, the caller builds them (``workbench.tuning.tiling_builds.built_registers``:
+a build, no run, reads the registers from ``-cl-nv-verbose``), and
+:func:`reprice_with_registers` prices them again with their own registers; the picks
+are those within 10 % of the new minimum.
 """
 
 from __future__ import annotations
@@ -90,6 +98,41 @@ def point_labels(frame: pd.DataFrame, dims: int) -> list[str]:
     names = ["tT", *(f"tS{i + 1}" for i in range(dims)), *_LANES[:dims]]
     return [",".join(f"{n}={int(v)}" for n, v in zip(names, row))
             for row in frame[names].itertuples(index=False)]
+
+
+def top_candidates(model, stencil: str, sizes: Mapping[str, int], count: int, *,
+                   keep=None) -> pd.DataFrame:
+    """The model's first ``count`` feasible points over :func:`feasible_grid`, fastest
+    first; ``keep(label)``: only points it accepts (e.g. those the generator builds)."""
+    dims = stencil_dims(stencil)
+    frame = evaluate_grid(model, stencil, sizes, feasible_grid(
+        dims, int(sizes["T"]), scheme=model.scheme))
+    labels = point_labels(frame, dims)
+    rows = [i for i, lb in enumerate(labels) if keep is None or keep(lb)][:count]
+    out = frame.iloc[rows].reset_index(drop=True)
+    out.insert(0, "label", [labels[i] for i in rows])
+    return out
+
+
+def reprice_with_registers(model, stencil: str, sizes: Mapping[str, int],
+                           candidates: pd.DataFrame, registers: Mapping[str, float]
+                           ) -> pd.DataFrame:
+    """``candidates`` (:func:`top_candidates`) priced again with each point's own
+    registers where ``registers`` has them (the estimate elsewhere): columns
+    ``estimated_s`` (the first price), ``registers`` (NaN: not built) and ``T_alg_s``,
+    fastest first."""
+    dims = stencil_dims(stencil)
+    points = [{k: int(v) for k, v in (x.split("=", 1) for x in lb.split(","))}
+              for lb in candidates["label"]]
+    regs = np.array([float(registers[lb]) if registers.get(lb) is not None else np.nan
+                     for lb in candidates["label"]])
+    q = model.quantities(stencil, problem_of(sizes, dims), TileArrays.of(points, dims),
+                         registers=regs)
+    out = pd.DataFrame({"label": candidates["label"],
+                        "estimated_s": candidates["T_alg_s"].to_numpy(),
+                        "registers": regs, "T_alg_s": q.T_alg})
+    out = out[np.isfinite(out["T_alg_s"])]
+    return out.sort_values("T_alg_s", kind="stable").reset_index(drop=True)
 
 
 def grid_size(dims: int) -> int:
