@@ -10,6 +10,7 @@ with numpy so that every kernel can be checked numerically.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -186,6 +187,11 @@ class KernelSpec:
                                   dict] | None = None
     variant_reference: Callable[[str, Mapping[str, np.ndarray], Mapping[str, int]],
                                 dict] | None = None
+
+    def __post_init__(self):
+        # one build per request and spec: counting, occupancy, the local-memory
+        # analysis and the launch-size caveats all read the same (immutable) program
+        object.__setattr__(self, "build", functools.lru_cache(maxsize=32)(self.build))
 
     @property
     def default_variant(self) -> str:

@@ -47,11 +47,29 @@ def _row_values(name: str, values: DeviceValues):
 
 
 def _candidate_values(name: str, values: DeviceValues):
-    return lambda candidates, device: values(candidates, device)[name]
+    return lambda candidates, device: values(candidates, device)[name].copy()
+
+
+def _last_call(values: DeviceValues) -> DeviceValues:
+    """``values`` remembering its last candidates and device: a model reads a family's
+    features one name after another for the same candidates, and each call would
+    otherwise build and analyse every candidate again."""
+    last: list = [None]
+
+    def remembered(candidates: Sequence[Candidate], device: str) -> dict[str, np.ndarray]:
+        key = (tuple(candidates), device)
+        entry = last[0]
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        out = values(candidates, device)
+        last[0] = (key, out)     # one assignment: a reader sees the old or the new pair
+        return out
+    return remembered
 
 
 def provide_device_features(names: Iterable[str], values: DeviceValues) -> None:
     """Register ``names`` for rows and candidates, each read from ``values``."""
+    once = _last_call(values)
     for name in names:
         provide_row_feature(name, _row_values(name, values))
-        provide_candidate_feature(name, _candidate_values(name, values))
+        provide_candidate_feature(name, _candidate_values(name, once))

@@ -15,6 +15,19 @@ from workbench.properties.features import Granularity
 def _catalog_properties(name: str, request: BuildRequest, granularity: Granularity,
                         subgroup_size: int | None) -> KernelProperties:
     spec = get_kernel(name)
+    workitem = None if granularity is Granularity.WORKITEM else \
+        _catalog_properties(name, request, Granularity.WORKITEM, None)
+    return _extract(spec, request, granularity, subgroup_size, workitem)
+
+
+def _extract(spec: KernelSpec, request: BuildRequest, granularity: Granularity,
+             subgroup_size: int | None, workitem: KernelProperties | None):
+    """A coarser granularity from the work-item properties of the same build: its
+    prepared program and barrier count (linearizing a kernel with local trees takes
+    seconds), not a second preprocessing and linearization."""
+    if workitem is not None:
+        return extract_properties(workitem.program, granularity=granularity,
+                                  subgroup_size=subgroup_size, workitem=workitem)
     return extract_properties(spec.build(request), granularity=granularity,
                               subgroup_size=subgroup_size)
 
@@ -44,5 +57,6 @@ def kernel_properties(kernel: str | KernelSpec | lp.TranslationUnit, *,
 def _user_properties(spec: KernelSpec, request: BuildRequest, granularity: Granularity,
                      subgroup_size: int | None) -> KernelProperties:
     """A user's kernel, counted once per spec object (specs compare by identity)."""
-    return extract_properties(spec.build(request), granularity=granularity,
-                              subgroup_size=subgroup_size)
+    workitem = None if granularity is Granularity.WORKITEM else \
+        _user_properties(spec, request, Granularity.WORKITEM, None)
+    return _extract(spec, request, granularity, subgroup_size, workitem)
