@@ -23,7 +23,6 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import normalized_mutual_info_score
 
 from workbench.errors import ModelError
 from workbench.models.ir_features.boosted import BoostedConfig
@@ -167,6 +166,8 @@ def feature_information(samples: pd.DataFrame, bins: int = 10
                         ) -> tuple[FeatureInformation, ...]:
     """Per benchmark, every feature's NMI with normalized throughput, both binned by
     ``bins`` quantiles (the paper's Figure 4)."""
+    from sklearn.metrics import normalized_mutual_info_score
+
     check_samples(samples, "the sample frame")
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
         raise ModelError(f"bins must be an integer of at least 2, not {bins!r}")
