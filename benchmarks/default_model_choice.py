@@ -43,6 +43,8 @@ CANDIDATES = {
                              "weights-overlap-fp64-sectors.json"),
     "overlap-fp64-sectors-trees": ("models/overlap-fp64-sectors-trees.json",
                                    "weights-overlap-fp64-sectors-trees.json"),
+    "linear-fp64-sectors": ("models/linear-fp64-sectors.json",
+                            "weights-linear-fp64-sectors.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }

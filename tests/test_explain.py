@@ -38,7 +38,9 @@ def adds_up(explanation):
 
 
 MODELS = {
-    "default (overlap)": lambda: default_model().model,
+    "default": lambda: default_model().model,
+    "overlap (sectors and local trees)": lambda: load_model(
+        H100 / "weights-overlap-fp64-sectors-trees.json"),
     "linear": lambda: load_model(H100 / "weights-linear-fp64.json"),
     "roofline": lambda: get_family("roofline").ready(device_model="h100"),
 }
@@ -66,7 +68,8 @@ def test_terms_add_up_to_the_prediction(name, kernel, params):
 
 
 def test_the_overlap_reports_the_winning_side_and_what_the_other_would_cost():
-    e = explain(default_model().model, candidate("finite_diff", n=4096))
+    e = explain(load_model(H100 / "weights-overlap-fp64-sectors-trees.json"),
+                candidate("finite_diff", n=4096))
     (overlap,) = e.overlaps
     assert overlap.function == "smax" and len(overlap.sides) >= 2
     winner, loser = overlap.winning, overlap.runner_up
@@ -111,7 +114,7 @@ def test_the_json_carries_the_prediction_of_workbench_predict(capsys):
     assert out["limiter"] and out["family"] == "expression"
     assert all({"name", "seconds"} <= set(t) for t in out["terms"])
     assert math.isclose(sum(t["seconds"] for t in out["terms"]), predicted, rel_tol=0.01)
-    assert out["overlaps"][0]["winner"] and out["floor"]["bound"] == "launch"
+    assert all(o["winner"] for o in out["overlaps"]) and out["floor"]["bound"] == "launch"
     names = {c["name"] for c in out["roofline"]["ceilings"]}
     assert {"DRAM (measured)", "DRAM peak", "float64 peak"} <= names
     assert out["roofline"]["flops"] > 0 and out["roofline"]["intensity_flop_per_byte"] > 0

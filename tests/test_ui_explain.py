@@ -45,7 +45,7 @@ def test_the_default_model_explains_the_selection(panel):
     # the store measured this configuration: beside the prediction, in words
     assert e.measured is not None and "measured" in panel.heading.value
     assert "sum of the terms" in panel.terms_table.value
-    assert "overlap smax" in panel.summary.value
+    assert all(f"overlap {o.function}" in panel.summary.value for o in e.overlaps)
     names = [t.name for t in panel.figure.data]
     assert "DRAM 3,015 GB/s" in names and "float64 peak 33.5 TFLOP/s" in names
     assert any(n.startswith("predicted ") for n in names)
