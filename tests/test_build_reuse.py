@@ -47,3 +47,14 @@ def test_a_family_of_device_features_is_computed_once_for_its_names():
     assert candidate_feature_provider("f_test_reuse_a")(cands, "h100")[0] == 0.0
     candidate_feature_provider("f_test_reuse_a")(cands[:1], "h100")
     assert calls == [2, 1]
+
+
+def test_a_spec_with_kept_builds_pickles_as_its_build():
+    import cloudpickle
+
+    spec = get_kernel("finite_diff")
+    request = spec.request(None, "float32", None)
+    spec.build(request)
+    copy = cloudpickle.loads(cloudpickle.dumps(spec))
+    assert copy.build(request) is not spec.build(request)     # built anew there
+    assert copy.build(request) is copy.build(request)

@@ -10,7 +10,6 @@ with numpy so that every kernel can be checked numerically.
 from __future__ import annotations
 
 import enum
-import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -148,6 +147,29 @@ class BuildRequest:
     group_size: GroupSize
 
 
+class KeptBuilds:
+    """A spec's ``build`` that keeps its last programs per request.  It pickles as the
+    function it wraps (the prebuild workers get specs by value), without what it kept."""
+
+    KEEP = 32
+
+    def __init__(self, build: Callable[[BuildRequest], object]):
+        self.build = build
+        self._kept: dict[BuildRequest, object] = {}
+
+    def __call__(self, request: BuildRequest):
+        kept = self._kept.get(request)
+        if kept is None:
+            kept = self.build(request)
+            if len(self._kept) >= self.KEEP:
+                self._kept.pop(next(iter(self._kept)), None)
+            self._kept[request] = kept
+        return kept
+
+    def __reduce__(self):
+        return (KeptBuilds, (self.build,))
+
+
 @dataclass(frozen=True, eq=False)   # one object per kernel: compared and hashed by identity
 class KernelSpec:
     """One catalog entry.
@@ -191,7 +213,8 @@ class KernelSpec:
     def __post_init__(self):
         # one build per request and spec: counting, occupancy, the local-memory
         # analysis and the launch-size caveats all read the same (immutable) program
-        object.__setattr__(self, "build", functools.lru_cache(maxsize=32)(self.build))
+        if not isinstance(self.build, KeptBuilds):
+            object.__setattr__(self, "build", KeptBuilds(self.build))
 
     @property
     def default_variant(self) -> str:
