@@ -25,7 +25,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument(f"--label-{side}", help="a label (default: the device's name)")
     p.add_argument("--model", action="append", metavar="linear|overlap-fp64|FILE",
                    help="model to fit on each device, repeatable (default: linear and "
-                        "overlap-fp64, the shipped default)")
+                        "overlap-fp64)")
     p.add_argument("--kernels", help="comma-separated kernels to keep (default: all)")
     p.add_argument("--bootstrap", type=non_negative_int, default=50,
                    help="bootstrap resamples of the linear weights' intervals")

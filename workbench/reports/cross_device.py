@@ -63,7 +63,8 @@ LINEAR = ModelChoice("linear")
 
 
 def default_models(root: str | Path) -> tuple[ModelChoice, ...]:
-    """The linear model and the shipped default (overlap-fp64), as on the H100."""
+    """The linear model and the overlap model (overlap-fp64, the H100 default until
+    2026-11-26), as on the H100."""
     path = Path(root) / "models" / "overlap-fp64.json"
     return (LINEAR, ModelChoice("overlap-fp64", str(path), ("measurement", "test")))
 
