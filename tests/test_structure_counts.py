@@ -18,11 +18,11 @@ import pytest
 
 from workbench.models.structure_counts import (
     CountMethod,
-    StructureFit,
     _fit_axis,
     plan_structure,
     structural_knobs,
 )
+from workbench.models.structure_fit import StructureFit
 from workbench.tuning import TuningSpace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -264,7 +264,7 @@ def test_a_minimum_of_two_counts_is_taken_from_their_fits():
 
 
 def test_no_knob_to_blame_splits_by_the_knob_of_fewest_values(monkeypatch):
-    import workbench.models.structure_counts as structure_counts
+    import workbench.models.structure_fit as structure_fit
 
     space = _space()
     points = [p for p in space.points() if p["mode"] == "a" and p["flag"] == 0]
@@ -274,7 +274,7 @@ def test_no_knob_to_blame_splits_by_the_knob_of_fewest_values(monkeypatch):
         return {"c": float(c) * p["wpt"]}
 
     # without a joint fit (as where a feature needs too many monomials)
-    monkeypatch.setattr(structure_counts, "plan_tensor", lambda *a: "no joint fit here")
+    monkeypatch.setattr(structure_fit, "plan_tensor", lambda *a: "no joint fit here")
     fit, counted = _solve_with(points, ("mode", "flag"), truth)
     assert counted < len(points)
     assert any("split by wpt, the knob of fewest values" in r[4] for r in fit.report())

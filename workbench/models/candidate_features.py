@@ -60,10 +60,10 @@ from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.models.structure_counts import (
     CountMethod,
     StructureCount,
-    StructureFit,
     structural_knobs,
     structure_key,
 )
+from workbench.models.structure_fit import StructureFit
 from workbench.properties import Granularity, extract_properties, kernel_properties
 
 #: pseudo-features the physical floors read: the distinct global bytes a kernel

@@ -1,0 +1,185 @@
+"""The rounds of counting one structure of a ``kernel(point)`` space: which points to
+build and count next, the fits of :mod:`workbench.models.structure_counts` over what
+was counted, and where they fail, a split of the structure or a count of every point."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from workbench.models.structure_counts import (
+    CountMethod,
+    Minima,
+    StructurePlan,
+    TensorPlan,
+    fit_structure,
+    fit_tensor,
+    joint_fit_order,
+    plan_structure,
+    plan_tensor,
+)
+
+
+class StructureFit:
+    """Counts one structure from as few counted points as it can, in rounds: the
+    caller counts :meth:`wanted`, hands the counts to :meth:`give`, and repeats until
+    :attr:`done`; then :attr:`values` holds every feature at every point.
+
+    Round 1 counts the base, one neighbour per knob and a check, and fits one monomial
+    per feature; where that fails, round 2 adds a second neighbour per knob and fits
+    sums of two; where that fails too, the structure is split by the knob whose fit
+    failed (a barrier count of ``log2`` of a group size, a stride class that changes
+    with a work-per-item), or with no knob to blame and no joint fit by the knob of
+    fewest values, and each part fitted on its own; where nothing fits, every point
+    is counted.  ``report`` tells which.
+    """
+
+    def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
+                 per_point: str | None = None, speculate: bool = False,
+                 minima: Minima | None = None):
+        self.points = list(points)
+        self.minima = minima
+        self.structural = tuple(structural)
+        self.depth = depth
+        self.counted: dict = {}
+        self.values: dict[object, dict[str, float]] | None = None
+        self.parts: list[StructureFit] = []
+        self.reason = ""
+        self.method: CountMethod | None = None
+        # with cores to spare, two neighbours per knob at once: a round fewer where one
+        # monomial per feature is not enough, at no wall time
+        self._round = 1 if speculate else 0
+        self._speculate = speculate
+        self._plan = None
+        if per_point is not None:
+            self._per_point(per_point)
+        else:
+            self._next()
+
+    @property
+    def done(self) -> bool:
+        return self.values is not None
+
+    def _next(self) -> None:
+        self._round += 1
+        if self._round > 2:
+            self._per_point(self.reason)
+            return
+        plan = plan_structure(self.points, self.structural, per_knob=self._round,
+                              base=self._plan.base if self._plan is not None else None)
+        if isinstance(plan, str):
+            self._per_point(plan)
+            return
+        self._plan = plan
+
+    def _per_point(self, reason: str) -> None:
+        self._plan = None
+        self.method = CountMethod.PER_POINT
+        self.reason = reason
+
+    def wanted(self) -> list:
+        if self.done:
+            return []
+        if self.parts:
+            return [p for part in self.parts for p in part.wanted()]
+        want = self._plan.probes if self._plan is not None else self.points
+        return [p for p in want if p not in self.counted]
+
+    def speculative(self) -> list:
+        """Points worth counting now on cores that would otherwise wait, most likely
+        needed first: the plan's second neighbours per knob, then the points a joint
+        fit takes first (:func:`plan_tensor`'s order), then every other point."""
+        if self.done or self.parts or self._plan is None \
+                or isinstance(self._plan, TensorPlan):
+            return []
+        out = []
+        if self._round < 2:
+            more = plan_structure(self.points, self.structural, per_knob=2,
+                                  base=self._plan.base)
+            if isinstance(more, StructurePlan):
+                out += [p for p in more.probes if p not in self._plan.probes]
+        out += joint_fit_order(self._plan, self.points)
+        taken = set(self.counted) | set(self._plan.probes)
+        return list(dict.fromkeys(p for p in out if p not in taken))
+
+    def give(self, counted: Mapping[object, Mapping[str, float] | None]) -> None:
+        """Counts of points (None: the point could not be counted)."""
+        if self.done:
+            return
+        if self.parts:
+            for part in self.parts:
+                part.give(counted)
+            if all(part.done for part in self.parts):
+                self.values = {p: v for part in self.parts for p, v in part.values.items()}
+            return
+        self.counted.update({p: v for p, v in counted.items() if p in set(self.points)})
+        if self._plan is None:
+            if all(p in self.counted for p in self.points):
+                self.values = {p: dict(self.counted[p] or {}) for p in self.points}
+            return
+        if any(p not in self.counted for p in self._plan.probes):
+            return
+        bad = [p for p in self._plan.probes if self.counted[p] is None]
+        if bad:
+            self._per_point(f"{bad[0].label} could not be counted")
+            return
+        if isinstance(self._plan, TensorPlan):
+            fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points,
+                                              self.minima)
+        else:
+            fitted, reason, knob = fit_structure(self._plan, self.counted, self.points,
+                                                 self.minima)
+        if fitted is not None:
+            if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
+                self.reason = f"one monomial per feature did not fit: {self.reason}"
+            self.method = CountMethod.SYMBOLIC
+            self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
+                           for j, p in enumerate(self.points)}
+            return
+        self.reason = reason
+        if self._round == 1:
+            self._next()
+            # its points may be counted already (a part of a split structure starts
+            # from its parent's counts): then fitted now, or nothing would ask again
+            self.give({})
+            return
+        joint = isinstance(self._plan, TensorPlan)
+        if knob is None and not joint:
+            tensor = plan_tensor(self._plan, self.counted, self.points, self.minima)
+            if isinstance(tensor, TensorPlan):
+                self._plan = tensor
+                self.reason = f"terms fitted jointly in all knobs: {reason}"
+                self.give({})
+                return
+        how = ""
+        if knob is None and len(self._plan.knobs) > 1:
+            # no knob to blame and no joint fit: split by the knob of fewest values
+            # (a stride class that changes with it, say), whose parts are fitted and
+            # checked as any structure, on the points counted so far; never more
+            # builds than counting every point
+            knob = min(self._plan.knobs, key=lambda k: len({p[k] for p in self.points}))
+            how = ", the knob of fewest values"
+        if knob is not None and self.depth < 2:
+            groups: dict = {}
+            for p in self.points:
+                groups.setdefault(p[knob], []).append(p)
+            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                       speculate=self._speculate, minima=self.minima)
+                          for g in groups.values()]
+            for part in self.parts:
+                part.give(self.counted)
+            self.reason = f"split by {knob}{how}: {reason}"
+            return
+        if joint:
+            self._per_point(reason)
+        else:
+            self._next()
+        self.give({})
+
+    def report(self) -> list[tuple[tuple, int, int, CountMethod, str]]:
+        """(structure, points, points counted, method, reason) of it or its parts."""
+        if self.parts:
+            return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
+                    for part in self.parts for r in part.report()]
+        structure = tuple((k, self.points[0][k]) for k in self.structural)
+        return [(structure, len(self.points), len(self.counted),
+                 self.method or CountMethod.PER_POINT, self.reason)]
