@@ -42,14 +42,7 @@ def _solve(space, truth) -> tuple[StructureFit, int]:
     structural = structural_knobs(space)
     first = space.points()[0]
     points = [p for p in space.points() if all(p[k] == first[k] for k in structural)]
-    fit = StructureFit(points, structural)
-    counted = 0
-    while not fit.done:
-        wanted = fit.wanted()
-        assert wanted
-        counted += len(wanted)
-        fit.give({p: truth(p) for p in wanted})
-    return fit, counted
+    return _solve_with(points, structural, truth)
 
 
 def test_structural_knobs_are_choices_and_flags_or_as_declared():
@@ -234,6 +227,7 @@ def test_count_cache_takes_concurrent_writers(tmp_path, monkeypatch):
 
 
 def _solve_with(points, structural, truth, **kwargs) -> tuple[StructureFit, int]:
+    """Runs a fit over ``points`` with counts from ``truth``: (the fit, points counted)."""
     fit = StructureFit(points, structural, **kwargs)
     counted = 0
     while not fit.done:
