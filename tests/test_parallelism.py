@@ -123,3 +123,13 @@ def test_private_arrays_on_the_stack_are_said_from_the_build_info():
         use_build_info(None)
     assert caveat.kind is CaveatKind.SPILLS and "192 bytes" in caveat.message
     assert in_registers is None
+
+
+def test_a_tree_reduction_over_the_group_counts_the_groups_lanes():
+    # dot_partial's only local axis is a reduction's: before loopy realizes the
+    # reduction no instruction runs within it, so the raw kernel's grid reads as
+    # groups of one work item
+    from workbench.models.parallelism import launch_sizes
+
+    dot = Candidate("dot_partial", "tree", (512,), (("n", 1 << 22),))
+    assert launch_sizes(dot) == ((1 << 22) // 4096 * 512, (1 << 22) // 4096)

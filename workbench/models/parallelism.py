@@ -99,10 +99,27 @@ def _grid(spec, request):
     """A build's grid as expressions of its size parameters: (groups, items per group)."""
     from workbench.kernels.base import entry_kernel
 
+    import loopy as lp
+
     program = spec.build(request)
     knl = entry_kernel(program)
     groups, local = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
+    if _has_local_reduction_axis(knl):
+        # A reduction over a local axis (a tree in the group) tags an iname that no
+        # instruction runs within until loopy realizes the reduction: the raw kernel
+        # reads as a group of one work item.
+        prepared = lp.preprocess_program(program)
+        groups, local = entry_kernel(prepared).get_grid_size_upper_bounds_as_exprs(
+            prepared.callables_table)
     return tuple(groups), tuple(local), knl
+
+
+def _has_local_reduction_axis(knl) -> bool:
+    from loopy.kernel.data import LocalInameTag, filter_iname_tags_by_type
+
+    used = set().union(*(insn.within_inames for insn in knl.instructions))
+    return any(filter_iname_tags_by_type(knl.iname_tags(name), LocalInameTag)
+               for name in knl.all_inames() - used)
 
 
 def launch_sizes(candidate: Candidate) -> tuple[int, int] | None:
