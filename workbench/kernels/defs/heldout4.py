@@ -393,9 +393,9 @@ def _star13_offsets(step: int) -> list[tuple[int, int, int]]:
 
 def _build_star13(req: BuildRequest) -> lp.TranslationUnit:
     u.require(req, _STAR13_VARIANTS, 2)
-    terms = " + ".join(
-        f"w{k}*({' + '.join(f'u[z+{dz}, y+{dy}, x+{dx}]' for dz, dy, dx in _star13_offsets(k))})"
-        for k in range(STAR13_RADIUS + 1))
+    points = {k: " + ".join(f"u[z+{dz}, y+{dy}, x+{dx}]" for dz, dy, dx in _star13_offsets(k))
+              for k in range(STAR13_RADIUS + 1)}
+    terms = " + ".join(f"w{k}*({pts})" for k, pts in points.items())
     pad = 2 * STAR13_RADIUS
     knl = u.make_kernel(
         "{[x, y, z]: 0 <= x < nx and 0 <= y < ny and 0 <= z < nz}",
