@@ -41,7 +41,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
-                                     "unseen", "unseen2", "heldout3", "timetiling"),
+                                     "unseen", "unseen2", "heldout3", "heldout4",
+                                     "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -49,7 +50,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "unseen: kernels no model is fitted on, to judge accuracy on new "
                         "code; unseen2: a second, wider set of such kernels (indirect "
                         "access, scans, small grids, private arrays); heldout3: a third "
-                        "set, held out of all fitting and design, reported apart; "
+                        "set, held out of all fitting and design, reported apart; heldout4: "
+                        "a fourth such set, replacing the third (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
@@ -245,7 +247,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which in ("unseen", "unseen2", "heldout3"):
+    if which in ("unseen", "unseen2", "heldout3", "heldout4"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):
