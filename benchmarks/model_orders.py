@@ -22,7 +22,7 @@ device description), and the sector-priced models of #34 (counted per sub-group)
 default ``models/linear-fp64-sectors.json``), ``sectors`` and ``sectors-trees``
 (``weights-overlap-fp64-sectors{,-trees}.json``).  The last column says how many of a
 factory space's structures were counted symbolically; those counted point by point
-are listed with the reason.
+are listed with the reason.  A model may also be given as a weights file.
 
 Run: ``.venv/bin/python benchmarks/model_orders.py [--models linear,linear-nn,default,
 occupancy,roofline,linear-sectors,sectors,sectors-trees] [--spaces matmul_tiled,...]
@@ -62,7 +62,7 @@ def _model(name: str):
 
     if name == "roofline":
         return get_family("roofline").ready(device_model="h100")
-    return load_model(ROOT / MODELS[name])
+    return load_model(ROOT / MODELS[name] if name in MODELS else Path(name))
 
 
 def _terms(model, candidates) -> list[list[tuple[str, float]]]:
@@ -119,6 +119,7 @@ def main() -> None:
             forget_counts(space)
             evaluations = load_space_evaluations(ROOT / args.store, space)
             model = _model(model_name)
+            shown = Path(model_name).stem.removeprefix("weights-")
             load = os.getloadavg()[0]
             ranking, spent = timed(lambda: rank_space(model, space))
             measured = np.array([evaluations[c.point.label].time_s
@@ -132,13 +133,13 @@ def main() -> None:
             rho = spearmanr(measured[finite], ranking.predicted_s[finite])[0]
             picks = " ".join(f"{f:.2f}" for f in fraction[:3])
             symbolic = sum(r.method.value == "symbolic" for r in ranking.counting)
-            print(f"{name:<15} {model_name:<10} {spent.wall_s:>7.2f} {spent.cpu_s:>6.2f} "
+            print(f"{name:<15} {shown:<10} {spent.wall_s:>7.2f} {spent.cpu_s:>6.2f} "
                   f"{load:>5.1f} {rho:>8.2f} {picks:>32} {runs95:>6} {best_at:>7} "
                   f"{f'{symbolic}/{len(ranking.counting)}':>8}", flush=True)
             for r in ranking.counting:
                 if r.method.value != "symbolic":
                     print(f"    counted per point: {r.label} ({r.points} points): {r.reason}")
-            if args.terms and model_name.startswith("linear"):
+            if args.terms and shown.startswith("linear"):
                 first = ranking.candidates[int(ranking.order[0])]
                 top = ranking.candidates[int(np.argmin(measured))]
                 for label, c, terms in zip(("model's first", "measured best"),
