@@ -17,10 +17,16 @@ Models: ``linear`` (``weights-linear.json``), ``linear-nn`` (the same features f
 with non-negative weights, ``weights-linear-non-negative.json``: once counted, its
 predictions cost nothing more), ``default`` (``weights-overlap-fp64.json``),
 ``occupancy`` (``weights-overlap-fp64-occupancy.json``), ``roofline`` (the H100's
-device description).
+device description), and the sector-priced models of #34 (counted per sub-group):
+``linear-sectors`` (``weights-linear-fp64-sectors.json``, the fit of the shipped
+default ``models/linear-fp64-sectors.json``), ``sectors`` and ``sectors-trees``
+(``weights-overlap-fp64-sectors{,-trees}.json``).  The last column says how many of a
+factory space's structures were counted symbolically; those counted point by point
+are listed with the reason.  A model may also be given as a weights file.
 
 Run: ``.venv/bin/python benchmarks/model_orders.py [--models linear,linear-nn,default,
-occupancy,roofline] [--spaces matmul_tiled,...] [--terms]``
+occupancy,roofline,linear-sectors,sectors,sectors-trees] [--spaces matmul_tiled,...]
+[--terms]``
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ MODELS = {
     "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
     "occupancy": "sample_data/h100/weights-overlap-fp64-occupancy.json",
+    "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
+    "sectors": "sample_data/h100/weights-overlap-fp64-sectors.json",
+    "sectors-trees": "sample_data/h100/weights-overlap-fp64-sectors-trees.json",
 }
 DESIGN = ("matmul_tiled", "stencil2d_5pt", "transpose", "rowsum", "triad", "stencil3d_7pt")
 
@@ -53,15 +62,29 @@ def _model(name: str):
 
     if name == "roofline":
         return get_family("roofline").ready(device_model="h100")
-    return load_model(ROOT / MODELS[name])
+    return load_model(ROOT / MODELS[name] if name in MODELS else Path(name))
 
 
 def _terms(model, candidates) -> list[list[tuple[str, float]]]:
+    """The five largest terms of each candidate's prediction, in seconds.  An
+    expression model's breakdown gives its features' counts; where the expression is
+    a plain sum of ``p*f`` products (``linear-sectors``) a term is its weight times
+    its count."""
+    import re
+
     from workbench.models.prediction import TermKind, predict
 
     result = predict(model, candidates)
-    return [[(t.name, t.value) for t in b.terms if t.kind == TermKind.SECONDS][:5]
-            for b in result.breakdowns]
+    weights = {f: model.parameters[p] for p, f in
+               re.findall(r"(p_\w+)\*(f_[^\s+*()]+)", getattr(model, "expression", ""))}
+    out = []
+    for b in result.breakdowns:
+        terms = [(t.name, t.value) for t in b.terms if t.kind == TermKind.SECONDS]
+        if not terms and weights:
+            terms = [(t.name, weights[t.name] * t.value) for t in b.terms
+                     if t.kind == TermKind.COUNT and t.name in weights]
+        out.append(sorted(terms, key=lambda nv: -abs(nv[1]))[:5])
+    return out
 
 
 def main() -> None:
@@ -88,7 +111,7 @@ def main() -> None:
     print("command: python " + " ".join(sys.argv))
     print(f"{'space':<15} {'model':<10} {'rank s':>7} {'cpu s':>6} {'load':>5} "
           f"{'spearman':>8} {'first 3 picks (fraction of best)':>32} {'runs95':>6} "
-          f"{'best at':>7}")
+          f"{'best at':>7} {'symbolic':>8}")
     for name in args.spaces.split(","):
         for model_name in args.models.split(","):
             os.environ["WORKBENCH_COUNT_CACHE"] = tempfile.mktemp(suffix=".sqlite")
@@ -96,6 +119,7 @@ def main() -> None:
             forget_counts(space)
             evaluations = load_space_evaluations(ROOT / args.store, space)
             model = _model(model_name)
+            shown = Path(model_name).stem.removeprefix("weights-")
             load = os.getloadavg()[0]
             ranking, spent = timed(lambda: rank_space(model, space))
             measured = np.array([evaluations[c.point.label].time_s
@@ -108,10 +132,14 @@ def main() -> None:
             finite = np.isfinite(measured) & np.isfinite(ranking.predicted_s)
             rho = spearmanr(measured[finite], ranking.predicted_s[finite])[0]
             picks = " ".join(f"{f:.2f}" for f in fraction[:3])
-            print(f"{name:<15} {model_name:<10} {spent.wall_s:>7.2f} {spent.cpu_s:>6.2f} "
-                  f"{load:>5.1f} {rho:>8.2f} {picks:>32} {runs95:>6} {best_at:>7}",
-                  flush=True)
-            if args.terms and model_name.startswith("linear"):
+            symbolic = sum(r.method.value == "symbolic" for r in ranking.counting)
+            print(f"{name:<15} {shown:<10} {spent.wall_s:>7.2f} {spent.cpu_s:>6.2f} "
+                  f"{load:>5.1f} {rho:>8.2f} {picks:>32} {runs95:>6} {best_at:>7} "
+                  f"{f'{symbolic}/{len(ranking.counting)}':>8}", flush=True)
+            for r in ranking.counting:
+                if r.method.value != "symbolic":
+                    print(f"    counted per point: {r.label} ({r.points} points): {r.reason}")
+            if args.terms and shown.startswith("linear"):
                 first = ranking.candidates[int(ranking.order[0])]
                 top = ranking.candidates[int(np.argmin(measured))]
                 for label, c, terms in zip(("model's first", "measured best"),

@@ -26,7 +26,8 @@ benchmark measured for the same space (its ``--charge-row``, default ``model:lin
 time 3 to 5x between sessions, and models of the same features (``linear``,
 ``linear-nn``) count the same points.  The rows then say ``recorded: ... CSV``.
 
-Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default]
+Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default,
+linear-sectors]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
 [--early] [--charge-from CSV [--charge-row model:linear]]``
 """
@@ -51,6 +52,8 @@ MODELS = {
     "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "overlap": "sample_data/h100/weights-overlap.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
+    # the shipped default's fit (#34): sub-group counts with sector-priced accesses
+    "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
 }
 SPACES = ("matmul_tiled", "stencil2d_5pt", "transpose", "rowsum", "triad",
           "stencil3d_7pt", "heldout_conv1d", "heldout_batched_gemm")

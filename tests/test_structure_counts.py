@@ -274,3 +274,23 @@ def test_no_knob_to_blame_splits_by_the_knob_of_fewest_values(monkeypatch):
     assert any("split by wpt, the knob of fewest values" in r[4] for r in fit.report())
     for p, values in fit.values.items():
         assert math.isclose(values["c"], truth(p)["c"], rel_tol=1e-9)
+
+
+def test_one_knob_with_a_log_term_is_fitted_along_it():
+    # rowsum's tree stages counted per sub-group: every stage's guarded warps, so a
+    # group width's g0 log2(g0) beside g0; with no other knob nothing is unseen
+    space = TuningSpace(name="tree", description="numbers only",
+                        tune_params={"g0": (32, 64, 128, 256, 512, 1024), "unroll": (0, 1)},
+                        group_size=lambda p: (p["g0"],), kernel=lambda p: None)
+    points = [p for p in space.points() if p["unroll"] == 0]
+
+    def truth(p):
+        g0 = p["g0"]     # beside counts of other monomials: too few points to fit jointly
+        return {"loads": 4096 * (g0 * math.log2(g0) / 4 + g0 / 8),
+                "barriers": 4096 * (1 + math.log2(g0)), "groups": 2.0 ** 20 / g0,
+                "launch": 1.0}
+
+    fit, counted = _solve_with(points, ("unroll",), truth)
+    assert fit.method is CountMethod.SYMBOLIC and counted < len(points)
+    for p, values in fit.values.items():
+        assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9)

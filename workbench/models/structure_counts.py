@@ -224,7 +224,7 @@ def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
     knob's fit (the fewest terms: as many as the knob with most)."""
     if any(len(a) == 0 for a in axes):
         return [()] if total == 0 else []
-    if any(code[1] for a in axes for code, _ in a):
+    if len(axes) > 1 and any(code[1] for a in axes for code, _ in a):
         return []    # a log term is 0 at the base, unseen along the other knobs: fit jointly
     seed = max(range(len(axes)), key=lambda i: len(axes[i]))
     n_terms = len(axes[seed])
