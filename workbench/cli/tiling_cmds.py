@@ -31,12 +31,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="overlapped tiles (what the workbench generates) or the paper's")
     p.add_argument("--form", default="paper",
                    choices=("paper", "resident-latency", "resident-load-passes",
-                            "resident-rows-passes", "resident-lane-passes"),
+                            "resident-rows-passes", "resident-lane-passes",
+                            "resident-lane-rows"),
                    help="the paper's equations (default) or, for hexagonal/hybrid tiles, "
                         "the resident-latency extension (docs/time-tiling.md)")
     p.add_argument("--registers", type=positive_int, default=None,
                    help="registers per work item, bounding the groups per SM (the "
-                        "resident-lane-passes form estimates them per point instead)")
+                        "resident-lane-passes and -lane-rows forms estimate them per point "
+                        "instead)")
     p.add_argument("--top", type=positive_int, default=10, help="show the best K (default 10)")
     p.add_argument("--within", type=float, default=0.10,
                    help="also count the points predicted within this fraction of the "
