@@ -119,6 +119,30 @@ def evaluate(cal, points: pd.DataFrame, train: pd.DataFrame, top: int) -> pd.Dat
     return pd.DataFrame(rows)
 
 
+def residual_tables(cal, points: pd.DataFrame) -> None:
+    """Measured over predicted time of every measured 2-D point (each label once),
+    mean per tile height ``tT`` and per lane shape, both forms: what the design of
+    round 5 came from (the lane-pass rows) and what is left (the lane-rows rows)."""
+    from benchmarks.tiling_round3 import model_of
+    from workbench.models.tiling import compare
+    from workbench.models.tiling.points import parse_label
+
+    every = one_per_point(points)
+    two = every[every["scheme"] == "hybrid"]
+    shape = pd.DataFrame([parse_label(lb) for lb in two["label"]], index=two.index)
+    for form in (LANE, ROWS):
+        got = pd.concat([compare(model_of(form, cal, 2), part)
+                         for _, part in two.groupby(["stencil", "sizes"])])
+        got = got.join(shape)
+        got["ratio"] = got["measured_s"] / got["predicted_s"]
+        got["lanes"] = got["by"].astype(int).astype(str) + "x" + got["bx"].astype(str)
+        for by in ("tT", "lanes"):
+            table = got.pivot_table(index="sizes", columns=by, values="ratio",
+                                    aggfunc="mean")
+            print(f"{form}: measured / predicted, mean per {by} (all measured 2-D points)")
+            print(table.round(2).to_string())
+
+
 def main() -> int:
     from benchmarks.tiling_round3 import measured_points
     from workbench.models.tiling import load_calibration, save_calibration
@@ -139,6 +163,7 @@ def main() -> int:
           f"scale {c.provenance['C_iter_scale']:.4f} (" + ", ".join(
               f"{s} {v:.4g}" for s, v in sorted(c.C_iter.items())) + "); rms log error "
           f"{c.provenance['rms_log_error']:.4f}")
+    residual_tables(cal, points)
     frame = evaluate(cal, points, train, args.top)
     frame.to_csv(args.out, index=False)
     pd.set_option("display.width", 250)
