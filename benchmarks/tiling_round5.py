@@ -136,6 +136,11 @@ def residual_tables(cal, points: pd.DataFrame) -> None:
         got = got.join(shape)
         got["ratio"] = got["measured_s"] / got["predicted_s"]
         got["lanes"] = got["by"].astype(int).astype(str) + "x" + got["bx"].astype(str)
+        launches = 2 * np.ceil(got["sizes"].map(lambda z: parse_label(z)["T"]) / got["tT"])
+        got["missing_per_launch_us"] = 1e6 * (got["measured_s"] - got["predicted_s"]) / launches
+        shallow = got[got["tT"] == 2].groupby("sizes")["missing_per_launch_us"].median()
+        print(f"{form}: measured less predicted per launch at tT = 2, median: "
+              + ", ".join(f"{z} {v:.0f} us" for z, v in shallow.items()))
         for by in ("tT", "lanes"):
             table = got.pivot_table(index="sizes", columns=by, values="ratio",
                                     aggfunc="mean")
