@@ -106,6 +106,9 @@ def evaluate(cal, points: pd.DataFrame, train: pd.DataFrame, top: int) -> pd.Dat
                                                       / in_fit["measured_s"]))
                 if len(in_fit) else np.nan,
                 "first_of_measured": ranked.index[0],
+                "first_of_measured_registers": float(ranked["registers"].iloc[0]),
+                "first_of_measured_ratio": float(ranked["predicted_s"].iloc[0]
+                                                 / ranked["measured_s"].iloc[0]),
                 "first_of_measured_faster_pct": 100 * (1 - float(ranked["measured_s"].iloc[0])
                                                        / best),
                 "first": cands["label"].iloc[0] if len(cands) else "",
