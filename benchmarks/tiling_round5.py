@@ -151,6 +151,40 @@ def residual_tables(cal, points: pd.DataFrame) -> None:
             print(table.round(2).to_string())
 
 
+def picks_of_the_call(points: pd.DataFrame, store: Path, builds: Path) -> pd.DataFrame:
+    """The round-5 call's picks (``scripts/h100_hexagonal_round5.sh``) against the
+    best baseline measured in the same call: per problem the best pick, the first pick
+    (rank after the builds), and the best of the picks that no earlier call measured
+    (the others were measured before, and the 2-D ones among them are in the fit)."""
+    from benchmarks.tiling_round4 import measured
+
+    got = measured(store)
+    ranks = pd.read_csv(builds)
+    seen = set(zip(points["stencil"], points["sizes"], points["label"]))
+    rows = []
+    for (stencil, sizes), part in got.groupby(["stencil", "sizes"], sort=False):
+        base = float(part.loc[part["kind"] == "best-baseline", "measured_s"].min())
+        picks = part[part["kind"] == "chosen-with-builds"].merge(
+            ranks[(ranks["stencil"] == stencil) & (ranks["sizes"] == sizes)][
+                ["label", "rank", "repriced_s"]], on="label")
+        picks["faster_pct"] = 100 * (1 - picks["measured_s"] / base)
+        picks["before"] = [(stencil, sizes, lb) in seen for lb in picks["label"]]
+        new = picks[~picks["before"]]
+        best = picks.loc[picks["measured_s"].idxmin()]
+        rows.append({"stencil": stencil, "sizes": sizes, "best_baseline_ms": 1e3 * base,
+                     "best_pick": best["label"], "best_pick_ms": 1e3 * best["measured_s"],
+                     "best_pick_faster_pct": float(best["faster_pct"]),
+                     "best_pick_measured_before": bool(best["before"]),
+                     "first_pick_faster_pct": float(
+                         picks.loc[picks["rank"].idxmin(), "faster_pct"]),
+                     "picks": len(picks), "picks_new": len(new),
+                     "best_new_pick_faster_pct": (float(new["faster_pct"].max())
+                                                  if len(new) else np.nan),
+                     "price_over_measured": "/".join(
+                         f"{r:.2f}" for r in picks["repriced_s"] / picks["measured_s"])})
+    return pd.DataFrame(rows)
+
+
 def main() -> int:
     from benchmarks.tiling_round3 import measured_points
     from workbench.models.tiling import load_calibration, save_calibration
@@ -161,6 +195,9 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--out", type=Path, default=H100 / "tiling-round5.csv")
     parser.add_argument("--update-calibration", action="store_true")
+    parser.add_argument("--picks-store", type=Path, default=H100 / "hexagonal-round5.sqlite")
+    parser.add_argument("--picks-builds", type=Path,
+                        default=H100 / "hexagonal-round5-builds.csv")
     args = parser.parse_args()
     points = measured_points(args.store)
     cal, train = fitted_calibration(points)
@@ -183,6 +220,21 @@ def main() -> int:
               f"picks priced at (median) {part['picks_ratio_median'].median():.2f} of "
               f"their time; the measured point it ranks first against the best baseline: "
               f"{part['first_of_measured_faster_pct'].mean():+.1f} % on average")
+    if args.picks_builds.exists():
+        from workbench.measure.store.compressed import resolve_store_path
+
+        if resolve_store_path(args.picks_store) is not None:
+            picks = picks_of_the_call(points, args.picks_store, args.picks_builds)
+            print("the round-5 call's picks (lane-rows form, selection with builds) "
+                  "against the same call's best baseline:")
+            print(picks.round(2).to_string(index=False))
+            print(f"mean: best pick {picks['best_pick_faster_pct'].mean():+.1f} % "
+                  f"({int((picks['best_pick_faster_pct'] > 0).sum())} of {len(picks)} "
+                  f"faster), first pick {picks['first_pick_faster_pct'].mean():+.1f} %, "
+                  f"best pick no earlier call measured "
+                  f"{picks['best_new_pick_faster_pct'].mean():+.1f} % "
+                  f"({int(picks['picks_new'].sum())} of {int(picks['picks'].sum())} "
+                  "picks new)")
     if args.update_calibration:
         shipped = load_calibration(CALIBRATION)
         keys = [k for k in cal.schemes if k.endswith(ROWS)]
