@@ -2,6 +2,7 @@
 its constants fitted on the measured picks of rounds 1-4, against the lane-pass form.
 
     python benchmarks/tiling_round5.py [--store S ...] [--top N] [--update-calibration]
+        [--picks-store S] [--picks-builds CSV]
 
 Reads every hexagonal/hybrid store shipped (``sample_data/h100/hexagonal*.sqlite``).
 Fits the lane-rows form (:mod:`workbench.models.tiling.problem_fit`) on the measured
@@ -15,7 +16,9 @@ builds): how many were measured already and the best of those against the best
 baseline; and, among all measured points of the problem (own registers), the one
 the form ranks first against the best baseline.  ``--update-calibration`` writes the
 lane-rows constants into the shipped ``tiling-calibration.json`` (what
-``scripts/h100_hexagonal_round5.sh`` selects with).  No GPU, about 15 s.
+``scripts/h100_hexagonal_round5.sh`` selects with).  Where that call's store and builds
+are shipped (``--picks-store``, ``--picks-builds``), its picks against the best baseline
+of the same call, the points no earlier call measured apart.  No GPU, about 15 s.
 """
 
 from __future__ import annotations
