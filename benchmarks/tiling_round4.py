@@ -62,7 +62,7 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=H100 / "hexagonal-round4.sqlite")
     args = parser.parse_args()
     builds = pd.read_csv(args.builds)
-    wall = (args.builds.parent / "hexagonal-round4-build-wall.txt")
+    wall = args.builds.with_name(args.builds.name.replace("-builds.csv", "-build-wall.txt"))
     print(f"builds: {len(builds)}, failed {int(builds['failure'].notna().sum())}; per point "
           f"code generation {builds['codegen_s'].mean():.2f} s, OpenCL build "
           f"{builds['build_s'].mean():.2f} s (CPU seconds, mean); "

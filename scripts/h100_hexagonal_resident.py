@@ -72,8 +72,12 @@ ROUND = int(os.environ.get("HXR_ROUND", 1))
 #: builds: the lane-pass form's first ``HXR_TOP`` points per problem built (no run) for
 #: their registers, priced again with them, the new picks (at most ``HXR_PICKS``) and
 #: the best baseline measured
+#: round 5 (``HXR_ROUND=5``, scripts/h100_hexagonal_round5.sh): round 4's selection
+#: with builds, with the lane-rows form and the shipped calibration's constants (fitted
+#: by ``benchmarks/tiling_round5.py --update-calibration``), the 8192^2 problems first
 STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite",
-         4: "hexagonal-round4.sqlite"}.get(ROUND, "hexagonal-round3.sqlite")
+         4: "hexagonal-round4.sqlite", 5: "hexagonal-round5.sqlite"}.get(
+    ROUND, "hexagonal-round3.sqlite")
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
     ("resident-rows-passes",) if ROUND == 2 else ())
@@ -268,14 +272,18 @@ def round4_plan(out, dev):
     from workbench.tuning.tiling_builds import build_points
 
     began = time.time()
-    cal = resident_calibration(MICROBENCH, LADDERS)
-    order = sorted(PROBLEMS, key=lambda p: (len(p[1]) == 2, p[1]["S1"]))
+    if ROUND == 5:
+        cal, form = load_calibration(H100_DIR / "tiling-calibration.json"), "resident-lane-rows"
+        order = sorted(PROBLEMS, key=lambda p: (len(p[1]) != 3, -p[1]["S1"]))
+    else:
+        cal, form = resident_calibration(MICROBENCH, LADDERS), "resident-lane-passes"
+        order = sorted(PROBLEMS, key=lambda p: (len(p[1]) == 2, p[1]["S1"]))
     nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
     tops, models = {}, {}
     for stencil, sizes in order:
         dims = len(sizes) - 1
         models[stencil, sizes_text(sizes)] = model = TilingModel().ready(
-            device_model="h100", calibration=cal, form="resident-lane-passes",
+            device_model="h100", calibration=cal, form=form,
             registers=dict(cal.provenance.get("registers_per_item") or {}),
             scheme=Scheme.paper(dims).value)
         tops[stencil, sizes_text(sizes)] = top_candidates(
@@ -307,8 +315,8 @@ def round4_plan(out, dev):
                      "chosen-with-builds": chosen}
         print(f"{stencil} {key[1]}: picks {chosen}", flush=True)
     frame = pd.DataFrame(rows)
-    frame.to_csv(Path(out, "hexagonal-round4-builds.csv"), index=False)
-    Path(out, "hexagonal-round4-build-wall.txt").write_text(
+    frame.to_csv(Path(out, f"hexagonal-round{ROUND}-builds.csv"), index=False)
+    Path(out, f"hexagonal-round{ROUND}-build-wall.txt").write_text(
         f"{len(builds)} builds, {wall:.2f} s wall, {os.environ.get('HXR_JOBS', 14)} processes\n")
     return order, plan
 
@@ -319,7 +327,7 @@ def point_labels_of(frame):
 
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
-    if ROUND == 4:
+    if ROUND in (4, 5):
         problems, plan = round4_plan(out, dev)
     elif ROUND == 3:
         problems, plan = round3_plan(os.environ["HXR_PLAN"])

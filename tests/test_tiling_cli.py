@@ -41,3 +41,20 @@ def test_tile_sizes_errors_are_one_line(tmp_path, capsys):
         assert main(["tile-sizes", *argv]) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1
+
+
+def test_the_paper_tiles_default_to_the_lane_rows_form_where_it_is_calibrated(tmp_path,
+                                                                              capsys):
+    """Round 5 of issue 34: with the shipped calibration (which has the lane-rows
+    constants) the hybrid tiles are priced by that form unless --form says otherwise;
+    a calibration without them keeps the paper's form."""
+    args = ["tile-sizes", "heat2d", "--param", "S1=4096,S2=4096,T=48", "--scheme",
+            "hybrid", "--top", "1", "--format", "json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["form"] == "resident-lane-rows"
+    assert main(args + ["--form", "paper"]) == 0
+    assert json.loads(capsys.readouterr().out)["form"] == "paper"
+    assert main(args + ["--calibration", _calibration(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["form"] == "paper"
+    assert main(args[:4] + ["--top", "1", "--format", "json"]) == 0     # overlapped
+    assert json.loads(capsys.readouterr().out)["form"] == "paper"

@@ -8,6 +8,7 @@ import argparse
 import math
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from workbench.cli.common import parse_params, print_json, print_table
@@ -29,14 +30,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheme", default="overlapped",
                    choices=("overlapped", "hexagonal", "hybrid"),
                    help="overlapped tiles (what the workbench generates) or the paper's")
-    p.add_argument("--form", default="paper",
+    p.add_argument("--form", default=None,
                    choices=("paper", "resident-latency", "resident-load-passes",
-                            "resident-rows-passes", "resident-lane-passes"),
-                   help="the paper's equations (default) or, for hexagonal/hybrid tiles, "
-                        "the resident-latency extension (docs/time-tiling.md)")
+                            "resident-rows-passes", "resident-lane-passes",
+                            "resident-lane-rows"),
+                   help="the paper's equations or, for hexagonal/hybrid tiles, a form of "
+                        "the resident-latency extension (docs/time-tiling.md); default: "
+                        "the paper's for overlapped tiles, resident-lane-rows for "
+                        "hexagonal/hybrid ones where the calibration has its constants")
     p.add_argument("--registers", type=positive_int, default=None,
                    help="registers per work item, bounding the groups per SM (the "
-                        "resident-lane-passes form estimates them per point instead)")
+                        "resident-lane-passes and -lane-rows forms estimate them per point "
+                        "instead)")
     p.add_argument("--top", type=positive_int, default=10, help="show the best K (default 10)")
     p.add_argument("--within", type=float, default=0.10,
                    help="also count the points predicted within this fraction of the "
@@ -50,6 +55,7 @@ def cmd_tile_sizes(args) -> int:
     from workbench.kernels.timetiled.stencils import get_stencil
     from workbench.models.registry import get_family
     from workbench.models.tiling import evaluate_grid, feasible_grid, near_minimum
+    from workbench.models.tiling import Form, Scheme
     from workbench.models.tiling.family import with_registers
 
     stencil = get_stencil(args.stencil)
@@ -65,7 +71,11 @@ def cmd_tile_sizes(args) -> int:
         raise ParameterError("--top must be at least 1 and --within not negative")
     model = get_family("tiling").ready(device_model=args.device_model,
                                        calibration=args.calibration, scheme=args.scheme,
-                                       form=args.form)
+                                       form=args.form or "paper")
+    if args.form is None and model.scheme is not Scheme.OVERLAPPED and (
+            Form.RESIDENT_LANE_ROWS.constants_key(model.scheme) in model.calibration.schemes):
+        # round 5 of issue 34: better than the paper's form on both of its figures
+        model = replace(model, form=Form.RESIDENT_LANE_ROWS)
     if args.registers is not None:
         model = with_registers(model, {stencil.name: args.registers})
     began = time.perf_counter()

@@ -16,6 +16,8 @@ The kernels, driver, tuning spaces and microbenchmarks are in
 * :mod:`.points`: tuning-space points as the model's arrays;
 * :mod:`.validation`: section 5.3, predicted against measured, RMSE over all points
   and near the best;
+* :mod:`.problem_fit`: the lane-rows form's constants fitted on measured problem
+  points (round 5 of issue 34);
 * :mod:`.selection`: section 6, the model over the whole feasible space;
 * :mod:`.family`: the family ``tiling`` behind the common contract, and its ranking
   of a whole tuning space.

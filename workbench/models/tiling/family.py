@@ -69,7 +69,7 @@ class TilingTimeModel(RanksByPrediction):
         """Every section-4 quantity of the given points (``scheme``: another than the
         model's, as for ``hx_`` spaces, which generate the paper's scheme)."""
         if (registers is None and stencil in self.registers
-                and self.form is not Form.RESIDENT_LANE_PASSES):    # it fits per point
+                and not self.form.per_point_registers):    # it fits per point
             registers = float(self.registers[stencil])
         return quantities(scheme or self.scheme, problem, tiles.t_T, tiles.t_S,
                           tiles.n_thr, self.hardware, self.calibration, stencil,

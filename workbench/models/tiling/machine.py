@@ -102,6 +102,8 @@ class SchemeConstants:
     pass_latency: float = 0.0
     lane_pass: float = 0.0
     register_fit: tuple[float, ...] = ()
+    lane_rows: float = 0.0
+    step_global: float = 0.0
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -114,6 +116,10 @@ class SchemeConstants:
             doc["lane_pass"] = self.lane_pass
         if self.register_fit:
             doc["register_fit"] = list(self.register_fit)
+        if self.lane_rows:
+            doc["lane_rows"] = self.lane_rows
+        if self.step_global:
+            doc["step_global"] = self.step_global
         return doc
 
     @classmethod
@@ -121,7 +127,8 @@ class SchemeConstants:
         return cls(float(doc["L"]), {str(k): float(v) for k, v in dict(doc["C_iter"]).items()},
                    dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)),
                    float(doc.get("pass_latency", 0.0)), float(doc.get("lane_pass", 0.0)),
-                   tuple(float(x) for x in doc.get("register_fit") or ()))
+                   tuple(float(x) for x in doc.get("register_fit") or ()),
+                   float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -145,7 +152,9 @@ class TilingCalibration:
         for scheme, consts in self.schemes.items():
             _check_positive(self.device, f" ({scheme} scheme)", consts.L, consts.C_iter)
             for what, v in (("row", consts.row_latency), ("pass", consts.pass_latency),
-                            ("lane pass", consts.lane_pass)):
+                            ("lane pass", consts.lane_pass),
+                            ("lane-rows", consts.lane_rows),
+                            ("step global", consts.step_global)):
                 if not float(v) >= 0:
                     raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): "
                                      f"the {what} latency must be >= 0, got {v!r}")

@@ -96,6 +96,18 @@ and two changes the round-2 picks showed were missing (``docs/time-tiling.md``, 
 * registers per point: where a point's build is not known, ``k`` takes the registers
   that :func:`register_features`' fit on the microbenchmark builds gives its shape.
 
+**Its lane-rows variant** (``Form.RESIDENT_LANE_ROWS``, round 5): the lane-pass form
+and two terms its picks showed were missing (``docs/time-tiling.md``, "Round 5"):
+
+* the compute throughput charges every lane slot of a group's passes, idle lanes
+  included, and a pass is dearer the more rows of lanes it spans: ``c = C_iter
+  passes n_thr / n_V (1 + gamma (b_1 - 1))`` (2-D; 1-D has one row of lanes);
+* a global sweep per launch of a row of hexagons, not overlapped with the tiles:
+  ``T_alg += 2 K g prod(S)``; shallow tiles launch more rows.
+
+``gamma``, ``g`` and the form's ``C_iter`` are fitted on measured problem points
+(:mod:`.problem_fit`), the rest are the lane-pass form's microbenchmark constants.
+
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
 ``T_alg = N_w T_sync + K (T_tile(k_A) rounds_A + T_tile(k_B) rounds_B)``.  Its
@@ -141,11 +153,18 @@ class Form(enum.Enum):
     RESIDENT_LOAD_PASSES = "resident-load-passes"
     RESIDENT_ROWS_PASSES = "resident-rows-passes"
     RESIDENT_LANE_PASSES = "resident-lane-passes"
+    RESIDENT_LANE_ROWS = "resident-lane-rows"
 
     @property
     def needs_lanes(self) -> bool:
         return self in (Form.RESIDENT_LOAD_PASSES, Form.RESIDENT_ROWS_PASSES,
-                        Form.RESIDENT_LANE_PASSES)
+                        Form.RESIDENT_LANE_PASSES, Form.RESIDENT_LANE_ROWS)
+
+    @property
+    def per_point_registers(self) -> bool:
+        """Whether the form estimates registers per point (the lane-pass form and the
+        forms built on it)."""
+        return self in (Form.RESIDENT_LANE_PASSES, Form.RESIDENT_LANE_ROWS)
 
     def constants_key(self, scheme: Scheme) -> str:
         """The name a calibration keeps this form's constants of ``scheme`` under."""
@@ -276,7 +295,7 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
             raise ModelError(f"the {form.value} form needs the lanes per axis of every "
                              "point (bx, by)")
         lanes = [np.broadcast_to(np.asarray(x, dtype=np.int64), t_T.shape) for x in lanes]
-    if form is Form.RESIDENT_LANE_PASSES:
+    if form.per_point_registers:
         if own.register_fit:        # per point; a point's own build where known
             guess = estimated_registers(own.register_fit, t_T, t_S[0], lanes,
                                         t_S[1] if d == 2 else None)
@@ -284,6 +303,8 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                      if registers is not None else np.full(t_T.shape, np.nan))
             registers = np.where(np.isfinite(known) & (known > 0), known, guess)
         latency = latency + (own.lane_pass,)
+    if form is Form.RESIDENT_LANE_ROWS:
+        latency = latency + (own.lane_rows, own.step_global)
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
                       word_bytes, form, latency, lanes)
 
@@ -327,6 +348,19 @@ def compute_passes(t_T, t_S1, lanes, inner=None):
     if inner is not None:
         total = total * _ceil_div(inner, lanes[1])
     return total
+
+
+def lane_rows_terms(C, t_T, t_S1, lanes, inner, n_thr, n_V: int, K, S, lane_rows: float,
+                    step_global: float):
+    """The lane-rows form's compute throughput and global sweep (module docstring):
+    ``c = C_iter passes n_thr / n_V (1 + gamma (b_1 - 1))`` per (sub-)tile, every lane
+    slot of the group's passes charged, idle or not, and dearer the more rows of lanes
+    a group spans (2-D; 1-D has one); ``sweep = 2 K g prod(S)``, the grid once per
+    launch of a row of hexagons, not overlapped with the tiles."""
+    c = C * compute_passes(t_T, t_S1, lanes, inner) * np.asarray(n_thr) / n_V
+    if inner is not None:
+        c = c * (1.0 + lane_rows * (np.asarray(lanes[0]) - 1))
+    return c, 2 * K * step_global * float(np.prod(S))
 
 
 def register_features(t_T, t_S1, lanes, inner=None) -> np.ndarray:
@@ -378,11 +412,15 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
         inner_arg = t_S[1] if len(S) == 2 else None
         chain = row_chain(form, latency[:2], t_T, t1, lanes, inner_arg, tau)
         c_lane = (latency[2] * compute_passes(t_T, t1, lanes, inner_arg)
-                  if form is Form.RESIDENT_LANE_PASSES else None)
+                  if form.per_point_registers else None)
+        c = 2 * C * _hex_sum(t1, h, inner, hw.n_V)
+        sweep = 0.0
+        if form is Form.RESIDENT_LANE_ROWS:
+            c, sweep = lane_rows_terms(C, t_T, t1, lanes, inner_arg, n_thr, hw.n_V, K,
+                                       S, *latency[3:5])
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
-                                 feasible & even, repeats, 2 * C * _hex_sum(t1, h, inner,
-                                                                            hw.n_V),
-                                 chain, hw, cal, L, c_lane)
+                                 feasible & even, repeats, c, chain, hw, cal, L, c_lane,
+                                 sweep)
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
@@ -418,14 +456,14 @@ def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None):
 
 
 def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasible,
-                      repeats, c, chain, hw, cal, L, c_lane=None):
+                      repeats, c, chain, hw, cal, L, c_lane=None, sweep=0.0):
     m_prime = (m_i + m_o) * L
     k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
     tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane)
     tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane)
     rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
     rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
-    T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B)
+    T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B) + sweep
     # k: the concurrency (eq. 11), as the paper's form reports it; T_tile: an A row's
     return TileQuantities(scheme, N_w, (w_A + w_B) / 2, m_i, m_o, m_prime, c, M_tile, k,
                           tile_A, np.where(feasible, T_alg, np.inf), feasible)

@@ -1,0 +1,102 @@
+"""The lane-rows form's constants, fitted on measured problem points (round 5 of
+issue 34; ``docs/time-tiling.md``, "Round 5").
+
+Rounds 1-4 took every constant from microbenchmarks, and their picks were the points
+the model under-priced most: tiles of four rows of lanes, and shallow tiles (``t_T =
+2``).  Neither has a microbenchmark.  :func:`lane_rows_constants` starts from the
+lane-pass form's microbenchmark constants (``L``, the latencies, the register fit)
+and fits three more on measured points of the problems themselves, by least squares
+of ``log(measured / predicted)``:
+
+* ``lane_rows`` (gamma): how much dearer a lane pass is per further row of lanes;
+* ``step_global`` (g): seconds per grid cell and launch of a row of hexagons;
+* a common scale of ``C_iter`` (the compute term now charges every lane slot of a
+  pass, idle or not: :func:`.schemes.lane_rows_terms`).
+
+The points given (the caller chooses them; ``benchmarks/tiling_round5.py`` gives
+every call's picks and none of the baseline sets) are the training set: figures on
+them are in-sample.  1-D keeps the lane-pass constants: it has one row of lanes, and
+its grid (2^20 cells) does not leave the L2 cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelError
+from workbench.models.tiling.machine import SchemeConstants, TilingCalibration
+from workbench.models.tiling.schemes import Form, Scheme
+
+#: Search bounds: gamma, g in ps per cell and launch, the C_iter scale.
+BOUNDS = ((0.0, 0.0, 0.1), (5.0, 50.0, 3.0))
+START = (0.3, 2.0, 1.0)
+
+
+def _with(cal: TilingCalibration, scheme: Scheme, base: SchemeConstants, gamma: float,
+          g: float, scale: float, provenance=None) -> TilingCalibration:
+    own = replace(base, lane_rows=float(gamma), step_global=float(g),
+                  C_iter={k: float(v) * scale for k, v in base.C_iter.items()},
+                  provenance=dict(provenance or base.provenance))
+    schemes = dict(cal.schemes)
+    schemes[Form.RESIDENT_LANE_ROWS.constants_key(scheme)] = own
+    return replace(cal, schemes=schemes)
+
+
+def log_errors(model_of, points: pd.DataFrame) -> np.ndarray:
+    """``log(measured / predicted)`` of every point (``model_of(dims)``: the model)."""
+    from workbench.models.tiling.points import stencil_dims
+    from workbench.models.tiling.validation import compare
+
+    out = []
+    for stencil, part in points.groupby("stencil", sort=True):
+        got = compare(model_of(stencil_dims(stencil)), part)
+        out.append(np.log(got["measured_s"].to_numpy() / got["predicted_s"].to_numpy()))
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
+                        device_model: str = "h100", where: str = ""
+                        ) -> TilingCalibration:
+    """``cal`` with the lane-rows form's constants of both schemes (module docstring):
+    the hybrid ones fitted on the 2-D rows of ``points`` (a :func:`.measured_frame`),
+    the hexagonal ones the lane-pass form's.  ``where``: the training set, for the
+    provenance."""
+    from scipy.optimize import least_squares
+
+    from workbench.models.tiling.family import TilingModel
+
+    lane = {s: cal.schemes.get(Form.RESIDENT_LANE_PASSES.constants_key(s))
+            for s in (Scheme.HEXAGONAL, Scheme.HYBRID)}
+    if any(v is None for v in lane.values()):
+        raise ModelError("the lane-rows form starts from the lane-pass form's constants; "
+                         "the calibration has none")
+    two = points[points["scheme"] == Scheme.HYBRID.value]
+    if len(two) < 4:
+        raise ModelError(f"the lane-rows fit needs measured 2-D points, got {len(two)}")
+    base = _with(cal, Scheme.HEXAGONAL, lane[Scheme.HEXAGONAL], 0.0, 0.0, 1.0)
+
+    def model_of(trial):
+        return lambda dims: TilingModel().ready(
+            device_model=device_model, calibration=trial, form=Form.RESIDENT_LANE_ROWS,
+            scheme=Scheme.paper(dims).value,
+            registers=dict(trial.provenance.get("registers_per_item") or {}))
+
+    def residuals(x):
+        trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], x[1] * 1e-12, x[2])
+        return log_errors(model_of(trial), two)
+
+    found = least_squares(residuals, START, bounds=BOUNDS, diff_step=1e-3)
+    gamma, g, scale = (float(v) for v in found.x)
+    rms = float(np.sqrt(np.mean(found.fun ** 2)))
+    provenance = {
+        "from": "the lane-pass form's microbenchmark constants; lane_rows, step_global "
+                "and a C_iter scale fitted by least squares of log(measured/predicted) "
+                "on measured problem points (round 5)",
+        "training_points": int(len(two)), "training": where,
+        "C_iter_scale": scale, "rms_log_error": rms,
+        "lane_pass_provenance": dict(lane[Scheme.HYBRID].provenance)}
+    return _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], gamma, g * 1e-12, scale,
+                 provenance)
