@@ -45,6 +45,10 @@ CANDIDATES = {
                                    "weights-overlap-fp64-sectors-trees.json"),
     "linear-fp64-sectors": ("models/linear-fp64-sectors.json",
                             "weights-linear-fp64-sectors.json"),
+    "linear-fp64-sectors-trees": ("models/linear-fp64-sectors-trees.json",
+                                  "weights-linear-fp64-sectors-trees.json"),
+    "hybrid-fp64-sectors-trees": ("models/hybrid-fp64-sectors-trees.json",
+                                  "weights-hybrid-fp64-sectors-trees.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -53,7 +57,9 @@ CANDIDATES = {
 #: stores of microbenchmarks a candidate is always fitted on besides the catalog's (never
 #: held out: they are not catalog kernels)
 EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"],
-                "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"]}
+                "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
