@@ -49,6 +49,10 @@ CANDIDATES = {
                                   "weights-linear-fp64-sectors-trees.json"),
     "hybrid-fp64-sectors-trees": ("models/hybrid-fp64-sectors-trees.json",
                                   "weights-hybrid-fp64-sectors-trees.json"),
+    "linear-fp64-sectors-chains": ("models/linear-fp64-sectors-chains.json",
+                                   "weights-linear-fp64-sectors-chains.json"),
+    "hybrid-fp64-sectors-chains": ("models/hybrid-fp64-sectors-chains.json",
+                                   "weights-hybrid-fp64-sectors-chains.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -59,7 +63,9 @@ CANDIDATES = {
 EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"],
                 "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
                 "models/linear-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
-                "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"]}
+                "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
+                "models/hybrid-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
