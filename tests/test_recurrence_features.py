@@ -1,6 +1,6 @@
 """The serial chain of a running sum (f_recurrence_s): found from the kernel's code,
-priced by the latency microbenchmarks' column trip, 0 elsewhere (issue 34, items 1
-and 3)."""
+priced by the latency microbenchmarks' column trip, 0 elsewhere; and the local stores
+of a prefetch (f_prefetch_local_stores) (issue 34, items 1 and 3, round 5)."""
 
 import numpy as np
 import pytest
@@ -68,7 +68,7 @@ def test_a_priced_running_sum_is_said_as_priced_and_an_unpriced_one_as_outside()
         {CaveatKind.SCAN_RECURRENCE}
 
 
-def test_prefetch_stores_count_the_warps_that_store_global_loads_to_local_memory():
+def test_prefetch_stores_are_the_stores_of_global_loads_to_local_memory_only():
     from workbench.models.local_features import prefetch_stores_of
 
     # block_scan: one store of a loaded element per work item, then the scan's steps
@@ -77,3 +77,22 @@ def test_prefetch_stores_count_the_warps_that_store_global_loads_to_local_memory
     # a tree that stores what it computes, not a load: no prefetch
     tree = Candidate("local_tree", "sequential", (64,), (("iters", 3), ("n", 128)))
     assert prefetch_stores_of(tree) == 0
+
+
+def test_every_warp_of_a_prefetching_group_counts_as_loopy_counts_a_local_store():
+    from workbench.models.local_features import prefetch_stores_of
+    from workbench.properties import kernel_properties
+
+    c = Candidate("stencil9_prefetch", "prefetch", (16, 16), (("n", 1024),))
+    props = kernel_properties(c.spec, variant="prefetch", dtype="float32",
+                              group_size=(16, 16), granularity="subgroup", subgroup_size=32)
+    loopy_stores = sum(float(v) for f, v in props.evaluate({"n": 1024}).items()
+                       if f.name.startswith("f_mem_access_local") and "store" in f.name)
+    assert prefetch_stores_of(c) == loopy_stores == 131072
+
+
+def test_the_chain_pays_for_serial_dependence():
+    from workbench.models.terms import Category, category_of
+
+    assert category_of("f_recurrence_s") is Category.SERIAL
+    assert category_of("f_prefetch_local_stores") is Category.ON_CHIP

@@ -28,10 +28,11 @@ device's warp size and residency):
 * ``f_global_barrier_phases``: ``f_waves`` times the barriers per work item that
   close a phase in which a global load was stored to local memory (a prefetch): the
   group waits a global load's latency at each;
-* ``f_prefetch_local_stores``: the launch's warp stores to local memory of values
-  loaded from global memory (a prefetch), counted per warp that runs them: what
-  loopy's local store count prices where a store waits for its global load, without
-  the stores of a tree or a scan (issue #34, round 5).
+* ``f_prefetch_local_stores``: the launch's stores to local memory of values loaded
+  from global memory (a prefetch), counted per warp of the group and run as loopy
+  counts a local store: what loopy's local store count prices where the barrier
+  after a store waits for its global load, without the stores of a tree or a scan
+  (issue #34, round 5).
 
 Each build is analysed once per process (an ISL count per instruction that touches
 local memory); kernels without local memory or barriers cost nothing more.
@@ -334,22 +335,16 @@ def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, f
 
 
 def prefetch_stores_of(candidate: Candidate) -> float:
-    """Warp stores to local memory of values loaded from global memory (a prefetch:
-    each waits for its global load before the barrier after it), counted per warp
-    that runs them, as loopy counts a local store per warp."""
+    """Stores to local memory of values loaded from global memory (a prefetch: the
+    barrier after it waits for the global loads), counted once per warp of the group
+    and run, as loopy counts a local store: every warp of the group waits at the
+    barrier, whether its lanes stored or not."""
     profile = _profile(candidate.spec, candidate.request())
     params = candidate.params_dict
     threads = math.prod(profile.group_shape) if profile.group_shape else 1
-    total = 0.0
-    for insn in profile.instructions:
-        if not insn.prefetch:
-            continue
-        runs = _evaluate(insn.group_runs, params)
-        if runs <= 0:
-            continue
-        active = min(threads, max(0.0, _evaluate(insn.lane_runs, params) / runs))
-        total += runs * math.ceil(round(active) / WARP)
-    return total
+    warps = math.ceil(threads / WARP)
+    return sum(warps * _evaluate(insn.group_runs, params)
+               for insn in profile.instructions if insn.prefetch)
 
 
 def _groups_of(candidate: Candidate) -> float:
