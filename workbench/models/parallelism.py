@@ -134,7 +134,8 @@ def launch_use(candidate: Candidate, lanes: int) -> LaunchUse | None:
 
 # {{{ structure: what the count-based families do not price
 
-def _sequential_inames(knl) -> set[str]:
+def sequential_inames(knl) -> set[str]:
+    """The inames of a kernel that no hardware axis runs (its sequential loops)."""
     from loopy.kernel.data import HardwareConcurrentTag, filter_iname_tags_by_type
 
     return {name for name in knl.all_inames()
@@ -195,11 +196,6 @@ def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
                 found.append(RunningSum(var, store.assignee_var_names()[0],
                                         frozenset(inside)))
     return tuple(found)
-
-
-def sequential_inames(knl) -> set[str]:
-    """The inames of a kernel that no hardware axis runs (its sequential loops)."""
-    return _sequential_inames(knl)
 
 
 def _recurrence(knl, sequential: set[str], priced: bool = False) -> Caveat | None:
@@ -274,7 +270,7 @@ def structure_caveats(candidate: Candidate, priced_running_sums: bool = False
         return ()
     import loopy as lp
 
-    sequential = _sequential_inames(knl)
+    sequential = sequential_inames(knl)
     out: list[Caveat] = []
     for found in (_recurrence(knl, sequential, priced_running_sums),
                   _dependent_loads(knl, sequential)):
