@@ -45,6 +45,14 @@ CANDIDATES = {
                                    "weights-overlap-fp64-sectors-trees.json"),
     "linear-fp64-sectors": ("models/linear-fp64-sectors.json",
                             "weights-linear-fp64-sectors.json"),
+    "linear-fp64-sectors-trees": ("models/linear-fp64-sectors-trees.json",
+                                  "weights-linear-fp64-sectors-trees.json"),
+    "hybrid-fp64-sectors-trees": ("models/hybrid-fp64-sectors-trees.json",
+                                  "weights-hybrid-fp64-sectors-trees.json"),
+    "linear-fp64-sectors-chains": ("models/linear-fp64-sectors-chains.json",
+                                   "weights-linear-fp64-sectors-chains.json"),
+    "hybrid-fp64-sectors-chains": ("models/hybrid-fp64-sectors-chains.json",
+                                   "weights-hybrid-fp64-sectors-chains.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -53,7 +61,11 @@ CANDIDATES = {
 #: stores of microbenchmarks a candidate is always fitted on besides the catalog's (never
 #: held out: they are not catalog kernels)
 EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sqlite"],
-                "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"]}
+                "models/overlap-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
+                "models/hybrid-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
@@ -150,6 +162,8 @@ def main() -> None:
               f"{unseen['unseen2']['geomean_rel_error']:>8.1%} "
               f"{unseen['unseen']['raw_below_floor'] + unseen['unseen2']['raw_below_floor']:>9}",
               flush=True)
+        print("  LOKO per held-out kernel: " + ", ".join(
+            f"{k} {v:.1%}" for k, v in sorted(per_kernel.items())), flush=True)
     path = H100 / "default-model.json"
     record = json.loads(path.read_text())
     if args.write and args.only:

@@ -86,11 +86,22 @@ def test_serial_recurrences_are_read_from_the_code(candidate, kind):
 
 
 def test_predict_cli_warns_of_a_kernel_outside_the_model(capsys):
+    # a model that does not read f_recurrence_s (the default may: then it is priced)
     assert main(["predict", "column_cumsum", "--param", "n=1024,m=8192",
-                 "--group-size", "128"]) == 0
+                 "--group-size", "128", "--weights",
+                 "sample_data/h100/weights-linear-fp64-sectors.json"]) == 0
     out = capsys.readouterr().out
     assert "warning: low parallelism: uses 1,024 of 16,896 lanes (6 %" in out
     assert "warning: serial dependence:" in out and "outside what the model covers" in out
+
+
+def test_predict_cli_says_a_running_sum_is_priced_by_a_model_that_reads_its_chain(capsys):
+    assert main(["predict", "column_cumsum", "--param", "n=1024,m=8192",
+                 "--group-size", "128", "--weights",
+                 "sample_data/h100/weights-linear-fp64-sectors-chains.json"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: running sum:" in out and "f_recurrence_s" in out
+    assert "serial dependence:" not in out
 
 
 def test_table1_rows_show_variant_dtype_and_group():

@@ -87,6 +87,8 @@ class SerialPrices:
     dependent_fma_s: tuple[tuple[str, float], ...]   # dtype -> seconds
     warp_size: int = 32
     warp_load_Bps: tuple[tuple[str, float], ...] = ()   # dtype -> one warp's loads
+    # dtype -> a trip of a column loop with one warp per scheduler (running sums)
+    column_trip_s: tuple[tuple[str, float], ...] = ()
 
     @classmethod
     def of(cls, description, doc: dict) -> SerialPrices | None:
@@ -104,7 +106,9 @@ class SerialPrices:
                          for k, v in serial["dependent_fma_ns"].items()),
                    int(occupancy.get("warp_size", {}).get("value", 32)),
                    tuple((k, float(v["value"]) * 1e9)
-                         for k, v in serial.get("warp_load_GBps", {}).items()))
+                         for k, v in serial.get("warp_load_GBps", {}).items()),
+                   tuple((k, float(v["value"]) * ns)
+                         for k, v in serial.get("column_trip_ns", {}).items()))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,12 @@ device's warp size and residency):
   warps share a multiprocessor;
 * ``f_global_barrier_phases``: ``f_waves`` times the barriers per work item that
   close a phase in which a global load was stored to local memory (a prefetch): the
-  group waits a global load's latency at each.
+  group waits a global load's latency at each;
+* ``f_prefetch_local_stores``: the launch's stores to local memory of values loaded
+  from global memory (a prefetch), counted per warp of the group and run as loopy
+  counts a local store: what loopy's local store count prices where the barrier
+  after a store waits for its global load, without the stores of a tree or a scan
+  (issue #34, round 5).
 
 Each build is analysed once per process (an ISL count per instruction that touches
 local memory); kernels without local memory or barriers cost nothing more.
@@ -69,6 +74,7 @@ class LocalInstruction:
     group_runs: object       # the same, one per group and sequential trip
     accesses: tuple[LocalAccess, ...]
     exchange: bool = False   # reads local memory and stores to it (a tree or scan step)
+    prefetch: bool = False   # stores to local memory what it loads from global memory
 
 
 @dataclass(frozen=True)
@@ -199,6 +205,7 @@ def _profile(spec, request) -> LocalProfile:
                     barriers = count if barriers is None else barriers + count
             global_barriers = _barriers_after_global_loads(knl, callables, set(local))
         lanes = _lane_inames(knl)
+        arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)}
         instructions = []
         for insn in knl.instructions:
             accesses = _local_accesses(insn, local, lanes, max(1, len(shape))) \
@@ -211,7 +218,9 @@ def _profile(spec, request) -> LocalProfile:
                                 disregard_local_axes=True),
                 accesses,
                 bool(set(insn.assignee_var_names()) & set(local)
-                     and set(insn.read_dependency_names()) & set(local))))
+                     and set(insn.read_dependency_names()) & set(local)),
+                bool(set(insn.assignee_var_names()) & set(local)
+                     and set(insn.read_dependency_names()) & arrays)))
     return LocalProfile(shape, tuple(instructions), barriers, global_barriers)
 
 
@@ -325,6 +334,19 @@ def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, f
             _evaluate(profile.global_barriers, params))
 
 
+def prefetch_stores_of(candidate: Candidate) -> float:
+    """Stores to local memory of values loaded from global memory (a prefetch: the
+    barrier after it waits for the global loads), counted once per warp of the group
+    and run, as loopy counts a local store: every warp of the group waits at the
+    barrier, whether its lanes stored or not."""
+    profile = _profile(candidate.spec, candidate.request())
+    params = candidate.params_dict
+    threads = math.prod(profile.group_shape) if profile.group_shape else 1
+    warps = math.ceil(threads / WARP)
+    return sum(warps * _evaluate(insn.group_runs, params)
+               for insn in profile.instructions if insn.prefetch)
+
+
 def _groups_of(candidate: Candidate) -> float:
     from workbench.models.candidate_features import candidate_feature_values
     from workbench.models.expressions.features import parse_feature_ref
@@ -351,12 +373,18 @@ def local_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.n
         out["f_barrier_phase_warps"][i] = waves[i] * barriers * warps
         out["f_local_chain"][i] = waves[i] * chain
         out["f_global_barrier_phases"][i] = waves[i] * global_barriers
+        out["f_prefetch_local_stores"][i] = _known_prefetch(c)
     return out
 
 
 @functools.lru_cache(maxsize=4096)
 def _known(candidate: Candidate) -> tuple[float, float, float, float, float]:
     return local_values_of(candidate)
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_prefetch(candidate: Candidate) -> float:
+    return prefetch_stores_of(candidate)
 
 
 provide_device_features(LOCAL_FEATURES, local_values)

@@ -13,6 +13,8 @@ spread: its time is at least one work item's serial work (the *serial* bound of
 * ``SCAN_RECURRENCE``: a sequential loop stores, at every trip, a value carried from
   the trip before (a running sum, a forward substitution): serial dependence along
   an axis, which no count-based family prices;
+* ``RUNNING_SUM``: the running sum of ``SCAN_RECURRENCE``, said as priced for a model
+  that reads ``f_recurrence_s`` (:mod:`workbench.models.recurrence_features`);
 * ``BARRIER_IN_LOOP``: barriers inside a sequential loop, or more barrier phases
   than the group has active lanes' worth of work (few lanes active between them);
 * ``DEPENDENT_LOADS``: a sequential loop whose load address is the value the trip
@@ -47,6 +49,7 @@ class CaveatKind(enum.Enum):
     DEPENDENT_LOADS = "dependent loads"
     LOCAL_TREE = "local-memory tree or scan"
     LOCAL_TREE_UNPRICED = "local-memory tree or scan, unpriced"
+    RUNNING_SUM = "running sum"
 
 
 #: caveats that put a kernel outside what the count-based families cover
@@ -55,6 +58,8 @@ OUTSIDE_MODEL = frozenset({CaveatKind.SCAN_RECURRENCE, CaveatKind.BARRIER_IN_LOO
                            CaveatKind.LOCAL_TREE_UNPRICED})
 #: the expression-language features that price local-memory trees and scans
 LOCAL_TREE_FEATURES = frozenset({"f_local_wavefronts", "f_barrier_phases"})
+#: the expression-language feature that prices a running sum's serial chain
+RUNNING_SUM_FEATURE = "f_recurrence_s"
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,8 @@ def launch_use(candidate: Candidate, lanes: int) -> LaunchUse | None:
 
 # {{{ structure: what the count-based families do not price
 
-def _sequential_inames(knl) -> set[str]:
+def sequential_inames(knl) -> set[str]:
+    """The inames of a kernel that no hardware axis runs (its sequential loops)."""
     from loopy.kernel.data import HardwareConcurrentTag, filter_iname_tags_by_type
 
     return {name for name in knl.all_inames()
@@ -169,15 +175,25 @@ def _subscript_inames(expr, var: str, inames) -> list[set[str]]:
     return found
 
 
-def _recurrence(knl, sequential: set[str]) -> Caveat | None:
-    """A sequential loop whose trips depend on one another through what they store:
-    a value carried across the loop stored at every trip (a running sum), or an array
-    written at the loop's index and read there at other indices (a substitution)."""
+@dataclass(frozen=True)
+class RunningSum:
+    """A value carried from trip to trip of sequential loops and stored at every
+    trip: the trips of ``loops`` run one after another."""
+
+    carried: str                 # the carried variable
+    stored: str                  # what is written from it at every trip
+    loops: frozenset[str]        # the sequential loops it is carried along
+
+
+def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
+    """Every running sum of a kernel (a value carried across sequential loops and
+    stored at every trip of them)."""
     import loopy as lp
     from loopy.symbolic import get_dependencies
 
     inames = knl.all_inames()
     assignments = [i for i in knl.instructions if isinstance(i, lp.Assignment)]
+    found = []
     for update in assignments:
         var = update.assignee_var_names()[0]
         if var not in update.read_dependency_names():
@@ -194,12 +210,32 @@ def _recurrence(knl, sequential: set[str]) -> Caveat | None:
                 continue
             inside = carried & store.within_inames
             if inside:
-                return Caveat(CaveatKind.SCAN_RECURRENCE,
-                              f"{store.assignee_var_names()[0]} is written at every trip "
-                              f"of the sequential loop {', '.join(sorted(inside))} from "
-                              f"{var}, carried from trip to trip: the trips run one after "
-                              "another (a running sum), which the model prices as "
-                              "independent work")
+                found.append(RunningSum(var, store.assignee_var_names()[0],
+                                        frozenset(inside)))
+    return tuple(found)
+
+
+def _recurrence(knl, sequential: set[str], priced: bool = False) -> Caveat | None:
+    """A sequential loop whose trips depend on one another through what they store:
+    a value carried across the loop stored at every trip (a running sum), or an array
+    written at the loop's index and read there at other indices (a substitution)."""
+    import loopy as lp
+    from loopy.symbolic import get_dependencies
+
+    inames = knl.all_inames()
+    assignments = [i for i in knl.instructions if isinstance(i, lp.Assignment)]
+    for found in running_sums(knl, sequential):
+        if priced:
+            return Caveat(CaveatKind.RUNNING_SUM,
+                          f"{found.stored} is written at every trip of the sequential loop "
+                          f"{', '.join(sorted(found.loops))} from {found.carried}, carried "
+                          "from trip to trip: priced as a serial chain of trips at the "
+                          f"device's measured column-loop trip ({RUNNING_SUM_FEATURE})")
+        return Caveat(CaveatKind.SCAN_RECURRENCE,
+                      f"{found.stored} is written at every trip of the sequential loop "
+                      f"{', '.join(sorted(found.loops))} from {found.carried}, carried "
+                      "from trip to trip: the trips run one after another (a running "
+                      "sum), which the model prices as independent work")
     for write in assignments:
         var = write.assignee_var_names()[0]
         along = get_dependencies(write.assignees[0]) & sequential
@@ -240,18 +276,21 @@ def _dependent_loads(knl, sequential: set[str]) -> Caveat | None:
     return None
 
 
-def structure_caveats(candidate: Candidate) -> tuple[Caveat, ...]:
+def structure_caveats(candidate: Candidate, priced_running_sums: bool = False
+                      ) -> tuple[Caveat, ...]:
     """Caveats read from the kernel's code: serial recurrences along a sequential loop
-    and barriers inside a sequential loop."""
+    and barriers inside a sequential loop (a running sum said as priced where the
+    model reads :data:`RUNNING_SUM_FEATURE`)."""
     try:
         _, _, knl = _grid(candidate.spec, candidate.request())
     except Exception:  # noqa: BLE001 - nothing to read: no caveat
         return ()
     import loopy as lp
 
-    sequential = _sequential_inames(knl)
+    sequential = sequential_inames(knl)
     out: list[Caveat] = []
-    for found in (_recurrence(knl, sequential), _dependent_loads(knl, sequential)):
+    for found in (_recurrence(knl, sequential, priced_running_sums),
+                  _dependent_loads(knl, sequential)):
         if found is not None:
             out.append(found)
     for insn in knl.instructions:
@@ -348,7 +387,8 @@ def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str 
             found.append(Caveat(CaveatKind.LOW_PARALLELISM,
                                 use.says() + ": priced at least by one work item's "
                                 "serial work"))
-        found.extend(structure_caveats(c))
+        found.extend(structure_caveats(
+            c, priced_running_sums=bool(features and RUNNING_SUM_FEATURE in features)))
         tree = local_tree_caveat(c, priced) if _declares_local(c) else None
         if tree is not None:
             found.append(tree)

@@ -32,6 +32,7 @@ class Category(enum.Enum):
     GLOBAL = "global memory"
     SMOOTHING = "overlap smoothing"
     FLOOR = "physical floor"
+    SERIAL = "serial dependence"
     OTHER = "other"
 
 
@@ -46,13 +47,15 @@ def category_of(name: str) -> Category:
     # the local-tree features (local wavefronts per active warp, barrier phases) price
     # what local accesses and barriers cost; the volumes, the bytes that reach L2 and DRAM
     if name.startswith(("f_mem_access_local", "f_sync_barrier", "f_local_", "f_barrier_",
-                        "f_global_barrier_")):
+                        "f_global_barrier_", "f_prefetch_")):
         return Category.ON_CHIP
     if name.startswith(("f_mem_access_global", "f_mem", "f_dram_", "f_l2_",
                         "f_footprint_bytes")):
         return Category.GLOBAL
     if name == "f_floor_s":
         return Category.FLOOR
+    if name == "f_recurrence_s":
+        return Category.SERIAL
     return Category.OTHER
 
 

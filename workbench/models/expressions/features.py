@@ -242,7 +242,9 @@ class DeviceFeature:
     (:mod:`workbench.models.occupancy_features`); or one of :data:`VOLUME_FEATURES`,
     the bytes a launch moves per memory level on the row's device
     (:mod:`workbench.models.volume_features`); or one of :data:`LOCAL_FEATURES`, local
-    wavefronts per active warp and barrier phases (:mod:`workbench.models.local_features`)."""
+    wavefronts per active warp and barrier phases (:mod:`workbench.models.local_features`);
+    or ``f_recurrence_s``, a running sum's serial chain in seconds
+    (:mod:`workbench.models.recurrence_features`)."""
 
     name: str
 
@@ -269,7 +271,10 @@ VOLUME_FEATURES = ("f_dram_bytes", "f_l2_bytes")
 #: local-memory wavefronts per active warp, barrier phases and local chains (device
 #: features: workbench.models.local_features)
 LOCAL_FEATURES = ("f_local_wavefronts", "f_barrier_phases", "f_barrier_phase_warps",
-                  "f_local_chain", "f_global_barrier_phases")
+                  "f_local_chain", "f_global_barrier_phases", "f_prefetch_local_stores")
+#: the serial chain of a running sum, seconds (device feature:
+#: workbench.models.recurrence_features)
+RECURRENCE_FEATURES = ("f_recurrence_s",)
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -329,7 +334,7 @@ def known_feature_names() -> tuple[str, ...]:
                   for s in ("sectors", "dramsectors")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
-              *VOLUME_FEATURES, *LOCAL_FEATURES]
+              *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES]
     return tuple(names)
 
 
@@ -347,7 +352,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
                              "lower-case letters, digits and '_'")
         return OutputFeature(name, device)
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
-            or name in VOLUME_FEATURES or name in LOCAL_FEATURES:
+            or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
+            or name in RECURRENCE_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
