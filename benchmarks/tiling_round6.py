@@ -50,7 +50,6 @@ HOLDOUT_SIZES = "S1=6144,S2=6144,T=48"
 def constant_sets(points: pd.DataFrame):
     """The three sets of lane-rows constants (module docstring), by name."""
     from benchmarks.tiling_side_by_side import LADDERS, MICROBENCH, resident_calibration
-    from workbench.models.tiling import load_calibration
     from workbench.models.tiling.problem_fit import lane_rows_constants
 
     cal = resident_calibration(MICROBENCH, LADDERS)
@@ -58,7 +57,8 @@ def constant_sets(points: pd.DataFrame):
     every = r5.one_per_point(points)
     names = ", ".join(f"sample_data/h100/{p.name}.xz" for p in STORES)
     return {
-        "round5": load_calibration(r5.CALIBRATION),
+        "round5": r5.fitted_calibration(points[points["store"] != "hexagonal-round5.sqlite"]
+                                        )[0],
         "launch, picks": lane_rows_constants(
             cal, picks, per_launch=True, where="round 5's training set (measured picks "
             "of rounds 1-4, no baseline-set point)"),
@@ -87,6 +87,38 @@ def nine_problems(sets, points, picks, top) -> pd.DataFrame:
         f.insert(0, "constants", name)
         frames.append(f)
     return pd.concat(frames, ignore_index=True)
+
+
+def unreached(points: pd.DataFrame, plan: Path, got: pd.DataFrame) -> pd.DataFrame:
+    """The problems the round-6 call did not reach (its time ran out): its picks (the
+    plan file) with their times from earlier calls where measured (median of those
+    calls), against the best baseline of the round-5 call."""
+    import json
+
+    from benchmarks.tiling_round4 import measured
+
+    r5call = measured(H100 / "hexagonal-round5.sqlite")
+    every = r5.one_per_point(points).set_index(["stencil", "sizes", "label"])
+    reached = set(zip(got["stencil"], got["sizes"]))
+    rows = []
+    for key, kinds in json.loads(plan.read_text()).items():
+        stencil, sizes = key.split(" ", 1)
+        if (stencil, sizes) in reached:
+            continue
+        base = r5call[(r5call["stencil"] == stencil) & (r5call["sizes"] == sizes)
+                      & (r5call["kind"] == "best-baseline")]["measured_s"].min()
+        chosen = kinds["chosen-with-builds"]
+        times = [float(every.loc[(stencil, sizes, lb), "measured_s"])
+                 if (stencil, sizes, lb) in every.index else np.nan for lb in chosen]
+        known = [t for t in times if np.isfinite(t)]
+        rows.append({"stencil": stencil, "sizes": sizes, "picks": len(chosen),
+                     "measured_before": len(known),
+                     "round5_call_best_baseline_ms": 1e3 * base,
+                     "best_known_pick_ms": 1e3 * min(known) if known else np.nan,
+                     "best_known_pick_faster_pct": 100 * (1 - min(known) / base)
+                     if known else np.nan,
+                     "first_pick_faster_pct": 100 * (1 - times[0] / base)})
+    return pd.DataFrame(rows)
 
 
 def holdout(sets, got: pd.DataFrame) -> pd.DataFrame:
@@ -171,6 +203,16 @@ def main() -> int:
               f"earlier call measured {call['best_new_pick_faster_pct'].mean():+.1f} % "
               f"({int(call['picks_new'].sum())} of {int(call['picks'].sum())} picks new; "
               f"{len(nine)} points of these problems measured)")
+        plan = args.picks_builds.with_name("hexagonal-round6-plan.json")
+        if plan.exists():
+            rest = unreached(points, plan, got)
+            print("the problems the call did not reach: its picks, measured by earlier "
+                  "calls, against the round-5 call's best baseline:")
+            print(rest.round(2).to_string(index=False))
+            both = pd.concat([call["best_pick_faster_pct"],
+                              rest["best_known_pick_faster_pct"]])
+            print(f"all nine, best pick (this call where reached, earlier calls "
+                  f"elsewhere): {both.mean():+.1f} % ({len(both.dropna())} problems)")
         held = holdout(sets, got)
         print(f"the hold-out ({HOLDOUT_SIZES}, never measured before the call; every "
               "third point of its baseline set):")
