@@ -16,6 +16,7 @@
 # and its build seconds in OUTDIR/hexagonal-round6-builds.csv.  Driver:
 # scripts/h100_hexagonal_resident.py with HXR_ROUND=6.  Afterwards, here:
 # python benchmarks/tiling_round6.py
+# HXR_HOLDOUT=0: the nine problems alone (no 6144^2 problem);
 # HXR_PICKS_SECONDS (190): the stage (builds included) stops itself there;
 # HXR_COMMIT: the commit to record.
 set -uo pipefail
