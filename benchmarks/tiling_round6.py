@@ -9,7 +9,9 @@ Reads every hexagonal/hybrid store of rounds 1-5 (``sample_data/h100/hexagonal*.
 Three sets of lane-rows constants, all of the same form (:mod:`workbench.models.tiling.
 problem_fit`; ``sweep = 2 K (g_0 + g S1 S2)``):
 
-* ``round5``: the shipped ``tiling-calibration.json`` (``g_0 = 0``, fitted on the picks);
+* ``round5``: round 5's constants (``g_0 = 0``), fitted again as
+  ``benchmarks/tiling_round5.py`` fits them (on the picks of rounds 1-4): the shipped
+  ``tiling-calibration.json``'s;
 * ``launch, picks``: ``g_0`` fitted too, on round 5's training set (the measured 2-D
   picks of rounds 1-4, no baseline-set point): round 5's protocol;
 * ``launch, all``: ``g_0`` fitted too, on every measured 2-D point of rounds 1-5,
@@ -23,7 +25,7 @@ the best baseline).  Where the round-6 call's store and builds are shipped: its 
 against the best baseline of the same call (the nine problems), and the hold-out size
 (6144^2, which no earlier call measured) apart: the RMSE near the best and Spearman of
 each set of constants over the measured third of its baseline set, and the picks against
-the best of that third.  No GPU, about 30 s.
+the best of that third.  No GPU, about 20 s.
 """
 
 from __future__ import annotations
