@@ -75,8 +75,13 @@ ROUND = int(os.environ.get("HXR_ROUND", 1))
 #: round 5 (``HXR_ROUND=5``, scripts/h100_hexagonal_round5.sh): round 4's selection
 #: with builds, with the lane-rows form and the shipped calibration's constants (fitted
 #: by ``benchmarks/tiling_round5.py --update-calibration``), the 8192^2 problems first
+#: round 6 (``HXR_ROUND=6``, scripts/h100_hexagonal_round6.sh): round 5's selection with
+#: the constants of ``tiling-calibration-round6.json`` (``benchmarks/tiling_round6.py
+#: --write-calibration``), and a hold-out size no call measured before (``HOLDOUT``):
+#: its picks and every third point of its baseline set (campaign kind ``baseline``)
 STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite",
-         4: "hexagonal-round4.sqlite", 5: "hexagonal-round5.sqlite"}.get(
+         4: "hexagonal-round4.sqlite", 5: "hexagonal-round5.sqlite",
+         6: "hexagonal-round6.sqlite"}.get(
     ROUND, "hexagonal-round3.sqlite")
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
@@ -96,6 +101,13 @@ else:
     PROBLEMS = [("jacobi1d", {"S1": 1 << 20, "T": 256})] + [
         (s, {"S1": n, "S2": n, "T": 48}) for n in (4096, 8192)
         for s in ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")]
+#: round 6's hold-out problems: a size no earlier call measured, two 2-D stencils
+#: (``HXR_HOLDOUT=0``: none)
+HOLDOUT = ([] if ROUND != 6 or os.environ.get("HXR_HOLDOUT") == "0" else
+           [("jacobi2d", {"S1": 96, "S2": 96, "T": 48})] if DRY else
+           [(s, {"S1": 6144, "S2": 6144, "T": 48}) for s in ("jacobi2d", "gradient2d")])
+#: every this many-th point of a hold-out problem's baseline set (sorted labels)
+HOLDOUT_STRIDE = 3
 PROTOCOL = TimingProtocol(runs=5, discard_first=0)
 CHOSEN = """from workbench.kernels.timetiled.hexspaces import hexagonal_space
 
@@ -228,6 +240,13 @@ def measure(store, dev, queue, stencil, sizes, kind, labels, deadline):
           f"{best.time_s if best else float('nan'):.6g} s", flush=True)
 
 
+def holdout_baseline(stencil, sizes):
+    """Every ``HOLDOUT_STRIDE``-th point of the baseline set, by sorted label."""
+    labels = sorted(p.label for p in hexspaces.hexagonal_space(
+        stencil, baseline=1, **sizes).points())
+    return labels[::HOLDOUT_STRIDE]
+
+
 def round2_plan(shipped, ext):
     """Round 2's picks, the most informative first: the 8192^2 problems the first call
     left unmeasured (best baseline, the two-term and load-pass picks, the per-row ones),
@@ -275,6 +294,11 @@ def round4_plan(out, dev):
     if ROUND == 5:
         cal, form = load_calibration(H100_DIR / "tiling-calibration.json"), "resident-lane-rows"
         order = sorted(PROBLEMS, key=lambda p: (len(p[1]) != 3, -p[1]["S1"]))
+    elif ROUND == 6:
+        cal = load_calibration(H100_DIR / "tiling-calibration-round6.json")
+        form = "resident-lane-rows"
+        big = sorted(PROBLEMS, key=lambda p: (len(p[1]) != 3, -p[1]["S1"]))
+        order = big[:4] + HOLDOUT + big[4:]       # 8192^2, the hold-out, 4096^2, 1-D
     else:
         cal, form = resident_calibration(MICROBENCH, LADDERS), "resident-lane-passes"
         order = sorted(PROBLEMS, key=lambda p: (len(p[1]) == 2, p[1]["S1"]))
@@ -313,6 +337,8 @@ def round4_plan(out, dev):
                          "build_s": b.build_s, "failure": (b.failure or "")[-200:]})
         plan[key] = {"best-baseline": best_baseline(stencil, sizes),
                      "chosen-with-builds": chosen}
+        if (stencil, sizes) in HOLDOUT:
+            plan[key]["baseline"] = holdout_baseline(stencil, sizes)
         print(f"{stencil} {key[1]}: picks {chosen}", flush=True)
     frame = pd.DataFrame(rows)
     frame.to_csv(Path(out, f"hexagonal-round{ROUND}-builds.csv"), index=False)
@@ -327,7 +353,7 @@ def point_labels_of(frame):
 
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
-    if ROUND in (4, 5):
+    if ROUND in (4, 5, 6):
         problems, plan = round4_plan(out, dev)
     elif ROUND == 3:
         problems, plan = round3_plan(os.environ["HXR_PLAN"])

@@ -22,10 +22,10 @@ ROWS, LANE = Form.RESIDENT_LANE_ROWS, Form.RESIDENT_LANE_PASSES
 PROBLEM = Problem((4096, 4096), 48)
 
 
-def _consts(gamma=0.0, g=0.0, C=5e-8):
+def _consts(gamma=0.0, g=0.0, C=5e-8, g0=0.0):
     return SchemeConstants(4e-10, {"jacobi2d": C, "jacobi1d": C}, row_latency=3e-7,
                            pass_latency=1e-7, lane_pass=1e-7, lane_rows=gamma,
-                           step_global=g)
+                           step_global=g, step_launch=g0)
 
 
 def _cal(form, consts, scheme=Scheme.HYBRID):
@@ -66,11 +66,28 @@ def test_the_global_sweep_is_the_grid_once_per_launch_of_a_row_of_hexagons():
         assert with_g - without == pytest.approx(2 * K * 1e-12 * 4096 * 4096)
 
 
+def test_a_fixed_cost_per_launch_adds_to_the_sweep_whatever_the_grid():
+    """Round 6: ``sweep = 2 K (g_0 + g S1 S2)``."""
+    for problem in (PROBLEM, Problem((8192, 8192), 48)):
+        for t_T in (2, 8):
+            tile = (t_T, 2, 256)
+            cells = float(np.prod(problem.S))
+            only_g = float(_q(ROWS, _consts(g=1e-12), tile=tile, problem=problem).T_alg[0])
+            both = float(_q(ROWS, _consts(g=1e-12, g0=3e-5), tile=tile,
+                            problem=problem).T_alg[0])
+            assert cells > 0 and both - only_g == pytest.approx(2 * (48 // t_T) * 3e-5)
+
+
 def test_the_new_constants_survive_a_calibration_file():
-    cal = _cal(ROWS, _consts(gamma=0.25, g=3e-12))
+    cal = _cal(ROWS, _consts(gamma=0.25, g=3e-12, g0=4e-5))
     again = TilingCalibration.from_json(cal.to_json())
     own = again.schemes[ROWS.constants_key(Scheme.HYBRID)]
-    assert (own.lane_rows, own.step_global) == (0.25, 3e-12)
+    assert (own.lane_rows, own.step_global, own.step_launch) == (0.25, 3e-12, 4e-5)
+    # a file of round 5 (no step_launch) loads with none
+    doc = _cal(ROWS, _consts(gamma=0.25, g=3e-12)).to_json()
+    assert "step_launch" not in str(doc)
+    assert TilingCalibration.from_json(doc).schemes[
+        ROWS.constants_key(Scheme.HYBRID)].step_launch == 0.0
 
 
 def test_the_fit_finds_the_constants_that_priced_the_points():
@@ -98,3 +115,30 @@ def test_the_fit_finds_the_constants_that_priced_the_points():
     assert found.step_global == pytest.approx(2e-12, rel=1e-3)
     assert found.C_iter["jacobi2d"] == pytest.approx(4e-8, rel=1e-3)
     assert found.provenance["rms_log_error"] < 1e-6
+    assert found.step_launch == 0.0
+
+
+def test_the_fit_with_a_cost_per_launch_separates_it_from_the_sweep_over_two_grids():
+    """Two grid sizes tell the fixed cost per launch from the cost per cell (round 6)."""
+    from workbench.models.tiling import TilingModel, compare
+
+    lane = {Form.RESIDENT_LANE_PASSES.constants_key(s): _consts() for s in
+            (Scheme.HEXAGONAL, Scheme.HYBRID)}
+    start = with_scheme_constants(BASE, lane)
+    truth = with_scheme_constants(start, {
+        ROWS.constants_key(Scheme.HYBRID): _consts(gamma=0.2, g=2e-12, C=4e-8, g0=3e-5)})
+    labels = [f"tT={t},tS1={a},tS2=256,bx={bx},by={by}" for t in (2, 4, 8)
+              for a in (2, 4) for bx, by in ((64, 4), (128, 1))]
+    frame = pd.DataFrame({"stencil": "jacobi2d", "label": labels * 2,
+                          "sizes": ["S1=2048,S2=2048,T=48"] * len(labels)
+                          + ["S1=8192,S2=8192,T=48"] * len(labels),
+                          "measured_s": 1.0, "registers": 40.0,
+                          "scheme": Scheme.HYBRID.value})
+    model = TilingModel().ready(device_model="h100", calibration=truth, form=ROWS,
+                                scheme="hybrid")
+    frame["measured_s"] = compare(model, frame)["predicted_s"]
+    found = lane_rows_constants(start, frame, per_launch=True).schemes[
+        ROWS.constants_key(Scheme.HYBRID)]
+    assert found.step_launch == pytest.approx(3e-5, rel=1e-2)
+    assert found.step_global == pytest.approx(2e-12, rel=1e-2)
+    assert found.lane_rows == pytest.approx(0.2, rel=1e-2)

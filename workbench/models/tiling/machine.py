@@ -104,6 +104,7 @@ class SchemeConstants:
     register_fit: tuple[float, ...] = ()
     lane_rows: float = 0.0
     step_global: float = 0.0
+    step_launch: float = 0.0
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -120,6 +121,8 @@ class SchemeConstants:
             doc["lane_rows"] = self.lane_rows
         if self.step_global:
             doc["step_global"] = self.step_global
+        if self.step_launch:
+            doc["step_launch"] = self.step_launch
         return doc
 
     @classmethod
@@ -128,7 +131,8 @@ class SchemeConstants:
                    dict(doc.get("provenance") or {}), float(doc.get("row_latency", 0.0)),
                    float(doc.get("pass_latency", 0.0)), float(doc.get("lane_pass", 0.0)),
                    tuple(float(x) for x in doc.get("register_fit") or ()),
-                   float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)))
+                   float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)),
+                   float(doc.get("step_launch", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,8 @@ class TilingCalibration:
             for what, v in (("row", consts.row_latency), ("pass", consts.pass_latency),
                             ("lane pass", consts.lane_pass),
                             ("lane-rows", consts.lane_rows),
-                            ("step global", consts.step_global)):
+                            ("step global", consts.step_global),
+                            ("step launch", consts.step_launch)):
                 if not float(v) >= 0:
                     raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): "
                                      f"the {what} latency must be >= 0, got {v!r}")

@@ -30,14 +30,16 @@ from workbench.errors import ModelError
 from workbench.models.tiling.machine import SchemeConstants, TilingCalibration
 from workbench.models.tiling.schemes import Form, Scheme
 
-#: Search bounds: gamma, g in ps per cell and launch, the C_iter scale.
+#: Search bounds: gamma, g in ps per cell and launch, the C_iter scale (and, with
+#: ``per_launch``, g_0 in us per launch).
 BOUNDS = ((0.0, 0.0, 0.1), (5.0, 50.0, 3.0))
 START = (0.3, 2.0, 1.0)
+LAUNCH_BOUNDS, LAUNCH_START = (0.0, 500.0), 20.0
 
 
 def _with(cal: TilingCalibration, scheme: Scheme, base: SchemeConstants, gamma: float,
-          g: float, scale: float, provenance=None) -> TilingCalibration:
-    own = replace(base, lane_rows=float(gamma), step_global=float(g),
+          g: float, scale: float, provenance=None, g0: float = 0.0) -> TilingCalibration:
+    own = replace(base, lane_rows=float(gamma), step_global=float(g), step_launch=float(g0),
                   C_iter={k: float(v) * scale for k, v in base.C_iter.items()},
                   provenance=dict(provenance or base.provenance))
     schemes = dict(cal.schemes)
@@ -58,12 +60,12 @@ def log_errors(model_of, points: pd.DataFrame) -> np.ndarray:
 
 
 def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
-                        device_model: str = "h100", where: str = ""
-                        ) -> TilingCalibration:
+                        device_model: str = "h100", where: str = "",
+                        per_launch: bool = False) -> TilingCalibration:
     """``cal`` with the lane-rows form's constants of both schemes (module docstring):
     the hybrid ones fitted on the 2-D rows of ``points`` (a :func:`.measured_frame`),
     the hexagonal ones the lane-pass form's.  ``where``: the training set, for the
-    provenance."""
+    provenance.  ``per_launch`` (round 6): a fixed cost per launch, ``g_0``, fitted too."""
     from scipy.optimize import least_squares
 
     from workbench.models.tiling.family import TilingModel
@@ -85,11 +87,17 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
             registers=dict(trial.provenance.get("registers_per_item") or {}))
 
     def residuals(x):
-        trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], x[1] * 1e-12, x[2])
+        trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], x[1] * 1e-12, x[2],
+                      g0=x[3] * 1e-6 if per_launch else 0.0)
         return log_errors(model_of(trial), two)
 
-    found = least_squares(residuals, START, bounds=BOUNDS, diff_step=1e-3)
-    gamma, g, scale = (float(v) for v in found.x)
+    start, bounds = START, BOUNDS
+    if per_launch:
+        start = START + (LAUNCH_START,)
+        bounds = (BOUNDS[0] + (LAUNCH_BOUNDS[0],), BOUNDS[1] + (LAUNCH_BOUNDS[1],))
+    found = least_squares(residuals, start, bounds=bounds, diff_step=1e-3)
+    gamma, g, scale = (float(v) for v in found.x[:3])
+    g0 = float(found.x[3]) * 1e-6 if per_launch else 0.0
     rms = float(np.sqrt(np.mean(found.fun ** 2)))
     provenance = {
         "from": "the lane-pass form's microbenchmark constants; lane_rows, step_global "
@@ -98,5 +106,7 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
         "training_points": int(len(two)), "training": where,
         "C_iter_scale": scale, "rms_log_error": rms,
         "lane_pass_provenance": dict(lane[Scheme.HYBRID].provenance)}
+    if per_launch:
+        provenance["from"] += "; step_launch fitted too (round 6)"
     return _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], gamma, g * 1e-12, scale,
-                 provenance)
+                 provenance, g0=g0)

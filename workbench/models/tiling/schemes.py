@@ -304,7 +304,7 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
             registers = np.where(np.isfinite(known) & (known > 0), known, guess)
         latency = latency + (own.lane_pass,)
     if form is Form.RESIDENT_LANE_ROWS:
-        latency = latency + (own.lane_rows, own.step_global)
+        latency = latency + (own.lane_rows, own.step_global, own.step_launch)
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
                       word_bytes, form, latency, lanes)
 
@@ -351,16 +351,17 @@ def compute_passes(t_T, t_S1, lanes, inner=None):
 
 
 def lane_rows_terms(C, t_T, t_S1, lanes, inner, n_thr, n_V: int, K, S, lane_rows: float,
-                    step_global: float):
+                    step_global: float, step_launch: float = 0.0):
     """The lane-rows form's compute throughput and global sweep (module docstring):
     ``c = C_iter passes n_thr / n_V (1 + gamma (b_1 - 1))`` per (sub-)tile, every lane
     slot of the group's passes charged, idle or not, and dearer the more rows of lanes
-    a group spans (2-D; 1-D has one); ``sweep = 2 K g prod(S)``, the grid once per
-    launch of a row of hexagons, not overlapped with the tiles."""
+    a group spans (2-D; 1-D has one); ``sweep = 2 K (g_0 + g prod(S))``, a fixed cost
+    and the grid once per launch of a row of hexagons, not overlapped with the tiles
+    (``g_0``, ``step_launch``: round 6; 0 in round 5's constants)."""
     c = C * compute_passes(t_T, t_S1, lanes, inner) * np.asarray(n_thr) / n_V
     if inner is not None:
         c = c * (1.0 + lane_rows * (np.asarray(lanes[0]) - 1))
-    return c, 2 * K * step_global * float(np.prod(S))
+    return c, 2 * K * (step_launch + step_global * float(np.prod(S)))
 
 
 def register_features(t_T, t_S1, lanes, inner=None) -> np.ndarray:
@@ -417,7 +418,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
         sweep = 0.0
         if form is Form.RESIDENT_LANE_ROWS:
             c, sweep = lane_rows_terms(C, t_T, t1, lanes, inner_arg, n_thr, hw.n_V, K,
-                                       S, *latency[3:5])
+                                       S, *latency[3:6])
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, c, chain, hw, cal, L, c_lane,
                                  sweep)
