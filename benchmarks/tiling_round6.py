@@ -205,9 +205,11 @@ def main() -> int:
               f"earlier call measured {call['best_new_pick_faster_pct'].mean():+.1f} % "
               f"({int(call['picks_new'].sum())} of {int(call['picks'].sum())} picks new; "
               f"{len(nine)} points of these problems measured)")
-        plan = args.picks_builds.with_name("hexagonal-round6-plan.json")
-        if plan.exists():
-            rest = unreached(points, plan, got)
+        # the plan written beside the call's builds (its problems, reached or not)
+        plan = args.picks_builds.with_name(
+            args.picks_builds.name.replace("-builds.csv", "-plan.json"))
+        rest = unreached(points, plan, got) if plan.exists() else pd.DataFrame()
+        if len(rest):
             print("the problems the call did not reach: its picks, measured by earlier "
                   "calls, against the round-5 call's best baseline:")
             print(rest.round(2).to_string(index=False))
@@ -216,10 +218,11 @@ def main() -> int:
             print(f"all nine, best pick (this call where reached, earlier calls "
                   f"elsewhere): {both.mean():+.1f} % ({len(both.dropna())} problems)")
         held = holdout(sets, got)
-        print(f"the hold-out ({HOLDOUT_SIZES}, never measured before the call; every "
-              "third point of its baseline set):")
-        print(held.round(3).to_string(index=False))
-        held.to_csv(args.out.with_name("tiling-round6-holdout.csv"), index=False)
+        if len(held):  # a call of the nine problems alone measured no hold-out
+            print(f"the hold-out ({HOLDOUT_SIZES}, never measured before the call; every "
+                  "third point of its baseline set):")
+            print(held.round(3).to_string(index=False))
+            held.to_csv(args.out.with_name("tiling-round6-holdout.csv"), index=False)
     if args.write_calibration:
         shipped = load_calibration(r5.CALIBRATION)
         own = sets["launch, all"].schemes
