@@ -39,6 +39,7 @@ import dataclasses
 import functools
 import os
 import re
+import threading
 import weakref
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -49,8 +50,12 @@ from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models import count_cache
 from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exported
+    PARALLEL_FROM,
     CountingPool,
+    active_pool,
+    close_later,
     count_all,
+    count_streaming,
     fork_counting_pool,
     rank_jobs,
 )
@@ -246,24 +251,33 @@ def _count_candidate(c, refs, granularity, subgroup_size):
     """One factory point, built and counted once: the features asked for, and at work-
     item granularity every count, the array bytes and the footprint (what the floors
     and other models read later)."""
-    found: dict[tuple, dict[str, float]] = {}
     try:
         # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
         # size is read from the raw kernel, a few ms): the properties have it
         program = c.space.build(c.point)
+    except BarvinokMissingError:
+        raise
+    except (WorkbenchError, ValueError, KeyError) as err:
+        return {}, f"{type(err).__name__}: {err}"
+    return _count_program(program, c.params_dict, refs, granularity, subgroup_size)
+
+
+def _count_program(program, params_dict, refs, granularity, subgroup_size):
+    found: dict[tuple, dict[str, float]] = {}
+    try:
         workitem = extract_properties(program)
         if not workitem.group_size:
             from workbench.kernels.user import spec_from_loopy
             spec_from_loopy(program)   # refuses a work-group size that is not constant
-        params = {k: np.array([v]) for k, v in c.params_dict.items()}
+        params = {k: np.array([v]) for k, v in params_dict.items()}
         wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
         wi = {k: float(v[0]) for k, v in wi_values.items()}
         wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
-        wi[ARRAY_BYTES] = global_array_bytes(program, c.params_dict)
+        wi[ARRAY_BYTES] = global_array_bytes(program, params_dict)
         # the floors ask for it after the model's features, for the points a DRAM or
         # serial bound may bind: counted now, as one more number of the fit, it spares
         # a second building of those points
-        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
+        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, params_dict)
         found[(Granularity.WORKITEM, None)] = wi
         # another granularity counts the program already prepared, and its barriers
         props = workitem if granularity is Granularity.WORKITEM else extract_properties(
@@ -278,6 +292,31 @@ def _count_candidate(c, refs, granularity, subgroup_size):
         raise
     except (WorkbenchError, ValueError, KeyError) as err:
         return found, f"{type(err).__name__}: {err}"
+
+
+def warm_up() -> None:
+    """Build and count a small tiled, prefetching matrix product as a factory point is
+    counted: run by a counting process before any ranking, so that the first use of
+    loopy's transformations, counters and ISL (a few tens of ms a process) is paid
+    there and not by a ranking's first points."""
+    import loopy as lp
+
+    knl = lp.make_kernel("{[i, j, k]: 0 <= i, j, k < 64}",
+                         "c[i, j] = sum(k, a[i, k] * b[k, j])",
+                         [lp.GlobalArg("a, b", np.float32, shape=(64, 64)),
+                          lp.GlobalArg("c", np.float32, shape=(64, 64), is_output=True)],
+                         name="warm_up", lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 8, outer_tag="g.1")
+    knl = lp.split_iname(knl, "i_inner", 4, outer_tag="ilp", inner_tag="l.1")
+    knl = lp.split_iname(knl, "j", 16, outer_tag="g.0", inner_tag="l.0")
+    knl = lp.split_iname(knl, "k", 16)
+    knl = lp.add_prefetch(knl, "a", ["i_inner_outer", "i_inner_inner", "k_inner"],
+                          fetch_outer_inames="i_outer, j_outer, k_outer",
+                          default_tag="l.auto")
+    try:
+        _count_program(knl, {}, [], Granularity.WORKITEM, None)
+    except BarvinokMissingError:
+        pass      # said once by the ranking itself
 
 
 #: the data types whose global loads and stores (summed over strides) every counted
@@ -333,6 +372,7 @@ def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list
 
 
 def _load_disk(spaces, fingerprints: dict) -> None:
+    flush_saves()
     for space in spaces:
         fingerprint = count_cache.space_fingerprint(space)
         fingerprints[space] = fingerprint
@@ -357,9 +397,25 @@ def _save_disk(space, fingerprint, counted: dict, errors: dict) -> None:
     for point, found in counted.items():
         by_key[count_cache.point_key(point, space.group_size(point))] = \
             {count_cache.grain_name(k): dict(v) for k, v in found.items()}
-    count_cache.save(fingerprint, by_key,
-                     {count_cache.point_key(p, space.group_size(p)): e
-                      for p, e in errors.items()})
+    # written in a thread: the ranking does not wait for sqlite (a later load does)
+    path = count_cache.cache_path()
+    if path is None:
+        return
+    saving = threading.Thread(target=count_cache.save, args=(
+        fingerprint, by_key, {count_cache.point_key(p, space.group_size(p)): e
+                              for p, e in errors.items()}, path))
+    saving.start()
+    _SAVING.append(saving)
+
+
+#: writes of counts to the disk cache under way (:func:`_save_disk`)
+_SAVING: list = []
+
+
+def flush_saves() -> None:
+    """Wait until every count this process has is written to the disk cache."""
+    while _SAVING:
+        _SAVING.pop().join()
 
 
 def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
@@ -397,6 +453,48 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
     fits = _fits(todo, candidates)
     counted: dict = defaultdict(dict)          # space -> {point: found}
     failed: dict = defaultdict(dict)           # space -> {point: error}
+    _count_fits(fits, counted, failed, (refs, granularity, subgroup_size))
+    for (space, _), fit in fits.items():
+        if fit.done and fit.method is not CountMethod.PER_POINT:
+            for p, values in fit.values.items():
+                if p not in failed[space]:
+                    counted[space][p] = count_cache.nested_counts(values)
+        for skey, n, n_counted, method, reason in fit.report():
+            _record(space, skey, n, n_counted, method, reason)
+    for space in counted:
+        for p, found in counted[space].items():
+            _remember(space, p.label, found, failed[space].get(p))
+        _save_disk(space, fingerprints.get(space), counted[space], failed[space])
+    for i in todo:
+        if not fill(i):
+            for r in refs:
+                out[r.name][i] = np.nan
+
+
+def _given(found, error):
+    return None if error is not None else count_cache.flat_counts(found)
+
+
+def _count_fits(fits: dict, counted: dict, failed: dict, args: tuple) -> None:
+    """Count what the structures' fits want until each is done: as results come on a
+    pool of counting processes (:func:`count_streaming`: one forked ahead and warmed,
+    else one forked now, for this call; never a fork per round), or in rounds in this
+    process with one counting process or a few points."""
+    jobs = rank_jobs()
+    wanted = sum(len(fit.wanted()) for fit in fits.values())
+    spaces = list(dict.fromkeys(space for space, _ in fits))
+    pool, own = active_pool(spaces), False
+    if pool is None and jobs > 1 and wanted >= PARALLEL_FROM:
+        pool, own = CountingPool(spaces, jobs, ahead=False), True
+    if pool is not None:
+        try:
+            count_streaming(pool, fits, _count_candidate, args, counted, failed, _given,
+                            speculate=pool.jobs >= _SPECULATE_FROM)
+        finally:
+            if own:
+                close_later(pool)
+        return
+    refs, granularity, subgroup_size = args
     while True:
         owners = list(dict.fromkeys((space, p) for (space, _), fit in fits.items()
                                     for p in fit.wanted() if p not in counted[space]
@@ -414,21 +512,6 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
                       for p, found in counted[space].items()})
         if all(fit.done for fit in fits.values()) or not owners:
             break
-    for (space, _), fit in fits.items():
-        if fit.done and fit.method is not CountMethod.PER_POINT:
-            for p, values in fit.values.items():
-                if p not in failed[space]:
-                    counted[space][p] = count_cache.nested_counts(values)
-        for skey, n, n_counted, method, reason in fit.report():
-            _record(space, skey, n, n_counted, method, reason)
-    for space in counted:
-        for p, found in counted[space].items():
-            _remember(space, p.label, found, failed[space].get(p))
-        _save_disk(space, fingerprints.get(space), counted[space], failed[space])
-    for i in todo:
-        if not fill(i):
-            for r in refs:
-                out[r.name][i] = np.nan
 
 
 def _speculation(fits: dict, owners: list, counted: dict, failed: dict) -> list:

@@ -37,6 +37,7 @@ class StructureFit:
                  per_point: str | None = None, speculate: bool = False,
                  minima: Minima | None = None):
         self.points = list(points)
+        self._members = set(self.points)
         self.minima = minima
         self.structural = tuple(structural)
         self.depth = depth
@@ -88,8 +89,9 @@ class StructureFit:
         """Points worth counting now on cores that would otherwise wait, most likely
         needed first: the plan's second neighbours per knob, then the points a joint
         fit takes first (:func:`plan_tensor`'s order), then every other point."""
-        if self.done or self.parts or self._plan is None \
-                or isinstance(self._plan, TensorPlan):
+        if self.parts:
+            return [p for part in self.parts for p in part.speculative()]
+        if self.done or self._plan is None or isinstance(self._plan, TensorPlan):
             return []
         out = []
         if self._round < 2:
@@ -111,7 +113,7 @@ class StructureFit:
             if all(part.done for part in self.parts):
                 self.values = {p: v for part in self.parts for p, v in part.values.items()}
             return
-        self.counted.update({p: v for p, v in counted.items() if p in set(self.points)})
+        self.counted.update({p: v for p, v in counted.items() if p in self._members})
         if self._plan is None:
             if all(p in self.counted for p in self.points):
                 self.values = {p: dict(self.counted[p] or {}) for p in self.points}
