@@ -195,7 +195,14 @@ def _take_minima(out: dict, pairs: dict, counted: Mapping, probes: Sequence,
 
 
 def _close(a, b) -> bool:
-    return bool(np.isclose(a, b, rtol=RTOL, atol=RTOL * max(abs(a), abs(b), 1e-300)))
+    # np.isclose's test on two numbers, without its arrays (a fit calls this thousands
+    # of times): |a - b| <= atol + rtol |b|, NaN equal to nothing, an infinity to itself
+    a, b = float(a), float(b)
+    if a == b:
+        return True
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) <= RTOL * max(abs(a), abs(b), 1e-300) + RTOL * abs(b)
 
 
 def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
