@@ -7,6 +7,7 @@ import os
 import warnings
 
 import numpy as np
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,3 +48,35 @@ def test_a_warm_pool_counts_the_ranking_and_equals_counting_in_one_process(monke
     assert len(sent) == alone.counting[0].counted     # two processes: no speculation
     np.testing.assert_allclose(warm.predicted_s, alone.predicted_s, rtol=1e-12)
     assert cf.remembered_counts(space) == cf.remembered_counts(again)
+
+
+def test_tune_forks_the_warm_pool_before_the_device_and_the_ranking_uses_it(
+        monkeypatch, tmp_path, capsys):
+    import json
+
+    import workbench.models.counting_pool as counting_pool
+    from workbench.cli.main import main
+    from workbench.measure import list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device")
+    except Exception:  # noqa: BLE001
+        pytest.skip("no OpenCL device")
+    warnings.filterwarnings("ignore")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    pools, sent = [], []
+    real_pool, submit = counting_pool.CountingPool, counting_pool.CountingPool.submit
+    monkeypatch.setattr(counting_pool, "CountingPool", lambda *a, **k: pools.append(
+        (a, k)) or real_pool(*a, **k))
+    monkeypatch.setattr(real_pool, "submit", lambda self, *a: sent.append(a) or
+                        submit(self, *a))
+    assert main(["tune", f"{ROOT}/examples/kernels/my_space.py:space", "--strategy",
+                 "model", "--weights", f"{ROOT}/sample_data/h100/weights-linear.json",
+                 "--early-start", "--budget-evals", "2", "--store",
+                 str(tmp_path / "s.sqlite"), "--no-progress", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["evaluations"] == 2
+    # one pool, warmed, forked before the device was opened; the ranking counted on it
+    assert len(pools) == 1 and pools[0][0][2] is not None and sent
+    assert counting_pool.active_pool([]) is None
