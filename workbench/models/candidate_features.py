@@ -26,10 +26,14 @@ many; 1 counts in this process), and every point's features are remembered per s
 in memory and on disk (:mod:`workbench.models.count_cache`), so a second ranking of
 the same space, in this session or the next, counts nothing.  Each counted point
 carries every count the model and the physical floors read (one pass, not one per
-caller); with many processes, the cores a round leaves idle count each structure's
-likeliest next points, so that most structures finish in one round.  A ranking that
-runs in a thread beside measurements uses a pool forked ahead
-(:func:`fork_counting_pool`).
+caller).  With several processes the points are counted as results come
+(:func:`~workbench.models.counting_pool.count_streaming`): a structure is fitted as
+soon as its probes are in and its next points sent at once, and with many processes
+idle workers count each structure's likeliest next points, so that no structure waits
+for a round of others.  The pool is forked once per call, or ahead and warmed up
+(:func:`fork_counting_pool` with :func:`warm_up`: ``workbench tune`` forks it before
+it opens the device; a ranking in a thread beside measurements needs one forked
+ahead).
 :func:`counting_report` says how each structure was counted.
 """
 
@@ -60,7 +64,7 @@ from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exp
     rank_jobs,
 )
 from workbench.models.expressions.feature_values import build_feature_values
-from workbench.models.global_bytes import global_array_bytes, global_footprint_bytes
+from workbench.models.global_bytes import global_array_bytes
 from workbench.models.expressions.features import AccessFilter, FeatureRef
 from workbench.models.structure_counts import (
     CountMethod,
@@ -68,15 +72,19 @@ from workbench.models.structure_counts import (
     structural_knobs,
     structure_key,
 )
+from workbench.models.point_counts import (  # noqa: F401 - constants re-exported
+    ALL_COUNTS,
+    ARRAY_BYTES,
+    FOOTPRINT_BYTES,
+    GLOBAL_ACCESS_DTYPES,
+    cache_key,
+    count_candidate,
+    footprint_or_nan,
+    split_footprint,
+    warm_up,
+)
 from workbench.models.structure_fit import StructureFit
 from workbench.properties import Granularity, extract_properties, kernel_properties
-
-#: pseudo-features the physical floors read: the distinct global bytes a kernel
-#: touches (its footprint, an ISL count), and its global arrays' whole sizes (cheap, an
-#: upper bound of the footprint)
-FOOTPRINT_BYTES = "footprint_bytes"
-ARRAY_BYTES = "array_bytes"
-
 
 def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
     for c in candidates:
@@ -110,7 +118,7 @@ def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
 
 def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
                      needs_afr: bool, out: dict, errors: list) -> None:
-    refs, footprint = _split_footprint(refs)
+    refs, footprint = split_footprint(refs)
     refs, model_footprint = _split_template_footprint(refs)
     by_structure: dict[tuple, list[int]] = defaultdict(list)
     for i in idx:
@@ -152,11 +160,6 @@ class ArrayBytesRef:
     name = ARRAY_BYTES
 
 
-def _split_footprint(refs):
-    counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
-    return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
-
-
 def _split_template_footprint(refs):
     """A template's footprint cannot be counted (products of numbers): the model's
     ``f_footprint_bytes`` comes from one built point per structure, as the floors'."""
@@ -169,7 +172,7 @@ def _split_template_footprint(refs):
 def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,
                    needs_afr: bool, out: dict, errors: list) -> None:
     first = candidates[members[0]]
-    refs, footprint = _split_footprint(refs)
+    refs, footprint = split_footprint(refs)
     try:
         common = dict(variant=first.variant, dtype=first.dtype, group_size=first.group_size)
         if first.space is not None:
@@ -193,7 +196,7 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
             if workitem.granularity is not Granularity.WORKITEM:
                 workitem = kernel_properties(spec, **common)
             values[FOOTPRINT_BYTES] = np.array(
-                [_footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
+                [footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
         if ARRAY_BYTES in footprint:
             program = spec.build(spec.request(**common))
             values[ARRAY_BYTES] = np.array(
@@ -208,20 +211,13 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
         out[name][members] = v
 
 
-def _footprint_or_nan(props, params) -> float:
-    try:
-        return global_footprint_bytes(props, params)
-    except Exception:  # noqa: BLE001 - isl errors of non-affine indices: unknown
-        return float("nan")
-
-
 @functools.lru_cache(maxsize=128)
 def _structure_bytes(space, structure: tuple) -> dict[str, float]:
     """A templated space's footprint and array bytes per structure (its points share
     the problem)."""
     point = next(p for p in space.points() if space.structure_of(p) == structure)
     program = space.build(point)
-    return {FOOTPRINT_BYTES: _footprint_or_nan(extract_properties(program),
+    return {FOOTPRINT_BYTES: footprint_or_nan(extract_properties(program),
                                                dict(space.problem)),
             ARRAY_BYTES: global_array_bytes(program, dict(space.problem))}
 
@@ -232,99 +228,9 @@ _POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: how each factory space's structures were last counted: space -> {structure: record}
 _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: from this many counting processes, a structure's fit counts two neighbours per knob
-#: in its first round (idle cores count them at no wall time)
+#: in its first round, and idle workers count its likeliest next points (at no wall
+#: time)
 _SPECULATE_FROM = 8
-
-
-def _all_standard_refs(props):
-    from workbench.models.expressions.features import StandardFeature, parse_feature_ref
-
-    # the sums over strides that the floors read (one count each, not listed among the
-    # counts): without them here, the floors' call after the model's counts every
-    # point a second time
-    sums = [parse_feature_ref(f"f_mem_access_global_{d}_{k}")
-            for d in GLOBAL_ACCESS_DTYPES for k in ("load", "store")]
-    return [StandardFeature(f.name, f) for f in props.counts] + sums
-
-
-def _count_candidate(c, refs, granularity, subgroup_size):
-    """One factory point, built and counted once: the features asked for, and at work-
-    item granularity every count, the array bytes and the footprint (what the floors
-    and other models read later)."""
-    try:
-        # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
-        # size is read from the raw kernel, a few ms): the properties have it
-        program = c.space.build(c.point)
-    except BarvinokMissingError:
-        raise
-    except (WorkbenchError, ValueError, KeyError) as err:
-        return {}, f"{type(err).__name__}: {err}"
-    return _count_program(program, c.params_dict, refs, granularity, subgroup_size)
-
-
-def _count_program(program, params_dict, refs, granularity, subgroup_size):
-    found: dict[tuple, dict[str, float]] = {}
-    try:
-        workitem = extract_properties(program)
-        if not workitem.group_size:
-            from workbench.kernels.user import spec_from_loopy
-            spec_from_loopy(program)   # refuses a work-group size that is not constant
-        params = {k: np.array([v]) for k, v in params_dict.items()}
-        wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
-        wi = {k: float(v[0]) for k, v in wi_values.items()}
-        wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
-        wi[ARRAY_BYTES] = global_array_bytes(program, params_dict)
-        # the floors ask for it after the model's features, for the points a DRAM or
-        # serial bound may bind: counted now, as one more number of the fit, it spares
-        # a second building of those points
-        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, params_dict)
-        found[(Granularity.WORKITEM, None)] = wi
-        # another granularity counts the program already prepared, and its barriers
-        props = workitem if granularity is Granularity.WORKITEM else extract_properties(
-            program, granularity=granularity, subgroup_size=subgroup_size,
-            workitem=workitem)
-        asked, _ = _split_footprint(refs)
-        values = build_feature_values(props, asked, params, workitem_props=workitem)
-        key = _cache_key(granularity, subgroup_size)
-        found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
-        return found, None
-    except BarvinokMissingError:
-        raise
-    except (WorkbenchError, ValueError, KeyError) as err:
-        return found, f"{type(err).__name__}: {err}"
-
-
-def warm_up() -> None:
-    """Build and count a small tiled, prefetching matrix product as a factory point is
-    counted: run by a counting process before any ranking, so that the first use of
-    loopy's transformations, counters and ISL (a few tens of ms a process) is paid
-    there and not by a ranking's first points."""
-    import loopy as lp
-
-    knl = lp.make_kernel("{[i, j, k]: 0 <= i, j, k < 64}",
-                         "c[i, j] = sum(k, a[i, k] * b[k, j])",
-                         [lp.GlobalArg("a, b", np.float32, shape=(64, 64)),
-                          lp.GlobalArg("c", np.float32, shape=(64, 64), is_output=True)],
-                         name="warm_up", lang_version=(2018, 2))
-    knl = lp.split_iname(knl, "i", 8, outer_tag="g.1")
-    knl = lp.split_iname(knl, "i_inner", 4, outer_tag="ilp", inner_tag="l.1")
-    knl = lp.split_iname(knl, "j", 16, outer_tag="g.0", inner_tag="l.0")
-    knl = lp.split_iname(knl, "k", 16)
-    knl = lp.add_prefetch(knl, "a", ["i_inner_outer", "i_inner_inner", "k_inner"],
-                          fetch_outer_inames="i_outer, j_outer, k_outer",
-                          default_tag="l.auto")
-    try:
-        _count_program(knl, {}, [], Granularity.WORKITEM, None)
-    except BarvinokMissingError:
-        pass      # said once by the ranking itself
-
-
-#: the data types whose global loads and stores (summed over strides) every counted
-#: point carries
-GLOBAL_ACCESS_DTYPES = ("float32", "float64", "int32")
-
-#: marks a cache entry that holds every work-item count of its point
-_ALL_COUNTS = "__all_counts__"
 
 
 def _cached(ref, values: dict, wi: dict) -> float | None:
@@ -334,13 +240,9 @@ def _cached(ref, values: dict, wi: dict) -> float | None:
         return values[ref.name]
     if ref.name in wi:
         return wi[ref.name]
-    if wi.get(_ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
+    if wi.get(ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
         return 0.0
     return None
-
-
-def _cache_key(granularity, subgroup_size):
-    return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
 
 
 def _lookup(c, refs, key) -> list | None:
@@ -368,7 +270,7 @@ def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
 
 def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list:
     """Build and count candidates on every core: (found, error) per task, in order."""
-    return count_all(tasks, _count_candidate, refs, granularity, subgroup_size)
+    return count_all(tasks, count_candidate, refs, granularity, subgroup_size)
 
 
 def _load_disk(spaces, fingerprints: dict) -> None:
@@ -423,7 +325,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
     """Points of factory spaces: from the memory or disk cache, else counted once per
     structure (:mod:`workbench.models.structure_counts`) or, where a structure's fit
     does not check out, point by point; every count on every core."""
-    key = _cache_key(granularity, subgroup_size)
+    key = cache_key(granularity, subgroup_size)
 
     def fill(i) -> bool:
         found = _lookup(candidates[i], refs, key)
@@ -488,7 +390,7 @@ def _count_fits(fits: dict, counted: dict, failed: dict, args: tuple) -> None:
         pool, own = CountingPool(spaces, jobs, ahead=False), True
     if pool is not None:
         try:
-            count_streaming(pool, fits, _count_candidate, args, counted, failed, _given,
+            count_streaming(pool, fits, count_candidate, args, counted, failed, _given,
                             speculate=pool.jobs >= _SPECULATE_FROM)
         finally:
             if own:
@@ -500,7 +402,6 @@ def _count_fits(fits: dict, counted: dict, failed: dict, args: tuple) -> None:
                                     for p in fit.wanted() if p not in counted[space]
                                     and p not in failed[space]))
         if owners:
-            owners += _speculation(fits, owners, counted, failed)
             tasks = [Candidate.of_point(space, p) for space, p in owners]
             for (space, p), (found, error) in zip(
                     owners, _count_all(tasks, refs, granularity, subgroup_size)):
@@ -512,30 +413,6 @@ def _count_fits(fits: dict, counted: dict, failed: dict, args: tuple) -> None:
                       for p, found in counted[space].items()})
         if all(fit.done for fit in fits.values()) or not owners:
             break
-
-
-def _speculation(fits: dict, owners: list, counted: dict, failed: dict) -> list:
-    """Points to count beside a round's own, on the cores its last wave leaves idle
-    (with :data:`_SPECULATE_FROM` processes or more): each structure's likeliest next
-    points in turn (:meth:`StructureFit.speculative`), so that a round that would
-    follow often finds its points counted.  Few cores count only what is needed."""
-    jobs = rank_jobs()
-    if jobs < _SPECULATE_FROM:
-        return []
-    idle = -len(owners) % jobs
-    taken = set(owners)
-    queues = [[(space, p) for p in fit.speculative()] for (space, _), fit in fits.items()]
-    extra: list = []
-    while len(extra) < idle and any(queues):
-        for queue in queues:
-            while queue and len(extra) < idle:
-                owner = queue.pop(0)
-                space, p = owner
-                if owner not in taken and p not in counted[space] and p not in failed[space]:
-                    taken.add(owner)
-                    extra.append(owner)
-                    break
-    return extra
 
 
 #: a load/store pairing feature of the fit (``grain|f_mem_access_global_<dtype>_minls_
