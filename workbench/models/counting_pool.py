@@ -24,6 +24,7 @@ What counting one point means is the caller's (``count``, a module-level functio
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue
@@ -88,8 +89,14 @@ class CountingPool:
         began = time.perf_counter()
         self.jobs = jobs
         self._ready = context.Semaphore(0)
-        self.pool = context.Pool(jobs, initializer=_start_worker,
-                                 initargs=(warm, self._ready))
+        # the objects of now frozen for the workers: their collector then leaves them
+        # alone instead of touching (and so copying) every page it inherited
+        gc.freeze()
+        try:
+            self.pool = context.Pool(jobs, initializer=_start_worker,
+                                     initargs=(warm, self._ready))
+        finally:
+            gc.unfreeze()
         #: seconds to fork the workers, and until every one had warmed up
         self.fork_s = time.perf_counter() - began
         self.ready_s: float | None = None
