@@ -225,8 +225,12 @@ def count_streaming(pool: CountingPool, fits: dict, count, args, counted: dict,
         return owner not in running and p not in counted[space] and p not in failed[space]
 
     while not all(fit.done for fit in fits.values()):
-        for (space, _), fit in fits.items():
-            for p in fit.wanted():
+        # the structures that want most first: where points outnumber the workers, the
+        # last to start are the few points of a small structure (often of a cheaper
+        # kernel: a prefetch adds a knob), not the last probes of the largest
+        wants = [(space, fit.wanted()) for (space, _), fit in fits.items()]
+        for space, wanted in sorted(wants, key=lambda w: -len(w[1])):
+            for p in wanted:
                 if fresh((space, p)):
                     send((space, p))
         if speculate and len(running) < pool.jobs:
