@@ -116,7 +116,8 @@ def main() -> None:
     print(f"host: {platform.node()}, {os.cpu_count()} cores, python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
           f", {rank_jobs()} ranking processes "
-          f"({args.pool + ' pool' if rank_jobs() > 1 else 'this one, no pool'}), load average "
+          f"({args.pool + ' pool' if rank_jobs() > 1 else 'this one, no pool'}), "
+          f"load average "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"{'space':<24} {'model':<9} {'points':>6} {'pool s':>6} {'rank s':>7} "
           f"{'cpu s':>7} {'ms/variant':>10} {'+pool ms/variant':>16} {'unranked':>8} "

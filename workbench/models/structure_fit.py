@@ -105,7 +105,8 @@ class StructureFit:
                     out += [p for p in more.probes if p not in self._plan.probes]
             out += joint_fit_order(self._plan, self.points)
             probes = set(self._plan.probes)
-            self._order = (self._plan, list(dict.fromkeys(p for p in out if p not in probes)))
+            self._order = (self._plan,
+                           list(dict.fromkeys(p for p in out if p not in probes)))
         return [p for p in self._order[1] if p not in self.counted]
 
     def give(self, counted: Mapping[object, Mapping[str, float] | None]) -> None:
