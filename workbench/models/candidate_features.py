@@ -65,7 +65,11 @@ from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exp
 )
 from workbench.models.expressions.feature_values import build_feature_values
 from workbench.models.global_bytes import global_array_bytes
-from workbench.models.expressions.features import AccessFilter, FeatureRef
+from workbench.models.expressions.features import (
+    AccessFilter,
+    FeatureRef,
+    StandardFeature,
+)
 from workbench.models.structure_counts import (
     CountMethod,
     StructureCount,
@@ -233,30 +237,32 @@ _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SPECULATE_FROM = 8
 
 
-def _cached(ref, values: dict, wi: dict) -> float | None:
-    from workbench.models.expressions.features import StandardFeature
-
-    if ref.name in values:
-        return values[ref.name]
-    if ref.name in wi:
-        return wi[ref.name]
-    if wi.get(ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
-        return 0.0
-    return None
-
-
 def _lookup(c, refs, key) -> list | None:
     """A point's asked features from the memory cache, None if any is missing; an
-    error string if the point could not be counted."""
-    per_space = _POINT_CACHE.get(c.space, {})
+    error string if the point could not be counted.  (Asked of every point of a
+    ranking for every feature, after the counting: kept to plain dict lookups.)"""
+    per_space = _POINT_CACHE.get(c.space)
+    if per_space is None:
+        return None
     error = per_space.get(None, {}).get(c.variant)
     if error is not None:
         return error
     wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
     values = wi if key == (Granularity.WORKITEM, None) else \
         per_space.get((c.variant, *key), {})
-    found = [_cached(r, values, wi) for r in refs]
-    return None if any(v is None for v in found) else found
+    # a work-item count not listed is zero where the point holds every one
+    zero_if_unlisted = values is wi and bool(wi.get(ALL_COUNTS))
+    found = []
+    for r in refs:
+        v = values.get(r.name)
+        if v is None:
+            v = wi.get(r.name)
+        if v is None:
+            if not (zero_if_unlisted and isinstance(r, StandardFeature)):
+                return None
+            v = 0.0
+        found.append(v)
+    return found
 
 
 def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
