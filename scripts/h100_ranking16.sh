@@ -4,7 +4,7 @@
 # idle workers), through the device tool, carrying .whl and this checkout with before/
 # (the code before: `git archive <commit> workbench benchmarks | tar -x -C before`, its
 # commit in before/COMMIT) and .whl2/pandas (installed where the host lacks pandas):
-#     bash scripts/h100_ranking16.sh OUTDIR
+#     bash scripts/h100_ranking16.sh OUTDIR   (PRELUDE_DONE=1: the wheels are installed)
 # Runs benchmarks/ranking.py --models linear --spaces examples with 16 processes (the
 # code before; after with the pool warm, started before the timed ranking, and cold,
 # forked inside it), then with one process (after, before), then the 16-process runs
@@ -13,7 +13,7 @@
 set -uo pipefail
 out=${1:?output folder}
 began=$(date +%s)
-bash .whl/prelude.sh > /dev/null || exit 1
+{ [ -n "${PRELUDE_DONE:-}" ] || bash .whl/prelude.sh > /dev/null; } || exit 1
 PYTHONPATH=/tmp/site python3 -c "import pandas" 2>/dev/null || \
   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl2/pandas/*.whl
 export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
