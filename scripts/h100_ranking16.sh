@@ -7,7 +7,8 @@
 #     bash scripts/h100_ranking16.sh OUTDIR   (PRELUDE_DONE=1: the wheels are installed)
 # Runs benchmarks/ranking.py --models linear --spaces examples with 16 processes (the
 # code before; after with the pool warm, started before the timed ranking, and cold,
-# forked inside it), then with one process (after, before), then the 16-process runs
+# forked inside it; where its time goes: benchmarks/ranking_timeline.py), then with one
+# process (after, before), then the 16-process runs
 # again while DEADLINE (seconds, default 250) allows.  Every run a new process, loopy's
 # and the count caches fresh.
 set -uo pipefail
@@ -38,6 +39,8 @@ bench() {   # name, code (after|before), ranking.py's arguments
 bench ranking-h100-jobs16-before before --jobs 16
 bench ranking-h100-jobs16-warm after --jobs 16
 bench ranking-h100-jobs16-cold after --jobs 16 --pool cold
+XDG_CACHE_HOME=$(mktemp -d) PYTHONPATH=/tmp/site:$PWD timeout ${RUN_TIMEOUT:-90} \
+  python3 benchmarks/ranking_timeline.py --jobs 16 > "$out/ranking-h100-timeline-jobs16.txt" 2>&1
 bench ranking-h100-jobs1 after --jobs 1
 bench ranking-h100-jobs1-before before --jobs 1
 bench ranking-h100-jobs16-before before --jobs 16
