@@ -233,17 +233,20 @@ def count_streaming(pool: CountingPool, fits: dict, count, args, counted: dict,
             for p in wanted:
                 if fresh((space, p)):
                     send((space, p))
-        if speculate and len(running) < pool.jobs:
+        # speculation leaves one core to this process, whose fits and evaluation of
+        # every point are the ranking's last step (and its next points' sending)
+        room = pool.jobs - 1
+        if speculate and len(running) < room:
             queues = [[(space, p) for p in fit.speculative()]
                       for (space, _), fit in fits.items() if not fit.done]
-            while len(running) < pool.jobs and any(queues):
+            while len(running) < room and any(queues):
                 for q in queues:
                     while q:
                         owner = q.pop(0)
                         if fresh(owner):
                             send(owner)
                             break
-                    if len(running) >= pool.jobs:
+                    if len(running) >= room:
                         break
         if not running:
             break
