@@ -16,6 +16,14 @@ examples`` stands for every ``examples/spaces/*.py`` and ``examples/kernels/my_s
 figure of the goal).  "again" is a second ranking of the same space in a fresh
 space object, with only the disk cache of counts kept (a second session).
 
+With more than one process, the counting processes are forked and warmed up (each
+builds and counts a small kernel) once the space is loaded, before the ranking is
+timed, as ``workbench tune`` forks them before it opens the device (``--pool
+warm``): "pool s" is that start, outside "rank s"; "+pool ms/variant" counts it in.
+``--pool cold`` forks them inside the ranking (no warm-up): the cost of a ranking
+with nothing started ahead.  "cpu s" is this process's processor time and its
+counting workers' during the ranking (a warm pool's warm-up not included).
+
 ``knn`` and ``xgb`` are the IR-feature strategies' rankings (trained on every other
 program of the shipped sample files, as ``workbench tuning-report`` trains them).
 Each line also gives the processor seconds (this process and the counting workers
@@ -31,6 +39,7 @@ knn,xgb] [--spaces stencil2d,matmul,transpose,examples,examples/kernels/my_space
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import time
@@ -83,6 +92,9 @@ def main() -> None:
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="problem size of every space, e.g. n=2048")
     parser.add_argument("--first", type=int, help="rank only the first N points")
+    parser.add_argument("--pool", choices=("warm", "cold"), default="warm",
+                        help="counting processes forked and warmed before the timed "
+                             "ranking (warm, default) or inside it (cold)")
     args = parser.parse_args()
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="ranking-bench-")
     if args.jobs:
@@ -94,18 +106,23 @@ def main() -> None:
         args.spaces = ",".join(examples if s == "examples" else s
                                for s in args.spaces.split(","))
     warnings.filterwarnings("ignore")
-    from workbench.models.candidate_features import forget_counts, rank_jobs
+    from workbench.models.candidate_features import (
+        flush_saves, forget_counts, rank_jobs, warm_up)
+    from workbench.models.counting_pool import fork_counting_pool, wait_closed
     from workbench.tuning.catalog import resolve_space
-    from workbench.tuning.costs import timed
+    from workbench.tuning.costs import cpu_seconds, timed
 
     params = {k: int(v) for k, v in (p.split("=") for p in args.param)}
     print(f"host: {platform.node()}, {os.cpu_count()} cores, python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-          f", {rank_jobs()} ranking processes, load average "
+          f", {rank_jobs()} ranking processes "
+          f"({args.pool + ' pool' if rank_jobs() > 1 else 'this one, no pool'}), "
+          f"load average "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print(f"{'space':<24} {'model':<9} {'points':>6} {'rank s':>7} {'cpu s':>7} "
-          f"{'ms/variant':>10} {'unranked':>8} {'symbolic':>8} {'per-point':>9} "
-          f"{'counted':>7} {'again ms/variant':>16}")
+    print(f"{'space':<24} {'model':<9} {'points':>6} {'pool s':>6} {'rank s':>7} "
+          f"{'cpu s':>7} {'ms/variant':>10} {'+pool ms/variant':>16} {'unranked':>8} "
+          f"{'symbolic':>8} {'per-point':>9} {'counted':>7} {'again ms/variant':>16} "
+          f"{'load':>5}")
     for space_name in args.spaces.split(","):
         for model_name in args.models.split(","):
             # a fresh disk cache of counts per space and model: nothing carried over
@@ -113,8 +130,21 @@ def main() -> None:
             space = resolve_space(space_name, **params)   # fresh: counts are cached per space
             forget_counts(space)
             points = space.points()[:args.first] if args.first else space.points()
+            pool = fork_counting_pool([space], warm=warm_up) if args.pool == "warm" \
+                else None
+            pool_s = pool.wait_ready() if pool is not None else 0.0
+            workers = pool.workers_cpu_s() if pool is not None else 0.0
+            cpu = cpu_seconds()
             (_, n, missing, counting), spent = timed(
                 lambda: _ranking(model_name, space, points))
+            if pool is not None:
+                spent = dataclasses.replace(
+                    spent, cpu_s=spent.cpu_s + pool.workers_cpu_s() - workers)
+                pool.close()
+            else:      # its workers reaped (closed in a thread), their time counted
+                wait_closed()
+                spent = dataclasses.replace(spent, cpu_s=cpu_seconds() - cpu)
+            flush_saves()          # a second session finds every count on disk
             again = resolve_space(space_name, **params)   # a second session: disk cache only
             forget_counts(again)
             again_points = again.points()[:args.first] if args.first else again.points()
@@ -123,10 +153,12 @@ def main() -> None:
             per_point = sum(r.method.value == "per point" for r in counting)
             counted = sum(r.counted for r in counting)
             name = space_name.rpartition("/")[2].replace(".py:space", "")
-            print(f"{name:<24} {model_name:<9} {n:>6} {spent.wall_s:>7.2f} "
-                  f"{spent.cpu_s:>7.2f} {1e3 * spent.wall_s / n:>10.2f} {missing:>8} "
+            print(f"{name:<24} {model_name:<9} {n:>6} {pool_s:>6.2f} {spent.wall_s:>7.2f} "
+                  f"{spent.cpu_s:>7.2f} {1e3 * spent.wall_s / n:>10.2f} "
+                  f"{1e3 * (spent.wall_s + pool_s) / n:>16.2f} {missing:>8} "
                   f"{symbolic:>8} {per_point:>9} {counted if counting else '-':>7} "
-                  f"{1e3 * second.wall_s / n:>16.2f}", flush=True)
+                  f"{1e3 * second.wall_s / n:>16.2f} {os.getloadavg()[0]:>5.1f}",
+                  flush=True)
             for r in counting:
                 if r.method.value != "symbolic":
                     print(f"    {r.label}: {r.method.value}, {r.reason}")

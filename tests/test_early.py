@@ -139,10 +139,11 @@ def test_study_rows_charge_the_overlap_and_the_old_way():
 
 
 def test_speculative_round_counts_equal_per_point_counts(monkeypatch):
-    """With many counting processes a structure's likely next points are counted in
-    its first round (rowsum: a joint fit, one round); the fitted values still equal
-    every point's own counts."""
+    """With many counting processes a structure's likely next points are counted at
+    once, on a pool forked for the ranking, as results come (rowsum: a joint fit);
+    the fitted values still equal every point's own counts."""
     import workbench.models.candidate_features as cf
+    import workbench.models.counting_pool as counting_pool
     from workbench.models import load_model
     from workbench.tuning.catalog import resolve_space
     from workbench.tuning.ranking import rank_space
@@ -150,15 +151,21 @@ def test_speculative_round_counts_equal_per_point_counts(monkeypatch):
     warnings.filterwarnings("ignore")
     monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
     monkeypatch.setenv("WORKBENCH_RANK_JOBS", "12")
-    rounds = []
+    sent, rounds = [], []
+    submit = counting_pool.CountingPool.submit
+    monkeypatch.setattr(counting_pool.CountingPool, "submit", lambda self, key, space, p,
+                        *a: sent.append(p) or submit(self, key, space, p, *a))
     count_all = cf._count_all
-    monkeypatch.setattr(cf, "_count_all", lambda tasks, *a: rounds.append(len(tasks))
-                        or count_all(tasks, *a))
+    monkeypatch.setattr(cf, "_count_all", lambda *a: rounds.append(a) or count_all(*a))
     model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
     space = resolve_space(f"{ROOT}/examples/spaces/rowsum.py:space")
     cf.forget_counts(space)
-    rank_space(model, space)
-    assert rounds == [12] and len(space.points()) > 12
+    ranking = rank_space(model, space)
+    # no rounds: the plan's probes and speculative points, 11 at once (a core left to
+    # the ranking process), then more as results come
+    assert not rounds and len(sent) == len(set(sent)) >= 11 and len(space.points()) > 12
+    assert [r.method.value for r in ranking.counting] == ["symbolic"]
+    counting_pool.wait_closed()
     fitted = cf.remembered_counts(space)
     monkeypatch.setenv("WORKBENCH_STRUCTURE_COUNTS", "off")
     monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")

@@ -206,8 +206,26 @@ def cmd_tune(args) -> int:
     elif args.scheduler:
         result = _tune_cluster(args, space, strategy, budget, progress)
     else:
-        result = _tune_live(args, space, strategy, budget, progress)
+        pool = _counting_pool_ahead(space) if guided else None
+        try:
+            result = _tune_live(args, space, strategy, budget, progress)
+        finally:
+            if pool is not None:
+                pool.close()
     return _print_result(args, space, result)
+
+
+def _counting_pool_ahead(space):
+    """The counting processes of a model's ranking of a ``kernel(point)`` space, forked
+    and warmed up now, while the device is opened and before any thread runs (a fork
+    beside a thread that holds a lock inherits it held); None for other spaces."""
+    if getattr(space, "template", None) is not None or \
+            getattr(space, "sequence", None) is not None:
+        return None
+    from workbench.models.candidate_features import warm_up
+    from workbench.models.counting_pool import fork_counting_pool
+
+    return fork_counting_pool([space], warm=warm_up)
 
 
 def _tune_live(args, space, strategy, budget, progress):

@@ -26,10 +26,14 @@ many; 1 counts in this process), and every point's features are remembered per s
 in memory and on disk (:mod:`workbench.models.count_cache`), so a second ranking of
 the same space, in this session or the next, counts nothing.  Each counted point
 carries every count the model and the physical floors read (one pass, not one per
-caller); with many processes, the cores a round leaves idle count each structure's
-likeliest next points, so that most structures finish in one round.  A ranking that
-runs in a thread beside measurements uses a pool forked ahead
-(:func:`fork_counting_pool`).
+caller).  With several processes the points are counted as results come
+(:func:`~workbench.models.counting_pool.count_streaming`): a structure is fitted as
+soon as its probes are in and its next points sent at once, and with many processes
+idle workers count each structure's likeliest next points, so that no structure waits
+for a round of others.  The pool is forked once per call, or ahead and warmed up
+(:func:`fork_counting_pool` with :func:`warm_up`: ``workbench tune`` forks it before
+it opens the device; a ranking in a thread beside measurements needs one forked
+ahead).
 :func:`counting_report` says how each structure was counted.
 """
 
@@ -39,6 +43,7 @@ import dataclasses
 import functools
 import os
 import re
+import threading
 import weakref
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -49,29 +54,41 @@ from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models import count_cache
 from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exported
+    PARALLEL_FROM,
     CountingPool,
+    active_pool,
+    close_later,
     count_all,
+    count_streaming,
     fork_counting_pool,
     rank_jobs,
 )
 from workbench.models.expressions.feature_values import build_feature_values
-from workbench.models.global_bytes import global_array_bytes, global_footprint_bytes
-from workbench.models.expressions.features import AccessFilter, FeatureRef
+from workbench.models.global_bytes import global_array_bytes
+from workbench.models.expressions.features import (
+    AccessFilter,
+    FeatureRef,
+    StandardFeature,
+)
 from workbench.models.structure_counts import (
     CountMethod,
     StructureCount,
     structural_knobs,
     structure_key,
 )
+from workbench.models.point_counts import (  # noqa: F401 - constants re-exported
+    ALL_COUNTS,
+    ARRAY_BYTES,
+    FOOTPRINT_BYTES,
+    GLOBAL_ACCESS_DTYPES,
+    cache_key,
+    count_candidate,
+    footprint_or_nan,
+    split_footprint,
+    warm_up,
+)
 from workbench.models.structure_fit import StructureFit
 from workbench.properties import Granularity, extract_properties, kernel_properties
-
-#: pseudo-features the physical floors read: the distinct global bytes a kernel
-#: touches (its footprint, an ISL count), and its global arrays' whole sizes (cheap, an
-#: upper bound of the footprint)
-FOOTPRINT_BYTES = "footprint_bytes"
-ARRAY_BYTES = "array_bytes"
-
 
 def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
     for c in candidates:
@@ -105,7 +122,7 @@ def _template_subgroup_properties(space, structure: tuple, subgroup_size: int):
 
 def _template_values(space, idx: list[int], candidates, refs, granularity, subgroup_size,
                      needs_afr: bool, out: dict, errors: list) -> None:
-    refs, footprint = _split_footprint(refs)
+    refs, footprint = split_footprint(refs)
     refs, model_footprint = _split_template_footprint(refs)
     by_structure: dict[tuple, list[int]] = defaultdict(list)
     for i in idx:
@@ -147,11 +164,6 @@ class ArrayBytesRef:
     name = ARRAY_BYTES
 
 
-def _split_footprint(refs):
-    counted = [r for r in refs if r.name not in (FOOTPRINT_BYTES, ARRAY_BYTES)]
-    return counted, {r.name for r in refs} & {FOOTPRINT_BYTES, ARRAY_BYTES}
-
-
 def _split_template_footprint(refs):
     """A template's footprint cannot be counted (products of numbers): the model's
     ``f_footprint_bytes`` comes from one built point per structure, as the floors'."""
@@ -164,7 +176,7 @@ def _split_template_footprint(refs):
 def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_size,
                    needs_afr: bool, out: dict, errors: list) -> None:
     first = candidates[members[0]]
-    refs, footprint = _split_footprint(refs)
+    refs, footprint = split_footprint(refs)
     try:
         common = dict(variant=first.variant, dtype=first.dtype, group_size=first.group_size)
         if first.space is not None:
@@ -188,7 +200,7 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
             if workitem.granularity is not Granularity.WORKITEM:
                 workitem = kernel_properties(spec, **common)
             values[FOOTPRINT_BYTES] = np.array(
-                [_footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
+                [footprint_or_nan(workitem, candidates[i].params_dict) for i in members])
         if ARRAY_BYTES in footprint:
             program = spec.build(spec.request(**common))
             values[ARRAY_BYTES] = np.array(
@@ -203,20 +215,13 @@ def _kernel_values(members: list[int], candidates, refs, granularity, subgroup_s
         out[name][members] = v
 
 
-def _footprint_or_nan(props, params) -> float:
-    try:
-        return global_footprint_bytes(props, params)
-    except Exception:  # noqa: BLE001 - isl errors of non-affine indices: unknown
-        return float("nan")
-
-
 @functools.lru_cache(maxsize=128)
 def _structure_bytes(space, structure: tuple) -> dict[str, float]:
     """A templated space's footprint and array bytes per structure (its points share
     the problem)."""
     point = next(p for p in space.points() if space.structure_of(p) == structure)
     program = space.build(point)
-    return {FOOTPRINT_BYTES: _footprint_or_nan(extract_properties(program),
+    return {FOOTPRINT_BYTES: footprint_or_nan(extract_properties(program),
                                                dict(space.problem)),
             ARRAY_BYTES: global_array_bytes(program, dict(space.problem))}
 
@@ -227,95 +232,37 @@ _POINT_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: how each factory space's structures were last counted: space -> {structure: record}
 _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: from this many counting processes, a structure's fit counts two neighbours per knob
-#: in its first round (idle cores count them at no wall time)
+#: in its first round, and idle workers count its likeliest next points (at no wall
+#: time)
 _SPECULATE_FROM = 8
-
-
-def _all_standard_refs(props):
-    from workbench.models.expressions.features import StandardFeature, parse_feature_ref
-
-    # the sums over strides that the floors read (one count each, not listed among the
-    # counts): without them here, the floors' call after the model's counts every
-    # point a second time
-    sums = [parse_feature_ref(f"f_mem_access_global_{d}_{k}")
-            for d in GLOBAL_ACCESS_DTYPES for k in ("load", "store")]
-    return [StandardFeature(f.name, f) for f in props.counts] + sums
-
-
-def _count_candidate(c, refs, granularity, subgroup_size):
-    """One factory point, built and counted once: the features asked for, and at work-
-    item granularity every count, the array bytes and the footprint (what the floors
-    and other models read later)."""
-    found: dict[tuple, dict[str, float]] = {}
-    try:
-        # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
-        # size is read from the raw kernel, a few ms): the properties have it
-        program = c.space.build(c.point)
-        workitem = extract_properties(program)
-        if not workitem.group_size:
-            from workbench.kernels.user import spec_from_loopy
-            spec_from_loopy(program)   # refuses a work-group size that is not constant
-        params = {k: np.array([v]) for k, v in c.params_dict.items()}
-        wi_values = build_feature_values(workitem, _all_standard_refs(workitem), params)
-        wi = {k: float(v[0]) for k, v in wi_values.items()}
-        wi[_ALL_COUNTS] = 1.0          # a count not listed is zero
-        wi[ARRAY_BYTES] = global_array_bytes(program, c.params_dict)
-        # the floors ask for it after the model's features, for the points a DRAM or
-        # serial bound may bind: counted now, as one more number of the fit, it spares
-        # a second building of those points
-        wi[FOOTPRINT_BYTES] = _footprint_or_nan(workitem, c.params_dict)
-        found[(Granularity.WORKITEM, None)] = wi
-        # another granularity counts the program already prepared, and its barriers
-        props = workitem if granularity is Granularity.WORKITEM else extract_properties(
-            program, granularity=granularity, subgroup_size=subgroup_size,
-            workitem=workitem)
-        asked, _ = _split_footprint(refs)
-        values = build_feature_values(props, asked, params, workitem_props=workitem)
-        key = _cache_key(granularity, subgroup_size)
-        found.setdefault(key, {}).update({k: float(v[0]) for k, v in values.items()})
-        return found, None
-    except BarvinokMissingError:
-        raise
-    except (WorkbenchError, ValueError, KeyError) as err:
-        return found, f"{type(err).__name__}: {err}"
-
-
-#: the data types whose global loads and stores (summed over strides) every counted
-#: point carries
-GLOBAL_ACCESS_DTYPES = ("float32", "float64", "int32")
-
-#: marks a cache entry that holds every work-item count of its point
-_ALL_COUNTS = "__all_counts__"
-
-
-def _cached(ref, values: dict, wi: dict) -> float | None:
-    from workbench.models.expressions.features import StandardFeature
-
-    if ref.name in values:
-        return values[ref.name]
-    if ref.name in wi:
-        return wi[ref.name]
-    if wi.get(_ALL_COUNTS) and isinstance(ref, StandardFeature) and values is wi:
-        return 0.0
-    return None
-
-
-def _cache_key(granularity, subgroup_size):
-    return (granularity, subgroup_size if granularity is Granularity.SUBGROUP else None)
 
 
 def _lookup(c, refs, key) -> list | None:
     """A point's asked features from the memory cache, None if any is missing; an
-    error string if the point could not be counted."""
-    per_space = _POINT_CACHE.get(c.space, {})
+    error string if the point could not be counted.  (Asked of every point of a
+    ranking for every feature, after the counting: kept to plain dict lookups.)"""
+    per_space = _POINT_CACHE.get(c.space)
+    if per_space is None:
+        return None
     error = per_space.get(None, {}).get(c.variant)
     if error is not None:
         return error
     wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
     values = wi if key == (Granularity.WORKITEM, None) else \
         per_space.get((c.variant, *key), {})
-    found = [_cached(r, values, wi) for r in refs]
-    return None if any(v is None for v in found) else found
+    # a work-item count not listed is zero where the point holds every one
+    zero_if_unlisted = values is wi and bool(wi.get(ALL_COUNTS))
+    found = []
+    for r in refs:
+        v = values.get(r.name)
+        if v is None:
+            v = wi.get(r.name)
+        if v is None:
+            if not (zero_if_unlisted and isinstance(r, StandardFeature)):
+                return None
+            v = 0.0
+        found.append(v)
+    return found
 
 
 def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
@@ -329,10 +276,11 @@ def _remember(space, label: str, found: Mapping[tuple, Mapping[str, float]],
 
 def _count_all(tasks: list[Candidate], refs, granularity, subgroup_size) -> list:
     """Build and count candidates on every core: (found, error) per task, in order."""
-    return count_all(tasks, _count_candidate, refs, granularity, subgroup_size)
+    return count_all(tasks, count_candidate, refs, granularity, subgroup_size)
 
 
 def _load_disk(spaces, fingerprints: dict) -> None:
+    flush_saves()
     for space in spaces:
         fingerprint = count_cache.space_fingerprint(space)
         fingerprints[space] = fingerprint
@@ -357,9 +305,25 @@ def _save_disk(space, fingerprint, counted: dict, errors: dict) -> None:
     for point, found in counted.items():
         by_key[count_cache.point_key(point, space.group_size(point))] = \
             {count_cache.grain_name(k): dict(v) for k, v in found.items()}
-    count_cache.save(fingerprint, by_key,
-                     {count_cache.point_key(p, space.group_size(p)): e
-                      for p, e in errors.items()})
+    # written in a thread: the ranking does not wait for sqlite (a later load does)
+    path = count_cache.cache_path()
+    if path is None:
+        return
+    saving = threading.Thread(target=count_cache.save, args=(
+        fingerprint, by_key, {count_cache.point_key(p, space.group_size(p)): e
+                              for p, e in errors.items()}, path))
+    saving.start()
+    _SAVING.append(saving)
+
+
+#: writes of counts to the disk cache under way (:func:`_save_disk`)
+_SAVING: list = []
+
+
+def flush_saves() -> None:
+    """Wait until every count this process has is written to the disk cache."""
+    while _SAVING:
+        _SAVING.pop().join()
 
 
 def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size,
@@ -367,7 +331,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
     """Points of factory spaces: from the memory or disk cache, else counted once per
     structure (:mod:`workbench.models.structure_counts`) or, where a structure's fit
     does not check out, point by point; every count on every core."""
-    key = _cache_key(granularity, subgroup_size)
+    key = cache_key(granularity, subgroup_size)
 
     def fill(i) -> bool:
         found = _lookup(candidates[i], refs, key)
@@ -397,23 +361,7 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
     fits = _fits(todo, candidates)
     counted: dict = defaultdict(dict)          # space -> {point: found}
     failed: dict = defaultdict(dict)           # space -> {point: error}
-    while True:
-        owners = list(dict.fromkeys((space, p) for (space, _), fit in fits.items()
-                                    for p in fit.wanted() if p not in counted[space]
-                                    and p not in failed[space]))
-        if owners:
-            owners += _speculation(fits, owners, counted, failed)
-            tasks = [Candidate.of_point(space, p) for space, p in owners]
-            for (space, p), (found, error) in zip(
-                    owners, _count_all(tasks, refs, granularity, subgroup_size)):
-                counted[space][p] = found
-                if error is not None:
-                    failed[space][p] = error
-        for (space, _), fit in fits.items():
-            fit.give({p: (None if p in failed[space] else count_cache.flat_counts(found))
-                      for p, found in counted[space].items()})
-        if all(fit.done for fit in fits.values()) or not owners:
-            break
+    _count_fits(fits, counted, failed, (refs, granularity, subgroup_size))
     for (space, _), fit in fits.items():
         if fit.done and fit.method is not CountMethod.PER_POINT:
             for p, values in fit.values.items():
@@ -431,28 +379,46 @@ def _factory_values(idx: list[int], candidates, refs, granularity, subgroup_size
                 out[r.name][i] = np.nan
 
 
-def _speculation(fits: dict, owners: list, counted: dict, failed: dict) -> list:
-    """Points to count beside a round's own, on the cores its last wave leaves idle
-    (with :data:`_SPECULATE_FROM` processes or more): each structure's likeliest next
-    points in turn (:meth:`StructureFit.speculative`), so that a round that would
-    follow often finds its points counted.  Few cores count only what is needed."""
+def _given(found, error):
+    return None if error is not None else count_cache.flat_counts(found)
+
+
+def _count_fits(fits: dict, counted: dict, failed: dict, args: tuple) -> None:
+    """Count what the structures' fits want until each is done: as results come on a
+    pool of counting processes (:func:`count_streaming`: one forked ahead and warmed,
+    else one forked now, for this call; never a fork per round), or in rounds in this
+    process with one counting process or a few points."""
     jobs = rank_jobs()
-    if jobs < _SPECULATE_FROM:
-        return []
-    idle = -len(owners) % jobs
-    taken = set(owners)
-    queues = [[(space, p) for p in fit.speculative()] for (space, _), fit in fits.items()]
-    extra: list = []
-    while len(extra) < idle and any(queues):
-        for queue in queues:
-            while queue and len(extra) < idle:
-                owner = queue.pop(0)
-                space, p = owner
-                if owner not in taken and p not in counted[space] and p not in failed[space]:
-                    taken.add(owner)
-                    extra.append(owner)
-                    break
-    return extra
+    wanted = sum(len(fit.wanted()) for fit in fits.values())
+    spaces = list(dict.fromkeys(space for space, _ in fits))
+    pool, own = active_pool(spaces), False
+    if pool is None and jobs > 1 and wanted >= PARALLEL_FROM:
+        pool, own = CountingPool(spaces, jobs, ahead=False), True
+    if pool is not None:
+        try:
+            count_streaming(pool, fits, count_candidate, args, counted, failed, _given,
+                            speculate=pool.jobs >= _SPECULATE_FROM)
+        finally:
+            if own:
+                close_later(pool)
+        return
+    refs, granularity, subgroup_size = args
+    while True:
+        owners = list(dict.fromkeys((space, p) for (space, _), fit in fits.items()
+                                    for p in fit.wanted() if p not in counted[space]
+                                    and p not in failed[space]))
+        if owners:
+            tasks = [Candidate.of_point(space, p) for space, p in owners]
+            for (space, p), (found, error) in zip(
+                    owners, _count_all(tasks, refs, granularity, subgroup_size)):
+                counted[space][p] = found
+                if error is not None:
+                    failed[space][p] = error
+        for (space, _), fit in fits.items():
+            fit.give({p: (None if p in failed[space] else count_cache.flat_counts(found))
+                      for p, found in counted[space].items()})
+        if all(fit.done for fit in fits.values()) or not owners:
+            break
 
 
 #: a load/store pairing feature of the fit (``grain|f_mem_access_global_<dtype>_minls_

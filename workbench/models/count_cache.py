@@ -58,6 +58,7 @@ def _library_versions() -> str:
                         root / "models" / "expressions" / "feature_values.py",
                         root / "models" / "expressions" / "features.py",
                         root / "models" / "candidate_features.py",
+                        root / "models" / "point_counts.py",
                         root / "models" / "structure_counts.py",
                         root / "models" / "structure_fit.py",
                         root / "models" / "global_bytes.py"]):
@@ -132,8 +133,9 @@ def load(fingerprint: str) -> tuple[dict[str, dict[str, dict[str, float]]], dict
 
 
 def save(fingerprint: str, counts: Mapping[str, Mapping[str, Mapping[str, float]]],
-         errors: Mapping[str, str] = {}) -> None:
-    path = cache_path()
+         errors: Mapping[str, str] = {}, path: Path | None = None) -> None:
+    """Store counts (``path``: the cache's file, default :func:`cache_path`)."""
+    path = path or cache_path()
     if path is None or (not counts and not errors):
         return
     rows: Iterable = [(fingerprint, point, grain, name, None if math.isnan(v) else v)

@@ -9,22 +9,36 @@ on a device takes a pool forked ahead instead (:func:`fork_counting_pool`): a
 process forked while another thread holds a lock (a driver's, a cache's) inherits it
 held and may wait on it for ever; its tasks name a point by its space and label.
 
+A pool forked ahead also counts *as results come* (:func:`count_streaming`): a
+structure whose probes are in is fitted at once and its next points sent, while other
+structures' points are still counting, and workers left idle count each structure's
+likeliest next points (speculation), so no structure waits for another's slowest
+point and no process is forked per round.  Its workers may warm up first (``warm``:
+build and count a small kernel, so that loopy's and islpy's first-use costs are paid
+before a ranking, not by its first points); :meth:`CountingPool.wait_ready` waits
+for that.
+
 What counting one point means is the caller's (``count``, a module-level function of
 ``(candidate, refs, granularity, subgroup_size) -> (found, error)``).
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
+import queue
 import sys
+import threading
+import time
+from collections import defaultdict
 
 from workbench.kernels.candidate import Candidate
 
 #: what per-round workers read: set just before the fork
 _FORKED: tuple = ()
 #: below this many points, forking costs more than it saves
-_PARALLEL_FROM = 4
+PARALLEL_FROM = 4
 #: the pool forked ahead, and the spaces its workers know (forked with them)
 _POOL = None
 _POOL_SPACES: list = []
@@ -53,22 +67,84 @@ def _count_in_pool(task):
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
-class CountingPool:
-    """Counting processes forked now, for a ranking of ``spaces`` to come."""
+def _start_worker(warm, ready) -> None:
+    try:
+        if warm is not None:
+            warm()
+    finally:
+        if ready is not None:
+            ready.release()
 
-    def __init__(self, spaces, jobs: int):
+
+class CountingPool:
+    """Counting processes forked now, for rankings of ``spaces`` to come; each runs
+    ``warm()`` first where given."""
+
+    def __init__(self, spaces, jobs: int, warm=None, *, ahead: bool = True):
         global _POOL, _POOL_SPACES
-        _POOL_SPACES = list(spaces)
-        self.pool = multiprocessing.get_context("fork").Pool(jobs)
-        _POOL = self
+        # the workers read the module's list (forked with them), this process its own
+        self.spaces = _POOL_SPACES = list(spaces)
+        context = multiprocessing.get_context("fork")
+        wait_closed()
+        began = time.perf_counter()
+        self.jobs = jobs
+        self._ready = context.Semaphore(0)
+        # the objects of now frozen for the workers: their collector then leaves them
+        # alone instead of touching (and so copying) every page it inherited
+        gc.freeze()
+        try:
+            self.pool = context.Pool(jobs, initializer=_start_worker,
+                                     initargs=(warm, self._ready))
+        finally:
+            gc.unfreeze()
+        #: seconds to fork the workers, and until every one had warmed up
+        self.fork_s = time.perf_counter() - began
+        self.ready_s: float | None = None
+        self._began = began
+        if ahead:
+            _POOL = self
+
+    def wait_ready(self, timeout: float = 120.0) -> float:
+        """Wait until every worker has started (and warmed up): the seconds from the
+        fork until then."""
+        if self.ready_s is None:
+            deadline = time.perf_counter() + timeout
+            for _ in range(self.jobs):
+                self._ready.acquire(timeout=max(0.0, deadline - time.perf_counter()))
+            self.ready_s = time.perf_counter() - self._began
+        return self.ready_s
+
+    def workers_cpu_s(self) -> float:
+        """Processor seconds its live workers have spent so far (Linux's /proc; 0 where
+        it cannot be read)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for worker in list(getattr(self.pool, "_pool", ())):
+            try:
+                with open(f"/proc/{worker.pid}/stat") as stat:
+                    fields = stat.read().rpartition(")")[2].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+            except (OSError, ValueError, IndexError):
+                continue
+        return total
 
     def covers(self, tasks) -> bool:
-        return all(any(t.space is s for s in _POOL_SPACES) for t in tasks)
+        return all(any(t.space is s for s in self.spaces) for t in tasks)
+
+    def _which(self, space) -> int:
+        return next(j for j, s in enumerate(self.spaces) if s is space)
 
     def run(self, tasks, count, args) -> list:
-        which = [next(j for j, s in enumerate(_POOL_SPACES) if s is t.space) for t in tasks]
-        work = [(i, w, t.point.label, count, args) for i, (t, w) in enumerate(zip(tasks, which))]
+        work = [(i, self._which(t.space), t.point.label, count, args)
+                for i, t in enumerate(tasks)]
         return list(self.pool.imap_unordered(_count_in_pool, work))
+
+    def submit(self, key, space, point, count, args, results) -> None:
+        """Count one point; ``(key, found, error)`` (or the exception raised) is put
+        on ``results`` when done."""
+        self.pool.apply_async(_count_in_pool,
+                              ((key, self._which(space), point.label, count, args),),
+                              callback=results.put, error_callback=results.put)
 
     def close(self) -> None:
         global _POOL
@@ -76,13 +152,123 @@ class CountingPool:
             _POOL = None
         self.pool.terminate()
 
+    def __enter__(self):
+        return self
 
-def fork_counting_pool(spaces) -> CountingPool | None:
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def fork_counting_pool(spaces, *, warm=None, jobs: int | None = None
+                       ) -> CountingPool | None:
     """Fork the counting processes now, while this process does nothing else, for a
-    ranking of ``spaces`` that will run in another thread (module docstring).  None
-    with one counting process.  Close it once the ranking is done."""
-    jobs = rank_jobs()
-    return CountingPool(spaces, jobs) if jobs > 1 else None
+    ranking of ``spaces`` that will run later or in another thread (module
+    docstring); ``warm``: run in each worker first.  None with one counting process.
+    Close it once the ranking is done."""
+    jobs = rank_jobs() if jobs is None else jobs
+    return CountingPool(spaces, jobs, warm) if jobs > 1 else None
+
+
+def active_pool(spaces) -> CountingPool | None:
+    """The pool forked ahead, if its workers know every one of ``spaces``."""
+    pool = _POOL
+    if pool is None or not all(any(s is k for k in pool.spaces) for s in spaces):
+        return None
+    return pool
+
+
+def close_later(pool: CountingPool) -> None:
+    """Close a pool in a thread: its workers' ends cost the caller no wall time (the
+    next pool waits for them before it forks: a fork beside a thread that holds a
+    lock inherits it held)."""
+    global _POOL
+    if _POOL is pool:
+        _POOL = None
+    closing = threading.Thread(target=pool.pool.terminate, daemon=True)
+    closing.start()
+    _CLOSING.append(closing)
+
+
+#: pools being closed in a thread (:func:`close_later`)
+_CLOSING: list = []
+
+
+def wait_closed() -> None:
+    """Wait until the pools being closed in a thread are (their workers reaped, so
+    that their processor time counts among this process's children's)."""
+    while _CLOSING:
+        _CLOSING.pop().join()
+
+
+def count_streaming(pool: CountingPool, fits: dict, count, args, counted: dict,
+                    failed: dict, given, *, speculate: bool) -> None:
+    """Count what the ``fits`` (``(space, structure) -> fit`` with ``wanted``,
+    ``speculative``, ``give`` and ``done``) want on ``pool`` as results come: each
+    result is given to its space's fits at once (``given(found, error)``: what a fit
+    reads of it) and what they want next is sent at once; with ``speculate``, workers
+    that would be idle count the fits' speculative points in turn.  Fills
+    ``counted[space][point]`` (found) and ``failed[space][point]`` (error)."""
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    owners: list = []
+    running: set = set()
+    by_space: dict = defaultdict(list)
+    for (space, _), fit in fits.items():
+        by_space[space].append(fit)
+
+    def send(owner) -> None:
+        running.add(owner)
+        owners.append(owner)
+        pool.submit(len(owners) - 1, *owner, count, args, results)
+
+    def fresh(owner) -> bool:
+        space, p = owner
+        return owner not in running and p not in counted[space] and p not in failed[space]
+
+    while not all(fit.done for fit in fits.values()):
+        # the structures that want most first: where points outnumber the workers, the
+        # last to start are the few points of a small structure (often of a cheaper
+        # kernel: a prefetch adds a knob), not the last probes of the largest
+        wants = [(space, fit.wanted()) for (space, _), fit in fits.items()]
+        for space, wanted in sorted(wants, key=lambda w: -len(w[1])):
+            for p in wanted:
+                if fresh((space, p)):
+                    send((space, p))
+        # speculation leaves one core to this process, whose fits and evaluation of
+        # every point are the ranking's last step (and its next points' sending)
+        room = pool.jobs - 1
+        if speculate and len(running) < room:
+            queues = [[(space, p) for p in fit.speculative()]
+                      for (space, _), fit in fits.items() if not fit.done]
+            while len(running) < room and any(queues):
+                for q in queues:
+                    while q:
+                        owner = q.pop(0)
+                        if fresh(owner):
+                            send(owner)
+                            break
+                    if len(running) >= room:
+                        break
+        if not running:
+            break
+        got = [results.get()]
+        while not results.empty():
+            got.append(results.get())
+        new: dict = defaultdict(dict)
+        for item in got:
+            if isinstance(item, BaseException):
+                raise item
+            key, found, error = item
+            owner = owners[key]
+            running.discard(owner)
+            space, p = owner
+            counted[space][p] = found
+            if error is not None:
+                failed[space][p] = error
+            new[space][p] = given(found, error)
+        for space, values in new.items():
+            for fit in by_space[space]:
+                if not fit.done:
+                    fit.give(values)
 
 
 def count_all(tasks: list[Candidate], count, *args) -> list:
@@ -98,7 +284,7 @@ def count_all(tasks: list[Candidate], count, *args) -> list:
     jobs = min(rank_jobs(), len(tasks))
     _FORKED = (count, tasks, args)
     try:
-        if jobs > 1 and len(tasks) >= _PARALLEL_FROM:
+        if jobs > 1 and len(tasks) >= PARALLEL_FROM:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 results = list(pool.imap_unordered(
                     _count_point, range(len(tasks)),

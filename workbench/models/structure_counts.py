@@ -35,6 +35,7 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -127,11 +128,19 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
     knobs = tuple(k for k in names if len({p[k] for p in points}) > 1)
     if not knobs:
         return StructurePlan((), points[0], (), ())   # one kernel shape, one count
+    # per knob, the points grouped by their other knobs' values: a base's neighbours
+    # along a knob are its group (every point tried as the base: a lookup, not a scan)
+    values = {p: tuple(p[k] for k in knobs) for p in points}
+    lines = [defaultdict(list) for _ in knobs]
+    for p in points:
+        for i, line in enumerate(lines):
+            line[values[p][:i] + values[p][i + 1:]].append(p)
 
     def neighbours(base):
         found = []
-        for k in knobs:
-            along = [p for p in points if p[k] != base[k] and _differing(p, base, knobs) == [k]]
+        at = values[base] if base in values else tuple(base[k] for k in knobs)
+        for i, (k, line) in enumerate(zip(knobs, lines)):
+            along = [p for p in line[at[:i] + at[i + 1:]] if values[p][i] != at[i]]
             # the farthest from the base on a log scale first: widest lever for the fit
             along.sort(key=lambda p: -abs(math.log(float(p[k]) / float(base[k]))))
             found.append(tuple(along[:per_knob]))
@@ -186,7 +195,14 @@ def _take_minima(out: dict, pairs: dict, counted: Mapping, probes: Sequence,
 
 
 def _close(a, b) -> bool:
-    return bool(np.isclose(a, b, rtol=RTOL, atol=RTOL * max(abs(a), abs(b), 1e-300)))
+    # np.isclose's test on two numbers, without its arrays (a fit calls this thousands
+    # of times): |a - b| <= atol + rtol |b|, NaN equal to nothing, an infinity to itself
+    a, b = float(a), float(b)
+    if a == b:
+        return True
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) <= RTOL * max(abs(a), abs(b), 1e-300) + RTOL * abs(b)
 
 
 def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float

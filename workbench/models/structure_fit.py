@@ -37,6 +37,7 @@ class StructureFit:
                  per_point: str | None = None, speculate: bool = False,
                  minima: Minima | None = None):
         self.points = list(points)
+        self._members = set(self.points)
         self.minima = minima
         self.structural = tuple(structural)
         self.depth = depth
@@ -50,6 +51,7 @@ class StructureFit:
         self._round = 1 if speculate else 0
         self._speculate = speculate
         self._plan = None
+        self._order: tuple | None = None     # (plan, its speculative order)
         if per_point is not None:
             self._per_point(per_point)
         else:
@@ -87,19 +89,25 @@ class StructureFit:
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
         needed first: the plan's second neighbours per knob, then the points a joint
-        fit takes first (:func:`plan_tensor`'s order), then every other point."""
-        if self.done or self.parts or self._plan is None \
-                or isinstance(self._plan, TensorPlan):
+        fit takes first (:func:`plan_tensor`'s order), then every other point; a split
+        structure's parts' in turn."""
+        if self.parts:
+            return [p for part in self.parts for p in part.speculative()]
+        if self.done or self._plan is None or isinstance(self._plan, TensorPlan):
             return []
-        out = []
-        if self._round < 2:
-            more = plan_structure(self.points, self.structural, per_knob=2,
-                                  base=self._plan.base)
-            if isinstance(more, StructurePlan):
-                out += [p for p in more.probes if p not in self._plan.probes]
-        out += joint_fit_order(self._plan, self.points)
-        taken = set(self.counted) | set(self._plan.probes)
-        return list(dict.fromkeys(p for p in out if p not in taken))
+        if self._order is None or self._order[0] is not self._plan:
+            # asked again after every result while cores are idle: ordered once a plan
+            out = []
+            if self._round < 2:
+                more = plan_structure(self.points, self.structural, per_knob=2,
+                                      base=self._plan.base)
+                if isinstance(more, StructurePlan):
+                    out += [p for p in more.probes if p not in self._plan.probes]
+            out += joint_fit_order(self._plan, self.points)
+            probes = set(self._plan.probes)
+            self._order = (self._plan,
+                           list(dict.fromkeys(p for p in out if p not in probes)))
+        return [p for p in self._order[1] if p not in self.counted]
 
     def give(self, counted: Mapping[object, Mapping[str, float] | None]) -> None:
         """Counts of points (None: the point could not be counted)."""
@@ -111,7 +119,7 @@ class StructureFit:
             if all(part.done for part in self.parts):
                 self.values = {p: v for part in self.parts for p, v in part.values.items()}
             return
-        self.counted.update({p: v for p, v in counted.items() if p in set(self.points)})
+        self.counted.update({p: v for p, v in counted.items() if p in self._members})
         if self._plan is None:
             if all(p in self.counted for p in self.points):
                 self.values = {p: dict(self.counted[p] or {}) for p in self.points}

@@ -106,19 +106,20 @@ class EarlyStart:
         if self.clock == "replay":
             self._rank(space)
             return 0.0
-        from workbench.models.counting_pool import fork_counting_pool
+        from workbench.models.counting_pool import active_pool, fork_counting_pool
 
         self._began = time.perf_counter()
 
-        # forked here, before this thread measures anything (fork_counting_pool says why)
-        pool = fork_counting_pool([space])
-        self._thread = threading.Thread(target=self._rank, args=(space, pool),
+        # forked here, before this thread measures anything (fork_counting_pool says
+        # why), unless a pool was forked ahead (``workbench tune``, before the device)
+        pool = None if active_pool([space]) is not None else fork_counting_pool([space])
+        self._thread = threading.Thread(target=self._rank, args=(space, pool, True),
                                         name="workbench-ranking", daemon=True)
         self._thread.start()
         return 0.0
 
-    def _rank(self, space, pool=None) -> None:
-        began = self._began if pool is not None else time.perf_counter()
+    def _rank(self, space, pool=None, live: bool = False) -> None:
+        began = self._began if live else time.perf_counter()
         try:
             reported = self.inner.start(space, self.points)
         except BaseException as err:   # noqa: BLE001 - raised again in the runner's thread
