@@ -7,19 +7,17 @@ exactly; two counts are pinned against the kernels' text.
 
 from __future__ import annotations
 
-import math
-
-import pymbolic
 import pytest
+from heldout_checks import (
+    check_a_set_of_its_own,
+    check_conventions_and_size_cases,
+    numeric_runs,
+)
 from test_catalog import check_numerics, counting_warnings
 
-from workbench.cli.measure_cmds import measurement_specs
-from workbench.kernels import _util as u
-from workbench.kernels.base import GROUP_SIZE_SETS, KernelRole
-from workbench.kernels.catalog import all_kernels, get_kernel
-from workbench.kernels.defs import HELDOUT3_SPECS, UNSEEN_SETS
+from workbench.kernels.catalog import get_kernel
+from workbench.kernels.defs import HELDOUT3_SPECS
 from workbench.kernels.defs.heldout3 import CHAIN_STEPS, LU_SIZE, SOFTMAX_COLS
-from workbench.models.dataset import TRAINABLE_ROLES
 from workbench.properties import kernel_properties
 
 pytestmark = [
@@ -33,48 +31,15 @@ VARIANTS = [(s.name, v) for s in HELDOUT3_SPECS for v in s.variants]
 
 
 def test_a_set_of_its_own_never_trained_on():
-    assert {s.name for s in HELDOUT3_SPECS} == NAMES
-    assert all(s.role is KernelRole.UNSEEN for s in HELDOUT3_SPECS)
-    assert KernelRole.UNSEEN.value not in TRAINABLE_ROLES
-    assert all(get_kernel(s.name) is s for s in HELDOUT3_SPECS)
-    assert not NAMES & {s.name for s in all_kernels()}
-    assert measurement_specs("heldout3", ()) == HELDOUT3_SPECS
-    others = {s.name for name, specs in UNSEEN_SETS.items() if name != "heldout3"
-              for s in specs}
-    assert not NAMES & others
+    check_a_set_of_its_own("heldout3", HELDOUT3_SPECS, NAMES)
 
 
 @pytest.mark.parametrize("spec", HELDOUT3_SPECS, ids=lambda s: s.name)
 def test_conventions_and_size_cases(spec):
-    assert spec.dtypes == u.FLOATS
-    assert spec.default_p in spec.p_choices
-    assert GROUP_SIZE_SETS[spec.default_group_size_set].dims == spec.group_dims
-    assert set(spec.check_params) == set(spec.parameters)
-    for p in spec.p_choices:
-        sizes = [math.prod(c.values()) for c in spec.cases(p)]
-        assert len(sizes) == 4 and sizes == sorted(set(sizes))   # strictly growing
-    # at the largest exponent every array is int32-indexable, float64 fits with room
-    for variant in spec.variants:
-        case = max(spec.cases(max(spec.p_choices), variant),
-                   key=lambda c: math.prod(c.values()))
-        knl = spec.build(spec.request(variant, "float64"))
-        total = 0
-        for arg in knl.default_entrypoint.args:
-            if getattr(arg, "shape", None):
-                n = math.prod(int(pymbolic.evaluate(d, case)) for d in arg.shape)
-                assert n < 2 ** 31, (variant, arg.name, n)
-                total += 8 * n
-        assert total < 20e9, (variant, total)
+    check_conventions_and_size_cases(spec, max_float64_bytes=20e9)
 
 
-def _numeric_runs():
-    # every variant once and both precisions, in as few pocl builds: the precisions
-    # alternate down the list
-    for k, (name, variant) in enumerate(VARIANTS):
-        yield name, variant, ("float32", "float64")[k % 2]
-
-
-@pytest.mark.parametrize("name,variant,dtype", list(_numeric_runs()))
+@pytest.mark.parametrize("name,variant,dtype", list(numeric_runs(VARIANTS)))
 def test_numerics(queue, name, variant, dtype):
     """The set's first group size (128, 256, 16 x 12) leaves partial groups at edges."""
     spec = get_kernel(name)
