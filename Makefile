@@ -38,7 +38,15 @@ demo: setup
 	    --store sample_data/h100/unseen.sqlite \
 	    --weights sample_data/h100/weights-linear-fp64-non-negative.json > $(DEMO)/h100-tables.txt; \
 	  $(call table1_summary,$(DEMO)/h100-tables.txt); \
-	  echo "every kernel and size, and Table 2 (the weights): $(DEMO)/h100-tables.txt"; fi
+	  echo "every kernel and size, and Table 2 (the weights): $(DEMO)/h100-tables.txt"; \
+	  echo "The same with the shipped default model (sample_data/h100/default-model.json), on the"; \
+	  echo "two unseen sets, which no fit has seen:"; \
+	  $(PY) -m workbench report --store sample_data/h100/unseen.sqlite \
+	    --store sample_data/h100/unseen2.sqlite --all-groups --weights sample_data/h100/$$($(PY) -c \
+	    "import json; print(json.load(open('sample_data/h100/default-model.json'))['weights'])") \
+	    > $(DEMO)/h100-default-unseen.txt; \
+	  $(call table1_summary,$(DEMO)/h100-default-unseen.txt) | grep -v '^  Geometric'; \
+	  echo "every unseen kernel, size and group size: $(DEMO)/h100-default-unseen.txt"; fi
 	@echo; echo "== Predicting a kernel from its code alone, and why (the shipped default model) =="
 	@$(PY) -m workbench explain finite_diff --param n=4096 --dtype float64 \
 	  --store sample_data/h100/measurements-fp64.sqlite --plot $(DEMO)/roofline.html
