@@ -47,18 +47,18 @@ def _points(compute_units: int, small: bool):
 
 
 def analyse(path: str) -> dict:
-    """ns per chained step per wave, by precision, layout and warps per SM (every
-    size; the launches are one wave of resident warps: 64 warps of 32-bit registers
-    each fit an H100 SM when a thread keeps at most 32 registers)."""
+    """ns per chained step, by precision, layout and system size: [warps per SM, ns]
+    of every launch (one wave each; launch included), as ``substitution_step_ns`` in
+    the ``serial`` floors of a device description holds them."""
     with open(path) as f:
         report = json.load(f)
     sms = report["compute_units"]
     out: dict = {}
     for r in report["results"]:
         steps = r["size"] * (r["size"] - 1) // 2
-        w = r["items"] // (32 * sms)
         out.setdefault(r["dtype"], {}).setdefault(r["layout"], {}).setdefault(
-            str(w), {})[str(r["size"])] = round(r["time_s"] / steps * 1e9, 3)
+            str(r["size"]), []).append([r["items"] // (32 * sms),
+                                        round(r["time_s"] / steps * 1e9, 2)])
     return {"step_ns": out, "device": report["device"], "timestamp": report["timestamp"]}
 
 
