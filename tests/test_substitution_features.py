@@ -110,3 +110,16 @@ def test_the_microbenchmark_solves_its_systems(queue, layout):
         b=cla.to_device(queue, rhs), n=n)
     want = np.linalg.solve(mats, np.repeat(rhs[:, None], size, axis=1)[..., None])[:, -1, 0]
     np.testing.assert_allclose(out.get(), want, rtol=1e-12)
+
+
+def test_predict_cli_says_the_substitution_is_priced_and_explains_it_as_serial(capsys):
+    from workbench.cli.main import main
+    from workbench.models.terms import Category, category_of
+
+    assert main(["predict", "batched_trsv", "--variant", "batch_minor", "--param",
+                 "nb=32768", "--group-size", "128", "--weights",
+                 "sample_data/h100/weights-linear-fp64-sectors-chains2.json"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: substitution chain:" in out and "f_substitution_s" in out
+    assert "serial dependence:" not in out
+    assert category_of("f_substitution_s") == Category.SERIAL
