@@ -53,6 +53,8 @@ CANDIDATES = {
                                    "weights-linear-fp64-sectors-chains.json"),
     "hybrid-fp64-sectors-chains": ("models/hybrid-fp64-sectors-chains.json",
                                    "weights-hybrid-fp64-sectors-chains.json"),
+    "linear-fp64-sectors-chains2": ("models/linear-fp64-sectors-chains2.json",
+                                    "weights-linear-fp64-sectors-chains2.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -65,7 +67,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
                 "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
                 "models/linear-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
-                "models/hybrid-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"]}
+                "models/hybrid-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-chains2.json": [H100 / "local-trees-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):

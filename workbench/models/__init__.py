@@ -58,6 +58,7 @@ from workbench.models.occupancy_features import use_build_info  # registers f_wa
 from workbench.models.volume_features import volume_values  # registers f_dram_bytes, ...
 from workbench.models.local_features import local_values  # registers f_local_wavefronts, ...
 from workbench.models.recurrence_features import recurrence_values  # registers f_recurrence_s
+from workbench.models.substitution_features import substitution_values  # f_substitution_s
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

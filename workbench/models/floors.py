@@ -89,6 +89,8 @@ class SerialPrices:
     warp_load_Bps: tuple[tuple[str, float], ...] = ()   # dtype -> one warp's loads
     # dtype -> a trip of a column loop with one warp per scheduler (running sums)
     column_trip_s: tuple[tuple[str, float], ...] = ()
+    # (dtype, layout, system size, ((warps per SM, seconds), ...)): a substitution's step
+    substitution_step_s: tuple[tuple[str, str, int, tuple[tuple[float, float], ...]], ...] = ()
 
     @classmethod
     def of(cls, description, doc: dict) -> SerialPrices | None:
@@ -108,7 +110,12 @@ class SerialPrices:
                    tuple((k, float(v["value"]) * 1e9)
                          for k, v in serial.get("warp_load_GBps", {}).items()),
                    tuple((k, float(v["value"]) * ns)
-                         for k, v in serial.get("column_trip_ns", {}).items()))
+                         for k, v in serial.get("column_trip_ns", {}).items()),
+                   tuple((dtype, layout, int(size), tuple((float(w), float(t) * ns)
+                                                          for w, t in points))
+                         for dtype, v in serial.get("substitution_step_ns", {}).items()
+                         for layout, sizes in v["value"].items()
+                         for size, points in sizes.items()))
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,9 @@ spread: its time is at least one work item's serial work (the *serial* bound of
   an axis, which no count-based family prices;
 * ``RUNNING_SUM``: the running sum of ``SCAN_RECURRENCE``, said as priced for a model
   that reads ``f_recurrence_s`` (:mod:`workbench.models.recurrence_features`);
+* ``SUBSTITUTION``: the substitution of ``SCAN_RECURRENCE`` (loads feeding it), said
+  as priced for a model that reads ``f_substitution_s``
+  (:mod:`workbench.models.substitution_features`);
 * ``BARRIER_IN_LOOP``: barriers inside a sequential loop, or more barrier phases
   than the group has active lanes' worth of work (few lanes active between them);
 * ``DEPENDENT_LOADS``: a sequential loop whose load address is the value the trip
@@ -50,6 +53,7 @@ class CaveatKind(enum.Enum):
     LOCAL_TREE = "local-memory tree or scan"
     LOCAL_TREE_UNPRICED = "local-memory tree or scan, unpriced"
     RUNNING_SUM = "running sum"
+    SUBSTITUTION = "substitution chain"
 
 
 #: caveats that put a kernel outside what the count-based families cover
@@ -60,6 +64,8 @@ OUTSIDE_MODEL = frozenset({CaveatKind.SCAN_RECURRENCE, CaveatKind.BARRIER_IN_LOO
 LOCAL_TREE_FEATURES = frozenset({"f_local_wavefronts", "f_barrier_phases"})
 #: the expression-language feature that prices a running sum's serial chain
 RUNNING_SUM_FEATURE = "f_recurrence_s"
+#: the expression-language feature that prices a substitution chain
+SUBSTITUTION_FEATURE = "f_substitution_s"
 
 
 @dataclass(frozen=True)
@@ -215,15 +221,48 @@ def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
     return tuple(found)
 
 
-def _recurrence(knl, sequential: set[str], priced: bool = False) -> Caveat | None:
-    """A sequential loop whose trips depend on one another through what they store:
-    a value carried across the loop stored at every trip (a running sum), or an array
-    written at the loop's index and read there at other indices (a substitution)."""
+@dataclass(frozen=True)
+class Substitution:
+    """An array written at each trip of sequential loops (``written_along``) and read
+    there, by a later instruction of the same trip, at indices of inner loops: each
+    trip waits for what the trips before stored (a forward substitution).  ``steps``:
+    the sequential loops of the reading instruction (one chained step per trip of
+    them); ``loads``: the global arrays that instruction loads into the chain."""
+
+    array: str
+    written_along: frozenset[str]
+    steps: frozenset[str]
+    reader: str
+    loads: tuple[str, ...]
+
+
+def substitutions(knl, sequential: set[str]) -> tuple[Substitution, ...]:
+    """Every substitution chain of a kernel (:class:`Substitution`)."""
     import loopy as lp
     from loopy.symbolic import get_dependencies
 
     inames = knl.all_inames()
+    arrays = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)}
     assignments = [i for i in knl.instructions if isinstance(i, lp.Assignment)]
+    found = []
+    for write in assignments:
+        var = write.assignee_var_names()[0]
+        along = get_dependencies(write.assignees[0]) & sequential
+        for read in assignments:
+            for used in _subscript_inames(read.expression, var, inames):
+                loops = along & read.within_inames - used
+                if loops and used:
+                    found.append(Substitution(
+                        var, frozenset(loops), frozenset(read.within_inames & sequential),
+                        read.id, tuple(sorted(arrays & read.read_dependency_names()))))
+    return tuple(dict.fromkeys(found))
+
+
+def _recurrence(knl, sequential: set[str], priced: bool = False,
+                priced_substitutions: bool = False) -> Caveat | None:
+    """A sequential loop whose trips depend on one another through what they store:
+    a value carried across the loop stored at every trip (a running sum), or an array
+    written at the loop's index and read there at other indices (a substitution)."""
     for found in running_sums(knl, sequential):
         if priced:
             return Caveat(CaveatKind.RUNNING_SUM,
@@ -236,19 +275,20 @@ def _recurrence(knl, sequential: set[str], priced: bool = False) -> Caveat | Non
                       f"{', '.join(sorted(found.loops))} from {found.carried}, carried "
                       "from trip to trip: the trips run one after another (a running "
                       "sum), which the model prices as independent work")
-    for write in assignments:
-        var = write.assignee_var_names()[0]
-        along = get_dependencies(write.assignees[0]) & sequential
-        for read in assignments:
-            for used in _subscript_inames(read.expression, var, inames):
-                loops = along & read.within_inames - used
-                if loops and used:
-                    return Caveat(CaveatKind.SCAN_RECURRENCE,
-                                  f"{var} is written at each trip of the sequential loop "
-                                  f"{', '.join(sorted(loops))} and read there at other "
-                                  "indices: each trip waits for the ones before (a "
-                                  "substitution), which the model prices as independent "
-                                  "work")
+    for found in substitutions(knl, sequential):
+        loops = ', '.join(sorted(found.written_along))
+        if priced_substitutions and found.loads:
+            return Caveat(CaveatKind.SUBSTITUTION,
+                          f"{found.array} is written at each trip of the sequential loop "
+                          f"{loops} and read there at other indices, with loads of "
+                          f"{', '.join(found.loads)}: priced as a chain of steps at the "
+                          "device's measured substitution step "
+                          f"({SUBSTITUTION_FEATURE})")
+        return Caveat(CaveatKind.SCAN_RECURRENCE,
+                      f"{found.array} is written at each trip of the sequential loop "
+                      f"{loops} and read there at other indices: each trip waits for "
+                      "the ones before (a substitution), which the model prices as "
+                      "independent work")
     return None
 
 
@@ -276,11 +316,12 @@ def _dependent_loads(knl, sequential: set[str]) -> Caveat | None:
     return None
 
 
-def structure_caveats(candidate: Candidate, priced_running_sums: bool = False
-                      ) -> tuple[Caveat, ...]:
+def structure_caveats(candidate: Candidate, priced_running_sums: bool = False,
+                      priced_substitutions: bool = False) -> tuple[Caveat, ...]:
     """Caveats read from the kernel's code: serial recurrences along a sequential loop
     and barriers inside a sequential loop (a running sum said as priced where the
-    model reads :data:`RUNNING_SUM_FEATURE`)."""
+    model reads :data:`RUNNING_SUM_FEATURE`, a substitution where it reads
+    :data:`SUBSTITUTION_FEATURE`)."""
     try:
         _, _, knl = _grid(candidate.spec, candidate.request())
     except Exception:  # noqa: BLE001 - nothing to read: no caveat
@@ -289,7 +330,7 @@ def structure_caveats(candidate: Candidate, priced_running_sums: bool = False
 
     sequential = sequential_inames(knl)
     out: list[Caveat] = []
-    for found in (_recurrence(knl, sequential, priced_running_sums),
+    for found in (_recurrence(knl, sequential, priced_running_sums, priced_substitutions),
                   _dependent_loads(knl, sequential)):
         if found is not None:
             out.append(found)
@@ -388,7 +429,8 @@ def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str 
                                 use.says() + ": priced at least by one work item's "
                                 "serial work"))
         found.extend(structure_caveats(
-            c, priced_running_sums=bool(features and RUNNING_SUM_FEATURE in features)))
+            c, priced_running_sums=bool(features and RUNNING_SUM_FEATURE in features),
+            priced_substitutions=bool(features and SUBSTITUTION_FEATURE in features)))
         tree = local_tree_caveat(c, priced) if _declares_local(c) else None
         if tree is not None:
             found.append(tree)

@@ -54,7 +54,7 @@ def category_of(name: str) -> Category:
         return Category.GLOBAL
     if name == "f_floor_s":
         return Category.FLOOR
-    if name == "f_recurrence_s":
+    if name in ("f_recurrence_s", "f_substitution_s"):
         return Category.SERIAL
     return Category.OTHER
 

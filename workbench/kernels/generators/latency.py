@@ -13,6 +13,12 @@ trip cannot start before the previous one ends:
 * :func:`column_sum`: ``acc = acc + a[t, i]``: independent, coalesced loads feeding a
   dependent add: how many loads one work item (one warp) keeps in flight, the
   pattern of a column-wise running sum or a single work item's loop.
+* :func:`forward_substitution`: ``L x = b`` for one small lower-triangular system per
+  work item, the solution in a private array: each step of the inner loop loads an
+  entry of ``L`` and multiplies it into the accumulator with a solution entry an
+  earlier trip stored (a substitution chain); the matrices either interleaved over the
+  work items (``adjacent``: a warp's loads share lines) or one after another
+  (``apart``: every lane's load its own line).
 
 Varying ``n`` from one work item to many warps per multiprocessor shows where the
 time per trip stops being one item's latency and becomes the device's throughput.
@@ -107,6 +113,51 @@ def column_sum(dtype: DType | str = "float32", group: int = 32) -> lp.Translatio
          *u.size_args("n", "steps")],
         name="column_sum", assumptions="n >= 1 and steps >= 1")
     return _one_dimensional(knl, group)
+
+
+#: layouts of :func:`forward_substitution`: how L[e, i, j] of system e is stored
+SUBSTITUTION_LAYOUTS: dict[str, tuple[str, tuple]] = {
+    "adjacent": ("L[{r}, {j}, i]", ("size", "size", "n")),
+    "apart": ("L[i, {r}, {j}]", ("n", "size", "size")),
+}
+
+
+def forward_substitution(dtype: DType | str = "float32", layout: str = "adjacent",
+                         size: int = 16, group: int = 32) -> lp.TranslationUnit:
+    """``x_i`` of ``L_i x_i = b_i`` for ``n`` lower-triangular ``size`` x ``size``
+    systems, one work item each: ``size (size - 1) / 2`` chained steps a work item."""
+    dtype = DType.parse(dtype)
+    if layout not in SUBSTITUTION_LAYOUTS:
+        raise ValueError(f"layout {layout!r}: one of {', '.join(SUBSTITUTION_LAYOUTS)}")
+    entry, shape = SUBSTITUTION_LAYOUTS[layout]
+    shape = tuple(size if d == "size" else d for d in shape)
+    knl = u.make_kernel(
+        ["{[i, r]: 0 <= i < n and 0 <= r < %d}" % size, "{[j]: 0 <= j < r}"],
+        f"""
+        for i
+            for r
+                <> acc = b[i] {{id=init}}
+                for j
+                    acc = acc - {entry.format(r="r", j="j")} * xs[j] {{id=update, dep=*init}}
+                end
+                xs[r] = acc / {entry.format(r="r", j="r")} {{id=solve, dep=update}}
+            end
+            out[i] = xs[{size - 1}] {{dep=solve}}
+        end
+        """,
+        [u.array("L", dtype, shape), u.array("b", dtype, ("n",)),
+         u.array("out", dtype, ("n",)),
+         lp.TemporaryVariable("xs", dtype.numpy, shape=(size,),
+                              address_space=lp.AddressSpace.PRIVATE),
+         *u.size_args("n")],
+        name="forward_substitution", assumptions="n >= 1")
+    return _one_dimensional(knl, group)
+
+
+def substitution_steps(size: int) -> int:
+    """The chained steps (inner-loop trips) of one work item of
+    :func:`forward_substitution`."""
+    return size * (size - 1) // 2
 
 
 def sequential_matmul(dtype: DType | str = "float32") -> lp.TranslationUnit:

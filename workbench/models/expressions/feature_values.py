@@ -28,6 +28,7 @@ from workbench.models.expressions.features import (
     LOCAL_FEATURES,
     OCCUPANCY_FEATURES,
     RECURRENCE_FEATURES,
+    SUBSTITUTION_FEATURES,
     VOLUME_FEATURES,
 )
 from workbench.models.expressions.insitu import CU_BALANCE, TWIN_TIME, compute_units, cu_balance
@@ -286,6 +287,8 @@ def _device_feature_values(data: pd.DataFrame, ref: DeviceFeature,
         raise ModelError(f"{ref.name} needs workbench.models.local_features imported")
     if ref.name in RECURRENCE_FEATURES:
         raise ModelError(f"{ref.name} needs workbench.models.recurrence_features imported")
+    if ref.name in SUBSTITUTION_FEATURES:
+        raise ModelError(f"{ref.name} needs workbench.models.substitution_features imported")
     if ref.name == TWIN_TIME:
         raise ModelError(
             f"{TWIN_TIME} is the measured time of each row's work-removed twin, and this "

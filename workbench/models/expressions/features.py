@@ -244,7 +244,8 @@ class DeviceFeature:
     (:mod:`workbench.models.volume_features`); or one of :data:`LOCAL_FEATURES`, local
     wavefronts per active warp and barrier phases (:mod:`workbench.models.local_features`);
     or ``f_recurrence_s``, a running sum's serial chain in seconds
-    (:mod:`workbench.models.recurrence_features`)."""
+    (:mod:`workbench.models.recurrence_features`); or ``f_substitution_s``, a
+    substitution's chain in seconds (:mod:`workbench.models.substitution_features`)."""
 
     name: str
 
@@ -275,6 +276,9 @@ LOCAL_FEATURES = ("f_local_wavefronts", "f_barrier_phases", "f_barrier_phase_war
 #: the serial chain of a running sum, seconds (device feature:
 #: workbench.models.recurrence_features)
 RECURRENCE_FEATURES = ("f_recurrence_s",)
+#: the chain of a substitution, seconds (device feature:
+#: workbench.models.substitution_features)
+SUBSTITUTION_FEATURES = ("f_substitution_s",)
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -334,7 +338,8 @@ def known_feature_names() -> tuple[str, ...]:
                   for s in ("sectors", "dramsectors")]
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
-              *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES]
+              *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
+              *SUBSTITUTION_FEATURES]
     return tuple(names)
 
 
@@ -353,7 +358,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
         return OutputFeature(name, device)
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
             or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
-            or name in RECURRENCE_FEATURES:
+            or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
