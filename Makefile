@@ -45,7 +45,7 @@ demo: setup
 	    --store sample_data/h100/unseen2.sqlite --all-groups --weights sample_data/h100/$$($(PY) -c \
 	    "import json; print(json.load(open('sample_data/h100/default-model.json'))['weights'])") \
 	    > $(DEMO)/h100-default-unseen.txt; \
-	  $(call table1_summary,$(DEMO)/h100-default-unseen.txt) | grep -v '^  Geometric'; \
+	  $(call table1_summary,$(DEMO)/h100-default-unseen.txt) | sed -n '/unseen kernels/,$$p'; \
 	  echo "every unseen kernel, size and group size: $(DEMO)/h100-default-unseen.txt"; fi
 	@echo; echo "== Predicting a kernel from its code alone, and why (the shipped default model) =="
 	@$(PY) -m workbench explain finite_diff --param n=4096 --dtype float64 \

@@ -103,6 +103,22 @@ def test_an_expression_account_is_exact_with_nested_overlaps_and_other_nodes():
     assert any("/" in t.name for t in account.terms)
 
 
+def test_a_maximum_against_a_side_of_nothing_tells_no_overlap():
+    # the default's smax(sum, substitution chain) on a kernel without a chain: the sum
+    # is the whole prediction, and no "wins against nothing" is told
+    expression = parse_model("smax(p_a * f_op_float32_add, p_b * f_op_float32_mul)")
+    parameters = {"p_a": 1e-12, "p_b": 2e-12}
+    alone = expression_account(expression, parameters,
+                               {"f_op_float32_add": 4e6, "f_op_float32_mul": 0})
+    assert alone.overlaps == ()
+    assert [t.name for t in alone.terms if t.category is Category.ARITHMETIC] == \
+        ["f_op_float32_add"]
+    both = expression_account(expression, parameters,
+                              {"f_op_float32_add": 4e6, "f_op_float32_mul": 1e6})
+    (overlap,) = both.overlaps
+    assert overlap.winning.seconds == pytest.approx(4e-6)
+
+
 def test_the_json_carries_the_prediction_of_workbench_predict(capsys):
     args = ["finite_diff", "--param", "n=4096", "--dtype", "float64", "--format", "json"]
     assert main(["predict", *args]) == 0

@@ -86,7 +86,9 @@ class _Reader:
         overlap = Overlap(function, tuple(sides), winner, seconds)
         # the winner's own overlaps (nested ones) are recorded by reading it again
         won = self.terms(call.parameters[winner], scale, record)
-        if record:
+        # a side of nothing (a term no count of this kernel feeds, e.g. a chain it has
+        # not) makes no overlap worth telling: the winner is the whole of it
+        if record and any(side.seconds for i, side in enumerate(sides) if i != winner):
             self.overlaps.append(overlap)
         smoothing = seconds - sides[winner].seconds
         if smoothing:
