@@ -49,11 +49,16 @@ def test_the_step_price_is_the_measured_one_between_sizes_and_warps():
     assert step_price(table, "float32", "adjacent", 32, 12) == \
         pytest.approx((measured[8.0] + measured[16.0]) / 2)
     assert step_price(table, "float32", "adjacent", 32, 500) == pytest.approx(measured[64.0])
-    # between sizes: geometric (24 lies 0.585 of the way from 16 to 32 in log size)
-    low, high = rows[("float32", "apart", 16)][8.0], rows[("float32", "apart", 32)][8.0]
-    t = np.log2(24 / 16)
-    assert step_price(table, "float32", "apart", 24, 8) == \
+    # the ladder: sizes 8 to 64 rows, about sqrt(2) apart
+    assert sorted({s for d, lay, s, p in table}) == [8, 12, 16, 24, 32, 48, 64]
+    # between sizes: geometric (40 lies 0.55 of the way from 32 to 48 in log size)
+    low, high = rows[("float32", "apart", 32)][8.0], rows[("float32", "apart", 48)][8.0]
+    t = np.log(40 / 32) / np.log(48 / 32)
+    assert step_price(table, "float32", "apart", 40, 8) == \
         pytest.approx(low ** (1 - t) * high ** t)
+    # beyond the last size: clamped
+    assert step_price(table, "float32", "apart", 100, 8) == \
+        pytest.approx(rows[("float32", "apart", 64)][8.0])
 
 
 def test_the_chain_is_waves_times_steps_times_the_step_and_zero_elsewhere():
