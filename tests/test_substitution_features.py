@@ -26,6 +26,32 @@ def test_a_substitution_is_found_with_its_loads_and_a_running_sum_is_not_one():
     assert substitutions(knl, sequential_inames(knl)) == ()
 
 
+def test_a_substitution_written_as_a_reduction_chains_every_term_of_its_sum():
+    # a user's forward substitution with the sum over earlier rows as a reduction:
+    # its steps are the (i, j) pairs, and the solved array is not a load of its own
+    import loopy as lp
+
+    from workbench.kernels import spec_from_loopy
+    from workbench.models.parallelism import sequential_inames, substitutions
+    from workbench.models.substitution_features import substitution_of
+
+    knl = lp.make_kernel(
+        ["{[e, i]: 0 <= e < nb and 0 <= i < m}", "{[j]: 0 <= j < i}"],
+        "x[e, i] = (b[e, i] - sum(j, L[e, i, j] * x[e, j])) / L[e, i, i]",
+        [lp.GlobalArg("x", np.float32, shape=("nb", "m")),
+         lp.GlobalArg("b", np.float32, shape=("nb", "m")),
+         lp.GlobalArg("L", np.float32, shape=("nb", "m", "m")),
+         lp.ValueArg("nb", np.int32), lp.ValueArg("m", np.int32)],
+        assumptions="nb >= 1 and m >= 1", lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "e", 64, outer_tag="g.0", inner_tag="l.0")
+    (found,) = substitutions(knl.default_entrypoint,
+                             sequential_inames(knl.default_entrypoint))
+    assert found.steps == frozenset({"i", "j"}) and found.loads == ("L", "b")
+    solve = Candidate.of(spec_from_loopy(knl, name="trsv_reduction"),
+                         {"nb": 4096, "m": 24})
+    assert substitution_of(solve)[:2] == (276.0, 24.0)
+
+
 def test_steps_size_and_layout_of_the_chain():
     from workbench.models.substitution_features import substitution_of
 

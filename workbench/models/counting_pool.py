@@ -70,7 +70,10 @@ def _count_in_pool(task):
 def _start_worker(warm, ready) -> None:
     try:
         if warm is not None:
-            warm()
+            try:
+                warm()
+            except Exception:  # noqa: BLE001 - warming only saves time; a worker that
+                pass           # failed it counts as a cold one does, rather than dying
     finally:
         if ready is not None:
             ready.release()

@@ -140,6 +140,8 @@ def _lane_strides(offset, lanes: dict[str, int], dims: int) -> tuple[int | None,
             coefficient = differentiate(offset, name)
         except Exception:  # noqa: BLE001 - xor, calls, ...: not affine
             coefficient = None
+        if out[axis] is None:  # another lane iname of this axis made it non-affine
+            continue
         if isinstance(coefficient, (int, np.integer)):
             out[axis] += int(coefficient)
         elif coefficient is not None and hasattr(coefficient, "__int__"):

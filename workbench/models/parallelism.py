@@ -252,9 +252,12 @@ def substitutions(knl, sequential: set[str]) -> tuple[Substitution, ...]:
             for used in _subscript_inames(read.expression, var, inames):
                 loops = along & read.within_inames - used
                 if loops and used:
-                    found.append(Substitution(
-                        var, frozenset(loops), frozenset(read.within_inames & sequential),
-                        read.id, tuple(sorted(arrays & read.read_dependency_names()))))
+                    # a sum over the earlier trips written as a reduction chains its
+                    # steps as an explicit inner loop does
+                    steps = (read.within_inames | read.reduction_inames()) & sequential
+                    loads = arrays & read.read_dependency_names() - {var}
+                    found.append(Substitution(var, frozenset(loops), frozenset(steps),
+                                              read.id, tuple(sorted(loads))))
     return tuple(dict.fromkeys(found))
 
 
@@ -263,33 +266,40 @@ def _recurrence(knl, sequential: set[str], priced: bool = False,
     """A sequential loop whose trips depend on one another through what they store:
     a value carried across the loop stored at every trip (a running sum), or an array
     written at the loop's index and read there at other indices (a substitution)."""
+    told: list[Caveat] = []
     for found in running_sums(knl, sequential):
         if priced:
-            return Caveat(CaveatKind.RUNNING_SUM,
-                          f"{found.stored} is written at every trip of the sequential loop "
-                          f"{', '.join(sorted(found.loops))} from {found.carried}, carried "
-                          "from trip to trip: priced as a serial chain of trips at the "
-                          f"device's measured column-loop trip ({RUNNING_SUM_FEATURE})")
-        return Caveat(CaveatKind.SCAN_RECURRENCE,
-                      f"{found.stored} is written at every trip of the sequential loop "
-                      f"{', '.join(sorted(found.loops))} from {found.carried}, carried "
-                      "from trip to trip: the trips run one after another (a running "
-                      "sum), which the model prices as independent work")
+            told.append(Caveat(
+                CaveatKind.RUNNING_SUM,
+                f"{found.stored} is written at every trip of the sequential loop "
+                f"{', '.join(sorted(found.loops))} from {found.carried}, carried from "
+                "trip to trip: priced as a serial chain of trips at the device's "
+                f"measured column-loop trip ({RUNNING_SUM_FEATURE})"))
+        else:
+            told.append(Caveat(
+                CaveatKind.SCAN_RECURRENCE,
+                f"{found.stored} is written at every trip of the sequential loop "
+                f"{', '.join(sorted(found.loops))} from {found.carried}, carried from "
+                "trip to trip: the trips run one after another (a running sum), which "
+                "the model prices as independent work"))
     for found in substitutions(knl, sequential):
         loops = ', '.join(sorted(found.written_along))
         if priced_substitutions and found.loads:
-            return Caveat(CaveatKind.SUBSTITUTION,
-                          f"{found.array} is written at each trip of the sequential loop "
-                          f"{loops} and read there at other indices, with loads of "
-                          f"{', '.join(found.loads)}: priced as a chain of steps at the "
-                          "device's measured substitution step "
-                          f"({SUBSTITUTION_FEATURE})")
-        return Caveat(CaveatKind.SCAN_RECURRENCE,
-                      f"{found.array} is written at each trip of the sequential loop "
-                      f"{loops} and read there at other indices: each trip waits for "
-                      "the ones before (a substitution), which the model prices as "
-                      "independent work")
-    return None
+            told.append(Caveat(
+                CaveatKind.SUBSTITUTION,
+                f"{found.array} is written at each trip of the sequential loop {loops} "
+                f"and read there at other indices, with loads of "
+                f"{', '.join(found.loads)}: priced as a chain of steps at the device's "
+                f"measured substitution step ({SUBSTITUTION_FEATURE})"))
+        else:
+            told.append(Caveat(
+                CaveatKind.SCAN_RECURRENCE,
+                f"{found.array} is written at each trip of the sequential loop {loops} "
+                "and read there at other indices: each trip waits for the ones before "
+                "(a substitution), which the model prices as independent work"))
+    # one caveat a kernel: a chain the model does not price outweighs one it does
+    unpriced = [c for c in told if c.kind is CaveatKind.SCAN_RECURRENCE]
+    return (unpriced or told or [None])[0]
 
 
 def _dependent_loads(knl, sequential: set[str]) -> Caveat | None:

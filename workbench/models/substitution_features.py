@@ -55,7 +55,7 @@ def _layout(knl, reader_id: str, loads: tuple[str, ...]) -> str:
     to lane, else ``apart``."""
     from loopy.symbolic import WalkMapper
 
-    from workbench.models.local_features import _lane_inames, _lane_strides
+    from workbench.models.local_features import _flat_index, _lane_inames, _lane_strides
 
     lanes = _lane_inames(knl)
     insn = knl.id_to_insn[reader_id]
@@ -66,14 +66,7 @@ def _layout(knl, reader_id: str, loads: tuple[str, ...]) -> str:
         def map_subscript(self, expr, *rest):
             name = getattr(expr.aggregate, "name", None)
             if name in loads:
-                index = expr.index if isinstance(expr.index, tuple) else (expr.index,)
-                shape = tuple(args[name].shape or ())
-                offset, stride = 0, 1
-                for axis in reversed(range(len(index))):
-                    offset = offset + stride * index[axis]
-                    if axis < len(shape):
-                        stride = stride * shape[axis]
-                strides.extend(_lane_strides(offset, lanes, 1))
+                strides.extend(_lane_strides(_flat_index(args[name], expr.index), lanes, 1))
             super().map_subscript(expr, *rest)
 
     Collect()(insn.expression)
