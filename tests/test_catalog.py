@@ -63,6 +63,14 @@ def check_numerics(queue, name: str, variant: str, dtype: str, group_size=None,
         np.testing.assert_allclose(got, want, rtol=spec.rtol, err_msg=f"{name}/{variant}")
 
 
+def nonzero_counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
+    """A catalog kernel's nonzero named counts at ``params``."""
+    from workbench.properties import kernel_properties
+
+    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
+    return {k: v for k, v in props.evaluate_named(params).items() if v}
+
+
 def counting_warnings(knl) -> list[str]:
     """Run loopy's three counters and return the loopy warnings they raised."""
     with warnings.catch_warnings(record=True) as caught:

@@ -13,12 +13,11 @@ from heldout_checks import (
     check_conventions_and_size_cases,
     numeric_runs,
 )
-from test_catalog import check_numerics, counting_warnings
+from test_catalog import check_numerics, counting_warnings, nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT3_SPECS
 from workbench.kernels.defs.heldout3 import CHAIN_STEPS, LU_SIZE, SOFTMAX_COLS
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -52,17 +51,12 @@ def test_counting_is_exact(name, variant):
     assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
 
 
-def _counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
-    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
-    return {k: v for k, v in props.evaluate_named(params).items() if v}
-
-
 def test_chain_and_lu_count_their_loops():
     n = 1000
-    got = _counts("lcg_chain", "recurrence", (128,), {"n": n}, "float64")
+    got = nonzero_counts("lcg_chain", "recurrence", (128,), {"n": n}, "float64")
     assert (got["f_op_float64_mul"], got["f_op_float64_add"]) == (CHAIN_STEPS * n,) * 2
     nb, s = 300, LU_SIZE
-    got = _counts("batched_lu", "batch_minor", (128,), {"nb": nb})
+    got = nonzero_counts("batched_lu", "batch_minor", (128,), {"nb": nb})
     # one division per entry below the diagonal, one multiply-add per entry of the
     # trailing submatrices
     assert got["f_op_float32_div"] == s * (s - 1) // 2 * nb
@@ -71,7 +65,7 @@ def test_chain_and_lu_count_their_loops():
 
 def test_softmax_reads_each_row_three_times_with_tree_barriers():
     m, g = 37, 256
-    got = _counts("softmax_rows", "group_per_row", (g,), {"m": m})
+    got = nonzero_counts("softmax_rows", "group_per_row", (g,), {"m": m})
     assert got["f_mem_access_global_float32_load_stride1"] == 3 * m * SOFTMAX_COLS
     # two exponentials per entry, plus the max steps, count as special functions
     assert got["f_op_float32_special"] > 2 * m * SOFTMAX_COLS

@@ -14,12 +14,11 @@ from heldout_checks import (
     check_conventions_and_size_cases,
     numeric_runs,
 )
-from test_catalog import check_numerics, counting_warnings
+from test_catalog import check_numerics, counting_warnings, nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS
 from workbench.kernels.defs.heldout4 import BUCKET_CHUNK, FIR_TAPS, QF_SIZE
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -54,27 +53,22 @@ def test_counting_is_exact(name, variant):
     assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
 
 
-def _counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
-    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
-    return {k: v for k, v in props.evaluate_named(params).items() if v}
-
-
 def test_filter_buckets_and_quadform_count_their_loops():
     n = 1000
-    got = _counts("decimate_fir", "unrolled", (128,), {"n": n})
+    got = nonzero_counts("decimate_fir", "unrolled", (128,), {"n": n})
     # every tap one multiply-add; the filter is a broadcast (stride-0) load
     assert got["f_op_float32_mul"] == got["f_mem_access_global_float32_load_stride0"] \
         == FIR_TAPS * n
     assert got["f_mem_access_global_float32_store_stride1"] == n
     nc = 300
     for variant in ("contiguous", "interleaved"):
-        got = _counts("keyed_bucket_sums", variant, (128,), {"nc": nc})
+        got = nonzero_counts("keyed_bucket_sums", variant, (128,), {"nc": nc})
         loads = {k: v for k, v in got.items() if "_load_" in k}
         # one key and one value per entry; the private sums are not global traffic
         assert sum(v for k, v in loads.items() if "int32" in k) == BUCKET_CHUNK * nc
         assert sum(v for k, v in loads.items() if "float32" in k) == BUCKET_CHUNK * nc
         assert got["f_op_float32_add"] == BUCKET_CHUNK * nc
     nb, s = 300, QF_SIZE
-    got = _counts("batched_quadform", "own_matrix", (128,), {"nb": nb}, "float64")
+    got = nonzero_counts("batched_quadform", "own_matrix", (128,), {"nb": nb}, "float64")
     assert got["f_op_float64_mul"] == (s * s + s) * nb
     assert got["f_mem_access_global_float64_load_stride1"] == (s * s + s) * nb

@@ -40,6 +40,16 @@ def _in_thread(target, name: str) -> threading.Thread:
     return thread
 
 
+def _race_two_edits(picker, first_is_slow: threading.Event) -> None:
+    """The group-size edit on the main shell, then, while it is held up (it set
+    ``first_is_slow``), the sizes edit on a subshell; both run to their end."""
+    first = _in_thread(lambda: _update(picker.group_size, value="16x16"), "main-shell")
+    assert first_is_slow.wait(5)
+    second = _in_thread(lambda: _update(picker.params, value="n=2048"), "subshell")
+    first.join(10)
+    second.join(10)
+
+
 @pytest.fixture
 def picker():
     session = Session()
@@ -66,11 +76,7 @@ def test_the_selection_follows_the_last_edit(picker, monkeypatch):
     session.observe(lambda _: threading.current_thread().name == "subshell"
                     and overtaken.set(), names="selection")
 
-    first = _in_thread(lambda: _update(picker.group_size, value="16x16"), "main-shell")
-    assert in_publish.wait(5)
-    second = _in_thread(lambda: _update(picker.params, value="n=2048"), "subshell")
-    first.join(10)
-    second.join(10)
+    _race_two_edits(picker, in_publish)
     assert picker.errors.value == ""
     assert (picker.params.value, picker.group_size.value) == ("n=2048", "16x16")
     assert session.selection.params_text == "n=2048", "an older edit was published last"
@@ -96,11 +102,7 @@ def test_a_panel_shows_the_last_selection(picker, monkeypatch):
     panel.heading.observe(lambda _: threading.current_thread().name == "subshell"
                           and overtaken.set(), names="value")
 
-    first = _in_thread(lambda: _update(picker.group_size, value="16x16"), "main-shell")
-    assert counting.wait(5)
-    second = _in_thread(lambda: _update(picker.params, value="n=2048"), "subshell")
-    first.join(10)
-    second.join(10)
+    _race_two_edits(picker, counting)
     assert panel.errors.value == ""
     assert session.selection.params_text == "n=2048"
     assert "n=2048" in panel.heading.value, panel.heading.value

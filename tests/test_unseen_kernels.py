@@ -12,7 +12,7 @@ import math
 
 import pymbolic
 import pytest
-from test_catalog import MEASUREMENT, TEST, check_numerics, counting_warnings
+from test_catalog import MEASUREMENT, TEST, check_numerics, counting_warnings, nonzero_counts
 
 from workbench.kernels import _util as u
 from workbench.kernels.base import GROUP_SIZE_SETS, KernelRole
@@ -24,7 +24,6 @@ from workbench.kernels.defs import (
     UNSEEN_SPECS,
     UNSEEN_WIDE_SPECS,
 )
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -113,17 +112,12 @@ def test_counting_is_exact(name, variant):
     assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
 
 
-def _counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
-    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
-    return {k: v for k, v in props.evaluate_named(params).items() if v}
-
-
 def test_star7_counts_with_partial_groups_and_chunks():
     nx, ny, nz = 37, 19, 11
     pts = nx * ny * nz
     groups = math.ceil(nx / 16) * math.ceil(ny / 12) * math.ceil(nz / 8)
     # 3 multiplications (c0, c1 in plane, c1 across planes), 6 additions, 7 loads
-    assert _counts("star7_3d", "zmarch", "16x12", {"nx": nx, "ny": ny, "nz": nz},
+    assert nonzero_counts("star7_3d", "zmarch", "16x12", {"nx": nx, "ny": ny, "nz": nz},
                    "float64") == {
         "f_op_float64_mul": 3 * pts, "f_op_float64_add": 6 * pts,
         "f_mem_access_global_float64_load_stride1": 7 * pts,
@@ -136,13 +130,13 @@ def test_stencil9_prefetch_reads_each_tile_and_halo_once():
     n, g0, g1 = 64, 32, 16
     groups = (n // g0) * (n // g1)
     tile = (g0 + 2) * (g1 + 2)
-    got = _counts("stencil9_prefetch", "prefetch", (g0, g1), {"n": n})
+    got = nonzero_counts("stencil9_prefetch", "prefetch", (g0, g1), {"n": n})
     assert got["f_mem_access_global_float32_load_stride1"] == groups * tile
     assert got["f_mem_access_local_float32_store"] == groups * tile
     assert got["f_mem_access_local_float32_load"] == 9 * n * n
     assert got["f_sync_barrier_local"] == n * n   # one barrier per work item
     assert (got["f_op_float32_mul"], got["f_op_float32_add"]) == (3 * n * n, 8 * n * n)
-    direct = _counts("stencil9_prefetch", "direct", (g0, g1), {"n": n})
+    direct = nonzero_counts("stencil9_prefetch", "direct", (g0, g1), {"n": n})
     assert direct["f_mem_access_global_float32_load_stride1"] == 9 * n * n
     assert not any(k.startswith("f_mem_access_local") for k in direct)
 
@@ -155,7 +149,7 @@ def test_stencil9_prefetch_reads_each_tile_and_halo_once():
     ("row_sum_squares", "col_major", {"n": 256, "m": 64}, "stride1"),
 ])
 def test_stride_classes(name, variant, params, load):
-    got = _counts(name, variant, "256", params)
+    got = nonzero_counts(name, variant, "256", params)
     loads = {k: v for k, v in got.items() if "_load_" in k}
     assert loads == {f"f_mem_access_global_float32_load_{load}": math.prod(params.values())}
 

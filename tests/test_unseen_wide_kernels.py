@@ -12,7 +12,7 @@ import math
 
 import pymbolic
 import pytest
-from test_catalog import check_numerics, counting_warnings
+from test_catalog import check_numerics, counting_warnings, nonzero_counts
 
 from workbench.cli.measure_cmds import measurement_specs
 from workbench.kernels import _util as u
@@ -21,7 +21,6 @@ from workbench.kernels.catalog import all_kernels, get_kernel
 from workbench.kernels.defs import UNSEEN_SPECS, UNSEEN_WIDE_SPECS
 from workbench.kernels.defs.unseen_wide_grid import SCAN_BLOCK
 from workbench.models.dataset import TRAINABLE_ROLES
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -85,15 +84,10 @@ def test_counting_is_exact(name, variant):
     assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
 
 
-def _counts(name, variant, group, params, dtype="float32") -> dict[str, int]:
-    props = kernel_properties(name, variant=variant, dtype=dtype, group_size=group)
-    return {k: v for k, v in props.evaluate_named(params).items() if v}
-
-
 def test_scan_steps_and_barriers():
     n, g = 3 * SCAN_BLOCK, 256
     steps = int(math.log2(SCAN_BLOCK))
-    got = _counts("block_scan", "hillis_steele", (g,), {"n": n})
+    got = nonzero_counts("block_scan", "hillis_steele", (g,), {"n": n})
     assert got["f_op_float32_add"] == steps * n
     # a barrier before each read phase and each write phase, except where the offset
     # is a multiple of the group size: then every lane reads only what it wrote
@@ -105,7 +99,7 @@ def test_scan_steps_and_barriers():
 def test_box27_reads_every_neighbour_from_global_memory():
     nx, ny, nz = 37, 19, 11
     pts = nx * ny * nz
-    got = _counts("box27_3d", "zmarch", "16x12", {"nx": nx, "ny": ny, "nz": nz},
+    got = nonzero_counts("box27_3d", "zmarch", "16x12", {"nx": nx, "ny": ny, "nz": nz},
                   "float64")
     assert got["f_mem_access_global_float64_load_stride1"] == 27 * pts
     assert (got["f_op_float64_mul"], got["f_op_float64_add"]) == (4 * pts, 26 * pts)
@@ -113,7 +107,7 @@ def test_box27_reads_every_neighbour_from_global_memory():
 
 def test_trsv_counts_a_triangle_per_system():
     nb, s = 300, 24
-    got = _counts("batched_trsv", "batch_minor", (128,), {"nb": nb})
+    got = nonzero_counts("batched_trsv", "batch_minor", (128,), {"nb": nb})
     tri = s * (s - 1) // 2
     assert got["f_op_float32_mul"] == tri * nb
     assert got["f_op_float32_div"] == s * nb
@@ -124,7 +118,7 @@ def test_trsv_counts_a_triangle_per_system():
 
 def test_indirect_loads_are_counted_once_per_entry():
     n = 4096
-    got = _counts("spmv_ell", "scattered", (256,), {"n": n})
+    got = nonzero_counts("spmv_ell", "scattered", (256,), {"n": n})
     loads = sum(v for k, v in got.items() if "float32_load" in k)
     assert loads == 2 * 8 * n   # val and x per stored entry
     assert got["f_mem_access_global_int32_load_stride1"] == 8 * n
