@@ -74,6 +74,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "kernels and show Table 1 of each side by side")
     p.add_argument("--all-groups", action="store_true",
                    help="Table 1 over every group size, not only 256 work items")
+    p.add_argument("--no-floors", action="store_true",
+                   help="the model's own times: no prediction lifted to the device's "
+                        "physical floor (predict lifts them; so does report by default)")
     p.add_argument("--format", choices=("table", "json", "csv", "md"), default="table")
     p.add_argument("--plot", help="write the predicted-vs-measured figure (HTML)")
     p.set_defaults(func=cmd_report)
@@ -301,10 +304,14 @@ def cmd_report(args) -> int:
                              + (f" in campaign {args.campaign!r}" if args.campaign else ""))
     crossed = devices.says(args.weights, _stores(args)) if devices.crossed else None
     groups = None if args.all_groups else 256
-    t1 = table1(model, data, group_workitems=groups)
+    floors = not args.no_floors
+    t1 = table1(model, data, group_workitems=groups, floors=floors)
     # kernels kept apart from every fit get a Table 1 of their own, never mixed in
-    unseen = table1(model, data, group_workitems=groups, role="unseen") \
+    unseen = table1(model, data, group_workitems=groups, role="unseen", floors=floors) \
         if (data["role"] == "unseen").any() else None
+    lifted = t1.lifted + (unseen.lifted if unseen is not None else 0)
+    floor_note = (f"{lifted} prediction(s) lifted to the device's physical floor, as "
+                  "predict does (--no-floors: the model's own times)") if lifted else None
     t2 = table2(model)
     if args.plot:
         from workbench.reports.plots import predicted_vs_measured
@@ -313,7 +320,8 @@ def cmd_report(args) -> int:
         except OSError as err:
             raise WorkbenchError(f"cannot write the plot {args.plot!r}: {err}") from None
     if args.format == "json":
-        print_json({**t1.to_json(), "weights_device": devices.weights_device,
+        print_json({**t1.to_json(), "floors": floors,
+                    "weights_device": devices.weights_device,
                     "measured_device": devices.measured.device,
                     "weights": t2.to_dict(orient="records"),
                     "fit": model.report_data()["fit"],
@@ -321,6 +329,8 @@ def cmd_report(args) -> int:
     elif args.format == "csv":
         if crossed:
             sys.stdout.write(f"# {crossed}\n")
+        if floor_note:
+            sys.stdout.write(f"# {floor_note}\n")
         sys.stdout.write("# Table 1\n" + t1.layout().to_csv(index=False))
         if unseen is not None:
             sys.stdout.write("# Table 1, unseen kernels\n" + unseen.layout().to_csv(index=False))
@@ -328,6 +338,8 @@ def cmd_report(args) -> int:
     elif args.format == "md":
         if crossed:
             sys.stdout.write(f"Cross-device: {crossed}.\n\n")
+        if floor_note:
+            sys.stdout.write(f"{floor_note[0].upper()}{floor_note[1:]}.\n\n")
         sys.stdout.write("### Table 1: predicted vs actual (ms)\n\n"
                          + to_markdown(t1.layout()))
         if unseen is not None:
@@ -343,6 +355,8 @@ def cmd_report(args) -> int:
     else:
         if crossed:
             print(f"cross-device: {crossed}")
+        if floor_note:
+            print(floor_note)
         print("Table 1: predicted vs actual execution times (ms), geometric mean of "
               "relative error")
         print(t1.layout().to_string(index=False, na_rep="",

@@ -305,6 +305,12 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
     return out
 
 
+def _row_candidates(rows) -> list[Candidate]:
+    return [Candidate(k, v, group_size_tuple(g), tuple(sorted(parse_params_text(p).items())), d)
+            for k, v, d, g, p in rows[["kernel", "variant", "dtype", "group_size",
+                                       "params"]].itertuples(index=False)]
+
+
 def floor_of_rows(data) -> np.ndarray:
     """Each measurement row's physical floor on its device (0 where the device has none):
     the values of the expression feature ``f_floor_s``."""
@@ -317,12 +323,24 @@ def floor_of_rows(data) -> np.ndarray:
         rows = np.flatnonzero(devices == device)
         if floors is None:
             continue
-        cands = [Candidate(k, v, group_size_tuple(g),
-                           tuple(sorted(parse_params_text(p).items())), d)
-                 for k, v, d, g, p in data[["kernel", "variant", "dtype", "group_size",
-                                            "params"]].iloc[rows].itertuples(index=False)]
         out[rows] = [f.seconds if f is not None else 0.0
-                     for f in candidate_floors(cands, floors)]
+                     for f in candidate_floors(_row_candidates(data.iloc[rows]), floors)]
+    return out
+
+
+def model_row_floors(model, data, predicted) -> np.ndarray:
+    """Each measurement row's floor on the device ``model`` predicts (0 where none is
+    known: a row of another device, a device without floors, a kernel that cannot be
+    read), counting the DRAM bound only where ``predicted`` could break it."""
+    floors = model_floors(model)
+    out = np.zeros(len(data))
+    if floors is None or not len(data) or "device" not in data.columns:
+        return out
+    rows = np.flatnonzero(data["device"].astype(str).to_numpy() == floors.device)
+    if rows.size:
+        found = candidate_floors(_row_candidates(data.iloc[rows]), floors,
+                                 np.asarray(predicted, dtype=float)[rows])
+        out[rows] = [f.seconds if f is not None else 0.0 for f in found]
     return out
 
 

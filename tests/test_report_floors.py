@@ -1,0 +1,69 @@
+"""``workbench report`` predicts what ``workbench predict`` predicts: a model time below
+the device's physical floor is lifted to it (``--no-floors`` keeps the model's own)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.main import main
+from workbench.kernels.candidate import Candidate
+from workbench.measure import MeasurementStore
+from workbench.models import load_model
+from workbench.models.prediction import predict
+
+ROOT = Path(__file__).resolve().parents[1]
+H100 = ROOT / "sample_data" / "h100"
+WEIGHTS = H100 / "weights-linear-fp64-sectors-chains2.json"
+
+
+@pytest.fixture(scope="module")
+def column_sums(tmp_path_factory):
+    """The shipped H100 row_sum_squares (float32) measurements, alone: its column-major
+    variant is a launch of few work items whose model time lies below the serial floor."""
+    path = tmp_path_factory.mktemp("floors") / "row-sum-squares.sqlite"
+    with MeasurementStore.open(H100 / "unseen.sqlite.xz", create=False,
+                               readonly=True) as source:
+        rows = [m for m in source.measurements(kernel="row_sum_squares")
+                if m.key.dtype == "float32" and m.time_s is not None]
+    assert rows
+    with MeasurementStore.open(path) as store:
+        for m in rows:
+            store.record(dataclasses.replace(m, campaign=None))
+    return path
+
+
+def _report(path, capsys, *extra):
+    capsys.readouterr()
+    assert main(["report", "--store", str(path), "--weights", str(WEIGHTS), "--all-groups",
+                 "--format", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_report_lifts_what_predict_lifts(column_sums, capsys):
+    floored = _report(column_sums, capsys)
+    raw = _report(column_sums, capsys, "--no-floors")
+    assert floored["floors"] is True and raw["floors"] is False
+    cases, own = floored["unseen"]["cases"], raw["unseen"]["cases"]
+    assert len(cases) == len(own) > 0
+    assert floored["unseen"]["lifted_to_floor"] > 0 == raw["unseen"]["lifted_to_floor"]
+    lifted = [c for c in cases if c["predicted_ms"] > c["model_ms"]]
+    assert len(lifted) == floored["unseen"]["lifted_to_floor"]
+    assert all(c["predicted_ms"] >= c["model_ms"] for c in cases)
+    assert all(c["predicted_ms"] == c["model_ms"] for c in own)
+    assert floored["unseen"]["cross_kernel_geomean_rel_error"] != \
+        raw["unseen"]["cross_kernel_geomean_rel_error"]
+    # the lifted times are predict's, to the last bit of a millisecond's print
+    model = load_model(WEIGHTS)
+    for case in lifted[:2]:
+        params = tuple(sorted((k, int(v)) for k, v in
+                              (kv.split("=") for kv in case["params"].split(","))))
+        group = tuple(int(s) for s in case["group_size"].split("x"))
+        candidate = Candidate("row_sum_squares", case["variant"], group, params, "float32")
+        result = predict(model, [candidate])
+        assert result.broken[0] is not None
+        assert case["predicted_ms"] == pytest.approx(result.seconds[0] * 1e3, rel=1e-9)
+        assert case["model_ms"] == pytest.approx(result.raw_seconds[0] * 1e3, rel=1e-9)
