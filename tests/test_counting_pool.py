@@ -80,3 +80,43 @@ def test_tune_forks_the_warm_pool_before_the_device_and_the_ranking_uses_it(
     # one pool, warmed, forked before the device was opened; the ranking counted on it
     assert len(pools) == 1 and pools[0][0][2] is not None and sent
     assert counting_pool.active_pool([]) is None
+
+
+def _count_or_die(candidate, victim):
+    """A count whose process dies at one point, as a worker killed mid-count does."""
+    import signal
+
+    if candidate.variant == victim:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"label": candidate.variant}, None
+
+
+def test_a_worker_that_dies_mid_count_gives_its_point_back_failed(monkeypatch):
+    import queue
+
+    import workbench.models.counting_pool as counting_pool
+    from workbench.tuning.catalog import resolve_space
+
+    monkeypatch.setattr(counting_pool, "POLL_S", 0.05)
+    space = resolve_space(f"{ROOT}/examples/spaces/stencil3d_7pt.py:space")
+    points = list(space.points())[:6]
+    victim = points[2].label
+    pool = counting_pool.fork_counting_pool([space], jobs=2)
+    try:
+        results = queue.SimpleQueue()
+        for key, point in enumerate(points):
+            pool.submit(key, space, point, _count_or_die, (victim,), results)
+        got = {}
+        for _ in points:          # before, the victim's result never came: a hang
+            key, found, error = pool.get(results)
+            got[key] = (found, error)
+        assert got[2] == ({}, counting_pool.LOST)
+        assert all(got[k] == ({"label": p.label}, None)
+                   for k, p in enumerate(points) if k != 2)
+        # the pool replaced its worker and goes on counting, by run() as well
+        again = pool.run([counting_pool.Candidate.of_point(space, p) for p in points[:2]],
+                         _count_or_die, (victim,))
+        assert sorted(again) == [(0, {"label": points[0].label}, None),
+                                 (1, {"label": points[1].label}, None)]
+    finally:
+        pool.close()

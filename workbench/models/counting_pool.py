@@ -18,13 +18,20 @@ build and count a small kernel, so that loopy's and islpy's first-use costs are 
 before a ranking, not by its first points); :meth:`CountingPool.wait_ready` waits
 for that.
 
+A worker that dies while counting (killed, out of memory, a crash in a native library)
+takes its point with it, and a pool never answers for a lost task: each worker says
+which task it starts, so the pool gives that point back as failed, with the reason,
+instead of waiting for it for ever.
+
 What counting one point means is the caller's (``count``, a module-level function of
 ``(candidate, refs, granularity, subgroup_size) -> (found, error)``).
 """
 
 from __future__ import annotations
 
+import functools
 import gc
+import itertools
 import multiprocessing
 import os
 import queue
@@ -42,6 +49,12 @@ PARALLEL_FROM = 4
 #: the pool forked ahead, and the spaces its workers know (forked with them)
 _POOL = None
 _POOL_SPACES: list = []
+#: in a pool's worker: where it says which task it starts (its pid and the task's token)
+_STARTED = None
+#: seconds between checks for dead workers while a pool's results are awaited
+POLL_S = 0.5
+LOST = ("the counting process died while counting this point (killed, out of memory, "
+        "or a crash in a native library); it is left uncounted")
 
 
 def rank_jobs() -> int:
@@ -63,11 +76,15 @@ def _count_point(i: int):
 
 def _count_in_pool(task):
     i, which, label, count, args = task
+    if _STARTED is not None:
+        _STARTED.put((os.getpid(), i))
     space = _POOL_SPACES[which]
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
-def _start_worker(warm, ready) -> None:
+def _start_worker(warm, ready, started=None) -> None:
+    global _STARTED
+    _STARTED = started
     try:
         if warm is not None:
             try:
@@ -92,14 +109,20 @@ class CountingPool:
         began = time.perf_counter()
         self.jobs = jobs
         self._ready = context.Semaphore(0)
+        self._started = context.SimpleQueue()
+        self._tokens = itertools.count()
+        # token -> (the caller's key, its results queue), until the result comes
+        self._outstanding: dict = {}
+        self._last_started: dict = {}
         # the objects of now frozen for the workers: their collector then leaves them
         # alone instead of touching (and so copying) every page it inherited
         gc.freeze()
         try:
             self.pool = context.Pool(jobs, initializer=_start_worker,
-                                     initargs=(warm, self._ready))
+                                     initargs=(warm, self._ready, self._started))
         finally:
             gc.unfreeze()
+        self._workers = self._worker_pids()
         #: seconds to fork the workers, and until every one had warmed up
         self.fork_s = time.perf_counter() - began
         self.ready_s: float | None = None
@@ -138,16 +161,65 @@ class CountingPool:
         return next(j for j, s in enumerate(self.spaces) if s is space)
 
     def run(self, tasks, count, args) -> list:
-        work = [(i, self._which(t.space), t.point.label, count, args)
-                for i, t in enumerate(tasks)]
-        return list(self.pool.imap_unordered(_count_in_pool, work))
+        results: queue.SimpleQueue = queue.SimpleQueue()
+        for i, t in enumerate(tasks):
+            self.submit(i, t.space, t.point, count, args, results)
+        out = [self.get(results) for _ in tasks]
+        for item in out:
+            if isinstance(item, BaseException):
+                raise item
+        return out
 
     def submit(self, key, space, point, count, args, results) -> None:
         """Count one point; ``(key, found, error)`` (or the exception raised) is put
-        on ``results`` when done."""
+        on ``results`` when done.  Take results with :meth:`get`, which gives a point
+        whose worker died back as failed."""
+        token = next(self._tokens)
+        self._outstanding[token] = (key, results)
         self.pool.apply_async(_count_in_pool,
-                              ((key, self._which(space), point.label, count, args),),
-                              callback=results.put, error_callback=results.put)
+                              ((token, self._which(space), point.label, count, args),),
+                              callback=self._done,
+                              error_callback=functools.partial(self._raised, token))
+
+    def _done(self, result) -> None:
+        token, found, error = result
+        key, results = self._outstanding.pop(token)
+        results.put((key, found, error))
+
+    def _raised(self, token, err) -> None:
+        self._outstanding.pop(token)[1].put(err)
+
+    def get(self, results: queue.SimpleQueue):
+        """The next item :meth:`submit` put on ``results``, waiting for it; while it
+        waits, a worker that died gives its point back as ``(key, {}, LOST)``."""
+        while True:
+            self._read_started()
+            try:
+                return results.get(timeout=POLL_S)
+            except queue.Empty:
+                self._give_back_lost()
+
+    def _read_started(self) -> None:
+        # read as it comes: the workers' pipe must never fill, or their puts would block
+        while not self._started.empty():
+            pid, token = self._started.get()
+            self._last_started[pid] = token
+
+    def _worker_pids(self) -> set[int]:
+        return {w.pid for w in list(getattr(self.pool, "_pool", ()))}
+
+    def _give_back_lost(self) -> None:
+        alive = self._worker_pids()
+        dead, self._workers = self._workers - alive, alive
+        if not dead:
+            return
+        self._read_started()
+        for pid in dead:
+            token = self._last_started.pop(pid, None)
+            lost = self._outstanding.pop(token, None) if token is not None else None
+            if lost is not None:
+                key, results = lost
+                results.put((key, {}, LOST))
 
     def close(self) -> None:
         global _POOL
@@ -253,7 +325,7 @@ def count_streaming(pool: CountingPool, fits: dict, count, args, counted: dict,
                         break
         if not running:
             break
-        got = [results.get()]
+        got = [pool.get(results)]
         while not results.empty():
             got.append(results.get())
         new: dict = defaultdict(dict)
