@@ -120,3 +120,18 @@ def test_a_worker_that_dies_mid_count_gives_its_point_back_failed(monkeypatch):
                                  (1, {"label": points[1].label}, None)]
     finally:
         pool.close()
+
+
+def test_counting_in_rounds_survives_a_worker_that_dies(monkeypatch):
+    import workbench.models.counting_pool as counting_pool
+    from workbench.kernels.candidate import Candidate
+    from workbench.tuning.catalog import resolve_space
+
+    monkeypatch.setattr(counting_pool, "POLL_S", 0.05)
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    space = resolve_space(f"{ROOT}/examples/spaces/stencil3d_7pt.py:space")
+    tasks = [Candidate.of_point(space, p) for p in list(space.points())[:5]]
+    got = counting_pool.count_all(tasks, _count_or_die, tasks[3].variant)
+    assert got[3] == ({}, counting_pool.LOST)
+    assert [g for i, g in enumerate(got) if i != 3] == \
+        [({"label": t.variant}, None) for i, t in enumerate(tasks) if i != 3]

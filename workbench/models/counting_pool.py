@@ -69,9 +69,12 @@ def rank_jobs() -> int:
         return 1
 
 
-def _count_point(i: int):
+def _count_forked(task):
+    token, i = task
+    if _STARTED is not None:
+        _STARTED.put((os.getpid(), token))
     count, candidates, args = _FORKED
-    return (i, *count(candidates[i], *args))
+    return (token, *count(candidates[i], *args))
 
 
 def _count_in_pool(task):
@@ -103,7 +106,9 @@ class CountingPool:
     def __init__(self, spaces, jobs: int, warm=None, *, ahead: bool = True):
         global _POOL, _POOL_SPACES
         # the workers read the module's list (forked with them), this process its own
-        self.spaces = _POOL_SPACES = list(spaces)
+        self.spaces = list(spaces)
+        if self.spaces:       # a pool of per-round tasks leaves the spaces' list alone
+            _POOL_SPACES = self.spaces
         context = multiprocessing.get_context("fork")
         wait_closed()
         began = time.perf_counter()
@@ -174,11 +179,13 @@ class CountingPool:
         """Count one point; ``(key, found, error)`` (or the exception raised) is put
         on ``results`` when done.  Take results with :meth:`get`, which gives a point
         whose worker died back as failed."""
+        self._send(key, _count_in_pool, (self._which(space), point.label, count, args),
+                   results)
+
+    def _send(self, key, work, payload: tuple, results) -> None:
         token = next(self._tokens)
         self._outstanding[token] = (key, results)
-        self.pool.apply_async(_count_in_pool,
-                              ((token, self._which(space), point.label, count, args),),
-                              callback=self._done,
+        self.pool.apply_async(work, ((token, *payload),), callback=self._done,
                               error_callback=functools.partial(self._raised, token))
 
     def _done(self, result) -> None:
@@ -360,13 +367,17 @@ def count_all(tasks: list[Candidate], count, *args) -> list:
     _FORKED = (count, tasks, args)
     try:
         if jobs > 1 and len(tasks) >= PARALLEL_FROM:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                results = list(pool.imap_unordered(
-                    _count_point, range(len(tasks)),
-                    chunksize=max(1, len(tasks) // (4 * jobs))))
+            with CountingPool((), jobs, ahead=False) as pool:
+                results: queue.SimpleQueue = queue.SimpleQueue()
+                for i in range(len(tasks)):
+                    pool._send(i, _count_forked, (i,), results)
+                got = [pool.get(results) for _ in tasks]
+            for item in got:
+                if isinstance(item, BaseException):
+                    raise item
         else:
-            results = [_count_point(i) for i in range(len(tasks))]
+            got = [(i, *count(task, *args)) for i, task in enumerate(tasks)]
     finally:
         _FORKED = ()
-    by_task = {i: (found, error) for i, found, error in results}
+    by_task = {i: (found, error) for i, found, error in got}
     return [by_task[i] for i in range(len(tasks))]
