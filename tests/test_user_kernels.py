@@ -192,3 +192,35 @@ def test_no_prediction_is_below_the_physical_floor():
     assert model_floors(load_model(H100 / "weights-linear.json").__class__(
         weights={"f_sync_kernel_launch": 1e-6}, confidence_intervals={}, unexercised=[],
         fit_stats={}, device={"device": "some CPU"})) is None
+
+
+ARGMAX = '''
+import numpy as np
+import loopy as lp
+
+knl = lp.make_kernel(
+    "{[i, j]: 0 <= i < m and 0 <= j < 128}",
+    "mx[i], ix[i] = argmax(j, a[i, j], j)",
+    [lp.GlobalArg("a", np.float32, shape=("m", 128)),
+     lp.GlobalArg("mx", np.float32, shape=("m",)),
+     lp.GlobalArg("ix", np.int32, shape=("m",)), lp.ValueArg("m", np.int32)],
+    name="row_argmax", lang_version=(2018, 2))
+knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+'''
+
+
+def test_a_user_argmax_is_sized_counted_and_predicted(tmp_path):
+    # loopy 2025 cannot size a two-result reduction before realizing it, and its
+    # operation counter cannot name the argmax helper: both raised before
+    path = tmp_path / "argmax.py"
+    path.write_text(ARGMAX)
+    spec = resolve_kernel(f"{path}:knl")
+    assert spec.fixed_group_size == (256,)
+    m = 1 << 20
+    result = predict(load_model(H100 / "weights-linear-fp64-sectors-chains2.json"),
+                     [Candidate(spec, "default", (256,), (("m", m),), "float32")])
+    assert np.isfinite(result.seconds[0]) and result.seconds[0] > 0
+    features = dict(result.breakdowns[0].details)["features"]
+    # one comparison a step, per warp; putting the pair together is no arithmetic
+    assert features["f_op_float32_add"] == m * 128 / 32
+    assert features["f_op_float32_special"] == 0

@@ -19,8 +19,16 @@ from workbench.kernels.catalog import get_kernel
 
 
 def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
+    try:
+        _, lsize = entry_kernel(kernel).get_grid_size_upper_bounds_as_exprs(
+            kernel.callables_table)
+    except AttributeError:
+        # loopy 2025 cannot size a kernel whose reduction assigns several results
+        # (argmax) before the reduction is realized
+        kernel = lp.preprocess_kernel(kernel)
+        _, lsize = entry_kernel(kernel).get_grid_size_upper_bounds_as_exprs(
+            kernel.callables_table)
     knl = entry_kernel(kernel)
-    _, lsize = knl.get_grid_size_upper_bounds_as_exprs(kernel.callables_table)
     if not all(isinstance(s, (int, np.integer)) for s in lsize):
         raise GroupSizeError(f"kernel {knl.name!r} has a non-constant work-group size")
     return tuple(int(s) for s in lsize) or (1,)

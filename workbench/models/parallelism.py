@@ -114,8 +114,14 @@ def _grid(spec, request):
 
     program = spec.build(request)
     knl = entry_kernel(program)
-    groups, local = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
-    if _has_local_reduction_axis(knl):
+    try:
+        groups, local = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
+        realize = _has_local_reduction_axis(knl)
+    except AttributeError:
+        # loopy sizes a reduction that assigns several results (argmax) only once it
+        # is realized
+        realize = True
+    if realize:
         # A reduction over a local axis (a tree in the group) tags an iname that no
         # instruction runs within until loopy realizes the reduction: the raw kernel
         # reads as a group of one work item.

@@ -25,6 +25,7 @@ from loopy.statistics import (
     ExpressionOpCounter,
     GlobalMemAccessCounter,
     LocalMemAccessCounter,
+    Op,
     ToCountMap,
     _get_insn_count,
 )
@@ -174,12 +175,31 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
     return result
 
 
+class _OpCounter(ExpressionOpCounter):
+    """loopy's operation counter, which also counts the helper calls of an argmax or
+    argmin reduction (loopy 2025 names their callable by its reduction operation, an
+    object its counter cannot print): each step is a comparison and a select, counted
+    as loopy counts a max or min."""
+
+    def map_call(self, expr):
+        name = self.callables_table[expr.function.name].name
+        if isinstance(name, str):
+            return super().map_call(expr)
+        operation = type(getattr(name, "reduction_op", name)).__name__
+        kind = "maxmin" if operation.lower().startswith(("argmax", "argmin")) \
+            else f"func:{operation}"
+        return self.new_poly_map({Op(dtype=self.type_inf(expr), name=kind,
+                                     count_granularity=self.arithmetic_count_granularity,
+                                     kernel_name=self.knl.name): self.one}
+                                 ) + self.rec(expr.parameters)
+
+
 def op_counts(program, granularity: Granularity, subgroup_size: int | None,
               runs_of: dict | None = None) -> dict:
     """Operations per key; ``runs_of`` (a dict) shares instructions' run counts with
     :func:`access_counts` of the same program and granularity."""
     def per_insn(knl, callables, insn):
-        counter = ExpressionOpCounter(knl, callables, None, True)
+        counter = _OpCounter(knl, callables, None, True)
         return counter(insn.assignees) + counter(insn.expression)
     return _count(program, per_insn, granularity, subgroup_size, runs_of)
 

@@ -64,7 +64,9 @@ SUPPORTED_DTYPES = frozenset({*FLOAT_DTYPES, "int8", "int16", "int32", "int64",
 
 _OP_KINDS = {"add": OpKind.ADD, "maxmin": OpKind.ADD, "mul": OpKind.MUL,
              "div": OpKind.DIV, "pow": OpKind.POW, "func:pow": OpKind.POW,
-             "func:powf": OpKind.POW}
+             "func:powf": OpKind.POW,
+             # an argmax's (value, index) pair, put together: no arithmetic
+             "func:make_tuple": None}
 
 
 def _op_kind(loopy_name: str) -> OpKind | None:
