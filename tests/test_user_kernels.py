@@ -224,3 +224,40 @@ def test_a_user_argmax_is_sized_counted_and_predicted(tmp_path):
     # one comparison a step, per warp; putting the pair together is no arithmetic
     assert features["f_op_float32_add"] == m * 128 / 32
     assert features["f_op_float32_special"] == 0
+
+
+INDIRECT = '''
+import numpy as np
+import loopy as lp
+
+def _knl(insn, name):
+    knl = lp.make_kernel("{[i]: 0<=i<n}", insn,
+        [lp.GlobalArg("k", np.int32, shape=("n",)), lp.GlobalArg("a", np.float32, shape=("n",)),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32)],
+        name=name, lang_version=(2018, 2))
+    return lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+
+gather = _knl("out[i] = a[k[i]]", "gather")
+scatter = _knl("out[k[i]] = a[i]", "scatter")
+'''
+
+
+@pytest.mark.parametrize("name", ["gather", "scatter"])
+def test_a_data_dependent_index_is_counted_as_a_scattered_access(tmp_path, name):
+    # loopy 2025 raised on a[k[i]] (it cannot record a stride it found not affine);
+    # the index array k is loaded, in an assignee's index as well
+    path = tmp_path / "indirect.py"
+    path.write_text(INDIRECT)
+    spec = resolve_kernel(f"{path}:{name}")
+    n = 1 << 20
+    result = predict(load_model(H100 / "weights-linear-fp64-sectors-chains2.json"),
+                     [Candidate(spec, "default", (256,), (("n", n),), "float32")])
+    assert np.isfinite(result.seconds[0])
+    features = dict(result.breakdowns[0].details)["features"]
+    scattered = "load" if name == "gather" else "store"
+    dense = "store" if name == "gather" else "load"
+    # the indirect side: a sector per lane; k and the direct side: 8 lanes a sector
+    assert features[f"f_mem_access_global_float32_{scattered}_sectors"] == n
+    assert features[f"f_mem_access_global_float32_{dense}_sectors"] == n / 8
+    assert features["f_mem_access_global_int32_load_sectors"] == n / 8
+    assert features["f_mem_access_global_int32_store_sectors"] == 0

@@ -15,10 +15,12 @@ count, so a template is counted once per structure at sub-group granularity too.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import islpy as isl
 import loopy as lp
+import pymbolic.primitives as prim
 from loopy.kernel.instruction import Assignment, CallInstruction
 from loopy.statistics import (
     CountGranularity,
@@ -29,6 +31,8 @@ from loopy.statistics import (
     ToCountMap,
     _get_insn_count,
 )
+
+from loopy.symbolic import LinearSubscript
 
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
@@ -134,7 +138,6 @@ def _symbolic_subgroups(knl, callables, subgroup_size: int | None):
     """``ceil(group size / sub-group size)`` as an expression, when the group size is
     symbolic; None when it is a number (loopy then counts the sub-groups itself)."""
     import numpy as np
-    import pymbolic.primitives as prim
 
     _, sizes = knl.get_grid_size_upper_bounds_as_exprs(callables)
     if not sizes or all(isinstance(s, (int, np.integer)) for s in sizes) \
@@ -204,15 +207,71 @@ def op_counts(program, granularity: Granularity, subgroup_size: int | None,
     return _count(program, per_insn, granularity, subgroup_size, runs_of)
 
 
+#: the symbolic stride a data-dependent index gets: every reader takes a stride that is
+#: not a number as large (one sector per lane)
+NOT_AFFINE = "not_affine"
+_STRIDES_LOCK = threading.Lock()
+
+
+def _marking_unknown(find_strides):
+    from pymbolic.primitives import Variable
+
+    def strides(*args):
+        return tuple({axis: Variable(NOT_AFFINE) if s is None else s
+                      for axis, s in found.items()} for found in find_strides(*args))
+    return strides
+
+
+class _GlobalAccessCounter(GlobalMemAccessCounter):
+    """loopy's global access counter, for data-dependent indices too (``a[k[i]]``):
+    loopy 2025 finds their strides not affine but cannot record it (it flattens a
+    None), so such an access is counted again with its stride named ``not_affine``."""
+
+    def map_subscript(self, expr):
+        try:
+            return super().map_subscript(expr)
+        except ValueError:
+            pass
+        import loopy.statistics as statistics
+
+        with _STRIDES_LOCK:
+            find = statistics._get_lid_and_gid_strides
+            statistics._get_lid_and_gid_strides = _marking_unknown(find)
+            try:
+                return super().map_subscript(expr)
+            finally:
+                statistics._get_lid_and_gid_strides = find
+
+
+class _OwnAccess:
+    """A counter of an assignee's own access alone: the arrays read in its index (a
+    scatter's ``k`` in ``out[k[i]] = ...``) are loads, counted apart."""
+
+    def rec(self, expr, *args, **kwargs):
+        return self.new_zero_poly_map()
+
+
+class _OwnGlobalAccess(_OwnAccess, _GlobalAccessCounter):
+    pass
+
+
+class _OwnLocalAccess(_OwnAccess, LocalMemAccessCounter):
+    pass
+
+
 def access_counts(program, granularity: Granularity, subgroup_size: int | None,
                   runs_of: dict | None = None) -> dict:
     def per_insn(knl, callables, insn):
-        g = GlobalMemAccessCounter(knl, callables, None)
+        g = _GlobalAccessCounter(knl, callables, None)
         loc = LocalMemAccessCounter(knl, callables, None)
-        counts = (g(insn.expression) + loc(insn.expression)).with_set_attributes(
-            direction="load")
+        own_g = _OwnGlobalAccess(knl, callables, None)
+        own_loc = _OwnLocalAccess(knl, callables, None)
+        reads = [insn.expression, *(a.index for a in insn.assignees
+                                    if isinstance(a, (prim.Subscript, LinearSubscript)))]
+        counts = sum((g(e) + loc(e) for e in reads[1:]), g(reads[0]) + loc(reads[0])
+                     ).with_set_attributes(direction="load")
         for assignee in insn.assignees:
-            counts = counts + (g(assignee) + loc(assignee)).with_set_attributes(
+            counts = counts + (own_g(assignee) + own_loc(assignee)).with_set_attributes(
                 direction="store")
         return counts
     return _count(program, per_insn, granularity, subgroup_size, runs_of)
