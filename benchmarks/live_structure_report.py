@@ -85,6 +85,9 @@ def main() -> None:
     parser.add_argument("--clock", choices=("costs", "wall"), default="costs",
                         help="costs: the recorded costs (a ranking beside early points "
                              "charged once both are done); wall: the runner's wall clock")
+    parser.add_argument("--evals", type=int,
+                        help="read only each run's first EVALS evaluations (a run of 15 "
+                             "read as a run of 10: a strategy does not know its cap)")
     parser.add_argument("--strategy", default="model",
                         help="the model-guided strategy's run to compare (model, model-bo)")
     args = parser.parse_args()
@@ -92,7 +95,8 @@ def main() -> None:
     from workbench.tuning.catalog import resolve_space
     from workbench.tuning.replay import load_space_evaluations
 
-    print(f"runs: {args.runs}; reference: {args.store}; clock: {args.clock}")
+    print(f"runs: {args.runs}; reference: {args.store}; clock: {args.clock}"
+          + (f"; each run's first {args.evals} evaluations" if args.evals else ""))
     print(f"{'space':<16} {'best ms':>8} {'oracle s':>8} | {'model runs':>10} {'model s':>8} "
           f"{'choosing s':>10} | {'TPE runs (seeds)':>18} {'TPE s (seeds)':>22} {'TPE mean s':>10}"
           f" | model faster")
@@ -106,6 +110,8 @@ def main() -> None:
         runs = sorted(glob.glob(os.path.join(args.runs, f"{name}-*.sqlite")))
         traces = {os.path.basename(r)[len(name) + 1:-7]: _trace(r, space, args.clock)
                   for r in runs}
+        if args.evals:
+            traces = {k: (c, tr[: args.evals]) for k, (c, tr) in traces.items()}
         best = min([best_e.time_s] + [t for k, (_, tr) in traces.items() for t, _ in tr
                                       if k.rsplit("-", 1)[0] in ("tpe", args.strategy)])
         target = best / 0.95
