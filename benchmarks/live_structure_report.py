@@ -119,7 +119,7 @@ def main() -> None:
         model = (statistics.fmean(c for c, _ in mine), None)
         reached = [_to_target(tr, target) for _, tr in mine]
         # the mean over the strategy's runs (repeats of a seedless order: live noise)
-        m_runs = ",".join(str(r) for r, _, _ in reached)
+        m_runs = ",".join(f"{'' if ok else '>'}{r}" for r, _, ok in reached)
         m_s = statistics.fmean(s for _, s, _ in reached)
         m_ok = all(ok for _, _, ok in reached)
         tpe = [_to_target(traces[k][1], target) for k in sorted(traces) if k.startswith("tpe-")]
@@ -130,7 +130,7 @@ def main() -> None:
 
         def show(r, s, reached):
             return f"{r}" if reached else f">{r}", f"{s:.2f}" if reached else f">{s:.2f}"
-        mr, ms = (m_runs, f"{m_s:.2f}") if m_ok else (f">{m_runs}", f">{m_s:.2f}")
+        mr, ms = m_runs, (f"{m_s:.2f}" if m_ok else f">{m_s:.2f}")
         tr = ",".join(show(*x)[0] for x in tpe)
         ts = ",".join(show(*x)[1] for x in tpe)
         print(f"{name:<16} {best * 1e3:>8.4f} {oracle:>8.3f} | {mr:>10} {ms:>8} "
