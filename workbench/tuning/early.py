@@ -6,7 +6,12 @@ cores).  :class:`EarlyStart` wraps such a strategy: while the ranking runs, the 
 measures the points the counting builds anyway (every structure's base point first,
 then its other probe points: :func:`early_points`); once the ranking is done, the
 wrapped strategy goes on in its own order, and a point it asks for that was measured
-early is told to it from that measurement, never measured twice.
+early is told to it from that measurement, never measured twice.  (Live, the counting
+builds its points in its own processes, so measuring a probe shares no work with it;
+a live run's early point is mostly the process's first code generation, on the host.
+A seeded random early point, ``order="random"``, did better on the six design spaces
+and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
+probes stay the default.)
 
 Two clocks say when the ranking is done:
 
