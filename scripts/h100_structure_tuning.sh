@@ -13,7 +13,9 @@
 # (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers, which only exhaustive and random use and which compete with the
-# ranking's counting processes for the cores).
+# ranking's counting processes for the cores).  EVALS (default 10): evaluations a run.
+# Each run gets an empty NVIDIA compute cache too (CUDA_CACHE_PATH; before live run 9
+# a point built by an earlier run was built again from the driver's cache in 0.005 s).
 set -uo pipefail
 out=${1:?output folder}
 began=$(date +%s)
@@ -50,9 +52,9 @@ for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done);
       weights=""
       case $strategy in model*) weights="--weights ${WEIGHTS:-sample_data/h100/weights-linear.json} $early";; esac
       start=$(date +%s.%N)
-      XDG_CACHE_HOME=$(mktemp -d) timeout 60 python3 -m workbench tune \
+      XDG_CACHE_HOME=$(mktemp -d) CUDA_CACHE_PATH=$(mktemp -d) timeout 60 python3 -m workbench tune \
         "examples/spaces/$space.py:space" --strategy $strategy $weights --seed $seed \
-        --device NVIDIA --jobs ${JOBS:-12} --budget-evals 10 --no-progress --format json \
+        --device NVIDIA --jobs ${JOBS:-12} --budget-evals ${EVALS:-10} --no-progress --format json \
         --store "$out/runs/$space-$strategy-$seed.sqlite" >> "$out/live.jsonl" 2>> "$out/live.log"
       echo "$space $strategy seed $seed process wall $(python3 -c "import time; print(round(time.time() - $start, 2))") s" \
         >> "$out/live.log"

@@ -235,3 +235,45 @@ def test_a_replay_that_stops_among_the_early_points_knows_the_ranking_cost():
     assert result.overlapped == 1 and result.choosing_s == pytest.approx(0.5, abs=2e-3)
     assert result.cumulative_cost_s("overlap") == pytest.approx([0.21], abs=2e-3)
     assert result.cumulative_cost_s("serial") == pytest.approx([0.71], abs=2e-3)
+
+
+def test_a_knowing_strategy_learns_the_early_points_and_keeps_its_picks():
+    from tests.test_guided import FormulaModel
+    from workbench.tuning.guided import ModelEI
+
+    import dataclasses
+
+    from workbench.tuning.ranking import rank_space
+
+    space = toy_space()
+    model = FormulaModel(toy_time)
+    # a ready-made ranking that says it took 100 s: two early points fit beside it
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    inner = ModelEI(model, "toy", ranking=ranking)
+    evaluator = TableEvaluator(toy_time, cost=0.2)
+    early = EarlyStart(inner, clock="replay", early=2)
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=5)).run()
+    first_two = [p.label for p in early_points(space, space.points())[:2]]
+    assert evaluator.calls[:2] == first_two and result.overlapped == 2
+    # both told to the correction once the ranking was done, neither a model pick
+    assert {inner.index[label] for label in first_two} == inner.known
+    assert len(inner.measured) == 5
+    picks = [p.label for p in sorted(space.points(), key=toy_time) if p.label not in first_two]
+    assert evaluator.calls[2:5] == picks[:3]
+
+
+def test_random_early_points_are_a_seeded_draw():
+    from workbench.tuning.early import random_early_points
+
+    space = toy_space()
+    points = space.points()
+    a, b = random_early_points(points, 0), random_early_points(points, 1)
+    assert a == random_early_points(points, 0) and a != b
+    assert sorted(p.label for p in a) == sorted(p.label for p in points)
+    strategy = EarlyStart(SlowRanking(0.5), clock="replay", order="random", seed=1)
+    evaluator = TableEvaluator(toy_time, cost=0.2)
+    Explorer(space, strategy, evaluator).run()
+    assert evaluator.calls[:3] == [p.label for p in b[:3]]
+    assert strategy.stochastic and strategy.name.endswith("+early-random")
+    with pytest.raises(Exception, match="order must be one of"):
+        EarlyStart(SlowRanking(0.5), order="central")

@@ -227,3 +227,38 @@ def test_the_small_gaussian_process_fits_and_chooses_its_length_scale():
     assert np.allclose(np.diag(matern52(x, x, 0.5)), 1.0)
     corners = np.array([[0, 0], [0.1, 0], [1, 1], [0, 1], [0.5, 0.5]], dtype=float)
     assert farthest_first(corners, 0, 3) == [0, 2, 3]
+
+
+def test_expected_improvement_is_the_normal_closed_form_without_scipy_stats():
+    from scipy.stats import norm
+
+    from workbench.tuning.gp import expected_improvement
+
+    rng = np.random.default_rng(0)
+    mean, std = rng.normal(size=50), rng.uniform(0.01, 1.0, 50)
+    z = (0.2 - mean) / std
+    want = (0.2 - mean) * norm.cdf(z) + std * norm.pdf(z)
+    assert expected_improvement(0.2, mean, std) == pytest.approx(want, abs=1e-12)
+    assert (expected_improvement(0.2, mean, std) >= 0).all()
+
+
+def test_a_known_point_teaches_the_correction_and_the_top_picks_are_still_measured(triad):
+    """``know``: a point measured before the search (while the model ranked) enters the
+    correction's data, is never asked for, and does not use up a model pick."""
+    space, evaluations = triad
+    times = {k: e.time_s for k, e in evaluations.items()}
+    model = FormulaModel(lambda p: times[p.label])          # a right model
+    order = sorted(times, key=times.get)
+    plain = _sequence(space, evaluations, ModelEI(model, "r"), 5)
+    knowing = ModelEI(model, "r")
+    knowing.start(space, space.points())
+    worst = max(times, key=times.get)
+    knowing.know(evaluations[worst])
+    asked = []
+    for _ in range(5):
+        point = knowing.ask()
+        asked.append(point.label)
+        knowing.tell(evaluations[point.label])
+    assert worst not in asked
+    assert asked[:3] == plain[:3] and set(asked[:3]) <= set(order[:10])   # 3 picks still
+    assert knowing.index[worst] in knowing._targets()[0]                  # learnt from

@@ -6,7 +6,12 @@ cores).  :class:`EarlyStart` wraps such a strategy: while the ranking runs, the 
 measures the points the counting builds anyway (every structure's base point first,
 then its other probe points: :func:`early_points`); once the ranking is done, the
 wrapped strategy goes on in its own order, and a point it asks for that was measured
-early is told to it from that measurement, never measured twice.
+early is told to it from that measurement, never measured twice.  (Live, the counting
+builds its points in its own processes, so measuring a probe shares no work with it;
+a live run's early point is mostly the process's first code generation, on the host.
+A seeded random early point, ``order="random"``, did better on the six design spaces
+and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
+probes stay the default.)
 
 Two clocks say when the ranking is done:
 
@@ -16,6 +21,11 @@ Two clocks say when the ranking is done:
   are taken while the recorded costs of the early ones so far stay below ``R``:
   exactly what a live run on this machine would have measured before the ranking
   finished, given those costs.
+
+A strategy that can learn from points it did not ask for (``know``: ``model-bo``,
+``model-ei``) is told every early point once the ranking is done, so that its
+correction of the model starts from them; it still measures its own ``top`` picks.
+Any other strategy is told an early point only when it asks for it.
 
 Either way the exploration's result says how many evaluations ran beside the ranking
 (``overlapped``), and its cost charges the ranking as it happened: the first model
@@ -35,6 +45,18 @@ from workbench.tuning.evaluation import Evaluation
 from workbench.tuning.space import Point, TuningSpace
 
 CLOCKS = ("live", "replay")
+#: what is measured while the model ranks: the counting's probe points (the default,
+#: :func:`early_points`), or a seeded random order of the space
+ORDERS = ("random", "probes")
+
+
+def random_early_points(points: Sequence[Point], seed: int) -> list[Point]:
+    """The space's points in a seeded random order (``bo``'s start: the same draw): what
+    a search that knows nothing yet would measure."""
+    import numpy as np
+
+    points = list(points)
+    return [points[int(i)] for i in np.random.default_rng(seed).permutation(len(points))]
 
 
 def early_points(space: TuningSpace, points: Sequence[Point]) -> list[Point]:
@@ -70,16 +92,22 @@ class EarlyStart:
     """A model-guided strategy that measures probe points while it ranks (module
     docstring)."""
 
-    def __init__(self, inner, *, clock: str = "live", early: int | None = None):
+    def __init__(self, inner, *, clock: str = "live", early: int | None = None,
+                 order: str = "probes", seed: int | None = None):
         if clock not in CLOCKS:
             raise TuningError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
+        if order not in ORDERS:
+            raise TuningError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
         if early is not None and early < 0:
             raise TuningError("early must not be negative")
         self.inner = inner
         self.clock = clock
         self.most = early
-        self.name = f"{inner.name}+early"
-        self.stochastic = getattr(inner, "stochastic", False)
+        self.order = order
+        self.seed = int(getattr(inner, "seed", 0) or 0) if seed is None else int(seed)
+        self.name = f"{inner.name}+early" if order == "probes" else f"{inner.name}+early-random"
+        # a seeded draw: runs of other seeds measure other early points
+        self.stochastic = order == "random" or getattr(inner, "stochastic", False)
 
     # the runner reads these
     @property
@@ -95,7 +123,8 @@ class EarlyStart:
 
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         self.points = list(points)
-        self._queue = early_points(space, self.points)
+        self._queue = early_points(space, self.points) if self.order == "probes" \
+            else random_early_points(self.points, self.seed)
         if self.most is not None:
             self._queue = self._queue[: self.most]
         self._early_done: dict[str, Evaluation] = {}
@@ -145,6 +174,10 @@ class EarlyStart:
         if self._error is not None:
             raise self._error
         self._ranking_s = self._wall
+        know = getattr(self.inner, "know", None)
+        if know is not None:      # the correction learns from what is measured already
+            for evaluation in self._early_done.values():
+                know(evaluation)
 
     def ask(self) -> Point | None:
         if self._ranking_s is None:

@@ -127,12 +127,13 @@ class ModelBO(_RankedPrior):
         self.x = point_features(space, self.points)
         self.order = self._order(logp)
         self.measured: dict[int, float | None] = {}
+        self.known: set[int] = set()
         return seconds
 
     def ask(self) -> Point | None:
         if len(self.measured) >= len(self.points):
             return None
-        if len(self.measured) < self.top:
+        if len(self.measured.keys() - self.known) < self.top:
             for i in self.order:
                 if int(i) not in self.measured:
                     return self.points[int(i)]
@@ -141,6 +142,13 @@ class ModelBO(_RankedPrior):
     def tell(self, evaluation: Evaluation) -> None:
         value = math.log(evaluation.time_s) if evaluation.ok else None
         self.measured[self.index[evaluation.point.label]] = value
+
+    def know(self, evaluation: Evaluation) -> None:
+        """A point measured before the search began (e.g. while the model ranked,
+        :mod:`workbench.tuning.early`): the correction learns from it, and it is not
+        one of the model's ``top`` picks, which are still measured."""
+        self.tell(evaluation)
+        self.known.add(self.index[evaluation.point.label])
 
     def _targets(self) -> tuple[np.ndarray, np.ndarray]:
         idx = np.array(list(self.measured), dtype=int)
@@ -177,13 +185,12 @@ class ModelBO(_RankedPrior):
         return trend + mean, np.maximum(std, 1e-9)
 
     def _next(self) -> int:
-        from scipy.stats import norm
+        from workbench.tuning.gp import expected_improvement
 
         mu, sigma = self.correction()
         best = min(v for v in self.measured.values() if v is not None) \
             if any(v is not None for v in self.measured.values()) else float(np.max(mu))
-        z = (best - mu) / sigma
-        ei = (best - mu) * norm.cdf(z) + sigma * norm.pdf(z)
+        ei = expected_improvement(best, mu, sigma)
         ei[list(self.measured)] = -np.inf
         return int(np.argmax(ei))
 
