@@ -239,6 +239,7 @@ def _knl(insn, name):
 
 gather = _knl("out[i] = a[k[i]]", "gather")
 scatter = _knl("out[k[i]] = a[i]", "scatter")
+through_temporary = _knl(["<> c = k[i]", "out[i] = a[c]"], "through_temporary")
 '''
 
 
@@ -261,3 +262,15 @@ def test_a_data_dependent_index_is_counted_as_a_scattered_access(tmp_path, name)
     assert features[f"f_mem_access_global_float32_{dense}_sectors"] == n / 8
     assert features["f_mem_access_global_int32_load_sectors"] == n / 8
     assert features["f_mem_access_global_int32_store_sectors"] == 0
+
+
+@pytest.mark.parametrize("name", ["gather", "scatter", "through_temporary"])
+def test_an_index_array_gets_valid_random_indices(tmp_path, name):
+    # zeros would time a gather as one element read by every lane
+    path = tmp_path / "indirect.py"
+    path.write_text(INDIRECT)
+    spec = resolve_kernel(f"{path}:{name}")
+    inputs = spec.make_inputs({"n": 5000}, None, np.random.default_rng(1))
+    k = inputs["k"]
+    assert k.dtype == np.int32 and k.min() >= 0 and k.max() < 5000
+    assert len(np.unique(k)) > 2500

@@ -34,6 +34,46 @@ def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
     return tuple(int(s) for s in lsize) or (1,)
 
 
+def _index_bounds(knl) -> dict[str, list]:
+    """Integer arrays that index another array's axis, directly (``a[k[i]]``) or
+    through a temporary loaded from them (``<> c = k[i]`` ... ``a[c]``): name -> the
+    sizes of the axes they index, so that their inputs can be valid indices."""
+    from loopy.symbolic import WalkMapper
+    from pymbolic import primitives as prim
+
+    ints = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)
+            and a.dtype not in (None, lp.auto) and np.dtype(a.dtype.numpy_dtype).kind in "iu"}
+    shapes = {a.name: a.shape for a in knl.args if isinstance(a, lp.ArrayArg)
+              and isinstance(a.shape, tuple)}
+    loaded = {}
+    for insn in knl.instructions:
+        value, targets = getattr(insn, "expression", None), insn.assignee_var_names()
+        if (isinstance(value, prim.Subscript) and len(targets) == 1
+                and getattr(value.aggregate, "name", None) in ints):
+            loaded[targets[0]] = value.aggregate.name
+    bounds: dict[str, list] = {}
+
+    class Indices(WalkMapper):
+        def post_visit(self, expr, *args, **kwargs):
+            name = getattr(getattr(expr, "aggregate", None), "name", None)
+            if not isinstance(expr, prim.Subscript) or name not in shapes:
+                return
+            index = expr.index if isinstance(expr.index, tuple) else (expr.index,)
+            for axis, e in zip(index, shapes[name]):
+                inner = getattr(getattr(axis, "aggregate", None), "name", None) \
+                    if isinstance(axis, prim.Subscript) else \
+                    loaded.get(axis.name) if isinstance(axis, prim.Variable) else None
+                if inner in ints:
+                    bounds.setdefault(inner, []).append(e)
+
+    walk = Indices()
+    for insn in knl.instructions:
+        for expr in (getattr(insn, "expression", None), *insn.assignees):
+            if expr is not None:
+                walk(expr)
+    return bounds
+
+
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
     knl = entry_kernel(kernel)
     name = name or knl.name
@@ -51,6 +91,8 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
                 f"got {request.group_size}")
         return kernel
 
+    index_bounds = _index_bounds(knl)
+
     def make_inputs(values, dtype, rng) -> dict:
         from pymbolic import evaluate
 
@@ -59,8 +101,15 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
             if isinstance(arg, lp.ArrayArg) and arg.shape not in (None, lp.auto):
                 shape = tuple(int(evaluate(e, dict(values))) for e in arg.shape)
                 dt = np.dtype(arg.dtype.numpy_dtype)
-                out[arg.name] = (rng.random(shape).astype(dt) if dt.kind == "f"
-                                 else np.zeros(shape, dt))
+                if dt.kind == "f":
+                    out[arg.name] = rng.random(shape).astype(dt)
+                elif arg.name in index_bounds:
+                    # an index array: random valid indices, so that a gather is timed
+                    # as one (zeros would read one element with every lane)
+                    top = min(int(evaluate(e, dict(values))) for e in index_bounds[arg.name])
+                    out[arg.name] = rng.integers(0, max(top, 1), shape).astype(dt)
+                else:
+                    out[arg.name] = np.zeros(shape, dt)
             elif isinstance(arg, lp.ValueArg) and arg.name not in params:
                 out[arg.name] = np.dtype(arg.dtype.numpy_dtype).type(1)
         return out
