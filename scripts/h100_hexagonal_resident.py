@@ -81,9 +81,11 @@ ROUND = int(os.environ.get("HXR_ROUND", 1))
 #: its picks and every third point of its baseline set (campaign kind ``baseline``)
 #: round 7 (``HXR_ROUND=7``, scripts/h100_hexagonal_round7.sh): the selection with the
 #: constants of ``tiling-calibration-round7.json`` (``benchmarks/tiling_holdout.py
-#: --write-calibration``: round 7's 1-D term) on sizes no call measured (``ROUND7_NEW``:
+#: --write-calibration``: round 7's 1-D term) on sizes no call measured (``HOLDOUT``:
 #: 1-D 2^21 and 2^22 with their whole baseline sets, jacobi2d 10240^2 with every third
-#: point), and jacobi1d 2^20's picks against its best baseline again
+#: point), and jacobi1d 2^20's picks against its best baseline again; with
+#: ``HXR_HOLDOUT=0``, the three 1-D sizes alone: the picks and each size's best baseline
+#: point (of the shipped stores, the first round-7 call's included) again
 STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite",
          4: "hexagonal-round4.sqlite", 5: "hexagonal-round5.sqlite",
          6: "hexagonal-round6.sqlite", 7: "hexagonal-round7.sqlite"}.get(
@@ -117,6 +119,9 @@ if ROUND == 7:
                [("jacobi1d", {"S1": 1 << 21, "T": 256}), ("jacobi1d", {"S1": 1 << 22,
                                                                       "T": 256}),
                 ("jacobi2d", {"S1": 10240, "S2": 10240, "T": 48})])
+    if os.environ.get("HXR_HOLDOUT") == "0":      # the 1-D sizes' picks alone
+        PROBLEMS = [p for p in HOLDOUT if len(p[1]) == 2] + PROBLEMS[:1]
+        HOLDOUT = []
 #: every this many-th point of a hold-out problem's baseline set (sorted labels); round
 #: 7 measures the whole 1-D sets (73 points)
 HOLDOUT_STRIDE = 3
@@ -208,7 +213,8 @@ def chosen_labels(cal, form, stencil, sizes):
 
 def best_baseline(stencil, sizes):
     name = f"tune/hx_{stencil}/baseline/{sizes_text(sizes)}"
-    for path in (H100_DIR / "hexagonal.sqlite", H100_DIR / "hexagonal-8192.sqlite"):
+    for path in (H100_DIR / "hexagonal.sqlite", H100_DIR / "hexagonal-8192.sqlite",
+                 H100_DIR / "hexagonal-round7.sqlite"):
         found = resolve_store_path(path)
         if found is None:
             continue
@@ -315,7 +321,8 @@ def round4_plan(out, dev):
         cal = load_calibration(H100_DIR / "tiling-calibration-round7.json")
         form = "resident-lane-rows"
         # the new 1-D sizes, jacobi1d's own size (its picks change), the new 2-D size
-        order = [p for p in HOLDOUT if len(p[1]) == 2] + [PROBLEMS[0]] + [
+        order = [p for p in HOLDOUT if len(p[1]) == 2] + [
+            p for p in PROBLEMS if len(p[1]) == 2][-3:] + [
             p for p in HOLDOUT if len(p[1]) == 3]
     else:
         cal, form = resident_calibration(MICROBENCH, LADDERS), "resident-lane-passes"

@@ -96,7 +96,8 @@ class SchemeConstants:
     count of the microbenchmark builds it was fitted on (empty: none); ``lane_rows``,
     ``step_global``, ``step_launch``: the lane-rows form's gamma, g and g_0 (rounds
     5-6); ``latency_hidden`` (round 7, 1-D only): the groups one SM holds hide each
-    other's row chains (:func:`.schemes.resident_tile`)."""
+    other's waits, and stream their words at the overlapped tiles' ``L``
+    (:func:`.schemes.resident_tile`)."""
 
     L: float
     C_iter: Mapping[str, float]

@@ -17,8 +17,9 @@ The points given (the caller chooses them; ``benchmarks/tiling_round5.py`` gives
 every call's picks and none of the baseline sets) are the training set: figures on
 them are in-sample.  1-D keeps the lane-pass constants: it has one row of lanes, and
 its grid (2^20 cells) does not leave the L2 cache.  Round 7
-(:func:`hexagonal_constants`): 1-D hides the row chains behind the SM's other groups
-and fits one constant, a scale of its ``C_iter``, on measured 1-D points.
+(:func:`hexagonal_constants`): in 1-D the SM's groups hide each other's waits and
+stream their words at a bandwidth (``.schemes.resident_tile``), and one constant, a
+scale of its ``C_iter``, is fitted on measured 1-D points.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
 def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,
                         device_model: str = "h100", where: str = "") -> TilingCalibration:
     """``cal`` with the 1-D lane-rows constants of round 7: the lane-pass form's
-    microbenchmark constants, the row chains hidden behind the SM's other groups
+    microbenchmark constants, the SM's groups hiding each other's waits
     (``latency_hidden``), and a scale of ``C_iter`` fitted by least squares of
     ``log(measured / predicted)`` on the 1-D rows of ``points`` (``where``: which, for
     the provenance)."""
@@ -152,8 +153,8 @@ def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,
     found = least_squares(residuals, (1.0,), bounds=((0.1,), (5.0,)), diff_step=1e-3)
     scale = float(found.x[0])
     return trial(scale, {
-        "from": "the lane-pass form's microbenchmark constants, the row chains hidden "
-                "behind the SM's other groups, a C_iter scale fitted by least squares of "
+        "from": "the lane-pass form's microbenchmark constants, the SM's groups hiding "
+                "each other's waits and streaming at the overlapped L, a C_iter scale fitted by least squares of "
                 "log(measured/predicted) on measured 1-D problem points (round 7)",
         "training_points": int(len(one)), "training": where, "C_iter_scale": scale,
         "rms_log_error": float(np.sqrt(np.mean(found.fun ** 2))),

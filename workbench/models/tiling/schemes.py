@@ -108,9 +108,12 @@ and two terms its picks showed were missing (``docs/time-tiling.md``, "Round 5")
 ``gamma``, ``g`` and the form's ``C_iter`` are fitted on measured problem points
 (:mod:`.problem_fit`), the rest are the lane-pass form's microbenchmark constants.
 Round 7 (1-D, ``SchemeConstants.latency_hidden``): the ``k_res`` groups one SM holds
-hide each other's row chains; a (sub-)tile costs the longer of eq. 12's pipeline and
-one group's own path, ``max(m' + c + (k_res - 1) max(m', c), m' + max(c, c_lane) +
-chain)`` (the same as before at one group per SM), and the 1-D ``C_iter`` is fitted.
+hide each other's waits; a tile costs the longer of the SM's stream of groups and one
+group's own path, ``max(k_res max(m_s, c), m' + max(c, c_lane) + chain)``, where
+``m_s = (m_i + m_o) L_overlapped`` moves the tile's words at the overlapped tiles' ``L``
+(measured with the grid spread over every SM: a bandwidth) while ``m'`` keeps the
+scheme's own ``L`` (measured at a few groups per SM: a latency); the 1-D ``C_iter`` is
+fitted (:func:`.problem_fit.hexagonal_constants`).
 
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
@@ -452,15 +455,15 @@ def resident(w, k, n_SM: int):
 
 
 def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None,
-                  hidden: bool = False):
+                  streamed=None):
     """``T_tile`` of the resident-latency form (module docstring); ``chain``: the rows'
     latency of one (sub-)tile, ``t_T rho``; ``c_lane``: the lane-pass form's least
-    compute time of one group's (sub-)tile; ``hidden`` (1-D, round 7): the SM's other
-    groups work while one waits out its chain, so the tile costs the longer of eq. 12's
-    pipeline and one group's own path."""
+    compute time of one group's (sub-)tile; ``streamed`` (1-D, round 7): the tile's
+    words at the streaming ``L``, given where the SM's groups hide each other's waits:
+    the tile costs the longer of the SM's stream of groups and one group's own path."""
     lane = 0.0 if c_lane is None else c_lane
-    if dims == 1 and hidden:
-        return np.maximum(m_prime + c + (k_res - 1) * np.maximum(m_prime, c),
+    if dims == 1 and streamed is not None:
+        return np.maximum(k_res * np.maximum(streamed, c),
                           m_prime + np.maximum(c, lane) + chain)
     if dims == 1:
         return (m_prime + np.maximum(c + (k_res - 1) * np.maximum(m_prime, c), lane)
@@ -474,9 +477,10 @@ def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasi
                       repeats, c, chain, hw, cal, L, c_lane=None, sweep=0.0,
                       hidden=False):
     m_prime = (m_i + m_o) * L
+    streamed = (m_i + m_o) * cal.L if hidden else None    # the overlapped tiles' L
     k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
-    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane, hidden)
-    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane, hidden)
+    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane, streamed)
+    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane, streamed)
     rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
     rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
     T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B) + sweep
