@@ -2,6 +2,7 @@
 of every problem from constants that never saw it.
 
     python benchmarks/tiling_holdout.py [--write-calibration] [--out CSV]
+        [--before-round7]
 
 Reads every hexagonal/hybrid store shipped (``sample_data/h100/hexagonal*.sqlite``,
 rounds 1-7) and, per problem, scores the lane-rows form on its baseline set (the RMSE
@@ -22,8 +23,10 @@ ways:
 The goal (issue 34): at most 10 % on at least 7 of the nine pairs (jacobi1d 2^20, four
 2-D stencils at 4096^2 and 8192^2); the other sizes are printed as hold-outs.  Beside
 each figure: the measured point the constants rank first, against the best baseline.
-Where the round-7 call's store is shipped (``hexagonal-round7.sqlite``), its picks
-against the best baseline of the same call.  ``--write-calibration`` writes
+Where the round-7 calls' stores are shipped (``hexagonal-round7.sqlite``, the new sizes;
+``hexagonal-round7-picks.sqlite``, the 1-D picks again), their picks against the best
+baseline of the same call (``--before-round7``: the stores of rounds
+1-6 alone, as before the round-7 calls).  ``--write-calibration`` writes
 ``tiling-calibration-round7.json``: the shipped constants, 1-D replaced by the in-sample
 1-D fit (what ``scripts/h100_hexagonal_round7.sh`` selects with).  No GPU, about a
 minute.
@@ -44,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import tiling_round5 as r5  # noqa: E402
 
 H100 = r5.H100
-ROUND7 = H100 / "hexagonal-round7.sqlite"
+ROUND7 = [H100 / "hexagonal-round7.sqlite", H100 / "hexagonal-round7-picks.sqlite"]
 STORES = r5.STORES + [H100 / f"hexagonal-round{n}.sqlite" for n in ("5", "6", "6-nine")
-                      ] + [ROUND7]
+                      ] + ROUND7
 SHIPPED = H100 / "tiling-calibration-round6.json"
 CALIBRATION_OUT = H100 / "tiling-calibration-round7.json"
 NINE_SIZES = ("S1=1048576,T=256", "S1=4096,S2=4096,T=48", "S1=8192,S2=8192,T=48")
@@ -128,17 +131,17 @@ def protocol_table(points: pd.DataFrame, shipped, micro) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def calls_picks(points: pd.DataFrame) -> pd.DataFrame:
-    """The round-7 call's picks against the best baseline of the same call (the best
+def calls_picks(points: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """A round-7 call's picks against the best baseline of the same call (the best
     baseline point measured again, or, at a size no earlier call measured, the best of
     the baseline set the call measured)."""
     from benchmarks.tiling_round4 import measured
 
-    got = measured(ROUND7)
-    builds = ROUND7.with_name("hexagonal-round7-builds.csv")
+    got = measured(store)
+    builds = store.with_name(store.name.replace(".sqlite", "-builds.csv"))
     ranks = pd.read_csv(builds) if builds.exists() else pd.DataFrame(
         columns=["stencil", "sizes", "label", "rank"])
-    seen = set(zip(*[points.loc[points["store"] != ROUND7.name, c]
+    seen = set(zip(*[points.loc[~points["store"].isin([p.name for p in ROUND7]), c]
                      for c in ("stencil", "sizes", "label")]))
     rows = []
     for (stencil, sizes), part in got.groupby(["stencil", "sizes"], sort=False):
@@ -156,6 +159,7 @@ def calls_picks(points: pd.DataFrame) -> pd.DataFrame:
                      "best_baseline_ms": 1e3 * best,
                      "best_baseline": base.loc[base["measured_s"].idxmin(), "label"],
                      "best_pick": top["label"], "best_pick_ms": 1e3 * top["measured_s"],
+                     "best_pick_measured_before": (stencil, sizes, top["label"]) in seen,
                      "best_pick_faster_pct": 100 * (1 - float(top["measured_s"]) / best),
                      "first_pick_faster_pct": 100 * (1 - float(picks["measured_s"].iloc[0])
                                                      / best),
@@ -173,8 +177,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=H100 / "tiling-holdout.csv")
     parser.add_argument("--write-calibration", action="store_true")
+    parser.add_argument("--before-round7", action="store_true")
     args = parser.parse_args()
-    points = measured_points(STORES)
+    stores = [p for p in STORES if not (args.before_round7 and p.name.startswith(
+        "hexagonal-round7"))]
+    points = measured_points(stores)
     shipped = load_calibration(SHIPPED)
     micro = resident_calibration(MICROBENCH, LADDERS)
     frame = protocol_table(points, shipped, micro)
@@ -198,10 +205,12 @@ def main() -> int:
               f"{int(ok.sum())} of {int(part['rmse_near_best'].notna().sum())} scored; "
               "the measured point ranked first against the best baseline: "
               f"{part['first_ranked_faster_pct'].mean():+.1f} % on average")
-    if resolve_store_path(ROUND7) is not None:
-        call = calls_picks(points)
-        print("the round-7 call's picks against the same call's best baseline:")
-        print(call.round(2).to_string(index=False))
+    for store in ROUND7:
+        if resolve_store_path(store) is not None and store in stores:
+            call = calls_picks(points, store)
+            print(f"the picks of {store.name}'s call against the same call's best "
+                  "baseline:")
+            print(call.round(2).to_string(index=False))
     if args.write_calibration:
         one = fitted(micro, r5.one_per_point(points), 1, "every measured 1-D point "
                      "(each label once, the median of its calls) of the shipped "
