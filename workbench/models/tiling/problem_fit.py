@@ -154,8 +154,9 @@ def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,
     scale = float(found.x[0])
     return trial(scale, {
         "from": "the lane-pass form's microbenchmark constants, the SM's groups hiding "
-                "each other's waits and streaming at the overlapped L, a C_iter scale fitted by least squares of "
-                "log(measured/predicted) on measured 1-D problem points (round 7)",
+                "each other's waits and streaming at the overlapped L, a C_iter scale "
+                "fitted by least squares of log(measured/predicted) on measured 1-D "
+                "problem points (round 7)",
         "training_points": int(len(one)), "training": where, "C_iter_scale": scale,
         "rms_log_error": float(np.sqrt(np.mean(found.fun ** 2))),
         "lane_pass_provenance": dict(lane.provenance)})
