@@ -79,9 +79,16 @@ ROUND = int(os.environ.get("HXR_ROUND", 1))
 #: the constants of ``tiling-calibration-round6.json`` (``benchmarks/tiling_round6.py
 #: --write-calibration``), and a hold-out size no call measured before (``HOLDOUT``):
 #: its picks and every third point of its baseline set (campaign kind ``baseline``)
+#: round 7 (``HXR_ROUND=7``, scripts/h100_hexagonal_round7.sh): the selection with the
+#: constants of ``tiling-calibration-round7.json`` (``benchmarks/tiling_holdout.py
+#: --write-calibration``: round 7's 1-D term) on sizes no call measured (``HOLDOUT``:
+#: 1-D 2^21 and 2^22 with their whole baseline sets, jacobi2d 10240^2 with every third
+#: point), and jacobi1d 2^20's picks against its best baseline again; with
+#: ``HXR_HOLDOUT=0``, the three 1-D sizes alone: the picks and each size's best baseline
+#: point (of the shipped stores, the first round-7 call's included) again
 STORE = {1: "hexagonal-resident.sqlite", 2: "hexagonal-lanes.sqlite",
          4: "hexagonal-round4.sqlite", 5: "hexagonal-round5.sqlite",
-         6: "hexagonal-round6.sqlite"}.get(
+         6: "hexagonal-round6.sqlite", 7: "hexagonal-round7.sqlite"}.get(
     ROUND, "hexagonal-round3.sqlite")
 CAL_OUT = "tiling-calibration-resident.json"
 FORMS = ("resident-latency", "resident-load-passes") + (
@@ -106,7 +113,17 @@ else:
 HOLDOUT = ([] if ROUND != 6 or os.environ.get("HXR_HOLDOUT") == "0" else
            [("jacobi2d", {"S1": 96, "S2": 96, "T": 48})] if DRY else
            [(s, {"S1": 6144, "S2": 6144, "T": 48}) for s in ("jacobi2d", "gradient2d")])
-#: every this many-th point of a hold-out problem's baseline set (sorted labels)
+if ROUND == 7:
+    HOLDOUT = ([("jacobi1d", {"S1": 8192, "T": 16}), ("jacobi2d", {"S1": 96, "S2": 96,
+                                                                  "T": 48})] if DRY else
+               [("jacobi1d", {"S1": 1 << 21, "T": 256}), ("jacobi1d", {"S1": 1 << 22,
+                                                                      "T": 256}),
+                ("jacobi2d", {"S1": 10240, "S2": 10240, "T": 48})])
+    if os.environ.get("HXR_HOLDOUT") == "0":      # the 1-D sizes' picks alone
+        PROBLEMS = [p for p in HOLDOUT if len(p[1]) == 2] + PROBLEMS[:1]
+        HOLDOUT = []
+#: every this many-th point of a hold-out problem's baseline set (sorted labels); round
+#: 7 measures the whole 1-D sets (73 points)
 HOLDOUT_STRIDE = 3
 PROTOCOL = TimingProtocol(runs=5, discard_first=0)
 CHOSEN = """from workbench.kernels.timetiled.hexspaces import hexagonal_space
@@ -196,7 +213,8 @@ def chosen_labels(cal, form, stencil, sizes):
 
 def best_baseline(stencil, sizes):
     name = f"tune/hx_{stencil}/baseline/{sizes_text(sizes)}"
-    for path in (H100_DIR / "hexagonal.sqlite", H100_DIR / "hexagonal-8192.sqlite"):
+    for path in (H100_DIR / "hexagonal.sqlite", H100_DIR / "hexagonal-8192.sqlite",
+                 H100_DIR / "hexagonal-round7.sqlite"):
         found = resolve_store_path(path)
         if found is None:
             continue
@@ -244,7 +262,7 @@ def holdout_baseline(stencil, sizes):
     """Every ``HOLDOUT_STRIDE``-th point of the baseline set, by sorted label."""
     labels = sorted(p.label for p in hexspaces.hexagonal_space(
         stencil, baseline=1, **sizes).points())
-    return labels[::HOLDOUT_STRIDE]
+    return labels[::1 if ROUND == 7 and len(sizes) == 2 else HOLDOUT_STRIDE]
 
 
 def round2_plan(shipped, ext):
@@ -299,6 +317,13 @@ def round4_plan(out, dev):
         form = "resident-lane-rows"
         big = sorted(PROBLEMS, key=lambda p: (len(p[1]) != 3, -p[1]["S1"]))
         order = big[:4] + HOLDOUT + big[4:]       # 8192^2, the hold-out, 4096^2, 1-D
+    elif ROUND == 7:
+        cal = load_calibration(H100_DIR / "tiling-calibration-round7.json")
+        form = "resident-lane-rows"
+        # the new 1-D sizes, jacobi1d's own size (its picks change), the new 2-D size
+        order = [p for p in HOLDOUT if len(p[1]) == 2] + [
+            p for p in PROBLEMS if len(p[1]) == 2][-3:] + [
+            p for p in HOLDOUT if len(p[1]) == 3]
     else:
         cal, form = resident_calibration(MICROBENCH, LADDERS), "resident-lane-passes"
         order = sorted(PROBLEMS, key=lambda p: (len(p[1]) == 2, p[1]["S1"]))
@@ -353,7 +378,7 @@ def point_labels_of(frame):
 
 def picks(out, dev, queue, seconds):
     deadline = time.time() + seconds
-    if ROUND in (4, 5, 6):
+    if ROUND in (4, 5, 6, 7):
         problems, plan = round4_plan(out, dev)
     elif ROUND == 3:
         problems, plan = round3_plan(os.environ["HXR_PLAN"])

@@ -17,7 +17,7 @@ The kernels, driver, tuning spaces and microbenchmarks are in
 * :mod:`.validation`: section 5.3, predicted against measured, RMSE over all points
   and near the best;
 * :mod:`.problem_fit`: the lane-rows form's constants fitted on measured problem
-  points (round 5 of issue 34);
+  points (rounds 5-7 of issue 34; 1-D: round 7);
 * :mod:`.selection`: section 6, the model over the whole feasible space;
 * :mod:`.family`: the family ``tiling`` behind the common contract, and its ranking
   of a whole tuning space.

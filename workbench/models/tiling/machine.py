@@ -93,7 +93,11 @@ class SchemeConstants:
     ``lane_pass``: the lane-pass form's compute latency, seconds per lane pass of one
     group; ``register_fit``: that form's registers per work item from the tile shape,
     the coefficients of :func:`.schemes.register_features` and the lowest and highest
-    count of the microbenchmark builds it was fitted on (empty: none)."""
+    count of the microbenchmark builds it was fitted on (empty: none); ``lane_rows``,
+    ``step_global``, ``step_launch``: the lane-rows form's gamma, g and g_0 (rounds
+    5-6); ``latency_hidden`` (round 7, 1-D only): the groups one SM holds hide each
+    other's waits, and stream their words at the overlapped tiles' ``L``
+    (:func:`.schemes.resident_tile`)."""
 
     L: float
     C_iter: Mapping[str, float]
@@ -105,6 +109,7 @@ class SchemeConstants:
     lane_rows: float = 0.0
     step_global: float = 0.0
     step_launch: float = 0.0
+    latency_hidden: bool = False
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -123,6 +128,8 @@ class SchemeConstants:
             doc["step_global"] = self.step_global
         if self.step_launch:
             doc["step_launch"] = self.step_launch
+        if self.latency_hidden:
+            doc["latency_hidden"] = True
         return doc
 
     @classmethod
@@ -132,7 +139,8 @@ class SchemeConstants:
                    float(doc.get("pass_latency", 0.0)), float(doc.get("lane_pass", 0.0)),
                    tuple(float(x) for x in doc.get("register_fit") or ()),
                    float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)),
-                   float(doc.get("step_launch", 0.0)))
+                   float(doc.get("step_launch", 0.0)),
+                   bool(doc.get("latency_hidden", False)))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,10 @@ of ``log(measured / predicted)``:
 The points given (the caller chooses them; ``benchmarks/tiling_round5.py`` gives
 every call's picks and none of the baseline sets) are the training set: figures on
 them are in-sample.  1-D keeps the lane-pass constants: it has one row of lanes, and
-its grid (2^20 cells) does not leave the L2 cache.
+its grid (2^20 cells) does not leave the L2 cache.  Round 7
+(:func:`hexagonal_constants`): in 1-D the SM's groups hide each other's waits and
+stream their words at a bandwidth (``.schemes.resident_tile``), and one constant, a
+scale of its ``C_iter``, is fitted on measured 1-D points.
 """
 
 from __future__ import annotations
@@ -110,3 +113,50 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
         provenance["from"] += "; step_launch fitted too (round 6)"
     return _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], gamma, g * 1e-12, scale,
                  provenance, g0=g0)
+
+
+def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,
+                        device_model: str = "h100", where: str = "") -> TilingCalibration:
+    """``cal`` with the 1-D lane-rows constants of round 7: the lane-pass form's
+    microbenchmark constants, the SM's groups hiding each other's waits
+    (``latency_hidden``), and a scale of ``C_iter`` fitted by least squares of
+    ``log(measured / predicted)`` on the 1-D rows of ``points`` (``where``: which, for
+    the provenance)."""
+    from scipy.optimize import least_squares
+
+    from workbench.models.tiling.family import TilingModel
+
+    lane = cal.schemes.get(Form.RESIDENT_LANE_PASSES.constants_key(Scheme.HEXAGONAL))
+    if lane is None:
+        raise ModelError("the 1-D lane-rows form starts from the lane-pass form's "
+                         "constants; the calibration has none")
+    one = points[points["scheme"] == Scheme.HEXAGONAL.value]
+    if len(one) < 2:
+        raise ModelError(f"the 1-D fit needs measured 1-D points, got {len(one)}")
+
+    def trial(scale, provenance=None):
+        own = replace(lane, latency_hidden=True, lane_rows=0.0, step_global=0.0,
+                      step_launch=0.0, C_iter={k: float(v) * scale
+                                               for k, v in lane.C_iter.items()},
+                      provenance=dict(provenance or lane.provenance))
+        schemes = dict(cal.schemes)
+        schemes[Form.RESIDENT_LANE_ROWS.constants_key(Scheme.HEXAGONAL)] = own
+        return replace(cal, schemes=schemes)
+
+    def residuals(x):
+        c = trial(float(x[0]))
+        return log_errors(lambda dims: TilingModel().ready(
+            device_model=device_model, calibration=c, form=Form.RESIDENT_LANE_ROWS,
+            scheme=Scheme.HEXAGONAL.value,
+            registers=dict(c.provenance.get("registers_per_item") or {})), one)
+
+    found = least_squares(residuals, (1.0,), bounds=((0.1,), (5.0,)), diff_step=1e-3)
+    scale = float(found.x[0])
+    return trial(scale, {
+        "from": "the lane-pass form's microbenchmark constants, the SM's groups hiding "
+                "each other's waits and streaming at the overlapped L, a C_iter scale "
+                "fitted by least squares of log(measured/predicted) on measured 1-D "
+                "problem points (round 7)",
+        "training_points": int(len(one)), "training": where, "C_iter_scale": scale,
+        "rms_log_error": float(np.sqrt(np.mean(found.fun ** 2))),
+        "lane_pass_provenance": dict(lane.provenance)})

@@ -107,6 +107,13 @@ and two terms its picks showed were missing (``docs/time-tiling.md``, "Round 5")
 
 ``gamma``, ``g`` and the form's ``C_iter`` are fitted on measured problem points
 (:mod:`.problem_fit`), the rest are the lane-pass form's microbenchmark constants.
+Round 7 (1-D, ``SchemeConstants.latency_hidden``): the ``k_res`` groups one SM holds
+hide each other's waits; a tile costs the longer of the SM's stream of groups and one
+group's own path, ``max(k_res max(m_s, c), m' + max(c, c_lane) + chain)``, where
+``m_s = (m_i + m_o) L_overlapped`` moves the tile's words at the overlapped tiles' ``L``
+(measured with the grid spread over every SM: a bandwidth) while ``m'`` keeps the
+scheme's own ``L`` (measured at a few groups per SM: a latency); the 1-D ``C_iter`` is
+fitted (:func:`.problem_fit.hexagonal_constants`).
 
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
@@ -303,10 +310,14 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                      if registers is not None else np.full(t_T.shape, np.nan))
             registers = np.where(np.isfinite(known) & (known > 0), known, guess)
         latency = latency + (own.lane_pass,)
+    hidden = form is Form.RESIDENT_LANE_ROWS and own.latency_hidden
+    if hidden and d != 1:
+        raise ModelError(f"the {key} constants hide the row chains, a 1-D term; the 2-D "
+                         "form has none")
     if form is Form.RESIDENT_LANE_ROWS:
         latency = latency + (own.lane_rows, own.step_global, own.step_launch)
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
-                      word_bytes, form, latency, lanes)
+                      word_bytes, form, latency, lanes, hidden)
 
 
 def load_passes(t_T, t_S1, lanes, inner=None):
@@ -384,7 +395,7 @@ def estimated_registers(fit, t_T, t_S1, lanes, inner=None):
 
 
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
-               form=Form.PAPER, latency=(0.0, 0.0), lanes=None):
+               form=Form.PAPER, latency=(0.0, 0.0), lanes=None, hidden=False):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -421,7 +432,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
                                        S, *latency[3:6])
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, c, chain, hw, cal, L, c_lane,
-                                 sweep)
+                                 sweep, hidden)
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
@@ -443,11 +454,17 @@ def resident(w, k, n_SM: int):
     return np.maximum(np.minimum(k, _ceil_div(np.maximum(w, 1), n_SM)), 1)
 
 
-def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None):
+def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None,
+                  streamed=None):
     """``T_tile`` of the resident-latency form (module docstring); ``chain``: the rows'
     latency of one (sub-)tile, ``t_T rho``; ``c_lane``: the lane-pass form's least
-    compute time of one group's (sub-)tile."""
+    compute time of one group's (sub-)tile; ``streamed`` (1-D, round 7): the tile's
+    words at the streaming ``L``, given where the SM's groups hide each other's waits:
+    the tile costs the longer of the SM's stream of groups and one group's own path."""
     lane = 0.0 if c_lane is None else c_lane
+    if dims == 1 and streamed is not None:
+        return np.maximum(k_res * np.maximum(streamed, c),
+                          m_prime + np.maximum(c, lane) + chain)
     if dims == 1:
         return (m_prime + np.maximum(c + (k_res - 1) * np.maximum(m_prime, c), lane)
                 + chain)
@@ -457,11 +474,13 @@ def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None):
 
 
 def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasible,
-                      repeats, c, chain, hw, cal, L, c_lane=None, sweep=0.0):
+                      repeats, c, chain, hw, cal, L, c_lane=None, sweep=0.0,
+                      hidden=False):
     m_prime = (m_i + m_o) * L
+    streamed = (m_i + m_o) * cal.L if hidden else None    # the overlapped tiles' L
     k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
-    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane)
-    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane)
+    tile_A = resident_tile(dims, k_A, m_prime, c, chain, repeats, c_lane, streamed)
+    tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane, streamed)
     rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
     rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
     T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B) + sweep
