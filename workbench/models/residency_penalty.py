@@ -85,19 +85,22 @@ def residency_factors(candidates: Sequence[Candidate], device: str,
 @dataclasses.dataclass(frozen=True, eq=False)
 class ResidencyPenalty:
     """A fitted model whose predictions carry the residency penalty (module docstring).
-    It has no ``device`` of its own: the wrapped model's prediction already has its
-    floors and caveats, and a factor of at least 1 keeps them."""
+    ``on_device``: the OpenCL name of the device whose limits apply (default: the one
+    the model was fitted on or describes).  It has no ``device`` of a model's: the
+    wrapped model's prediction already has its floors and caveats, and a factor of at
+    least 1 keeps them."""
 
     model: object
     strength: float = STRENGTH
+    on_device: str | None = None
 
     def __post_init__(self):
         if not (self.strength >= 0 and math.isfinite(self.strength)):
             raise ModelError(f"the residency penalty's strength must be a non-negative "
                              f"number, not {self.strength!r}")
-        if not _device_name(self.model):
-            raise ModelError("the residency penalty needs a model fitted on (or "
-                             "describing) a device: this one names none")
+        if not self.device_name:
+            raise ModelError("the residency penalty needs a device: the model was fitted "
+                             "on (or describes) none, and none was given")
 
     @property
     def family(self) -> str:
@@ -105,7 +108,7 @@ class ResidencyPenalty:
 
     @property
     def device_name(self) -> str:
-        return _device_name(self.model)
+        return self.on_device or _device_name(self.model)
 
     def predict_candidates(self, candidates, **context):
         from workbench.models.prediction import Term, TermKind, predict
