@@ -90,3 +90,21 @@ def test_refuses_what_it_cannot_price(triad):
         ResidencyPenalty(FlatModel(), strength=-1.0, on_device=H100)
     with pytest.raises(ModelError, match="residency limits"):
         rank_space(ResidencyPenalty(FlatModel(), on_device="no such device"), triad)
+
+
+def test_tune_cli_ranks_with_the_penalty(triad, capsys):
+    import json
+
+    from workbench.cli.main import main
+    from workbench.models import load_model
+
+    weights = ROOT / "sample_data/h100/weights-linear-non-negative.json"
+    first = rank_space(ResidencyPenalty(load_model(weights)), triad).best.point
+    assert main(["tune", f"{ROOT}/examples/spaces/triad.py:space", "--strategy", "model",
+                 "--weights", str(weights), "--residency-penalty", "--replay",
+                 str(ROOT / "sample_data/h100/user-spaces.sqlite"), "--budget-evals", "1",
+                 "--no-progress", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["strategy"] == "model:unified-linear+residency"
+    assert out["best"]["point"] == first.as_dict()
+    assert first["g"] == 32    # the floor's ties broken towards the most resident groups
