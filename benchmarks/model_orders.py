@@ -22,7 +22,9 @@ device description), and the sector-priced models of #34 (counted per sub-group)
 default ``models/linear-fp64-sectors.json``), ``sectors`` and ``sectors-trees``
 (``weights-overlap-fp64-sectors{,-trees}.json``).  The last column says how many of a
 factory space's structures were counted symbolically; those counted point by point
-are listed with the reason.  A model may also be given as a weights file.
+are listed with the reason.  A model may also be given as a weights file, and any
+model with the residency penalty as ``NAME+residency`` (e.g. ``linear-nn+residency``:
+:mod:`workbench.models.residency_penalty`).
 
 Run: ``.venv/bin/python benchmarks/model_orders.py [--models linear,linear-nn,default,
 occupancy,roofline,linear-sectors,sectors,sectors-trees] [--spaces matmul_tiled,...]
@@ -62,6 +64,9 @@ def _model(name: str):
 
     if name == "roofline":
         return get_family("roofline").ready(device_model="h100")
+    if name.endswith("+residency"):    # a model above with the residency penalty
+        from workbench.models.residency_penalty import ResidencyPenalty
+        return ResidencyPenalty(_model(name.removesuffix("+residency")))
     return load_model(ROOT / MODELS[name] if name in MODELS else Path(name))
 
 
@@ -139,7 +144,7 @@ def main() -> None:
             for r in ranking.counting:
                 if r.method.value != "symbolic":
                     print(f"    counted per point: {r.label} ({r.points} points): {r.reason}")
-            if args.terms and shown.startswith("linear"):
+            if args.terms and shown.startswith("linear") and "+" not in shown:
                 first = ranking.candidates[int(ranking.order[0])]
                 top = ranking.candidates[int(np.argmin(measured))]
                 for label, c, terms in zip(("model's first", "measured best"),

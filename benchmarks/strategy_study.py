@@ -22,12 +22,16 @@ ranking would be charged only what the first left to count.
 
 ``--charge-from CSV`` charges every model's ranking what an earlier run of this
 benchmark measured for the same space (its ``--charge-row``, default ``model:linear``,
-``choosing_s``) instead of timing it now: the shared VM's load moves a ranking's wall
+``choosing_s``; plus, for ``linear-nn-residency``, the residency penalty's own time
+measured now) instead of timing it now: the shared VM's load moves a ranking's wall
 time 3 to 5x between sessions, and models of the same features (``linear``,
 ``linear-nn``) count the same points.  The rows then say ``recorded: ... CSV``.
 
+``linear-nn-residency`` is ``linear-nn`` with the residency penalty
+(:mod:`workbench.models.residency_penalty`, ``structure-ranking.md`` section 13).
+
 Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default,
-linear-sectors]
+linear-sectors,linear-nn-residency]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
 [--early] [--charge-from CSV [--charge-row model:linear]]``
 """
@@ -35,6 +39,7 @@ linear-sectors]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import sys
@@ -55,6 +60,8 @@ MODELS = {
     # the shipped default's fit (#34): sub-group counts with sector-priced accesses
     "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
 }
+#: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
+PENALISED = {"linear-nn-residency": "linear-nn"}
 SPACES = ("matmul_tiled", "stencil2d_5pt", "transpose", "rowsum", "triad",
           "stencil3d_7pt", "heldout_conv1d", "heldout_batched_gemm")
 
@@ -69,7 +76,24 @@ def _model(name: str):
 
     if name == "roofline":
         return get_family("roofline").ready(device_model="h100")
+    if name in PENALISED:
+        from workbench.models.residency_penalty import ResidencyPenalty
+        return ResidencyPenalty(load_model(ROOT / MODELS[PENALISED[name]]))
     return load_model(ROOT / MODELS[name])
+
+
+def penalty_seconds(model, space) -> float:
+    """The residency penalty's own wall time on ``space`` (0 for a plain model): what a
+    ranking charged from an earlier run (``--charge-from``) costs more with it."""
+    from workbench.kernels.candidate import Candidate
+    from workbench.models.residency_penalty import ResidencyPenalty, residency_factors
+
+    if not isinstance(model, ResidencyPenalty):
+        return 0.0
+    began = time.perf_counter()
+    residency_factors([Candidate.of_point(space, p) for p in space.points()],
+                      model.device_name, model.strength)
+    return time.perf_counter() - began
 
 
 def _fmt(v, spec=".2f"):
@@ -118,9 +142,11 @@ def _earlier_costs(table, row: str, source: str, space, models) -> dict:
     if found.empty:
         raise SystemExit(f"{source} has no {row!r} row for {space.name}")
     seconds, points = float(found["choosing_s"].iloc[0]), int(found["points"].iloc[0])
-    return {f"{family}:{label}": RankingCost(strategy=row, points=points, wall_s=seconds,
-                                             cpu_s=0.0, host=f"{source} ({row})")
-            for label in models for family in ("model", *GUIDED)}
+    return {f"{family}:{label}": RankingCost(
+                strategy=row, points=points,
+                wall_s=seconds + penalty_seconds(model, dataclasses.replace(space)),
+                cpu_s=0.0, host=f"{source} ({row})")
+            for label, model in models.items() for family in ("model", *GUIDED)}
 
 
 def warm_up(models) -> None:

@@ -14,6 +14,7 @@
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers, which only exhaustive and random use and which compete with the
 # ranking's counting processes for the cores).  EVALS (default 10): evaluations a run.
+# RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).
 # Each run gets an empty NVIDIA compute cache too (CUDA_CACHE_PATH; before live run 9
 # a point built by an earlier run was built again from the driver's cache in 0.005 s).
 set -uo pipefail
@@ -50,7 +51,7 @@ for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done);
         echo "deadline: $space $strategy seed $seed not run" >> "$out/live.log"; continue
       fi
       weights=""
-      case $strategy in model*) weights="--weights ${WEIGHTS:-sample_data/h100/weights-linear.json} $early";; esac
+      case $strategy in model*) weights="--weights ${WEIGHTS:-sample_data/h100/weights-linear.json} $early ${RESIDENCY:+--residency-penalty}";; esac
       start=$(date +%s.%N)
       XDG_CACHE_HOME=$(mktemp -d) CUDA_CACHE_PATH=$(mktemp -d) timeout 60 python3 -m workbench tune \
         "examples/spaces/$space.py:space" --strategy $strategy $weights --seed $seed \

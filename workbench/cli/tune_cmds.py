@@ -121,6 +121,10 @@ def _model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibration", metavar="FILE",
                    help="--model tiling: its calibration (workbench calibrate --set "
                         "timetiling; default: the one shipped for --device-model)")
+    p.add_argument("--residency-penalty", action="store_true",
+                   help="multiply the model's predictions by 1 + 1/(groups resident per "
+                        "multiprocessor): large groups' stalls (workbench.models."
+                        "residency_penalty)")
 
 
 def _space(ref: str, params):
@@ -157,6 +161,14 @@ def cmd_spaces(args) -> int:
 
 
 def _strategy_model(args):
+    model, label = _plain_strategy_model(args)
+    if not getattr(args, "residency_penalty", False):
+        return model, label
+    from workbench.models.residency_penalty import ResidencyPenalty
+    return ResidencyPenalty(model), (label and f"{label}+residency")
+
+
+def _plain_strategy_model(args):
     from workbench.models import get_family, load_model
 
     if args.weights:

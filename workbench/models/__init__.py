@@ -17,6 +17,8 @@
   seconds, overlaps, floors, limiter and roofline point;
 * :mod:`.floors` and :mod:`.parallelism`: the device's floors under every prediction
   (a launch of few work items: one item's serial work) and the caveats it carries;
+* :mod:`.residency_penalty`: any model's predictions times 1 + 1/(groups resident per
+  multiprocessor), from what a point declares (ranking a tuning space, issue #33);
 * :mod:`.unified`: the 2018 unified linear model (Stevens & Klöckner);
 * :mod:`.expressions`: the 2019 mechanism: model expressions, overlap, in-situ
   features (Stevens & Klöckner);
@@ -68,6 +70,7 @@ from workbench.models.unified.linear import (
     UnifiedLinearModel,
 )
 from workbench.models.registry import MODEL_FAMILIES, get_family, load_model, save_model
+from workbench.models.residency_penalty import ResidencyPenalty, residency_factors
 from workbench.models.structure_counts import CountMethod, StructureCount
 from workbench.models.validation import (
     ExpressionFit,
@@ -90,5 +93,5 @@ __all__ = [
     "UnifiedLinearModel", "build_dataset", "candidate_frame", "feature_columns", "geometric_mean",
     "get_family", "leave_one_kernel_out", "load_model", "load_store_dataset", "parse_model",
     "relative_errors", "save_model", "smooth_max", "store_device",
-    "CountMethod", "StructureCount",
+    "CountMethod", "StructureCount", "ResidencyPenalty", "residency_factors",
 ]
