@@ -16,9 +16,11 @@ Stages:
 * ``picks``: per problem of the plan file ``HXR_PLAN`` (JSON ``{"<stencil> <sizes>":
   {"<kind>": [labels]}}``, written here by ``benchmarks/tiling_sweep.py --plan``):
   the lane-rows form's first ``HXR_TOP`` points the generator builds with the
-  constants of ``sample_data/h100/tiling-calibration-round8.json``, built for their
-  registers, priced again, at most ``HXR_PICKS`` within 10 % of the new minimum
-  measured (``chosen-with-builds``), then the plan's own kinds (baseline points).
+  constants of ``sample_data/h100/tiling-calibration-round8.json`` (and with round
+  7's, ``tiling-calibration-round7.json``), built for their registers, priced again,
+  at most ``HXR_PICKS`` within 10 % of the new minimum measured (campaign kinds
+  ``chosen-with-builds`` and ``chosen-round7``), then the plan's own kinds (baseline
+  points).
 
 Both stop themselves at ``SECONDS``.  ``HXR_DRY_RUN=1 HXR_DEVICE=Portable``: tiny
 problems on a CPU.
@@ -82,6 +84,12 @@ def sweep(out, dev, queue, seconds):
         hxr.measure(store, dev, queue, stencil, sizes, "baseline", rest, deadline)
 
 
+#: (calibration file, campaign kind, builds file suffix) of the picks stage: round 8's
+#: constants, and round 7's (the shipped ones) on the same problems, for comparison
+PICK_SETS = (("tiling-calibration-round8.json", "chosen-with-builds", ""),
+             ("tiling-calibration-round7.json", "chosen-round7", "-round7"))
+
+
 def picks(out, dev, queue, seconds):
     import pandas as pd
 
@@ -94,8 +102,6 @@ def picks(out, dev, queue, seconds):
 
     deadline = time.time() + seconds
     plan_in = json.loads(Path(os.environ["HXR_PLAN"]).read_text())
-    cal = load_calibration(hxr.H100_DIR / "tiling-calibration-round8.json")
-    regs = dict(cal.provenance.get("registers_per_item") or {})
     order = []
     for key in plan_in:
         stencil, text = key.split(" ", 1)
@@ -103,40 +109,54 @@ def picks(out, dev, queue, seconds):
                                                        text.split(","))}))
     began = time.time()
     tops, models = {}, {}
-    for stencil, sizes in order:
-        dims = len(sizes) - 1
-        key = (stencil, hxr.sizes_text(sizes))
-        models[key] = model = TilingModel().ready(
-            device_model="h100", calibration=cal, form="resident-lane-rows",
-            registers=regs, scheme=Scheme.paper(dims).value)
-        tops[key] = top_candidates(model, stencil, sizes, TOP, keep=lambda lb, s=stencil,
-                                   z=sizes: hxr.hexspaces.feasible(
-                                       hxr.hexspaces.hex_config(s, parse_label(lb), z)))
-    print(f"model and top {TOP} of {len(order)} problems: {time.time() - began:.1f} s")
+    for file, kind, _ in PICK_SETS:
+        cal = load_calibration(hxr.H100_DIR / file)
+        regs = dict(cal.provenance.get("registers_per_item") or {})
+        for stencil, sizes in order:
+            dims = len(sizes) - 1
+            key = (kind, stencil, hxr.sizes_text(sizes))
+            models[key] = model = TilingModel().ready(
+                device_model="h100", calibration=cal, form="resident-lane-rows",
+                registers=regs, scheme=Scheme.paper(dims).value)
+            tops[key] = top_candidates(model, stencil, sizes, TOP, keep=lambda lb,
+                                       s=stencil, z=sizes: hxr.hexspaces.feasible(
+                                           hxr.hexspaces.hex_config(s, parse_label(lb), z)))
+    print(f"models and top {TOP} of {len(order)} problems: {time.time() - began:.1f} s")
     nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
     jobs = int(os.environ.get("HXR_JOBS", 14))
-    work = [(s, z, lb) for s, z in order for lb in tops[s, hxr.sizes_text(z)]["label"]]
+    work = []
+    for (kind, stencil, text), frame in tops.items():
+        sizes = next(z for s, z in order if s == stencil and hxr.sizes_text(z) == text)
+        work += [(stencil, sizes, lb) for lb in frame["label"]
+                 if (stencil, sizes, lb) not in work]
     began = time.time()
     builds = build_points(dev.index, work, nv, jobs=jobs)
     wall = time.time() - began
     print(f"{len(builds)} builds in {wall:.1f} s wall ({jobs} processes)", flush=True)
     found = {(s, hxr.sizes_text(z), b.label): b for (s, z, _), b in zip(work, builds)}
-    plan, rows = {}, []
+    plan = {(s, hxr.sizes_text(z)): {} for s, z in order}
+    for file, kind, suffix in PICK_SETS:
+        rows = []
+        for stencil, sizes in order:
+            key = (stencil, hxr.sizes_text(sizes))
+            top = tops[(kind, *key)]
+            priced = reprice_with_registers(models[(kind, *key)], stencil, sizes, top, {
+                lb: found[(*key, lb)].registers for lb in top["label"]})
+            chosen = list(near_minimum(priced, 0.10)["label"])[:PICKS]
+            for rank, row in enumerate(priced.itertuples(index=False)):
+                b = found[(*key, row.label)]
+                rows.append({"stencil": stencil, "sizes": key[1], "label": row.label,
+                             "estimated_s": row.estimated_s, "registers": row.registers,
+                             "repriced_s": row.T_alg_s, "rank": rank,
+                             "picked": row.label in chosen, "codegen_s": b.codegen_s,
+                             "build_s": b.build_s, "failure": (b.failure or "")[-200:]})
+            plan[key][kind] = chosen
+            print(f"{stencil} {key[1]} {kind}: picks {chosen}", flush=True)
+        pd.DataFrame(rows).to_csv(Path(out, f"hexagonal-round8-builds{suffix}.csv"),
+                                  index=False)
     for stencil, sizes in order:
-        key = (stencil, hxr.sizes_text(sizes))
-        priced = reprice_with_registers(models[key], stencil, sizes, tops[key], {
-            lb: found[(*key, lb)].registers for lb in tops[key]["label"]})
-        chosen = list(near_minimum(priced, 0.10)["label"])[:PICKS]
-        for rank, row in enumerate(priced.itertuples(index=False)):
-            b = found[(*key, row.label)]
-            rows.append({"stencil": stencil, "sizes": key[1], "label": row.label,
-                         "estimated_s": row.estimated_s, "registers": row.registers,
-                         "repriced_s": row.T_alg_s, "rank": rank,
-                         "picked": row.label in chosen, "codegen_s": b.codegen_s,
-                         "build_s": b.build_s, "failure": (b.failure or "")[-200:]})
-        plan[key] = {"chosen-with-builds": chosen, **plan_in[f"{stencil} {key[1]}"]}
-        print(f"{stencil} {key[1]}: picks {chosen}", flush=True)
-    pd.DataFrame(rows).to_csv(Path(out, "hexagonal-round8-builds.csv"), index=False)
+        plan[(stencil, hxr.sizes_text(sizes))].update(
+            plan_in[f"{stencil} {hxr.sizes_text(sizes)}"])
     Path(out, "hexagonal-round8-build-wall.txt").write_text(
         f"{len(builds)} builds, {wall:.2f} s wall, {jobs} processes\n")
     Path(out, "hexagonal-round8-plan.json").write_text(json.dumps(
