@@ -166,6 +166,25 @@ def round8_fit(sweep=None):
     return fit
 
 
+def holdout_scores(points: pd.DataFrame, round7, round8) -> pd.DataFrame:
+    """The RMSE near the best etc. of both constant sets on each hold-out problem's
+    baseline points measured by the picks call (at 10240^2 the 8 fastest points of
+    jacobi2d's set: every one is near the best, so the RMSE there is over those)."""
+    mine = points[points["store"] == ROUND8_PICKS.name].copy()
+    mine.loc[mine["kind"] == "best-baseline", "kind"] = "baseline"
+    rows = []
+    for stencil, n in HOLDOUT:
+        part = mine[(mine["stencil"] == stencil) & (mine["sizes"] == sizes_of(n))]
+        if (part["kind"] == "baseline").sum() < 8:
+            rows.append({"stencil": stencil, "sizes": sizes_of(n), "baseline_points":
+                         int((part["kind"] == "baseline").sum())})
+            continue
+        for name, cal in (("round7 (shipped)", round7), ("round8", round8)):
+            rows.append({"stencil": stencil, "sizes": sizes_of(n), "constants": name,
+                         **ho.score(cal, mine, stencil, sizes_of(n))})
+    return pd.DataFrame(rows)
+
+
 def plan(points: pd.DataFrame) -> dict:
     """The picks call's baseline points: at 10240^2 the 8 fastest of jacobi2d's whole
     baseline set, for each other stencil; at 12288^2 every 6th, at 5120^2 every 4th
@@ -241,6 +260,10 @@ def main() -> int:
               f"{int((part['rmse_near_best'] <= 0.10).sum())} of "
               f"{int(part['rmse_near_best'].notna().sum())}")
     if resolve_store_path(ROUND8_PICKS) is not None:
+        print("5. the sizes no call measured before the picks call, scored with the "
+              "constants fixed before it (round 7's shipped ones and round 8's):")
+        print(holdout_scores(points, shipped, load_calibration(CALIBRATION_OUT)
+                             ).round(4).to_string(index=False))
         for kind in ("chosen-with-builds", "chosen-round7"):
             call = ho.calls_picks(points, ROUND8_PICKS, new_stores=[ROUND8_PICKS],
                                   pick_kind=kind, builds=H100 / (
