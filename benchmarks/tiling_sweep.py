@@ -20,7 +20,9 @@ launches of a full A row of the hybrid kernel, jacobi2d, 4 tiles on 5 grids, cam
    same call, and the RMSE near the best on its hold-out baseline sets.
 
 ``--write-calibration``: ``tiling-calibration-round8.json`` (the in-sample fit, round
-7's 1-D constants), what ``scripts/h100_hexagonal_round8.sh ... picks`` selects with.
+7's 1-D constants), what ``scripts/h100_hexagonal_round8.sh ... picks`` selects with (the
+shipped file was written at commit c9c7139, before the picks call's store existed; with
+that store in the pool the fit moves, so do not rewrite it to reproduce the call).
 ``--plan``: the baseline points the picks call measures.  No GPU, about a minute.
 """
 
