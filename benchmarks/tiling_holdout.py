@@ -92,9 +92,12 @@ def score(cal, points: pd.DataFrame, stencil: str, sizes: str) -> dict:
                                               / v["best_measured_s"])}
 
 
-def protocol_table(points: pd.DataFrame, shipped, micro) -> pd.DataFrame:
+def protocol_table(points: pd.DataFrame, shipped, micro, fit=None) -> pd.DataFrame:
     """Every problem with a baseline set, scored under every protocol (module
-    docstring); ``micro``: the microbenchmark calibration the fits start from."""
+    docstring); ``micro``: the microbenchmark calibration the fits start from;
+    ``fit(micro, train, dims, where)``: the fit (default :func:`fitted`, round 6's 2-D
+    and round 7's 1-D; round 8's: ``benchmarks/tiling_sweep.py``)."""
+    fit = fit or fitted
     every = r5.one_per_point(points)
     problems = points.loc[points["kind"] == "baseline", ["stencil", "sizes"]
                           ].drop_duplicates().itertuples(index=False)
@@ -102,7 +105,7 @@ def protocol_table(points: pd.DataFrame, shipped, micro) -> pd.DataFrame:
 
     def constants(name, dims, keep):
         if name not in cache:
-            cache[name] = fitted(micro, every[keep], dims, name)
+            cache[name] = fit(micro, every[keep], dims, name)
         return cache[name]
 
     for stencil, sizes in problems:
@@ -131,21 +134,24 @@ def protocol_table(points: pd.DataFrame, shipped, micro) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def calls_picks(points: pd.DataFrame, store: Path) -> pd.DataFrame:
+def calls_picks(points: pd.DataFrame, store: Path, new_stores=None,
+                pick_kind: str = "chosen-with-builds", builds: Path | None = None
+                ) -> pd.DataFrame:
     """A round-7 call's picks against the best baseline of the same call (the best
     baseline point measured again, or, at a size no earlier call measured, the best of
     the baseline set the call measured)."""
     from benchmarks.tiling_round4 import measured
 
     got = measured(store)
-    builds = store.with_name(store.name.replace(".sqlite", "-builds.csv"))
+    builds = builds or store.with_name(store.name.replace(".sqlite", "-builds.csv"))
     ranks = pd.read_csv(builds) if builds.exists() else pd.DataFrame(
         columns=["stencil", "sizes", "label", "rank"])
-    seen = set(zip(*[points.loc[~points["store"].isin([p.name for p in ROUND7]), c]
+    new_stores = ROUND7 if new_stores is None else new_stores
+    seen = set(zip(*[points.loc[~points["store"].isin([p.name for p in new_stores]), c]
                      for c in ("stencil", "sizes", "label")]))
     rows = []
     for (stencil, sizes), part in got.groupby(["stencil", "sizes"], sort=False):
-        picks = part[part["kind"] == "chosen-with-builds"].merge(
+        picks = part[part["kind"] == pick_kind].merge(
             ranks[(ranks["stencil"] == stencil) & (ranks["sizes"] == sizes)][
                 ["label", "rank"]], on="label", how="left").sort_values("rank")
         base = part[part["kind"].isin(("best-baseline", "baseline"))]

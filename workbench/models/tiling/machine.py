@@ -97,7 +97,9 @@ class SchemeConstants:
     ``step_global``, ``step_launch``: the lane-rows form's gamma, g and g_0 (rounds
     5-6); ``latency_hidden`` (round 7, 1-D only): the groups one SM holds hide each
     other's waits, and stream their words at the overlapped tiles' ``L``
-    (:func:`.schemes.resident_tile`)."""
+    (:func:`.schemes.resident_tile`); ``partial_rounds`` (round 8, 2-D): a launch's
+    last, partial round of groups costs a tile at the groups per SM it leaves, not a
+    full one (:func:`.schemes.round_costs`)."""
 
     L: float
     C_iter: Mapping[str, float]
@@ -110,6 +112,7 @@ class SchemeConstants:
     step_global: float = 0.0
     step_launch: float = 0.0
     latency_hidden: bool = False
+    partial_rounds: bool = False
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -130,6 +133,8 @@ class SchemeConstants:
             doc["step_launch"] = self.step_launch
         if self.latency_hidden:
             doc["latency_hidden"] = True
+        if self.partial_rounds:
+            doc["partial_rounds"] = True
         return doc
 
     @classmethod
@@ -140,7 +145,8 @@ class SchemeConstants:
                    tuple(float(x) for x in doc.get("register_fit") or ()),
                    float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)),
                    float(doc.get("step_launch", 0.0)),
-                   bool(doc.get("latency_hidden", False)))
+                   bool(doc.get("latency_hidden", False)),
+                   bool(doc.get("partial_rounds", False)))
 
 
 @dataclass(frozen=True)

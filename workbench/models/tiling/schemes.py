@@ -316,8 +316,9 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
                          "form has none")
     if form is Form.RESIDENT_LANE_ROWS:
         latency = latency + (own.lane_rows, own.step_global, own.step_launch)
+    partial = form is Form.RESIDENT_LANE_ROWS and own.partial_rounds
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
-                      word_bytes, form, latency, lanes, hidden)
+                      word_bytes, form, latency, lanes, hidden, partial)
 
 
 def load_passes(t_T, t_S1, lanes, inner=None):
@@ -395,7 +396,8 @@ def estimated_registers(fit, t_T, t_S1, lanes, inner=None):
 
 
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
-               form=Form.PAPER, latency=(0.0, 0.0), lanes=None, hidden=False):
+               form=Form.PAPER, latency=(0.0, 0.0), lanes=None, hidden=False,
+               partial=False):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -432,7 +434,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
                                        S, *latency[3:6])
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, c, chain, hw, cal, L, c_lane,
-                                 sweep, hidden)
+                                 sweep, hidden, partial)
     c = 2 * C * _hex_sum(t1, h, inner, hw.n_V) + 2 * t_T * tau
     m_prime = (m_i + m_o) * L + 2 * cal.tau_sync
     if len(S) == 1:                                               # eq. 12
@@ -473,9 +475,22 @@ def resident_tile(dims: int, k_res, m_prime, c, chain, repeats, c_lane=None,
                     * repeats)
 
 
+def round_costs(w, k, n_SM: int, tile_at):
+    """One launch of ``w`` groups, ``k`` per SM at most, priced round by round (round
+    8): the full rounds of ``k n_SM`` groups at ``tile_at(k)``, and a last, partial
+    round of ``r`` groups at ``tile_at(ceil(r / n_SM))``, the groups per SM it leaves
+    (the GPU hands the leftover groups to the SMs as the full rounds end)."""
+    w, k = np.asarray(w, dtype=np.int64), np.asarray(k, dtype=np.int64)
+    slots = np.maximum(k, 1) * n_SM
+    full = w // slots
+    rest = w - full * slots
+    last = np.maximum(_ceil_div(rest, n_SM), 1)
+    return full * tile_at(np.maximum(k, 1)) + np.where(rest > 0, tile_at(last), 0.0)
+
+
 def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasible,
                       repeats, c, chain, hw, cal, L, c_lane=None, sweep=0.0,
-                      hidden=False):
+                      hidden=False, partial=False):
     m_prime = (m_i + m_o) * L
     streamed = (m_i + m_o) * cal.L if hidden else None    # the overlapped tiles' L
     k_A, k_B = resident(w_A, k, hw.n_SM), resident(w_B, k, hw.n_SM)
@@ -483,7 +498,14 @@ def _resident_latency(scheme, dims, K, N_w, w_A, w_B, m_i, m_o, M_tile, k, feasi
     tile_B = resident_tile(dims, k_B, m_prime, c, chain, repeats, c_lane, streamed)
     rounds_A = _ceil_div(_ceil_div(w_A, k), hw.n_SM)
     rounds_B = _ceil_div(_ceil_div(w_B, k), hw.n_SM)
-    T_alg = N_w * cal.T_sync + K * (tile_A * rounds_A + tile_B * rounds_B) + sweep
+    if partial:
+        def tile_at(k_res):
+            return resident_tile(dims, k_res, m_prime, c, chain, repeats, c_lane, streamed)
+        row_A = round_costs(w_A, k, hw.n_SM, tile_at)
+        row_B = round_costs(w_B, k, hw.n_SM, tile_at)
+    else:
+        row_A, row_B = tile_A * rounds_A, tile_B * rounds_B
+    T_alg = N_w * cal.T_sync + K * (row_A + row_B) + sweep
     # k: the concurrency (eq. 11), as the paper's form reports it; T_tile: an A row's
     return TileQuantities(scheme, N_w, (w_A + w_B) / 2, m_i, m_o, m_prime, c, M_tile, k,
                           tile_A, np.where(feasible, T_alg, np.inf), feasible)
