@@ -93,3 +93,11 @@ def test_a_stack_indexed_by_keys_is_said_priced_only_by_a_model_that_prices_it()
     assert priced.kind is CaveatKind.STACK and "32 bytes" in priced.message
     assert unpriced.kind is CaveatKind.SPILLS
     assert loop_indexed.kind is CaveatKind.SPILLS
+
+
+def test_a_load_split_by_the_l1_shares_pays_for_global_memory():
+    from workbench.models.terms import Category, category_of
+
+    for name in ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_sectors"):
+        assert category_of(name) is Category.GLOBAL
+    assert category_of("f_op_float64_explog") is Category.ARITHMETIC

@@ -88,12 +88,20 @@ def _hit_share_entry(roofline, candidate: Candidate) -> float:
     return float(min(1.0, max(0.0, 1.0 - misses / requested)))
 
 
-def reuse_stack_values(candidates: Sequence[Candidate], device: str
-                       ) -> dict[str, np.ndarray]:
-    """Every feature of this module for every candidate on ``device`` (NaN where a
-    candidate cannot be built)."""
+def l1_share_values(candidates: Sequence[Candidate], device: str
+                    ) -> dict[str, np.ndarray]:
+    """``f_l1_load_hit_share`` and ``f_l1_load_miss_share`` of every candidate on
+    ``device`` (the address model's volumes: about a tenth of a CPU second each, so
+    apart from the cheap counts below)."""
+    hit = l1_load_hit_share(list(candidates), device)
+    return {"f_l1_load_hit_share": hit, "f_l1_load_miss_share": 1.0 - hit}
+
+
+def stack_explog_values(candidates: Sequence[Candidate], device: str
+                        ) -> dict[str, np.ndarray]:
+    """``f_stack_sectors`` and ``f_op_<dtype>_explog`` of every candidate (NaN where a
+    candidate cannot be built); the same on every device."""
     candidates = list(candidates)
-    hit = l1_load_hit_share(candidates, device)
     stack = np.zeros(len(candidates))
     explog = {"float32": np.zeros(len(candidates)), "float64": np.zeros(len(candidates))}
     for i, c in enumerate(candidates):
@@ -105,9 +113,19 @@ def reuse_stack_values(candidates: Sequence[Candidate], device: str
         stack[i] = sectors
         if str(c.dtype) in explog:
             explog[str(c.dtype)][i] = calls
-    return {"f_l1_load_hit_share": hit, "f_l1_load_miss_share": 1.0 - hit,
-            "f_stack_sectors": stack, "f_op_float32_explog": explog["float32"],
+    return {"f_stack_sectors": stack, "f_op_float32_explog": explog["float32"],
             "f_op_float64_explog": explog["float64"]}
 
 
-provide_device_features(REUSE_STACK_FEATURES, reuse_stack_values)
+def reuse_stack_values(candidates: Sequence[Candidate], device: str
+                       ) -> dict[str, np.ndarray]:
+    """Every feature of this module for every candidate on ``device``."""
+    candidates = list(candidates)
+    return {**l1_share_values(candidates, device),
+            **stack_explog_values(candidates, device)}
+
+
+L1_SHARE_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share")
+provide_device_features(L1_SHARE_FEATURES, l1_share_values)
+provide_device_features(tuple(f for f in REUSE_STACK_FEATURES if f not in L1_SHARE_FEATURES),
+                        stack_explog_values)
