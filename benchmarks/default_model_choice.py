@@ -55,6 +55,10 @@ CANDIDATES = {
                                    "weights-hybrid-fp64-sectors-chains.json"),
     "linear-fp64-sectors-chains2": ("models/linear-fp64-sectors-chains2.json",
                                     "weights-linear-fp64-sectors-chains2.json"),
+    "linear-fp64-sectors-chains3": ("models/linear-fp64-sectors-chains3.json",
+                                    "weights-linear-fp64-sectors-chains3.json"),
+    "linear-fp64-sectors-chains4": ("models/linear-fp64-sectors-chains4.json",
+                                    "weights-linear-fp64-sectors-chains4.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -68,7 +72,11 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/hybrid-fp64-sectors-trees.json": [H100 / "local-trees-train.sqlite"],
                 "models/linear-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
                 "models/hybrid-fp64-sectors-chains.json": [H100 / "local-trees-train.sqlite"],
-                "models/linear-fp64-sectors-chains2.json": [H100 / "local-trees-train.sqlite"]}
+                "models/linear-fp64-sectors-chains2.json": [H100 / "local-trees-train.sqlite"],
+                "models/linear-fp64-sectors-chains3.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack.sqlite"],
+                "models/linear-fp64-sectors-chains4.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):

@@ -6,7 +6,9 @@
   not part of the calibration catalog;
 * the local-memory tree, scan and stream microbenchmarks
   (:mod:`workbench.kernels.generators.local_trees`), so that their measurements join
-  a fit; not part of the calibration catalog either.
+  a fit; not part of the calibration catalog either;
+* the L1-reuse, private-stack and exp/log chain microbenchmarks
+  (:mod:`workbench.kernels.generators.reuse_stack_chains`), likewise.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ def _local_trees_by_name() -> dict[str, KernelSpec]:
     return {s.name: s for s in local_tree_specs()}
 
 
+@functools.lru_cache(maxsize=1)
+def _reuse_stack_chains_by_name() -> dict[str, KernelSpec]:
+    from workbench.kernels.generators.reuse_stack_chains import reuse_stack_chain_specs
+    return {s.name: s for s in reuse_stack_chain_specs()}
+
+
 def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
                     ) -> KernelSpec | None:
     """The derived kernel called ``name``, or None; ``catalog`` looks up base kernels."""
@@ -46,4 +54,4 @@ def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
             from workbench.kernels.work_removal import work_removed_spec
             return work_removed_spec(base)
     return (_generated_by_name().get(name) or _study_by_name().get(name)
-            or _local_trees_by_name().get(name))
+            or _local_trees_by_name().get(name) or _reuse_stack_chains_by_name().get(name))

@@ -22,6 +22,9 @@ spread: its time is at least one work item's serial work (the *serial* bound of
   than the group has active lanes' worth of work (few lanes active between them);
 * ``DEPENDENT_LOADS``: a sequential loop whose load address is the value the trip
   before loaded (a pointer chase): each trip waits a whole memory latency;
+* ``STACK``: the stack of ``SPILLS`` held by private arrays that loaded values index,
+  said as priced for a model that reads ``f_stack_sectors``
+  (:mod:`workbench.models.reuse_stack_features`);
 * ``SPILLS``: the compiler's report (build-info, when one is in use:
   ``WORKBENCH_BUILD_INFO``) says the build spills registers or keeps private arrays
   on the stack, a cost no family counts;
@@ -54,6 +57,7 @@ class CaveatKind(enum.Enum):
     LOCAL_TREE_UNPRICED = "local-memory tree or scan, unpriced"
     RUNNING_SUM = "running sum"
     SUBSTITUTION = "substitution chain"
+    STACK = "private arrays on the stack"
 
 
 #: caveats that put a kernel outside what the count-based families cover
@@ -66,6 +70,8 @@ LOCAL_TREE_FEATURES = frozenset({"f_local_wavefronts", "f_barrier_phases"})
 RUNNING_SUM_FEATURE = "f_recurrence_s"
 #: the expression-language feature that prices a substitution chain
 SUBSTITUTION_FEATURE = "f_substitution_s"
+#: the expression-language feature that prices private arrays kept on the stack
+STACK_FEATURE = "f_stack_sectors"
 
 
 @dataclass(frozen=True)
@@ -378,8 +384,11 @@ def _declares_local(candidate: Candidate) -> bool:
                for insn in knl.instructions for name in insn.reduction_inames())
 
 
-def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
-    """A caveat when the compiler's report in use says this build spills."""
+def spill_caveat(candidate: Candidate, device: str, priced_stack: bool = False
+                 ) -> Caveat | None:
+    """A caveat when the compiler's report in use says this build spills (its stack
+    said as priced where the model reads ``f_stack_sectors`` and loaded values index
+    the kernel's private arrays)."""
     from workbench.hardware.build_info import BuildKey
     from workbench.models.occupancy_features import build_info_in_use
 
@@ -397,6 +406,12 @@ def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
             return Caveat(CaveatKind.SPILLS,
                           f"the build spills ({info.spill_stores} bytes stored, "
                           f"{info.spill_loads} loaded per work item) on {device}")
+        if info is not None and info.stack_bytes and priced_stack \
+                and _indexed_stack(candidate):
+            return Caveat(CaveatKind.STACK,
+                          f"the build keeps {info.stack_bytes} bytes of private arrays "
+                          f"on the stack on {device} (loaded values index them): priced "
+                          "by the sectors of every access to them (f_stack_sectors)")
         if info is not None and info.stack_bytes:
             return Caveat(CaveatKind.SPILLS,
                           f"the build keeps {info.stack_bytes} bytes of private arrays "
@@ -404,6 +419,15 @@ def spill_caveat(candidate: Candidate, device: str) -> Caveat | None:
                           "every access to them is a memory access the counts do not "
                           "see")
     return None
+
+
+def _indexed_stack(candidate: Candidate) -> bool:
+    from workbench.models.private_stack import stack_and_explog
+
+    try:
+        return stack_and_explog(candidate)[0] > 0
+    except Exception:  # noqa: BLE001 - a kernel that cannot be built: not priced
+        return False
 
 
 def local_tree_caveat(candidate: Candidate, priced: bool) -> Caveat | None:
@@ -450,7 +474,8 @@ def prediction_caveats(candidates: Sequence[Candidate], lanes: int, device: str 
         tree = local_tree_caveat(c, priced) if _declares_local(c) else None
         if tree is not None:
             found.append(tree)
-        spill = spill_caveat(c, device) if device else None
+        spill = spill_caveat(c, device, bool(features and STACK_FEATURE in features)) \
+            if device else None
         if spill is not None:
             found.append(spill)
         out.append(tuple(found))

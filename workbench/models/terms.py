@@ -49,8 +49,10 @@ def category_of(name: str) -> Category:
     if name.startswith(("f_mem_access_local", "f_sync_barrier", "f_local_", "f_barrier_",
                         "f_global_barrier_", "f_prefetch_")):
         return Category.ON_CHIP
+    # the L1 shares split a global access's sectors; the stack is device memory
+    # behind L1, as a global access is
     if name.startswith(("f_mem_access_global", "f_mem", "f_dram_", "f_l2_",
-                        "f_footprint_bytes")):
+                        "f_footprint_bytes", "f_l1_", "f_stack_")):
         return Category.GLOBAL
     if name == "f_floor_s":
         return Category.FLOOR

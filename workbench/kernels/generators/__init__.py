@@ -25,7 +25,10 @@ calibrate, so that every feature can be measured in isolation:
   :func:`sequential_matmul` and :func:`sequential_axpy`;
 * :func:`local_tree_specs` (:mod:`.local_trees`): reduction trees, a Hillis-Steele
   scan and barrier-free local streams with some lanes idle, for the local-memory
-  features of :mod:`workbench.models.local_features` (not the paper's either).
+  features of :mod:`workbench.models.local_features` (not the paper's either);
+* :func:`reuse_stack_chain_specs` (:mod:`.reuse_stack_chains`): global loads served by
+  L1 without a prefetch, a private array indexed by loaded keys, and exp/log chains,
+  for the features of round 7 of issue #34 (not the paper's either).
 
 :mod:`.common` holds the conventions shared by every generator (symbolic int32 size
 parameters, full work groups of the 1-D set, values made from work-item indices
@@ -88,6 +91,7 @@ from workbench.kernels.generators.local_trees import (
     TREE_VARIANTS,
     local_tree_specs,
 )
+from workbench.kernels.generators.reuse_stack_chains import reuse_stack_chain_specs
 
 __all__ = [
     "ARITHMETIC_OPS", "DEFAULT_2D_LID_STRIDES", "DEFAULT_ARRAY_COUNTS",
@@ -98,7 +102,7 @@ __all__ = [
     "GlobalPattern", "arithmetic", "arithmetic_op_counts", "barriers", "chase_cycle",
     "column_sum", "default_unroll", "empty", "fma_chain", "global_memory_pattern",
     "local_memory_counts", "local_memory_moves", "local_tree_specs", "measurement_set_2019",
-    "pointer_chase", "sequential_axpy", "sequential_matmul", "update_schedule",
+    "pointer_chase", "reuse_stack_chain_specs", "sequential_axpy", "sequential_matmul", "update_schedule",
 ]
 
 

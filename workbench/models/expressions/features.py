@@ -279,6 +279,10 @@ RECURRENCE_FEATURES = ("f_recurrence_s",)
 #: the chain of a substitution, seconds (device feature:
 #: workbench.models.substitution_features)
 SUBSTITUTION_FEATURES = ("f_substitution_s",)
+#: L1 hit and miss shares of the requested load sectors, stack sectors, exp/log calls
+#: (device features: workbench.models.reuse_stack_features)
+REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_sectors",
+                        "f_op_float32_explog", "f_op_float64_explog")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -339,7 +343,7 @@ def known_feature_names() -> tuple[str, ...]:
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
-              *SUBSTITUTION_FEATURES]
+              *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES]
     return tuple(names)
 
 
@@ -358,7 +362,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
         return OutputFeature(name, device)
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
             or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
-            or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES:
+            or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
+            or name in REUSE_STACK_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
