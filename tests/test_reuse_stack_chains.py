@@ -101,3 +101,41 @@ def test_a_load_split_by_the_l1_shares_pays_for_global_memory():
     for name in ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_sectors"):
         assert category_of(name) is Category.GLOBAL
     assert category_of("f_op_float64_explog") is Category.ARITHMETIC
+
+
+KEYED = '''
+import loopy as lp, numpy as np
+def keyed(acc_dtype):
+    knl = lp.make_kernel("{[c,b,k]: 0<=c<n and 0<=b<8 and 0<=k<16}",
+        """
+        for c
+          acc[b] = 0 {id=zero}
+          for k
+            <> key = keys[k*n+c] {id=key}
+            acc[key] = acc[key] + vals[k*n+c] {id=add, dep=zero:key}
+          end
+          out[c] = acc[0] + acc[7] {dep=add}
+        end
+        """, [lp.GlobalArg("keys", np.int32, shape=("16*n",)),
+              lp.GlobalArg("vals", np.float32, shape=("16*n",)),
+              lp.GlobalArg("out", np.float32, shape=("n",)),
+              lp.TemporaryVariable("acc", acc_dtype, shape=(8,),
+                                   address_space=lp.AddressSpace.PRIVATE),
+              lp.ValueArg("n", np.int32)], lang_version=(2018, 2))
+    return lp.split_iname(knl, "c", 128, outer_tag="g.0", inner_tag="l.0")
+typed, untyped = keyed(np.float32), keyed(None)
+'''
+
+
+def test_a_user_private_array_left_for_loopy_to_type_is_priced_as_a_typed_one(tmp_path):
+    # its dtype is None in the kernel as written: reading its item size raised, and
+    # the default model then refused the whole kernel
+    from workbench.kernels import resolve_kernel
+    from workbench.models.private_stack import stack_and_explog
+
+    path = tmp_path / "keyed.py"
+    path.write_text(KEYED)
+    got = [stack_and_explog(Candidate(resolve_kernel(f"{path}:{name}"), "default", (128,),
+                                      (("n", 4096),), "float32"))
+           for name in ("typed", "untyped")]
+    assert got[0] == got[1] and got[0][0] > 0

@@ -97,9 +97,19 @@ def _counts(spec, request):
             if what == "explog":
                 explog.append(count)
             else:
-                size = np.dtype(private[what[len("stack:"):]].dtype.numpy_dtype).itemsize
-                stack.append((count, size))
+                stack.append((count, _item_size(private[what[len("stack:"):]], request)))
     return tuple(stack), tuple(explog)
+
+
+def _item_size(temporary, request) -> int:
+    """Bytes of one element of a private array; one left for loopy to type (no dtype
+    yet in the kernel as written) is taken at the build's precision."""
+    import loopy as lp
+
+    dtype = temporary.dtype
+    if dtype is None or dtype is lp.auto:
+        return np.dtype(request.dtype.numpy).itemsize
+    return np.dtype(dtype.numpy_dtype).itemsize
 
 
 def _evaluate(poly, params: dict) -> float:
