@@ -135,3 +135,24 @@ def test_counting_in_rounds_survives_a_worker_that_dies(monkeypatch):
     assert got[3] == ({}, counting_pool.LOST)
     assert [g for i, g in enumerate(got) if i != 3] == \
         [({"label": t.variant}, None) for i, t in enumerate(tasks) if i != 3]
+
+
+def test_a_point_lost_with_its_worker_is_not_saved_as_uncountable(monkeypatch, tmp_path):
+    import workbench.models.candidate_features as cf
+    import workbench.models.count_cache as count_cache
+    import workbench.models.counting_pool as counting_pool
+    from workbench.tuning.catalog import resolve_space
+
+    saved = []
+    monkeypatch.setattr(count_cache, "cache_path", lambda: tmp_path / "counts.sqlite")
+    monkeypatch.setattr(count_cache, "save", lambda *a: saved.append(a))
+    space = resolve_space(f"{ROOT}/examples/spaces/stencil3d_7pt.py:space")
+    lost, kept = list(space.points())[:2]
+    cf._save_disk(space, "fingerprint", {lost: {}, kept: {}},
+                  {lost: counting_pool.LOST, kept: "ValueError: not countable"})
+    for thread in cf._SAVING:
+        thread.join()
+    (_, counts, errors, _), = saved
+    key = count_cache.point_key
+    assert key(lost, space.group_size(lost)) not in counts | errors
+    assert errors == {key(kept, space.group_size(kept)): "ValueError: not countable"}

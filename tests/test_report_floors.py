@@ -67,3 +67,25 @@ def test_report_lifts_what_predict_lifts(column_sums, capsys):
         assert result.broken[0] is not None
         assert case["predicted_ms"] == pytest.approx(result.seconds[0] * 1e3, rel=1e-9)
         assert case["model_ms"] == pytest.approx(result.raw_seconds[0] * 1e3, rel=1e-9)
+
+
+def test_a_row_without_a_floor_keeps_the_model_time_even_when_negative():
+    # a plain least-squares fit can predict below zero; with no floor known (a model
+    # of no shipped device) the table shows that, as predict does
+    import numpy as np
+    import pandas as pd
+
+    from workbench.reports.tables import predictions
+
+    class Unfloored:
+        device = {"device": "some CPU"}
+
+        def predict(self, data):
+            return np.array([-1e-3, 2e-3])
+
+    data = pd.DataFrame({"kernel": ["k", "k"], "variant": ["v", "v"],
+                         "dtype": ["float32"] * 2, "group_size": ["256"] * 2,
+                         "params": ["n=1", "n=2"], "role": ["test"] * 2,
+                         "time_s": [1e-3, 2e-3], "device": ["some CPU"] * 2})
+    got = predictions(Unfloored(), data)
+    assert list(got["predicted_s"]) == [-1e-3, 2e-3] == list(got["model_s"])

@@ -240,6 +240,7 @@ def _knl(insn, name):
 gather = _knl("out[i] = a[k[i]]", "gather")
 scatter = _knl("out[k[i]] = a[i]", "scatter")
 through_temporary = _knl(["<> c = k[i]", "out[i] = a[c]"], "through_temporary")
+offset = _knl("out[i] = a[k[i]] - a[k[i] + 1]", "offset")
 '''
 
 
@@ -274,3 +275,35 @@ def test_an_index_array_gets_valid_random_indices(tmp_path, name):
     k = inputs["k"]
     assert k.dtype == np.int32 and k.min() >= 0 and k.max() < 5000
     assert len(np.unique(k)) > 2500
+
+
+def test_an_index_array_used_any_other_way_stays_zeros(tmp_path):
+    # a[k[i] + 1] would read past the end with k up to n - 1: zeros are in bounds
+    path = tmp_path / "indirect.py"
+    path.write_text(INDIRECT)
+    inputs = resolve_kernel(f"{path}:offset").make_inputs({"n": 5000}, None,
+                                                          np.random.default_rng(1))
+    assert not inputs["k"].any()
+
+
+def test_a_gather_from_local_memory_is_counted():
+    # loopy 2025's local counter raised on lut[k[i]] as its global one did on a[k[i]]
+    import loopy as lp
+
+    from workbench.properties.counting import NOT_AFFINE, access_counts
+    from workbench.properties.features import Granularity
+
+    knl = lp.make_kernel(
+        "{[i]: 0<=i<n}",
+        ["lut[i % 256] = a[i] {id=w}", "... lbarrier {id=b, dep=w}",
+         "out[i] = lut[k[i]] {dep=b}"],
+        [lp.GlobalArg("k", np.int32, shape=("n",)), lp.GlobalArg("a", np.float32, shape=("n",)),
+         lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32),
+         lp.TemporaryVariable("lut", np.float32, shape=(256,),
+                              address_space=lp.AddressSpace.LOCAL)],
+        name="lut_gather", lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    counts = access_counts(knl, Granularity.WORKITEM, 32)
+    gathers = [a for a in counts if a.mtype == "local" and a.direction == "load"]
+    assert [str(a.lid_strides[0]) for a in gathers] == [NOT_AFFINE]
+    assert any(a.variable == "k" and a.direction == "load" for a in counts)

@@ -316,7 +316,8 @@ def cmd_report(args) -> int:
     if args.plot:
         from workbench.reports.plots import predicted_vs_measured
         try:
-            predicted_vs_measured(predictions(model, data)).write_html(args.plot)
+            predicted_vs_measured(predictions(model, data, floors=floors)).write_html(
+                args.plot)
         except OSError as err:
             raise WorkbenchError(f"cannot write the plot {args.plot!r}: {err}") from None
     if args.format == "json":

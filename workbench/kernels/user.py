@@ -35,16 +35,17 @@ def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
 
 
 def _index_bounds(knl) -> dict[str, list]:
-    """Integer arrays that index another array's axis, directly (``a[k[i]]``) or
-    through a temporary loaded from them (``<> c = k[i]`` ... ``a[c]``): name -> the
-    sizes of the axes they index, so that their inputs can be valid indices."""
-    from loopy.symbolic import WalkMapper
+    """Integer arrays used only as an axis index of other arrays, directly
+    (``a[k[i]]``) or through a temporary loaded from them (``<> c = k[i]`` ...
+    ``a[c]``): name -> the sizes of the axes they index, so that their inputs can be
+    valid indices.  An array used any other way (``a[k[i] + 1]``, arithmetic) is left
+    out: its inputs stay zeros, always in bounds."""
     from pymbolic import primitives as prim
 
     ints = {a.name for a in knl.args if isinstance(a, lp.ArrayArg)
             and a.dtype not in (None, lp.auto) and np.dtype(a.dtype.numpy_dtype).kind in "iu"}
-    shapes = {a.name: a.shape for a in knl.args if isinstance(a, lp.ArrayArg)
-              and isinstance(a.shape, tuple)}
+    shapes = {a.name: a.shape for a in (*knl.args, *knl.temporary_variables.values())
+              if isinstance(getattr(a, "shape", None), tuple) and a.shape}
     loaded = {}
     for insn in knl.instructions:
         value, targets = getattr(insn, "expression", None), insn.assignee_var_names()
@@ -52,26 +53,51 @@ def _index_bounds(knl) -> dict[str, list]:
                 and getattr(value.aggregate, "name", None) in ints):
             loaded[targets[0]] = value.aggregate.name
     bounds: dict[str, list] = {}
+    uses: dict[str, int] = {}      # every appearance of an index array or its temporary
+    bare: dict[str, int] = {}      # those that are a whole axis index (or the load)
 
-    class Indices(WalkMapper):
-        def post_visit(self, expr, *args, **kwargs):
-            name = getattr(getattr(expr, "aggregate", None), "name", None)
-            if not isinstance(expr, prim.Subscript) or name not in shapes:
-                return
-            index = expr.index if isinstance(expr.index, tuple) else (expr.index,)
-            for axis, e in zip(index, shapes[name]):
-                inner = getattr(getattr(axis, "aggregate", None), "name", None) \
-                    if isinstance(axis, prim.Subscript) else \
-                    loaded.get(axis.name) if isinstance(axis, prim.Variable) else None
-                if inner in ints:
-                    bounds.setdefault(inner, []).append(e)
+    def named(expr):
+        if isinstance(expr, prim.Subscript) and getattr(expr.aggregate, "name", None) in ints:
+            return expr.aggregate.name
+        if isinstance(expr, prim.Variable) and expr.name in loaded:
+            return expr.name
+        return None
 
-    walk = Indices()
+    def nodes(expr):
+        # every node, repeats included (a cached walk would see a repeated
+        # subexpression once, and a second use of an index array would go unseen)
+        yield expr
+        if isinstance(expr, tuple):
+            for child in expr:
+                yield from nodes(child)
+        elif isinstance(expr, prim.ExpressionNode):
+            for attr in expr.init_arg_names:
+                yield from nodes(getattr(expr, attr))
+
     for insn in knl.instructions:
+        # a variable assigned to is a definition, not a use
         for expr in (getattr(insn, "expression", None), *insn.assignees):
-            if expr is not None:
-                walk(expr)
-    return bounds
+            if expr is None or isinstance(expr, prim.Variable):
+                continue
+            for node in nodes(expr):
+                name = named(node)
+                if name is not None:
+                    uses[name] = uses.get(name, 0) + 1
+                target = getattr(getattr(node, "aggregate", None), "name", None)
+                if not isinstance(node, prim.Subscript) or target not in shapes:
+                    continue
+                index = node.index if isinstance(node.index, tuple) else (node.index,)
+                for axis, size in zip(index, shapes[target]):
+                    inner = named(axis)
+                    if inner is not None:
+                        bare[inner] = bare.get(inner, 0) + 1
+                        bounds.setdefault(loaded.get(inner, inner), []).append(size)
+        targets = insn.assignee_var_names()
+        if len(targets) == 1 and targets[0] in loaded:   # the load into the temporary
+            name = loaded[targets[0]]
+            bare[name] = bare.get(name, 0) + 1
+    unsafe = {loaded.get(n, n) for n in uses if bare.get(n, 0) != uses[n]}
+    return {k: v for k, v in bounds.items() if k not in unsafe}
 
 
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
@@ -107,6 +133,7 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
                     # an index array: random valid indices, so that a gather is timed
                     # as one (zeros would read one element with every lane)
                     top = min(int(evaluate(e, dict(values))) for e in index_bounds[arg.name])
+                    top = min(top, int(np.iinfo(dt).max) + 1)
                     out[arg.name] = rng.integers(0, max(top, 1), shape).astype(dt)
                 else:
                     out[arg.name] = np.zeros(shape, dt)

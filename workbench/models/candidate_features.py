@@ -54,6 +54,7 @@ from workbench.errors import BarvinokMissingError, ModelError, WorkbenchError
 from workbench.kernels.candidate import Candidate
 from workbench.models import count_cache
 from workbench.models.counting_pool import (  # noqa: F401 - CountingPool re-exported
+    LOST,
     PARALLEL_FROM,
     CountingPool,
     active_pool,
@@ -301,8 +302,14 @@ def _load_disk(spaces, fingerprints: dict) -> None:
 def _save_disk(space, fingerprint, counted: dict, errors: dict) -> None:
     if fingerprint is None:
         return
+    # a point whose counting process died is not known to be uncountable: a later
+    # session counts it again
+    lost = {p for p, e in errors.items() if e == LOST}
+    errors = {p: e for p, e in errors.items() if p not in lost}
     by_key = {}
     for point, found in counted.items():
+        if point in lost:
+            continue
         by_key[count_cache.point_key(point, space.group_size(point))] = \
             {count_cache.grain_name(k): dict(v) for k, v in found.items()}
     # written in a thread: the ranking does not wait for sqlite (a later load does)

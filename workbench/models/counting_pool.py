@@ -46,8 +46,9 @@ from workbench.kernels.candidate import Candidate
 _FORKED: tuple = ()
 #: below this many points, forking costs more than it saves
 PARALLEL_FROM = 4
-#: the pool forked ahead, and the spaces its workers know (forked with them)
+#: the pool forked ahead
 _POOL = None
+#: in a pool's worker: the spaces of its pool (given at the worker's start)
 _POOL_SPACES: list = []
 #: in a pool's worker: where it says which task it starts (its pid and the task's token)
 _STARTED = None
@@ -85,9 +86,11 @@ def _count_in_pool(task):
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
-def _start_worker(warm, ready, started=None) -> None:
-    global _STARTED
+def _start_worker(warm, ready, started=None, spaces=None) -> None:
+    global _STARTED, _POOL_SPACES
     _STARTED = started
+    if spaces is not None:
+        _POOL_SPACES = spaces
     try:
         if warm is not None:
             try:
@@ -104,11 +107,10 @@ class CountingPool:
     ``warm()`` first where given."""
 
     def __init__(self, spaces, jobs: int, warm=None, *, ahead: bool = True):
-        global _POOL, _POOL_SPACES
-        # the workers read the module's list (forked with them), this process its own
+        global _POOL
+        # each worker is given the spaces at its start (a worker that replaces a dead
+        # one too, whatever pool was made since); this process keeps its own list
         self.spaces = list(spaces)
-        if self.spaces:       # a pool of per-round tasks leaves the spaces' list alone
-            _POOL_SPACES = self.spaces
         context = multiprocessing.get_context("fork")
         wait_closed()
         began = time.perf_counter()
@@ -124,7 +126,8 @@ class CountingPool:
         gc.freeze()
         try:
             self.pool = context.Pool(jobs, initializer=_start_worker,
-                                     initargs=(warm, self._ready, self._started))
+                                     initargs=(warm, self._ready, self._started,
+                                               self.spaces or None))
         finally:
             gc.unfreeze()
         self._workers = self._worker_pids()

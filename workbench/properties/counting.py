@@ -211,6 +211,7 @@ def op_counts(program, granularity: Granularity, subgroup_size: int | None,
 #: not a number as large (one sector per lane)
 NOT_AFFINE = "not_affine"
 _STRIDES_LOCK = threading.Lock()
+_PATCHED = threading.local()
 
 
 def _marking_unknown(find_strides):
@@ -222,25 +223,38 @@ def _marking_unknown(find_strides):
     return strides
 
 
-class _GlobalAccessCounter(GlobalMemAccessCounter):
-    """loopy's global access counter, for data-dependent indices too (``a[k[i]]``):
+class _NotAffineRetry:
+    """A loopy access counter that counts data-dependent indices too (``a[k[i]]``):
     loopy 2025 finds their strides not affine but cannot record it (it flattens a
-    None), so such an access is counted again with its stride named ``not_affine``."""
+    None), so such an access is counted again with its stride named ``not_affine``.
+    An error the retry does not cure is raised, not retried again (no lock is taken
+    twice)."""
 
     def map_subscript(self, expr):
         try:
             return super().map_subscript(expr)
         except ValueError:
-            pass
+            if getattr(_PATCHED, "on", False):
+                raise
         import loopy.statistics as statistics
 
         with _STRIDES_LOCK:
             find = statistics._get_lid_and_gid_strides
             statistics._get_lid_and_gid_strides = _marking_unknown(find)
+            _PATCHED.on = True
             try:
                 return super().map_subscript(expr)
             finally:
+                _PATCHED.on = False
                 statistics._get_lid_and_gid_strides = find
+
+
+class _GlobalAccessCounter(_NotAffineRetry, GlobalMemAccessCounter):
+    pass
+
+
+class _LocalAccessCounter(_NotAffineRetry, LocalMemAccessCounter):
+    pass
 
 
 class _OwnAccess:
@@ -255,7 +269,7 @@ class _OwnGlobalAccess(_OwnAccess, _GlobalAccessCounter):
     pass
 
 
-class _OwnLocalAccess(_OwnAccess, LocalMemAccessCounter):
+class _OwnLocalAccess(_OwnAccess, _LocalAccessCounter):
     pass
 
 
@@ -263,7 +277,7 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None,
                   runs_of: dict | None = None) -> dict:
     def per_insn(knl, callables, insn):
         g = _GlobalAccessCounter(knl, callables, None)
-        loc = LocalMemAccessCounter(knl, callables, None)
+        loc = _LocalAccessCounter(knl, callables, None)
         own_g = _OwnGlobalAccess(knl, callables, None)
         own_loc = _OwnLocalAccess(knl, callables, None)
         reads = [insn.expression, *(a.index for a in insn.assignees

@@ -89,5 +89,6 @@ def compare_fits(data: pd.DataFrame, *, group_workitems: int | None = 256,
         if (data["role"] == "unseen").any():
             unseen[method] = table1(model, data, group_workitems=group_workitems,
                                     role="unseen")
-        negative[method] = int(np.sum(predictions(model, data)["predicted_s"] < 0))
+        negative[method] = int(np.sum(predictions(model, data, floors=False)["predicted_s"]
+                                      < 0))
     return FitComparison(models, tables, unseen, negative, len(data))

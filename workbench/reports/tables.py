@@ -33,8 +33,9 @@ def predictions(model: FittedModel, data: pd.DataFrame, *,
     if floors and len(data):
         from workbench.models.floors import model_row_floors
 
-        raw = np.where(np.isfinite(raw), np.maximum(raw, model_row_floors(model, data, raw)),
-                       raw)
+        floor = model_row_floors(model, data, raw)
+        # only where a floor is known, as predict: a negative time stays what it is
+        raw = np.where(np.isfinite(raw) & (floor > 0), np.maximum(raw, floor), raw)
     out["predicted_s"] = raw
     out["rel_error"] = relative_errors(out["predicted_s"].to_numpy(),
                                        out["time_s"].to_numpy())
