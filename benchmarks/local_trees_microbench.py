@@ -31,7 +31,6 @@ count is given: ``--sms 132`` for the H100).
 from __future__ import annotations
 
 import argparse
-import time
 
 GROUPS = (32, 64, 128, 256, 512, 1024)
 STREAM_GROUPS = (64, 256, 1024)
@@ -67,45 +66,14 @@ def configurations(compute_units: int, small: bool):
 
 def measure(device_selector: str | None, store_path: str, small: bool, runs: int,
             build_info: str | None = None) -> None:
-    from workbench.kernels import get_kernel
-    from workbench.kernels.base import BuildRequest, DType
-    from workbench.measure import find_device, open_device
-    from workbench.measure.campaign import run_configurations
-    from workbench.measure.runner import TimingProtocol
-    from workbench.measure.store import MeasurementStore
+    from microbench_campaign import measure_points
+
+    from workbench.measure import find_device
 
     device = find_device(device_selector)
-    _, queue = open_device(device)
-    configs = [(get_kernel(k), BuildRequest(v, DType.parse(d), (g,)), params,
-                {"role": "measurement", "set": "local_trees"})
-               for k, v, d, g, params in configurations(device.compute_units, small)]
-    began = time.perf_counter()
-    if build_info:
-        from workbench.measure.builds import PlannedBuild, collect_build_info
-
-        builds = list({(s.name, r): PlannedBuild(s, r) for s, r, _, _ in configs}.values())
-        info = collect_build_info(
-            device, builds, options=("-cl-nv-verbose",), jobs=8,
-            provenance={"command": "benchmarks/local_trees_microbench.py --build-info"})
-        info.save(build_info)
-        print(f"build info of {len(builds)} builds: {time.perf_counter() - began:.0f} s",
-              flush=True)
-
-    def progress(p):
-        print(f"{p.done:>4}/{p.planned} {p.key.kernel:<18} {p.key.variant:<13} "
-              f"{p.key.dtype:<8} group={p.key.group_size[0]:<5} "
-              f"{','.join(f'{a}={b}' for a, b in p.key.params):<32} "
-              f"{p.status.value:<6} "
-              f"{(p.time_s or float('nan')) * 1e3:10.4f} ms  "
-              f"({time.perf_counter() - began:.0f} s)", flush=True)
-
-    with MeasurementStore.open(store_path) as store:
-        timings = run_configurations(
-            store, device, queue, configs, name="local-trees",
-            protocol=TimingProtocol(runs=runs, discard_first=2), on_progress=progress)
-    print(f"measured {timings.measured}, failed {timings.failed}, build "
-          f"{timings.build_s:.0f} s, runs {timings.run_s:.0f} s, wall "
-          f"{time.perf_counter() - began:.0f} s")
+    measure_points(device, configurations(device.compute_units, small), store_path=store_path,
+                   set_name="local_trees", campaign="local-trees", runs=runs,
+                   build_info=build_info, command="benchmarks/local_trees_microbench.py")
 
 
 def table(store_path: str) -> None:

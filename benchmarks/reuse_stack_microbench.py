@@ -21,7 +21,6 @@ groups of 128 and 256, launches of many waves:
 from __future__ import annotations
 
 import argparse
-import time
 
 GROUPS = (128, 256)
 
@@ -49,44 +48,14 @@ def configurations(small: bool):
 
 def measure(device_selector: str | None, store_path: str, small: bool, runs: int,
             build_info: str | None = None) -> None:
-    from workbench.kernels import get_kernel
-    from workbench.kernels.base import BuildRequest, DType
-    from workbench.measure import find_device, open_device
-    from workbench.measure.campaign import run_configurations
-    from workbench.measure.runner import TimingProtocol
-    from workbench.measure.store import MeasurementStore
+    from microbench_campaign import measure_points
+
+    from workbench.measure import find_device
 
     device = find_device(device_selector)
-    _, queue = open_device(device)
-    configs = [(get_kernel(k), BuildRequest(v, DType.parse(d), (g,)), params,
-                {"role": "measurement", "set": "reuse_stack_chains"})
-               for k, v, d, g, params in configurations(small)]
-    began = time.perf_counter()
-    if build_info:
-        from workbench.measure.builds import PlannedBuild, collect_build_info
-
-        builds = list({(s.name, r): PlannedBuild(s, r) for s, r, _, _ in configs}.values())
-        info = collect_build_info(
-            device, builds, options=("-cl-nv-verbose",), jobs=8,
-            provenance={"command": "benchmarks/reuse_stack_microbench.py --build-info"})
-        info.save(build_info)
-        print(f"build info of {len(builds)} builds: {time.perf_counter() - began:.0f} s",
-              flush=True)
-
-    def progress(p):
-        print(f"{p.done:>4}/{p.planned} {p.key.kernel:<17} {p.key.variant:<8} "
-              f"{p.key.dtype:<8} group={p.key.group_size[0]:<4} "
-              f"{','.join(f'{a}={b}' for a, b in p.key.params):<24} "
-              f"{p.status.value:<6} {(p.time_s or float('nan')) * 1e3:10.4f} ms  "
-              f"({time.perf_counter() - began:.0f} s)", flush=True)
-
-    with MeasurementStore.open(store_path) as store:
-        timings = run_configurations(
-            store, device, queue, configs, name="reuse-stack-chains",
-            protocol=TimingProtocol(runs=runs, discard_first=2), on_progress=progress)
-    print(f"measured {timings.measured}, failed {timings.failed}, build "
-          f"{timings.build_s:.0f} s, runs {timings.run_s:.0f} s, wall "
-          f"{time.perf_counter() - began:.0f} s")
+    measure_points(device, configurations(small), store_path=store_path,
+                   set_name="reuse_stack_chains", campaign="reuse-stack-chains", runs=runs,
+                   build_info=build_info, command="benchmarks/reuse_stack_microbench.py")
 
 
 def table(store_path: str) -> None:
