@@ -59,6 +59,25 @@ def entry_kernel(program) -> object:
     return program[next(iter(program.entrypoints))]
 
 
+def grid_size_exprs(program, *, realized: bool = False) -> tuple[tuple, tuple]:
+    """(groups, work items per group) of a translation unit, as expressions of its
+    size parameters.  ``realized``: after loopy realizes the reductions (a reduction
+    over a local axis tags an iname no instruction runs within before).  A kernel
+    loopy 2025 cannot size before that (a reduction assigning several results, an
+    argmax) is sized after it whatever ``realized`` says."""
+    import loopy as lp
+
+    if not realized:
+        try:
+            return entry_kernel(program).get_grid_size_upper_bounds_as_exprs(
+                program.callables_table)
+        except AttributeError:
+            pass
+    prepared = lp.preprocess_program(program)
+    return entry_kernel(prepared).get_grid_size_upper_bounds_as_exprs(
+        prepared.callables_table)
+
+
 def check_parameters(kernel: str, names, params: Mapping[str, object]) -> None:
     """Every parameter given, and none unknown; the message says which."""
     unknown = set(params) - set(names)

@@ -14,20 +14,19 @@ import loopy as lp
 import numpy as np
 
 from workbench.errors import GroupSizeError, UnknownNameError, WorkbenchError
-from workbench.kernels.base import BuildRequest, DType, KernelRole, KernelSpec, entry_kernel
+from workbench.kernels.base import (
+    BuildRequest,
+    DType,
+    KernelRole,
+    KernelSpec,
+    entry_kernel,
+    grid_size_exprs,
+)
 from workbench.kernels.catalog import get_kernel
 
 
 def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
-    try:
-        _, lsize = entry_kernel(kernel).get_grid_size_upper_bounds_as_exprs(
-            kernel.callables_table)
-    except AttributeError:
-        # loopy 2025 cannot size a kernel whose reduction assigns several results
-        # (argmax) before the reduction is realized
-        kernel = lp.preprocess_kernel(kernel)
-        _, lsize = entry_kernel(kernel).get_grid_size_upper_bounds_as_exprs(
-            kernel.callables_table)
+    _, lsize = grid_size_exprs(kernel)
     knl = entry_kernel(kernel)
     if not all(isinstance(s, (int, np.integer)) for s in lsize):
         raise GroupSizeError(f"kernel {knl.name!r} has a non-constant work-group size")

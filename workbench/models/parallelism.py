@@ -114,26 +114,11 @@ class LaunchUse:
 @functools.lru_cache(maxsize=512)
 def _grid(spec, request):
     """A build's grid as expressions of its size parameters: (groups, items per group)."""
-    from workbench.kernels.base import entry_kernel
-
-    import loopy as lp
+    from workbench.kernels.base import entry_kernel, grid_size_exprs
 
     program = spec.build(request)
     knl = entry_kernel(program)
-    try:
-        groups, local = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
-        realize = _has_local_reduction_axis(knl)
-    except AttributeError:
-        # loopy sizes a reduction that assigns several results (argmax) only once it
-        # is realized
-        realize = True
-    if realize:
-        # A reduction over a local axis (a tree in the group) tags an iname that no
-        # instruction runs within until loopy realizes the reduction: the raw kernel
-        # reads as a group of one work item.
-        prepared = lp.preprocess_program(program)
-        groups, local = entry_kernel(prepared).get_grid_size_upper_bounds_as_exprs(
-            prepared.callables_table)
+    groups, local = grid_size_exprs(program, realized=_has_local_reduction_axis(knl))
     return tuple(groups), tuple(local), knl
 
 
