@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A held-out kernel set (issue #34 item 7: heldout4, heldout5) on the device, in one
-# command (carrying .whl):
+# A held-out kernel set (issue #34 item 7: heldout4, heldout5, heldout6) on the device,
+# in one command (carrying .whl):
 #     bash scripts/h100_heldout_set.sh SET OUTDIR [SECONDS]
-# (scripts/h100_heldout4.sh and h100_heldout5.sh name their set and call this)
+# (scripts/h100_heldout4.sh, h100_heldout5.sh and h100_heldout6.sh name their set and
+# call this)
 #  1. workbench calibrate --set $heldout, both precisions (the protocol of heldout3's
 #     campaign in scripts/h100_heldout.sh);
 #  2. if time is left, workbench build-info --set $heldout with -cl-nv-verbose
@@ -11,7 +12,7 @@
 # reported apart. Everything ends up in OUTDIR/$heldout.tgz (the store checkpointed,
 # logs, provenance). SECONDS (default 140) bounds the whole script, the prelude included.
 set -uo pipefail
-heldout=${1:?held-out set (heldout4, heldout5)}; shift
+heldout=${1:?held-out set (heldout4, heldout5, heldout6)}; shift
 out=${1:?output folder}; budget=${2:-140}
 end=$(( $(date +%s) + budget ))
 bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1

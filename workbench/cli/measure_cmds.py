@@ -42,7 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
                                      "unseen", "unseen2", "heldout3", "heldout4",
-                                     "heldout5", "timetiling"),
+                                     "heldout5", "heldout6", "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -52,7 +52,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "access, scans, small grids, private arrays); heldout3: a third "
                         "set, held out of all fitting and design, reported apart; heldout4: "
                         "a fourth such set, replacing the third (read since); heldout5: a "
-                        "fifth, replacing the fourth (read since); "
+                        "fifth, replacing the fourth (read since); heldout6: a sixth, "
+                        "replacing the fifth (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
@@ -248,7 +249,8 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5"):
+    if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5",
+                 "heldout6"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):

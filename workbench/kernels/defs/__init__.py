@@ -18,7 +18,11 @@ tridiag_matvec, batched_quadform, keyed_bucket_sums) and :mod:`.heldout4_grid`
 (transpose_add, outer_update, star13_3d). A fifth, written blind after the fourth had
 been read, held out the same way (``--set heldout5``): :mod:`.heldout5` (horner_poly,
 rms_norm_rows, batched_inverse3, hash_dropout, haversine_dist, row_peak_to_peak) and
-:mod:`.heldout5_grid` (sobel_gradient, image_flip, resize_bilinear).
+:mod:`.heldout5_grid` (sobel_gradient, image_flip, resize_bilinear). A sixth, written
+blind after the fifth had been read, held out the same way (``--set heldout6``):
+:mod:`.heldout6` (particle_push, newton_cbrt, tril_matvec, fake_quantize,
+nearest_center_dist, alpha_composite) and :mod:`.heldout6_grid` (max_pool2d,
+column_march3d, bias_gelu).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -32,6 +36,8 @@ from workbench.kernels.defs import (
     heldout4_grid,
     heldout5,
     heldout5_grid,
+    heldout6,
+    heldout6_grid,
     linalg,
     nbody,
     stencil,
@@ -63,17 +69,22 @@ HELDOUT4_SPECS = (*heldout4.SPECS, *heldout4_grid.SPECS)
 #: the fourth, whose per-kernel results have been read since.
 HELDOUT5_SPECS = (*heldout5.SPECS, *heldout5_grid.SPECS)
 
+#: The sixth held-out set (``--set heldout6``), held out like the others; it replaces
+#: the fifth, whose per-kernel results have been read since.
+HELDOUT6_SPECS = (*heldout6.SPECS, *heldout6_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
-               "heldout5": HELDOUT5_SPECS}
+               "heldout5": HELDOUT5_SPECS, "heldout6": HELDOUT6_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
                  *vector.SPECS, *UNSEEN_SPECS, *UNSEEN_WIDE_SPECS, *HELDOUT3_SPECS,
-                 *HELDOUT4_SPECS, *HELDOUT5_SPECS)
+                 *HELDOUT4_SPECS, *HELDOUT5_SPECS, *HELDOUT6_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT3_SPECS", "HELDOUT4_SPECS", "HELDOUT5_SPECS",
-           "UNSEEN_SETS", "UNSEEN_SPECS", "UNSEEN_WIDE_SPECS", "arith", "empty", "heldout3",
-           "heldout4", "heldout4_grid", "heldout5", "heldout5_grid", "linalg", "nbody", "stencil", "unseen", "unseen_grid", "unseen_wide",
-           "unseen_wide_grid", "vector"]
+           "HELDOUT6_SPECS", "UNSEEN_SETS", "UNSEEN_SPECS", "UNSEEN_WIDE_SPECS", "arith",
+           "empty", "heldout3", "heldout4", "heldout4_grid", "heldout5", "heldout5_grid",
+           "heldout6", "heldout6_grid", "linalg", "nbody", "stencil", "unseen",
+           "unseen_grid", "unseen_wide", "unseen_wide_grid", "vector"]
