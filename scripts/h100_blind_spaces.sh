@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Blind evaluation data on the H100, in one device command (carrying .whl):
-#     bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
+#     bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS] [SPACE...]
 #  1. the blind spaces examples/spaces/blind_*.py (issue #33), each measured
 #     exhaustively with -cl-nv-verbose build logs;
 #  2. the same spaces a second time into another store, space by space as long as a
@@ -8,9 +8,11 @@
 # Nothing here is fitted, ranked or tuned with a model: the data is kept out of all
 # design and reported once the method is fixed (examples/spaces/README.md, "Blind").
 # Everything ends up in OUTDIR/blind.tgz (the stores checkpointed, logs, provenance).
-# SECONDS (default 230) bounds the whole script, the prelude included.
+# SECONDS (default 230) bounds the whole script, the prelude included. SPACEs named
+# (blind_X) get pass 2 alone, into blind-spaces-run2b.sqlite: a later call's second
+# pass of the spaces an earlier call had no time left for (its caches start empty).
 set -uo pipefail
-out=${1:?output folder}; budget=${2:-230}
+out=${1:?output folder}; budget=${2:-230}; only=("${@:3}")
 end=$(( $(date +%s) + budget ))
 bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 # loopy's and pyopencl's caches start empty: the first pass's build costs are first-time
@@ -41,8 +43,16 @@ tune() {  # store log file seconds
 # ~0.2 s a point with 12 workers, plus ~20 s to start, make inputs and references
 need() { echo $(( $1 / 4 + 25 )); }
 
+store2=blind-spaces-run2.sqlite; log2=tune-blind-run2.log
+if [ "${#only[@]}" -gt 0 ]; then
+  kept=(); for entry in "${spaces[@]}"; do
+    for name in "${only[@]}"; do [ "${entry#*:}" = "$name" ] && kept+=("$entry"); done
+  done
+  spaces=("${kept[@]}"); store2=blind-spaces-run2b.sqlite; log2=tune-blind-run2b.log
+fi
+
 # 1. the spaces, pass 1 (each may take up to twice its estimate; 20 s kept for packing)
-for entry in "${spaces[@]}"; do
+[ "${#only[@]}" -gt 0 ] || for entry in "${spaces[@]}"; do
   points=${entry%%:*}; file=${entry#*:}
   limit=$(( $(need "$points") * 2 )); room=$(( $(left) - 20 ))
   [ "$room" -gt 30 ] || { echo "no time left for $file (pass 1)" | tee -a "$dir/tune-blind-run1.log"; continue; }
@@ -53,9 +63,9 @@ done
 for entry in "${spaces[@]}"; do
   points=${entry%%:*}; file=${entry#*:}
   if [ $(( $(left) - 15 )) -lt $(( $(need "$points") + 10 )) ]; then
-    echo "skipped $file (pass 2): $(left) s left" | tee -a "$dir/tune-blind-run2.log"; continue
+    echo "skipped $file (pass 2): $(left) s left" | tee -a "$dir/$log2"; continue
   fi
-  tune blind-spaces-run2.sqlite tune-blind-run2.log "$file" $(( $(left) - 15 ))
+  tune "$store2" "$log2" "$file" $(( $(left) - 15 ))
 done
 
 for db in "$dir"/*.sqlite; do
