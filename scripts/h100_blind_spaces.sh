@@ -62,7 +62,8 @@ done
 # 2. pass 2: a space only if all of it fits (a partial run says nothing of its best point)
 for entry in "${spaces[@]}"; do
   points=${entry%%:*}; file=${entry#*:}
-  if [ $(( $(left) - 15 )) -lt $(( $(need "$points") + 10 )) ]; then
+  # (named spaces: the caller gave the time they took in pass 1; the timeout bounds them)
+  if [ "${#only[@]}" -eq 0 ] && [ $(( $(left) - 15 )) -lt $(( $(need "$points") + 10 )) ]; then
     echo "skipped $file (pass 2): $(left) s left" | tee -a "$dir/$log2"; continue
   fi
   tune "$store2" "$log2" "$file" $(( $(left) - 15 ))
