@@ -125,12 +125,8 @@ def no_disk_cache(monkeypatch):
     warnings.filterwarnings("ignore")
 
 
-#: a structure's counts that differ from its points' own, found when the space was
-#: written (examples/spaces/README.md, "Blind"), until the counting is mended: with one
-#: row lane (by = 1) the built kernel has no local tree and no barrier, while its
-#: structure's fit, made on points with more lanes, gives 4096 barriers per work item
-#: (all 18 by = 1 points of 96; every other feature and point agrees)
-KNOWN_MISMATCHES = {"blind_colsum.py": "f_sync_barrier_local at by = 1: fitted 4096, counted 0"}
+#: spaces whose structure counts are known to differ from their points' own (none)
+KNOWN_MISMATCHES: dict[str, str] = {}
 
 
 def _marked(path):

@@ -105,6 +105,9 @@ class StructurePlan:
     base: object
     axes: tuple[tuple[object, ...], ...]   # per knob, its neighbours of the base
     checks: tuple[object, ...]
+    #: per check, the knob to blame when the fit fails there alone (an end of that
+    #: knob's range that no other probe reaches), else None
+    blames: tuple[str | None, ...] = ()
 
     @property
     def probes(self) -> tuple[object, ...]:
@@ -146,10 +149,16 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
             found.append(tuple(along[:per_knob]))
         return found
 
+    ends = {(k, v) for k in knobs for v in (min(p[k] for p in points),
+                                             max(p[k] for p in points))}
     best = None
     for base in ([base] if base is not None else points):
         axes = neighbours(base)
-        score = (sum(min(1, len(a)) for a in axes), sum(len(a) for a in axes))
+        # then the base whose lines reach most ends of the knobs' ranges: each end
+        # reached by a neighbour is one edge check fewer (_edge_checks)
+        reached = {(k, p[k]) for k, a in zip(knobs, axes) for p in (base, *a)} & ends
+        score = (sum(min(1, len(a)) for a in axes), sum(len(a) for a in axes),
+                 len(reached))
         if best is None or score > best[0]:
             best = (score, base, axes)
     _, base, axes = best
@@ -161,7 +170,39 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
     if len(rest) <= 1:
         return "too few points to check a fit"
     check = max(rest, key=lambda p: (len(_differing(p, base, knobs)), _spread(p, base, knobs)))
-    return StructurePlan(knobs, base, tuple(axes), (check,))
+    edges, blames = _edge_checks(points, knobs, base, [*used, check])
+    return StructurePlan(knobs, base, tuple(axes), (check, *edges), (None, *blames))
+
+
+def _edge_checks(points, knobs, base, probes) -> tuple[list, list]:
+    """Checks at the ends of every knob's range that no probe reaches, the fewest
+    points that reach them all, and per check the knob to blame if it alone fails.
+
+    A count is a sum of monomials in a knob only while the kernel keeps its shape, and
+    loopy changes the shape at the ends of a range: a loop or local axis of length one
+    is dropped with its tree and barriers, a split whose outer loop runs once loses it.
+    A fit through the inner values alone would carry a barrier count to a group with
+    one lane along the tree (issue #33: a column sum's ``by = 1``)."""
+    uncovered = set()
+    for k in knobs:
+        values = [p[k] for p in points]
+        uncovered |= {(k, v) for v in (min(values), max(values))
+                      if not any(q[k] == v for q in probes)}
+    rest = [p for p in points if p not in probes]
+    edges, blames = [], []
+    while uncovered and rest:
+        best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered),
+                                        len(_differing(p, base, knobs)),
+                                        _spread(p, base, knobs)))
+        reached = {(k, best[k]) for k in knobs} & uncovered
+        if not reached:
+            break
+        edges.append(best)
+        rest.remove(best)
+        uncovered -= reached
+        blamed = {k for k, _ in reached}
+        blames.append(blamed.pop() if len(blamed) == 1 else None)
+    return edges, blames
 
 
 # {{{ fitting
@@ -328,12 +369,16 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
             return None, f"{name} is no sum of few monomials in {knob}", knob
         if not candidates:
             return None, f"{name}'s terms along the knobs do not match up", None
-        good = [t for t in candidates
-                if all(_close(float(v), values[c]) for v, c in
-                       zip(evaluate_terms(t, check_ratios), plan.checks))]
+        misses = [[not _close(float(v), values[c]) for v, c in
+                   zip(evaluate_terms(t, check_ratios), plan.checks)] for t in candidates]
+        good = [t for t, miss in zip(candidates, misses) if not any(miss)]
         if not good:
-            return None, f"{name}'s fit differs from its count at {plan.checks[0].label}", \
-                None
+            # the check every candidate misses; its knob is to blame if it has one
+            first = next((i for i in range(len(plan.checks)) if all(m[i] for m in misses)),
+                         0)
+            blame = plan.blames[first] if first < len(plan.blames) else None
+            return None, f"{name}'s fit differs from its count at " \
+                f"{plan.checks[first].label}", blame
         at_points = [evaluate_terms(t, ratios) for t in good]
         if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
             return None, f"{name} has several fits that the check cannot tell apart", None
@@ -358,6 +403,7 @@ class TensorPlan:
     bases: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...]   # feature -> monomials
     fit_points: tuple[object, ...]
     checks: tuple[object, ...]
+    blames: tuple[str | None, ...] = ()     # as StructurePlan's
 
     @property
     def probes(self) -> tuple[object, ...]:
@@ -416,15 +462,19 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
             rank = more
     rest = [p for p in rest if p not in fit_points]
     checks = [*plan.checks, *rest[:1]]
+    blames = (*plan.blames, *(None for _ in rest[:1]))
     if rank < target or len(checks) < 2 or len(fit_points) + len(checks) >= len(points):
         return "too few points for a joint fit"
-    return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks))
+    return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks),
+                      blames)
 
 
 def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
                minima: Minima | None = None
-               ) -> tuple[dict[str, np.ndarray] | None, str, None]:
-    """Every feature at every point from the joint fit, checked at two points."""
+               ) -> tuple[dict[str, np.ndarray] | None, str, str | None]:
+    """Every feature at every point from the joint fit, checked at two points (or
+    more: the ends of the knobs' ranges); where a check with a knob to blame fails,
+    that knob."""
     names, pairs = _fitted_names(sorted(set().union(*(counted[p] for p in plan.probes))),
                                  minima)
     bases = dict(plan.bases)
@@ -448,9 +498,13 @@ def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
         if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(design(at_all)) or not np.allclose(
                 a @ weights, y, rtol=RTOL, atol=RTOL * np.abs(y).max(initial=0)):
             return None, f"{name} fits no sum of its monomials", None
-        if not np.allclose(design(at_check) @ weights, c, rtol=RTOL,
-                           atol=RTOL * np.abs(c).max(initial=0)):
-            return None, f"{name}'s joint fit differs from its count at a check", None
+        miss = ~np.isclose(design(at_check) @ weights, c, rtol=RTOL,
+                           atol=RTOL * np.abs(c).max(initial=0))
+        if miss.any():
+            first = int(np.argmax(miss))
+            blame = plan.blames[first] if first < len(plan.blames) else None
+            return None, f"{name}'s joint fit differs from its count at " \
+                f"{plan.checks[first].label}", blame
         out[name] = design(at_all) @ weights
     reason = _take_minima(out, pairs, counted, plan.probes, points)
     return (None, reason, None) if reason else (out, "", None)

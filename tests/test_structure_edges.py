@@ -1,0 +1,64 @@
+"""The ends of a knob's range are checked (workbench.models.structure_counts): loopy drops
+a local axis of length one with its tree and barriers, so a count fitted through the
+inner values of a knob must not be carried to its end.  Numbers only, no kernels."""
+
+from __future__ import annotations
+
+import math
+
+from workbench.models.structure_counts import CountMethod, plan_structure, structural_knobs
+from workbench.models.structure_fit import StructureFit
+from workbench.tuning import TuningSpace
+
+
+def _tree_space() -> TuningSpace:
+    # a column sum's shape: bx columns a group, by lanes a column adding up in a local
+    # tree; the restriction keeps bx = 32 away from by = 1, so a base at bx = 32 has no
+    # neighbour at the end by = 1 (the case that went wrong on a user's space)
+    return TuningSpace(
+        name="tree", description="numbers only",
+        tune_params={"bx": (32, 64, 128, 256), "by": (1, 2, 4, 8, 16), "cpi": (1, 2, 4)},
+        restrictions=("bx*by >= 64 and bx*by <= 1024",),
+        group_size=lambda p: (p["bx"], p["by"]), kernel=lambda p: None)
+
+
+def _truth(p):
+    m = 16384.0
+    # barriers: none without a tree, else a store's and one a level, every row step
+    barriers = 0.0 if p["by"] == 1 else (m / p["by"]) * (1 + math.log2(p["by"]))
+    return {"barriers": barriers, "loads": m / p["by"] * p["cpi"], "groups": 4096 / p["bx"]}
+
+
+def _fit(points):
+    fit = StructureFit(points, ())
+    counted = set()
+    while not fit.done:
+        wanted = fit.wanted()
+        assert wanted
+        counted |= set(wanted)
+        fit.give({p: _truth(p) for p in wanted})
+    return fit, counted
+
+
+def test_an_end_no_neighbour_reaches_is_checked_and_blamed():
+    points = _tree_space().points()
+    plan = plan_structure(points, structural_knobs(_tree_space()), per_knob=1)
+    reached = {(k, p[k]) for p in plan.probes for k in plan.knobs}
+    for k in plan.knobs:
+        values = [p[k] for p in points]
+        assert (k, min(values)) in reached and (k, max(values)) in reached
+    assert len(plan.blames) == len(plan.checks)
+    assert "by" in plan.blames or any(p["by"] == 1 for p in (plan.base, *plan.axes[1]))
+
+
+def test_a_tree_that_vanishes_at_one_lane_is_counted_right():
+    points = _tree_space().points()
+    fit, counted = _fit(points)
+    for p in points:
+        for name, value in _truth(p).items():
+            assert math.isclose(fit.values[p][name], value, rel_tol=1e-9, abs_tol=1e-9), \
+                (p.label, name)
+    # split by the blamed knob, each part still fitted: fewer builds than every point
+    assert len(counted) < len(points)
+    assert any(r[3] is CountMethod.SYMBOLIC for r in fit.report())
+    assert all("by" in dict(r[0]) for r in fit.report())
