@@ -63,3 +63,35 @@ def test_the_flag_survives_a_calibration_file_and_older_files_load_without_it():
     doc = with_scheme_constants(BASE, {KEY: replace(_consts(), warp_loads=False)}).to_json()
     assert "warp_loads" not in str(doc)
     assert TilingCalibration.from_json(doc).schemes[KEY].warp_loads is False
+
+
+def test_the_2d_fit_with_warp_loads_keeps_the_flag_and_finds_its_constants():
+    """Points priced with known constants (loads counted in warps) are fitted back to
+    them (the fit's arithmetic; the constants on a device are measured)."""
+    import pandas as pd
+
+    from workbench.models.tiling import TilingModel, compare
+    from workbench.models.tiling.problem_fit import lane_rows_constants
+
+    lane = replace(_consts(), lane_rows=0.0, step_global=0.0, step_launch=0.0,
+                   partial_rounds=False)
+    start = with_scheme_constants(BASE, {
+        Form.RESIDENT_LANE_PASSES.constants_key(s): lane for s in
+        (Scheme.HEXAGONAL, Scheme.HYBRID)})
+    truth = with_scheme_constants(start, {KEY: replace(
+        lane, lane_rows=0.2, step_global=2e-12, step_launch=3e-5, partial_rounds=True,
+        warp_loads=True, C_iter={k: 0.8 * v for k, v in lane.C_iter.items()})})
+    labels = [f"tT={t},tS1={a},tS2={b},bx=128,by={by}" for t in (4, 8) for a in (2, 4)
+              for b in (224, 256) for by in (1, 2)]
+    frame = pd.DataFrame({"stencil": "jacobi2d", "label": labels,
+                          "sizes": "S1=4096,S2=4096,T=48", "measured_s": 1.0,
+                          "registers": 48.0, "scheme": Scheme.HYBRID.value})
+    model = TilingModel().ready(device_model="h100", calibration=truth, form=ROWS,
+                                scheme="hybrid")
+    frame["measured_s"] = compare(model, frame)["predicted_s"]
+    found = lane_rows_constants(start, frame, sweep=(3e-5, 2e-12), partial_rounds=True,
+                                warp_loads=True, where="test").schemes[KEY]
+    assert found.warp_loads and found.partial_rounds
+    assert found.lane_rows == pytest.approx(0.2, rel=0.02)
+    assert found.provenance["C_iter_scale"] == pytest.approx(0.8, rel=0.02)
+    assert "warps" in found.provenance["from"]

@@ -114,7 +114,8 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
             "from": "the lane-pass form's microbenchmark constants; step_launch and "
                     "step_global fixed (round 8's sweep), lane_rows and a C_iter scale "
                     "fitted by least squares of log(measured/predicted) on measured "
-                    "problem points" + ("; partial last rounds" if partial_rounds else ""),
+                    "problem points" + ("; partial last rounds" if partial_rounds else "")
+                    + ("; load passes counted in warps" if warp_loads else ""),
             "training_points": int(len(two)), "training": where, "C_iter_scale": scale,
             "rms_log_error": float(np.sqrt(np.mean(found.fun ** 2))),
             "lane_pass_provenance": dict(lane[Scheme.HYBRID].provenance)},
