@@ -29,7 +29,9 @@ baseline of the same call (``--before-round7``: the stores of rounds
 1-6 alone, as before the round-7 calls).  ``--write-calibration`` writes
 ``tiling-calibration-round7.json``: the shipped constants, 1-D replaced by the in-sample
 1-D fit (what ``scripts/h100_hexagonal_round7.sh`` selects with).  No GPU, about a
-minute.
+minute.  Rounds 8 and 9 score their own fits under these protocols
+(:func:`protocol_table`'s ``fit``) and their calls' picks (:func:`calls_picks`):
+``benchmarks/tiling_sweep.py`` and ``benchmarks/tiling_widths.py``.
 """
 
 from __future__ import annotations

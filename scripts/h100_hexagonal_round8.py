@@ -90,7 +90,10 @@ PICK_SETS = (("tiling-calibration-round8.json", "chosen-with-builds", ""),
              ("tiling-calibration-round7.json", "chosen-round7", "-round7"))
 
 
-def picks(out, dev, queue, seconds):
+def picks(out, dev, queue, seconds, *, store=STORE, pick_sets=PICK_SETS,
+          prefix="hexagonal-round8"):
+    """The picks stage (module docstring); round 9 passes its own ``store``,
+    ``pick_sets`` and file ``prefix``."""
     import pandas as pd
 
     from workbench.measure.store import MeasurementStore
@@ -109,7 +112,7 @@ def picks(out, dev, queue, seconds):
                                                        text.split(","))}))
     began = time.time()
     tops, models = {}, {}
-    for file, kind, _ in PICK_SETS:
+    for file, kind, _ in pick_sets:
         cal = load_calibration(hxr.H100_DIR / file)
         regs = dict(cal.provenance.get("registers_per_item") or {})
         for stencil, sizes in order:
@@ -135,7 +138,7 @@ def picks(out, dev, queue, seconds):
     print(f"{len(builds)} builds in {wall:.1f} s wall ({jobs} processes)", flush=True)
     found = {(s, hxr.sizes_text(z), b.label): b for (s, z, _), b in zip(work, builds)}
     plan = {(s, hxr.sizes_text(z)): {} for s, z in order}
-    for file, kind, suffix in PICK_SETS:
+    for file, kind, suffix in pick_sets:
         rows = []
         for stencil, sizes in order:
             key = (stencil, hxr.sizes_text(sizes))
@@ -152,23 +155,23 @@ def picks(out, dev, queue, seconds):
                              "build_s": b.build_s, "failure": (b.failure or "")[-200:]})
             plan[key][kind] = chosen
             print(f"{stencil} {key[1]} {kind}: picks {chosen}", flush=True)
-        pd.DataFrame(rows).to_csv(Path(out, f"hexagonal-round8-builds{suffix}.csv"),
+        pd.DataFrame(rows).to_csv(Path(out, f"{prefix}-builds{suffix}.csv"),
                                   index=False)
     for stencil, sizes in order:
         plan[(stencil, hxr.sizes_text(sizes))].update(
             plan_in[f"{stencil} {hxr.sizes_text(sizes)}"])
-    Path(out, "hexagonal-round8-build-wall.txt").write_text(
+    Path(out, f"{prefix}-build-wall.txt").write_text(
         f"{len(builds)} builds, {wall:.2f} s wall, {jobs} processes\n")
-    Path(out, "hexagonal-round8-plan.json").write_text(json.dumps(
+    Path(out, f"{prefix}-plan.json").write_text(json.dumps(
         {f"{s} {z}": v for (s, z), v in plan.items()}, indent=1) + "\n")
-    with MeasurementStore.open(f"{out}/{STORE}") as store:
+    with MeasurementStore.open(f"{out}/{store}") as db:
         for stencil, sizes in order:
             for kind, labels in plan[(stencil, hxr.sizes_text(sizes))].items():
                 if time.time() > deadline:
                     print(f"time is up before {stencil} {hxr.sizes_text(sizes)} {kind}")
                     continue
                 if labels:
-                    hxr.measure(store, dev, queue, stencil, sizes, kind, labels, deadline)
+                    hxr.measure(db, dev, queue, stencil, sizes, kind, labels, deadline)
 
 
 if __name__ == "__main__":

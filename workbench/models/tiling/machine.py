@@ -99,7 +99,10 @@ class SchemeConstants:
     other's waits, and stream their words at the overlapped tiles' ``L``
     (:func:`.schemes.resident_tile`); ``partial_rounds`` (round 8, 2-D): a launch's
     last, partial round of groups costs a tile at the groups per SM it leaves, not a
-    full one (:func:`.schemes.round_costs`)."""
+    full one (:func:`.schemes.round_costs`); ``warp_loads`` (round 9, 2-D): a
+    load pass along the inner axis costs the share of its warps that have a word to
+    load, so the two halo words past a sub-tile as wide as its lanes cost one warp's
+    share of a pass, not a whole pass (:func:`.schemes.load_passes`)."""
 
     L: float
     C_iter: Mapping[str, float]
@@ -113,6 +116,7 @@ class SchemeConstants:
     step_launch: float = 0.0
     latency_hidden: bool = False
     partial_rounds: bool = False
+    warp_loads: bool = False
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -135,6 +139,8 @@ class SchemeConstants:
             doc["latency_hidden"] = True
         if self.partial_rounds:
             doc["partial_rounds"] = True
+        if self.warp_loads:
+            doc["warp_loads"] = True
         return doc
 
     @classmethod
@@ -146,7 +152,8 @@ class SchemeConstants:
                    float(doc.get("lane_rows", 0.0)), float(doc.get("step_global", 0.0)),
                    float(doc.get("step_launch", 0.0)),
                    bool(doc.get("latency_hidden", False)),
-                   bool(doc.get("partial_rounds", False)))
+                   bool(doc.get("partial_rounds", False)),
+                   bool(doc.get("warp_loads", False)))
 
 
 @dataclass(frozen=True)

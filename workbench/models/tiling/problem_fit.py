@@ -42,9 +42,9 @@ LAUNCH_BOUNDS, LAUNCH_START = (0.0, 500.0), 20.0
 
 def _with(cal: TilingCalibration, scheme: Scheme, base: SchemeConstants, gamma: float,
           g: float, scale: float, provenance=None, g0: float = 0.0,
-          partial: bool = False) -> TilingCalibration:
+          partial: bool = False, warps: bool = False) -> TilingCalibration:
     own = replace(base, lane_rows=float(gamma), step_global=float(g), step_launch=float(g0),
-                  partial_rounds=bool(partial),
+                  partial_rounds=bool(partial), warp_loads=bool(warps),
                   C_iter={k: float(v) * scale for k, v in base.C_iter.items()},
                   provenance=dict(provenance or base.provenance))
     schemes = dict(cal.schemes)
@@ -67,14 +67,17 @@ def log_errors(model_of, points: pd.DataFrame) -> np.ndarray:
 def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
                         device_model: str = "h100", where: str = "",
                         per_launch: bool = False, sweep: tuple[float, float] | None = None,
-                        partial_rounds: bool = False) -> TilingCalibration:
+                        partial_rounds: bool = False,
+                        warp_loads: bool = False) -> TilingCalibration:
     """``cal`` with the lane-rows form's constants of both schemes (module docstring):
     the hybrid ones fitted on the 2-D rows of ``points`` (a :func:`.measured_frame`),
     the hexagonal ones the lane-pass form's.  ``where``: the training set, for the
     provenance.  ``per_launch`` (round 6): a fixed cost per launch, ``g_0``, fitted too.
     Round 8: ``sweep = (g_0, g)`` fixes both (from a microbenchmark; only gamma and the
     ``C_iter`` scale are fitted), ``partial_rounds``: a launch's last round priced at the
-    groups it leaves (:func:`.schemes.round_costs`)."""
+    groups it leaves (:func:`.schemes.round_costs`).  Round 9: ``warp_loads``, the
+    inner axis's load passes counted in warps (the share of a pass's warps that load)
+    (:func:`.schemes.load_passes`)."""
     from scipy.optimize import least_squares
 
     from workbench.models.tiling.family import TilingModel
@@ -100,7 +103,7 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
 
         def fixed(x):
             trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], g_fixed, x[1],
-                          g0=g0_fixed, partial=partial_rounds)
+                          g0=g0_fixed, partial=partial_rounds, warps=warp_loads)
             return log_errors(model_of(trial), two)
 
         found = least_squares(fixed, (START[0], START[2]), diff_step=1e-3,
@@ -111,15 +114,17 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
             "from": "the lane-pass form's microbenchmark constants; step_launch and "
                     "step_global fixed (round 8's sweep), lane_rows and a C_iter scale "
                     "fitted by least squares of log(measured/predicted) on measured "
-                    "problem points" + ("; partial last rounds" if partial_rounds else ""),
+                    "problem points" + ("; partial last rounds" if partial_rounds else "")
+                    + ("; load passes counted in warps" if warp_loads else ""),
             "training_points": int(len(two)), "training": where, "C_iter_scale": scale,
             "rms_log_error": float(np.sqrt(np.mean(found.fun ** 2))),
             "lane_pass_provenance": dict(lane[Scheme.HYBRID].provenance)},
-            g0=g0_fixed, partial=partial_rounds)
+            g0=g0_fixed, partial=partial_rounds, warps=warp_loads)
 
     def residuals(x):
         trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], x[1] * 1e-12, x[2],
-                      g0=x[3] * 1e-6 if per_launch else 0.0, partial=partial_rounds)
+                      g0=x[3] * 1e-6 if per_launch else 0.0, partial=partial_rounds,
+                      warps=warp_loads)
         return log_errors(model_of(trial), two)
 
     start, bounds = START, BOUNDS
@@ -141,8 +146,11 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
         provenance["from"] += "; step_launch fitted too (round 6)"
     if partial_rounds:
         provenance["from"] += "; a launch's last, partial round priced at its groups (round 8)"
+    if warp_loads:
+        provenance["from"] += ("; load passes along the inner axis counted in warps "
+                               "(round 9)")
     return _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], gamma, g * 1e-12, scale,
-                 provenance, g0=g0, partial=partial_rounds)
+                 provenance, g0=g0, partial=partial_rounds, warps=warp_loads)
 
 
 def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,

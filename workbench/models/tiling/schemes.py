@@ -114,6 +114,11 @@ group's own path, ``max(k_res max(m_s, c), m' + max(c, c_lane) + chain)``, where
 (measured with the grid spread over every SM: a bandwidth) while ``m'`` keeps the
 scheme's own ``L`` (measured at a few groups per SM: a latency); the 1-D ``C_iter`` is
 fitted (:func:`.problem_fit.hexagonal_constants`).
+Round 8 (2-D, ``SchemeConstants.partial_rounds``): a launch's last, partial round costs
+a tile at the groups per SM it leaves (:func:`round_costs`).  Round 9 (2-D,
+``SchemeConstants.warp_loads``): a load pass along the inner axis costs the share of its
+warps that have a word to load (:func:`load_passes`): the two halo words past a sub-tile
+as wide as a multiple of its lanes were charged a whole pass.
 
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
@@ -140,6 +145,10 @@ import numpy as np
 
 from workbench.errors import ModelError
 from workbench.models.tiling.machine import TilingCalibration, TilingHardware
+
+
+#: lanes that issue one instruction together (NVIDIA's warp, AMD's wavefront of 32)
+WARP = 32
 
 
 class Scheme(enum.Enum):
@@ -317,32 +326,43 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
     if form is Form.RESIDENT_LANE_ROWS:
         latency = latency + (own.lane_rows, own.step_global, own.step_launch)
     partial = form is Form.RESIDENT_LANE_ROWS and own.partial_rounds
+    warps = form is Form.RESIDENT_LANE_ROWS and own.warp_loads
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
-                      word_bytes, form, latency, lanes, hidden, partial)
+                      word_bytes, form, latency, lanes, hidden, partial, warps)
 
 
-def load_passes(t_T, t_S1, lanes, inner=None):
+def load_passes(t_T, t_S1, lanes, inner=None, warps: bool = False):
     """Passes of a (sub-)tile's load loops, summed over its rows (the load-pass form,
     module docstring): ``2 sum_{j < t_T/2} ceil((t_S1 + 2 j + 2) / b_1) [ceil((t_S2 + 2)
-    / b_2)]``; ``lanes`` per axis, axis 0 first."""
+    / b_2)]``; ``lanes`` per axis, axis 0 first.  ``warps`` (round 9): a pass along the
+    inner axis costs the share of its warps (32 lanes) that have a word to load, the
+    inner axis's passes ``ceil((t_S2 + 2) / 32) 32 / b_2`` (``b_2 >= 32``; the width
+    microbenchmark: the two halo words past a 256-wide sub-tile cost about a quarter of
+    a pass of 128 lanes, a warp's share, not a whole pass)."""
     t_T, t1 = np.asarray(t_T, dtype=np.int64), np.asarray(t_S1, dtype=np.int64)
     h = np.maximum(t_T // 2, 1)
     j = np.arange(int(h.max(initial=1)), dtype=np.int64)
     along = _ceil_div((t1[:, None] + 2 * j[None, :] + 2), np.asarray(lanes[0])[:, None])
     total = 2 * np.sum(along * (j[None, :] < h[:, None]), axis=1)
     if inner is not None:
-        total = total * _ceil_div(np.asarray(inner) + 2, lanes[1])
+        inner_passes = _ceil_div(np.asarray(inner) + 2, lanes[1])
+        if warps:           # a warp with no word to load skips the pass
+            b2 = np.asarray(lanes[1])
+            inner_passes = np.where(b2 >= WARP, _ceil_div(np.asarray(inner) + 2, WARP)
+                                    * WARP / b2, inner_passes)
+        total = total * inner_passes
     return total
 
 
-def row_chain(form: Form, latency, t_T, t_S1, lanes, inner, tau):
+def row_chain(form: Form, latency, t_T, t_S1, lanes, inner, tau, warps: bool = False):
     """The chain of a (sub-)tile's rows in a resident form (module docstring);
-    ``latency``: ``(row_latency, pass_latency)`` of the form's constants."""
+    ``latency``: ``(row_latency, pass_latency)`` of the form's constants;
+    ``warps``: :func:`load_passes`'s."""
     per_row, per_pass = latency
     if form is Form.RESIDENT_LATENCY:
         return t_T * (per_row + 2 * tau)
     # the two-term chain (rows-passes and its lane-pass variant)
-    passes = load_passes(t_T, t_S1, lanes, inner)
+    passes = load_passes(t_T, t_S1, lanes, inner, warps)
     if form is Form.RESIDENT_LOAD_PASSES:       # its one latency is kept as row_latency
         return per_row * passes + 2 * t_T * tau
     return t_T * (per_row + 2 * tau) + per_pass * passes
@@ -397,7 +417,7 @@ def estimated_registers(fit, t_T, t_S1, lanes, inner=None):
 
 def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, word_bytes,
                form=Form.PAPER, latency=(0.0, 0.0), lanes=None, hidden=False,
-               partial=False):
+               partial=False, warps=False):
     """The paper's scheme as :mod:`workbench.kernels.timetiled.hexagonal` generates it
     (module docstring: where it departs from the printed equations, and why)."""
     S, T = problem.S, problem.T
@@ -424,7 +444,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
     k, feasible = _concurrency(hw, M_tile, n_thr, registers)
     if form is not Form.PAPER:
         inner_arg = t_S[1] if len(S) == 2 else None
-        chain = row_chain(form, latency[:2], t_T, t1, lanes, inner_arg, tau)
+        chain = row_chain(form, latency[:2], t_T, t1, lanes, inner_arg, tau, warps)
         c_lane = (latency[2] * compute_passes(t_T, t1, lanes, inner_arg)
                   if form.per_point_registers else None)
         c = 2 * C * _hex_sum(t1, h, inner, hw.n_V)
