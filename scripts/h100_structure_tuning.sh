@@ -14,6 +14,7 @@
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers, which only exhaustive and random use and which compete with the
 # ranking's counting processes for the cores).  EVALS (default 10): evaluations a run.
+# SPACES (default the six design spaces): examples/spaces/ names to tune.
 # RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).
 # Each run gets an empty NVIDIA compute cache too (CUDA_CACHE_PATH; before live run 9
 # a point built by an earlier run was built again from the driver's cache in 0.005 s).
@@ -35,7 +36,7 @@ print('python', sys.version.split()[0], 'loopy', loopy.VERSION, 'pyopencl',
   > "$out/environment-structure-tuning.txt" 2>&1
 [ -n "${NO_RANKING:-}" ] || XDG_CACHE_HOME=$(mktemp -d) timeout ${RANKING_TIMEOUT:-150} python3 benchmarks/ranking.py \
   --models linear --spaces examples --jobs 16 > "$out/ranking-h100-jobs16.txt" 2>&1
-spaces="matmul_tiled stencil2d_5pt transpose rowsum triad stencil3d_7pt"
+spaces=${SPACES:-matmul_tiled stencil2d_5pt transpose rowsum triad stencil3d_7pt}
 early=""; [ -n "${EARLY:-}" ] && early="--early-start"
 for pass in ${SEEDS:-0 1 2} $(for r in ${MODEL_REPEATS:-}; do echo "r$r"; done); do
   seed=${pass#r}
