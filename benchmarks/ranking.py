@@ -31,7 +31,7 @@ it waited for) and the machine's load, since wall seconds on a shared machine sa
 little alone.  ``--first N`` ranks only a space's first N points (the roofline
 takes minutes on a whole Lift rewrite space).
 
-Run: ``.venv/bin/python benchmarks/ranking.py [--models linear,overlap,default,roofline,
+Run: ``.venv/bin/python benchmarks/ranking.py [--models linear,linear-nn,overlap,default,roofline,
 knn,xgb] [--spaces stencil2d,matmul,transpose,examples,examples/kernels/my_space.py:space]
 [--jobs 1] [--param n=2048] [--first N] [--cache DIR]``.
 """
@@ -49,6 +49,8 @@ import numpy as np
 
 MODELS = {
     "linear": "sample_data/h100/weights-linear.json",
+    # the replays' model (#33, strategy_study.py's linear-nn): its barrier weight is zero
+    "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "overlap": "sample_data/h100/weights-overlap.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
 }

@@ -10,7 +10,8 @@
 # forked inside it; where its time goes: benchmarks/ranking_timeline.py), then with one
 # process (after, before), then the 16-process runs
 # again while DEADLINE (seconds, default 250) allows.  Every run a new process, loopy's
-# and the count caches fresh.
+# and the count caches fresh.  MODELS (default linear) is ranking.py's --models; ONLY
+# (names of the runs below, space-separated) runs those alone, in this order.
 set -uo pipefail
 out=${1:?output folder}
 began=$(date +%s)
@@ -28,19 +29,21 @@ print('python', sys.version.split()[0], 'loopy', loopy.VERSION, 'pyopencl',
   > "$out/environment-ranking16.txt" 2>&1
 bench() {   # name, code (after|before), ranking.py's arguments
   local name=$1 code=$2; shift 2
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   if [ $(( $(date +%s) - began )) -gt ${DEADLINE:-250} ]; then
     echo "deadline: $name not run" >> "$out/environment-ranking16.txt"; return
   fi
   local root=$PWD; [ "$code" = before ] && root=$PWD/before
   XDG_CACHE_HOME=$(mktemp -d) PYTHONPATH=/tmp/site:$root timeout ${RUN_TIMEOUT:-90} \
-    python3 "$root/benchmarks/ranking.py" --models linear --spaces examples "$@" \
+    python3 "$root/benchmarks/ranking.py" --models "${MODELS:-linear}" --spaces examples "$@" \
     >> "$out/$name.txt" 2>&1
 }
 bench ranking-h100-jobs16-before before --jobs 16
 bench ranking-h100-jobs16-warm after --jobs 16
 bench ranking-h100-jobs16-cold after --jobs 16 --pool cold
-XDG_CACHE_HOME=$(mktemp -d) PYTHONPATH=/tmp/site:$PWD timeout ${RUN_TIMEOUT:-90} \
-  python3 benchmarks/ranking_timeline.py --jobs 16 > "$out/ranking-h100-timeline-jobs16.txt" 2>&1
+[ -z "${ONLY:-}" ] && XDG_CACHE_HOME=$(mktemp -d) PYTHONPATH=/tmp/site:$PWD \
+  timeout ${RUN_TIMEOUT:-90} python3 benchmarks/ranking_timeline.py --jobs 16 \
+  > "$out/ranking-h100-timeline-jobs16.txt" 2>&1
 bench ranking-h100-jobs1 after --jobs 1
 bench ranking-h100-jobs1-before before --jobs 1
 bench ranking-h100-jobs16-before before --jobs 16

@@ -80,6 +80,7 @@ from workbench.models.structure_counts import (
 from workbench.models.point_counts import (  # noqa: F401 - constants re-exported
     ALL_COUNTS,
     ARRAY_BYTES,
+    BARRIERS_COUNTED,
     FOOTPRINT_BYTES,
     GLOBAL_ACCESS_DTYPES,
     cache_key,
@@ -90,6 +91,7 @@ from workbench.models.point_counts import (  # noqa: F401 - constants re-exporte
 )
 from workbench.models.structure_fit import StructureFit
 from workbench.properties import Granularity, extract_properties, kernel_properties
+from workbench.properties.features import LocalBarriers
 
 def _refuse_sequences(candidates: Sequence[Candidate]) -> None:
     for c in candidates:
@@ -238,6 +240,9 @@ _REPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SPECULATE_FROM = 8
 
 
+_BARRIERS = LocalBarriers().name
+
+
 def _lookup(c, refs, key) -> list | None:
     """A point's asked features from the memory cache, None if any is missing; an
     error string if the point could not be counted.  (Asked of every point of a
@@ -251,15 +256,18 @@ def _lookup(c, refs, key) -> list | None:
     wi = per_space.get((c.variant, Granularity.WORKITEM, None), {})
     values = wi if key == (Granularity.WORKITEM, None) else \
         per_space.get((c.variant, *key), {})
-    # a work-item count not listed is zero where the point holds every one
+    # a work-item count not listed is zero where the point holds every one (but the
+    # barriers of a point counted without them)
     zero_if_unlisted = values is wi and bool(wi.get(ALL_COUNTS))
+    no_barriers = wi.get(BARRIERS_COUNTED, 1.0) < 0.5      # 0 or 1, fitted or counted
     found = []
     for r in refs:
         v = values.get(r.name)
         if v is None:
             v = wi.get(r.name)
         if v is None:
-            if not (zero_if_unlisted and isinstance(r, StandardFeature)):
+            if not (zero_if_unlisted and isinstance(r, StandardFeature)) or (
+                    no_barriers and r.name == _BARRIERS):
                 return None
             v = 0.0
         found.append(v)

@@ -26,6 +26,10 @@ GLOBAL_ACCESS_DTYPES = ("float32", "float64", "int32")
 
 #: marks a cache entry that holds every work-item count of its point
 ALL_COUNTS = "__all_counts__"
+#: 1 where a counted point's local barriers were counted, 0 where they were not (the
+#: model asked for no barrier feature: no linearization); a count not listed is then
+#: zero for every feature but ``f_sync_barrier_local``, which is unknown
+BARRIERS_COUNTED = "__barriers_counted__"
 
 
 def split_footprint(refs):
@@ -55,6 +59,18 @@ def all_standard_refs(props):
     return [StandardFeature(f.name, f) for f in props.counts] + sums
 
 
+def reads_barriers(refs) -> bool:
+    """Whether any of ``refs`` (features asked for) may read the local barriers: the
+    barrier count itself, or any feature that is not a plain count (an expression or
+    filter, whose parts are not listed here)."""
+    from workbench.models.expressions.features import StandardFeature
+    from workbench.properties.features import LocalBarriers
+
+    counted, _ = split_footprint(refs)
+    return any(not isinstance(r, StandardFeature) or isinstance(r.feature, LocalBarriers)
+               for r in counted)
+
+
 def count_candidate(c, refs, granularity, subgroup_size):
     """One factory point, built and counted once: the features asked for, and at work-
     item granularity every count, the array bytes and the footprint (what the floors
@@ -70,11 +86,16 @@ def count_candidate(c, refs, granularity, subgroup_size):
     return count_program(program, c.params_dict, refs, granularity, subgroup_size)
 
 
-def count_program(program, params_dict, refs, granularity, subgroup_size):
-    """A built program's counts (:func:`count_candidate`), and an error string or None."""
+def count_program(program, params_dict, refs, granularity, subgroup_size,
+                  barriers: bool | None = None):
+    """A built program's counts (:func:`count_candidate`), and an error string or None.
+    ``barriers``: whether to count the local barriers (default: where ``refs`` may read
+    them, :func:`reads_barriers`)."""
     found: dict[tuple, dict[str, float]] = {}
+    if barriers is None:
+        barriers = reads_barriers(refs)
     try:
-        workitem = extract_properties(program)
+        workitem = extract_properties(program, barriers=barriers)
         if not workitem.group_size:
             from workbench.kernels.user import spec_from_loopy
             spec_from_loopy(program)   # refuses a work-group size that is not constant
@@ -82,6 +103,7 @@ def count_program(program, params_dict, refs, granularity, subgroup_size):
         wi_values = build_feature_values(workitem, all_standard_refs(workitem), params)
         wi = {k: float(v[0]) for k, v in wi_values.items()}
         wi[ALL_COUNTS] = 1.0          # a count not listed is zero
+        wi[BARRIERS_COUNTED] = 1.0 if barriers else 0.0   # ... but the barriers, if 0
         wi[ARRAY_BYTES] = global_array_bytes(program, params_dict)
         # the floors ask for it after the model's features, for the points a DRAM or
         # serial bound may bind: counted now, as one more number of the fit, it spares
@@ -123,6 +145,6 @@ def warm_up() -> None:
                           fetch_outer_inames="i_outer, j_outer, k_outer",
                           default_tag="l.auto")
     try:
-        count_program(knl, {}, [], Granularity.WORKITEM, None)
+        count_program(knl, {}, [], Granularity.WORKITEM, None, barriers=True)
     except BarvinokMissingError:
         pass      # said once by the ranking itself

@@ -30,6 +30,7 @@ from loopy.statistics import (
     Op,
     ToCountMap,
     _get_insn_count,
+    get_kernel_zero_pwqpolynomial,
 )
 
 from loopy.symbolic import LinearSubscript
@@ -159,6 +160,7 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
     result: dict = {}
     subgroups = (_symbolic_subgroups(knl, callables, subgroup_size)
                  if granularity is Granularity.SUBGROUP else None)
+    zero = get_kernel_zero_pwqpolynomial(knl)
     for insn in knl.instructions:
         if not isinstance(insn, (Assignment, CallInstruction)):
             continue
@@ -173,12 +175,32 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             if runs is None:
                 runs = runs_of[insn.id, level] = _get_insn_count(
                     knl, callables, insn.id, subgroup_size, True, level)
-            term = (ToCountMap({key: val}) * runs).count_map[key]
+            # the counters count one run in plain integers (:class:`_PlainCounts`):
+            # made a polynomial here, once per key, as loopy's own sum would be
+            term = (ToCountMap({key: zero + val}) * runs).count_map[key]
             result.setdefault(key, ScaledCount()).add(term, factor)
     return result
 
 
-class _OpCounter(ExpressionOpCounter):
+class _PlainCounts:
+    """A loopy counter that counts one run of an instruction in plain integers.
+
+    loopy's counters make every operation and access of an expression an ISL
+    polynomial (constant: one run's count) and add them node by node, each sum an ISL
+    operation and a check of the parameter spaces: most of the counters' time on a
+    kernel of many index expressions.  One run's counts are integers, so they are
+    added as integers; :func:`_count` makes each key's total a polynomial once and
+    multiplies it by the instruction's runs, as loopy does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.zero, self.one = 0, 1
+
+    def new_poly_map(self, count_map):
+        return ToCountMap(count_map)
+
+
+class _OpCounter(_PlainCounts, ExpressionOpCounter):
     """loopy's operation counter, which also counts the helper calls of an argmax or
     argmin reduction (loopy 2025 names their callable by its reduction operation, an
     object its counter cannot print): each step is a comparison and a select, counted
@@ -249,11 +271,11 @@ class _NotAffineRetry:
                 statistics._get_lid_and_gid_strides = find
 
 
-class _GlobalAccessCounter(_NotAffineRetry, GlobalMemAccessCounter):
+class _GlobalAccessCounter(_PlainCounts, _NotAffineRetry, GlobalMemAccessCounter):
     pass
 
 
-class _LocalAccessCounter(_NotAffineRetry, LocalMemAccessCounter):
+class _LocalAccessCounter(_PlainCounts, _NotAffineRetry, LocalMemAccessCounter):
     pass
 
 

@@ -262,12 +262,18 @@ def _add(acc: dict, key, value) -> None:
 def extract_properties(kernel: lp.TranslationUnit, *,
                        granularity: Granularity | str = Granularity.WORKITEM,
                        subgroup_size: int | None = None,
-                       workitem: KernelProperties | None = None) -> KernelProperties:
+                       workitem: KernelProperties | None = None,
+                       barriers: bool = True) -> KernelProperties:
     """Extract the unified model's properties of a loopy kernel, symbolically.
 
     ``workitem``: this same kernel's work-item properties, already extracted: their
     prepared program and barrier count (the same at every granularity) are taken, so
-    a second granularity neither preprocesses nor linearizes the kernel again."""
+    a second granularity neither preprocesses nor linearizes the kernel again.
+    ``barriers=False`` leaves the local barriers uncounted (no linearization: up to a
+    quarter of a tree reduction's extraction), so the result has no
+    ``f_sync_barrier_local`` whatever the kernel does: only for a caller that reads
+    none (a factory point counted for a model whose barrier weight is zero, which
+    marks its counts so: :mod:`workbench.models.point_counts`)."""
     granularity = Granularity(granularity)
     from workbench.errors import ParameterError
     if workitem is not None and workitem.granularity is not Granularity.WORKITEM:
@@ -287,7 +293,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
             runs_of: dict = {}
             ops = op_counts(pre, granularity, subgroup_size, runs_of)
             mem = access_counts(pre, granularity, subgroup_size, runs_of)
-            barrier_count = local_barriers(pre) if workitem is None else 0
+            barrier_count = local_barriers(pre) if workitem is None and barriers else 0
         except LoopyError as err:
             raise UnsupportedKernelError(
                 f"loopy could not count kernel {knl.name!r}: {err}") from err

@@ -148,12 +148,15 @@ class FittedLinearModel(RanksByPrediction):
         from workbench.models.candidate_features import candidate_feature_values
         from workbench.models.expressions.features import StandardFeature
 
-        refs = [StandardFeature(n, parse_feature(n)) for n in self.weights]
+        # a property of weight zero (a non-negative fit's) adds nothing: not asked for,
+        # so a factory point is not linearized for a barrier count nobody reads
+        weighted = {n: w for n, w in self.weights.items() if w}
+        refs = [StandardFeature(n, parse_feature(n)) for n in weighted]
         values, errors = candidate_feature_values(candidates, refs,
                                                   granularity=self.granularity,
                                                   subgroup_size=self.subgroup_size)
         total = np.zeros(len(candidates))
-        for name, w in self.weights.items():
+        for name, w in weighted.items():
             total = total + w * values[name]
         unweighted = self._unweighted(candidates) if len(candidates) <= 8 else {}
         breakdowns = [Breakdown(linear_terms(self.weights, values, i),
