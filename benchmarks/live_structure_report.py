@@ -14,7 +14,8 @@ too, and a comparison it decides only one way (:func:`verdict`) says "undecided"
 otherwise (before live run 9 it said "no" whenever the model strategy had a run that
 did not reach, and compared against TPE's lower bound as if it were its mean).
 
-Run: ``python benchmarks/live_structure_report.py RUNS_DIR [--store STORE]``.
+Run: ``python benchmarks/live_structure_report.py RUNS_DIR [--store STORE[,STORE]]
+[--spaces NAME,...]``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,19 @@ def _trace(path, space, clock="costs"):
     return choosing, out
 
 
+def _reference(paths, space):
+    """The space's evaluations in the first exhaustive store that holds it."""
+    from workbench.errors import TuningError
+    from workbench.tuning.replay import load_space_evaluations
+
+    for path in paths:
+        try:
+            return load_space_evaluations(path, space)
+        except TuningError:
+            continue
+    raise SystemExit(f"{space.name}: in none of the stores {', '.join(paths)}")
+
+
 def _to_target(trace, target):
     for runs, (t, spent) in enumerate(trace, start=1):
         if t <= target:
@@ -81,7 +95,12 @@ def verdict(model: list[tuple[float, bool]], tpe: list[tuple[float, bool]]) -> s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs")
-    parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
+    parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite",
+                        help="the exhaustive store(s), comma-separated: a space's "
+                             "reference is the first that holds it")
+    parser.add_argument("--spaces", default=",".join(SPACES),
+                        help="examples/spaces/ names, comma-separated (default the six "
+                             "design spaces)")
     parser.add_argument("--clock", choices=("costs", "wall"), default="costs",
                         help="costs: the recorded costs (a ranking beside early points "
                              "charged once both are done); wall: the runner's wall clock")
@@ -101,9 +120,9 @@ def main() -> None:
           f"{'choosing s':>10} | {'TPE runs (seeds)':>18} {'TPE s (seeds)':>22} {'TPE mean s':>10}"
           f" | model faster")
     wins = undecided = 0
-    for name in SPACES:
+    for name in args.spaces.split(","):
         space = resolve_space(f"examples/spaces/{name}.py:space")
-        store = load_space_evaluations(args.store, space)
+        store = _reference(args.store.split(","), space)
         ok = [e for e in store.values() if e.ok]
         best_e = min(ok, key=lambda e: e.time_s)
         oracle = best_e.cost_s
@@ -137,7 +156,7 @@ def main() -> None:
               f"{model[0]:>10.2f} | {tr:>18} {ts:>22} {tpe_mean:>10.2f} | "
               f"{decided} ({'>' if not all(ok for *_, ok in tpe) else ''}"
               f"{'<' if not m_ok else ''}{tpe_mean / m_s:.2f}x)")
-    for name in SPACES:        # runs that measured while they ranked (--early-start)
+    for name in args.spaces.split(","):   # runs that measured while they ranked (--early-start)
         space = resolve_space(f"examples/spaces/{name}.py:space")
         for run in sorted(glob.glob(os.path.join(args.runs, f"{name}-{args.strategy}-*.sqlite"))):
             rows = load_space_evaluations(run, space).values()
@@ -149,7 +168,7 @@ def main() -> None:
                       f"{after[0]['ranking_s'] if after else float('nan'):.2f} s")
     print(f"{args.strategy}:linear reaches 95 % in less wall time than TPE (mean of its seeds; a "
           f"seed that never reaches it counted at its whole cost, a lower bound) on {wins} of "
-          f"{len(SPACES)} spaces; undecided (a lower bound leaves both possible) on "
+          f"{len(args.spaces.split(','))} spaces; undecided (a lower bound leaves both possible) on "
           f"{undecided}")
 
 
