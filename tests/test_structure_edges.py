@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from workbench.models.structure_counts import CountMethod, plan_structure, structural_knobs
 from workbench.models.structure_fit import StructureFit
 from workbench.tuning import TuningSpace
@@ -62,3 +64,37 @@ def test_a_tree_that_vanishes_at_one_lane_is_counted_right():
     assert len(counted) < len(points)
     assert any(r[3] is CountMethod.SYMBOLIC for r in fit.report())
     assert all("by" in dict(r[0]) for r in fit.report())
+
+
+def test_a_split_whose_parts_need_no_more_counts_is_done_without_another_round():
+    """A pool gives a fit only new results and stops when nothing is wanted
+    (:func:`workbench.models.counting_pool.count_streaming`): a structure split into
+    parts that its counts already fit (or count whole) must be done then, else its
+    points were left without counts."""
+    space = TuningSpace(
+        name="split", description="numbers only",
+        tune_params={"k0": (1, 2, 8, 16, 32), "k1": (2, 16, 64)},
+        restrictions=("k0*k1 <= 32",), group_size=lambda p: (p["k0"],),
+        kernel=lambda p: None)
+    points = space.points()
+
+    def truth(p):
+        f = 3.0 * p["k0"] ** 2
+        return {"f": f, "tree": 0.0 if p["k1"] == 2 else f * math.log2(p["k1"])}
+
+    fit = StructureFit(points, ())
+    while fit.wanted():
+        fit.give({p: truth(p) for p in fit.wanted()})
+    assert fit.done, fit.report()
+    assert "split by k1" in fit.report()[0][4]
+    for p in points:
+        assert fit.values[p] == pytest.approx(truth(p), rel=1e-9), p.label
+
+
+def test_a_probe_that_failed_after_every_point_was_counted_leaves_the_fit_done():
+    points = _tree_space().points()
+    fit = StructureFit(points, ())
+    failed = fit.wanted()[0]
+    fit.give({p: None if p == failed else _truth(p) for p in points})
+    assert fit.done and fit.report()[0][3] is CountMethod.PER_POINT
+    assert fit.values[failed] == {} and fit.values[points[-1]] == _truth(points[-1])
