@@ -98,3 +98,27 @@ def test_a_probe_that_failed_after_every_point_was_counted_leaves_the_fit_done()
     fit.give({p: None if p == failed else _truth(p) for p in points})
     assert fit.done and fit.report()[0][3] is CountMethod.PER_POINT
     assert fit.values[failed] == {} and fit.values[points[-1]] == _truth(points[-1])
+
+
+def test_a_count_zero_at_the_base_along_some_knobs_is_not_taken_for_zero():
+    """Barriers that vanish at one end of a knob (k0 = 2 here) and a base at that end:
+    the count is zero along the other knobs through the base but not along k0, whose
+    probes were counted; a join that took it for zero everywhere passed its check,
+    which shared the base's k0."""
+    space = TuningSpace(
+        name="zero", description="numbers only",
+        tune_params={"k0": (2, 4, 8, 32), "k1": (1, 8, 32), "k2": (1, 4)},
+        restrictions=("k0*k1 <= 16",), group_size=lambda p: (p["k0"],),
+        kernel=lambda p: None)
+    points = space.points()
+
+    def truth(p):
+        f = 1024.0 * p["k0"] / p["k1"]
+        return {"f": f, "tree": 0.0 if p["k0"] == 2 else f * math.log2(p["k0"])}
+
+    fit = StructureFit(points, ())
+    while fit.wanted():
+        fit.give({p: truth(p) for p in fit.wanted()})
+    assert fit.done
+    for p in points:
+        assert fit.values[p] == pytest.approx(truth(p), rel=1e-9, abs=1e-6), p.label

@@ -279,8 +279,13 @@ Terms = tuple[tuple[float, tuple[int, ...]], ...]
 def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
     """Every set of terms whose weights, grouped by exponent along each knob, give each
     knob's fit (the fewest terms: as many as the knob with most)."""
-    if any(len(a) == 0 for a in axes):
+    if all(len(a) == 0 for a in axes):
         return [()] if total == 0 else []
+    if any(len(a) == 0 for a in axes):
+        # zero along one knob through the base, not along another (a tree's barriers
+        # with the base at the end where it vanishes): no join of one knob's terms at
+        # a time gives it, and "zero everywhere" would pass a check at the base's value
+        return []
     if len(axes) > 1 and any(code[1] for a in axes for code, _ in a):
         return []    # a log term is 0 at the base, unseen along the other knobs: fit jointly
     seed = max(range(len(axes)), key=lambda i: len(axes[i]))
