@@ -8,7 +8,12 @@ import math
 
 import pytest
 
-from workbench.models.structure_counts import CountMethod, plan_structure, structural_knobs
+from workbench.models.structure_counts import (
+    CountMethod,
+    _fit_axis,
+    plan_structure,
+    structural_knobs,
+)
 from workbench.models.structure_fit import StructureFit
 from workbench.tuning import TuningSpace
 
@@ -122,3 +127,30 @@ def test_a_count_zero_at_the_base_along_some_knobs_is_not_taken_for_zero():
     assert fit.done
     for p in points:
         assert fit.values[p] == pytest.approx(truth(p), rel=1e-9, abs=1e-6), p.label
+
+
+def test_a_term_too_small_to_tell_at_the_probes_is_no_fit():
+    """``2048 r^2 + r^-2 / 64`` at r = 1, 64, 8: the small term is below the tolerance
+    there, so ``r^-3`` passes as well as ``r^-2``; two fits through the same values are
+    none (the first taken gave 40 % off where the small term counts)."""
+    def y(r):
+        return 2048.0 * r ** 2 + r ** -2 / 64
+
+    assert _fit_axis([64.0, 8.0], [y(64.0), y(8.0)], y(1.0)) is None
+    assert _fit_axis([2.0, 4.0], [y(2.0), y(4.0)], y(1.0)) == [
+        ((-2, 0), pytest.approx(1 / 64)), ((2, 0), pytest.approx(2048.0))]
+    space = TuningSpace(
+        name="terms", description="numbers only",
+        tune_params={"k0": (2, 8, 16, 32, 64), "k1": (2, 16, 64), "k2": (1, 2, 4, 8, 64)},
+        restrictions=("k0*k1 >= 16",), group_size=lambda p: (p["k0"],),
+        kernel=lambda p: None)
+    points = space.points()
+
+    def truth(p):
+        return {"f": 0.5 * p["k0"] * p["k1"] * p["k2"] ** 2 + 1 / (p["k1"] * p["k2"] ** 2)}
+
+    fit = StructureFit(points, ())
+    while fit.wanted():
+        fit.give({p: truth(p) for p in fit.wanted()})
+    for p in points:
+        assert fit.values[p] == pytest.approx(truth(p), rel=1e-9), p.label
