@@ -2,8 +2,8 @@
 at what ranking cost (issue #33: why the linear model's order misses the best).
 
 For each of the six *design* spaces of ``examples/spaces/`` (never the ``heldout_*``
-ones: they are kept out of all design, ``examples/spaces/README.md``) and each model,
-ranks the whole space from scratch (a fresh disk cache of counts, the space loaded
+or ``blind_*`` ones: they are kept out of all design, ``examples/spaces/README.md``)
+and each model, ranks the whole space from scratch (a fresh disk cache of counts, the space loaded
 anew) and prints: the ranking's wall and processor seconds (this process and the
 counting workers) with the machine's load; how the order compares with the H100's
 exhaustive measurements (``sample_data/h100/user-spaces.sqlite``): Spearman's rank
@@ -99,8 +99,8 @@ def main() -> None:
     parser.add_argument("--store", default="sample_data/h100/user-spaces.sqlite")
     parser.add_argument("--terms", action="store_true")
     args = parser.parse_args()
-    if any("heldout" in s for s in args.spaces.split(",")):
-        parser.error("the heldout_* spaces are kept out of all design")
+    if any("heldout" in s or "blind" in s for s in args.spaces.split(",")):
+        parser.error("the heldout_* and blind_* spaces are kept out of all design")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="model-orders-")
     warnings.filterwarnings("ignore")
     from scipy.stats import spearmanr

@@ -60,6 +60,19 @@ def test_six_design_six_held_out_and_five_blind_spaces():
     assert all(f"`{f}.py`" in blind_section for f in blind)
 
 
+@pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac"])
+def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.syspath_prepend(str(FOLDER.parent.parent))
+    from benchmarks import model_orders
+
+    monkeypatch.setattr(sys, "argv", ["model_orders.py", "--spaces", f"triad,{space}"])
+    with pytest.raises(SystemExit):
+        model_orders.main()
+    assert "kept out of all design" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("stem", SPACES)
 def test_points_at_both_sizes(stem):
     count, small = SPACES[stem]

@@ -249,7 +249,9 @@ def _close(a, b) -> bool:
 def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
               ) -> list[tuple[tuple[int, int], float]] | None:
     """``y(r) = sum w_c b_c(r)`` (:data:`BASIS`) through (1, y0) and the given points:
-    a list of (basis code, weight), the fewest terms that fit; None if none does."""
+    a list of (basis code, weight), the fewest terms that fit; None if none does, or
+    if two pairs of terms do (then a term is too small at these ratios to tell, and
+    the first pair could be far off where it is not)."""
     if y0 == 0 and all(v == 0 for v in values):
         return []
     for code in BASIS:
@@ -259,6 +261,7 @@ def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
     if len(ratios) < 2:
         return None
     (r1, r2), (y1, y2) = ratios[:2], values[:2]
+    found = []
     for c1, c2 in itertools.combinations(BASIS, 2):
         # w1 b1(1) + w2 b2(1) = y0, w1 b1(r1) + w2 b2(r1) = y1; checked at r2
         a = np.array([[_basis(1.0, c1), _basis(1.0, c2)], [_basis(r1, c1), _basis(r1, c2)]])
@@ -268,8 +271,10 @@ def _fit_axis(ratios: Sequence[float], values: Sequence[float], y0: float
         if w1 == 0 or w2 == 0 or _close(w1, 0) or _close(w2, 0):
             continue
         if _close(w1 * _basis(r2, c1) + w2 * _basis(r2, c2), y2):
-            return [(c1, float(w1)), (c2, float(w2))]
-    return None
+            found.append([(c1, float(w1)), (c2, float(w2))])
+    # two pairs through the same three values: a term too small to tell at these
+    # ratios (a weight below the tolerance of the other), not a fit
+    return found[0] if len(found) == 1 else None
 
 
 #: a fitted feature: terms (weight, exponent per knob), in ratios to the base's values
@@ -279,8 +284,13 @@ Terms = tuple[tuple[float, tuple[int, ...]], ...]
 def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
     """Every set of terms whose weights, grouped by exponent along each knob, give each
     knob's fit (the fewest terms: as many as the knob with most)."""
-    if any(len(a) == 0 for a in axes):
+    if all(len(a) == 0 for a in axes):
         return [()] if total == 0 else []
+    if any(len(a) == 0 for a in axes):
+        # zero along one knob through the base, not along another (a tree's barriers
+        # with the base at the end where it vanishes): no join of one knob's terms at
+        # a time gives it, and "zero everywhere" would pass a check at the base's value
+        return []
     if len(axes) > 1 and any(code[1] for a in axes for code, _ in a):
         return []    # a log term is 0 at the base, unseen along the other knobs: fit jointly
     seed = max(range(len(axes)), key=lambda i: len(axes[i]))

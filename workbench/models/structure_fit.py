@@ -129,6 +129,7 @@ class StructureFit:
         bad = [p for p in self._plan.probes if self.counted[p] is None]
         if bad:
             self._per_point(f"{bad[0].label} could not be counted")
+            self.give({})       # every point may be counted already (as a split's)
             return
         if isinstance(self._plan, TensorPlan):
             fitted, reason, knob = fit_tensor(self._plan, self.counted, self.points,
@@ -173,9 +174,11 @@ class StructureFit:
             self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
                                        speculate=self._speculate, minima=self.minima)
                           for g in groups.values()]
-            for part in self.parts:
-                part.give(self.counted)
             self.reason = f"split by {knob}{how}: {reason}"
+            # the parts start from the counts so far: where they need no more, done now
+            # (a pool gives only new results, and asks nothing more of a fit that wants
+            # nothing: counting_pool.count_streaming)
+            self.give(self.counted)
             return
         if joint:
             self._per_point(reason)
