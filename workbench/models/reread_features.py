@@ -22,6 +22,18 @@ the first one: the same index once the later loop's inames are renamed to the
 earlier's.  Two loads in one loop (``x[k]*x[k]``, or a maximum and a minimum over the
 same row) are one read.  0 for every catalog kernel; a model prices the sectors at
 its DRAM load price (``p_ldd*f_dram_reread_float32_sectors``), which the catalog fits.
+
+``f_dram_stream_s`` (a device feature, in seconds): the time the bytes that must cross
+the DRAM interface take at the bandwidth measured on the device (the newest shipped
+``bandwidth.json`` of the device, as ``workbench explain`` reads it; 3,015 GB/s on the
+H100, a loopy copy of four elements a work item): the footprint beyond what L2 can
+keep between timed runs (``footprint - L2 bytes``, as the physical DRAM floor counts
+it) plus the re-reads above, in bytes.  Not fitted: a model takes the larger (smooth
+maximum) of its sum and this time, as it does with the substitution chain.  A
+kernel streaming data beyond L2 is bound by DRAM, which a sum of per-sector prices
+fitted on a catalog whose data mostly stay in L2 prices at L2's rate.  0 where the
+footprint fits in L2 and nothing is re-read, and where the footprint cannot be
+counted.
 """
 
 from __future__ import annotations
@@ -174,4 +186,40 @@ def reread_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.
     return {f"f_dram_reread_{k}_sectors": v for k, v in out.items()}
 
 
-provide_device_features(REREAD_FEATURES, reread_values)
+def _measured_dram_Bps(device: str) -> float | None:
+    from workbench.models.explanation import device_ceilings
+
+    for ceiling in device_ceilings(device).ceilings:
+        if ceiling.name == "DRAM (measured)":
+            return float(ceiling.value)
+    return None
+
+
+def dram_stream_values(candidates: Sequence[Candidate], device: str
+                       ) -> dict[str, np.ndarray]:
+    """``f_dram_stream_s`` of every candidate on ``device`` (0 on a device without a
+    measured DRAM bandwidth or floors; NaN where a candidate cannot be built)."""
+    from workbench.models.candidate_features import (
+        FOOTPRINT_BYTES,
+        FootprintRef,
+        candidate_feature_values,
+    )
+    from workbench.models.floors import floors_of_device
+
+    candidates = list(candidates)
+    out = np.zeros(len(candidates))
+    floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
+    if floors is None or not bandwidth or not candidates:
+        return {"f_dram_stream_s": out}
+    counted, errors = candidate_feature_values(candidates, [FootprintRef()])
+    footprint = np.nan_to_num(np.asarray(counted[FOOTPRINT_BYTES], dtype=float), nan=0.0)
+    rereads = reread_values(candidates, device)
+    reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
+                              + rereads["f_dram_reread_float64_sectors"])
+    out = (np.maximum(0.0, footprint - floors.l2_bytes) + reread_bytes) / bandwidth
+    out[[e is not None for e in errors]] = np.nan
+    return {"f_dram_stream_s": out}
+
+
+provide_device_features(REREAD_FEATURES[:2], reread_values)
+provide_device_features(REREAD_FEATURES[2:], dram_stream_values)

@@ -283,9 +283,11 @@ SUBSTITUTION_FEATURES = ("f_substitution_s",)
 #: (device features: workbench.models.reuse_stack_features)
 REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_sectors",
                         "f_op_float32_explog", "f_op_float64_explog")
-#: DRAM sectors of a work item's second pass over data beyond L2 (device features:
+#: DRAM sectors of a work item's second pass over data beyond L2, and the time the
+#: bytes beyond L2 take at the measured DRAM bandwidth (device features:
 #: workbench.models.reread_features)
-REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors")
+REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
+                   "f_dram_stream_s")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
