@@ -65,6 +65,8 @@ CANDIDATES = {
                                     "weights-linear-fp64-sectors-chains6.json"),
     "linear-fp64-sectors-chains7": ("models/linear-fp64-sectors-chains7.json",
                                     "weights-linear-fp64-sectors-chains7.json"),
+    "linear-fp64-sectors-chains8": ("models/linear-fp64-sectors-chains8.json",
+                                    "weights-linear-fp64-sectors-chains8.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -88,6 +90,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains6.json": [H100 / "local-trees-train.sqlite",
                                                             H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains7.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains8.json": [H100 / "local-trees-train.sqlite",
                                                             H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -35,3 +35,19 @@ def test_rereads_reach_dram_only_where_the_resident_rows_exceed_l2():
     assert f32[0] == pytest.approx(0.0, abs=1.0)          # 4 MB of rows: L2 keeps them
     assert f32[1] == pytest.approx(2 ** 26 * 4 / 32 * MISS_BEYOND_L2, rel=1e-3)
     assert f64[2] == pytest.approx(2 * f32[1], rel=1e-3) and f32[2] == f64[1] == 0.0
+
+
+def test_the_dram_stream_time_counts_the_footprint_beyond_l2_and_the_rereads():
+    from workbench.models.floors import floors_of_device
+    from workbench.models.reread_features import dram_stream_values, reread_values
+
+    large, small = _rms(2 ** 20), _rms(2 ** 12)
+    floors = floors_of_device(DEVICE)
+    values = dram_stream_values([large, small], DEVICE)
+    reread = 32 * reread_values([large], DEVICE)["f_dram_reread_float32_sectors"][0]
+    footprint = 2 * 2 ** 26 * 4 + 64 * 4            # x and y, and the gains g
+    beyond = footprint - floors.l2_bytes + reread
+    assert values["f_dram_peak_stream_s"][0] == pytest.approx(beyond / floors.dram_peak_Bps)
+    # the measured copy's bandwidth is below the peak
+    assert values["f_dram_stream_s"][0] > values["f_dram_peak_stream_s"][0]
+    assert values["f_dram_stream_s"][1] == values["f_dram_peak_stream_s"][1] == 0.0
