@@ -69,6 +69,8 @@ CANDIDATES = {
                                     "weights-linear-fp64-sectors-chains8.json"),
     "linear-fp64-sectors-chains9": ("models/linear-fp64-sectors-chains9.json",
                                     "weights-linear-fp64-sectors-chains9.json"),
+    "linear-fp64-sectors-chains10": ("models/linear-fp64-sectors-chains10.json",
+                                     "weights-linear-fp64-sectors-chains10.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -96,7 +98,9 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains8.json": [H100 / "local-trees-train.sqlite",
                                                             H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains9.json": [H100 / "local-trees-train.sqlite",
-                                                            H100 / "reuse-stack-train.sqlite"]}
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains10.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
