@@ -51,3 +51,12 @@ def test_the_dram_stream_time_counts_the_footprint_beyond_l2_and_the_rereads():
     # the measured copy's bandwidth is below the peak
     assert values["f_dram_stream_s"][0] > values["f_dram_peak_stream_s"][0]
     assert values["f_dram_stream_s"][1] == values["f_dram_peak_stream_s"][1] == 0.0
+
+
+def test_an_installation_without_sample_data_streams_at_the_same_bandwidth(monkeypatch):
+    import workbench.measure.samples as samples
+    from workbench.models.reread_features import _measured_dram_Bps
+
+    in_checkout = _measured_dram_Bps(DEVICE)
+    monkeypatch.setattr(samples, "sample_data_root", lambda: None)
+    assert _measured_dram_Bps(DEVICE) == in_checkout == pytest.approx(3.015e12, rel=1e-3)

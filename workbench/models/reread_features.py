@@ -24,9 +24,9 @@ same row) are one read.  0 for every catalog kernel; a model prices the sectors 
 its DRAM load price (``p_ldd*f_dram_reread_float32_sectors``), which the catalog fits.
 
 ``f_dram_stream_s`` (a device feature, in seconds): the time the bytes that must cross
-the DRAM interface take at the bandwidth measured on the device (the newest shipped
-``bandwidth.json`` of the device, as ``workbench explain`` reads it; 3,015 GB/s on the
-H100, a loopy copy of four elements a work item): the footprint beyond what L2 can
+the DRAM interface take at the bandwidth measured on the device (its shipped
+``bandwidth.json``, as ``workbench explain`` reads it, or the package's copy of it; 3,015
+GB/s on the H100, a loopy copy of four elements a work item): the footprint beyond what L2 can
 keep between timed runs (``footprint - L2 bytes``, as the physical DRAM floor counts
 it) plus the re-reads above, in bytes.  Not fitted: a model takes the larger (smooth
 maximum) of its sum and this time, as it does with the substitution chain.  A
@@ -191,11 +191,27 @@ def reread_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.
 
 
 def _measured_dram_Bps(device: str) -> float | None:
-    from workbench.models.explanation import device_ceilings
+    """The DRAM bandwidth of ``device``'s ``bandwidth.json`` (the first by folder name, as
+    ``workbench explain`` reads it): the checkout's ``sample_data``, else the copy the
+    package carries, so that an installed wheel predicts what the checkout does."""
+    import json
 
-    for ceiling in device_ceilings(device).ceilings:
-        if ceiling.name == "DRAM (measured)":
-            return float(ceiling.value)
+    from workbench.measure.samples import sample_data_root
+    from workbench.models.packaged import packaged_models_root
+
+    for root in (sample_data_root(), packaged_models_root()):
+        if root is None or not root.is_dir():
+            continue
+        for path in sorted(root.glob("*/bandwidth.json")):
+            try:
+                document = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if document.get("device", {}).get("device") != device:
+                continue
+            for result in document.get("results", []):
+                if result.get("level") == "dram" and result.get("bandwidth_GBps"):
+                    return float(result["bandwidth_GBps"]) * 1e9
     return None
 
 
