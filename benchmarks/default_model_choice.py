@@ -59,6 +59,18 @@ CANDIDATES = {
                                     "weights-linear-fp64-sectors-chains3.json"),
     "linear-fp64-sectors-chains4": ("models/linear-fp64-sectors-chains4.json",
                                     "weights-linear-fp64-sectors-chains4.json"),
+    "linear-fp64-sectors-chains5": ("models/linear-fp64-sectors-chains5.json",
+                                    "weights-linear-fp64-sectors-chains5.json"),
+    "linear-fp64-sectors-chains6": ("models/linear-fp64-sectors-chains6.json",
+                                    "weights-linear-fp64-sectors-chains6.json"),
+    "linear-fp64-sectors-chains7": ("models/linear-fp64-sectors-chains7.json",
+                                    "weights-linear-fp64-sectors-chains7.json"),
+    "linear-fp64-sectors-chains8": ("models/linear-fp64-sectors-chains8.json",
+                                    "weights-linear-fp64-sectors-chains8.json"),
+    "linear-fp64-sectors-chains9": ("models/linear-fp64-sectors-chains9.json",
+                                    "weights-linear-fp64-sectors-chains9.json"),
+    "linear-fp64-sectors-chains10": ("models/linear-fp64-sectors-chains10.json",
+                                     "weights-linear-fp64-sectors-chains10.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -76,7 +88,19 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains3.json": [H100 / "local-trees-train.sqlite",
                                                             H100 / "reuse-stack.sqlite"],
                 "models/linear-fp64-sectors-chains4.json": [H100 / "local-trees-train.sqlite",
-                                                            H100 / "reuse-stack-train.sqlite"]}
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains5.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains6.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains7.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains8.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains9.json": [H100 / "local-trees-train.sqlite",
+                                                            H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains10.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):

@@ -4,8 +4,9 @@ sample_data/<device>/ is the measured record: stores, logs, fitted models, each 
 provenance, and the paths the docs and benchmarks cite.  The wheel does not carry it
 (hundreds of megabytes), yet an installed workbench must predict without --weights.  So
 the package holds copies of the few files that needs (workbench/models/data/): each
-device's default-model.json and its fitted weights-*.json.  The copies are never edited by
-hand; run this after refitting, and tests/test_package.py fails while they differ:
+device's default-model.json, its fitted weights-*.json and its measured bandwidth.json.
+The copies are never edited by hand; run this after refitting, and tests/test_package.py
+fails while they differ:
 
   python scripts/sync_package_data.py           # copy (and drop stale copies)
   python scripts/sync_package_data.py --check   # exit 1 and name what differs
@@ -23,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = ROOT / "sample_data"
 PACKAGE_DATA = ROOT / "workbench" / "models" / "data"
 DEVICES = ("h100", "h200")
-PATTERNS = ("default-model.json", "weights*.json")
+#: bandwidth.json: the measured DRAM bandwidth a model's f_dram_stream_s divides by
+PATTERNS = ("default-model.json", "weights*.json", "bandwidth.json")
 
 
 def wanted() -> dict[Path, Path]:

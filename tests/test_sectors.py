@@ -141,3 +141,26 @@ def test_the_sectors_model_prices_interleaved_complex_numbers_as_split_arrays():
         [Candidate("complex_axpy", v, (256,), params, "float32")
          for v in ("interleaved", "split")]).seconds
     assert interleaved == pytest.approx(split, rel=0.02)
+
+
+def _brute_force_sectors(index, n, itemsize=4, warp=32):
+    """Mean over the warps of a 1-D launch of the sectors their lanes' elements touch."""
+    per_warp = [len({index(i) * itemsize // 32 for i in range(w, w + warp)})
+                for w in range(0, n, warp)]
+    return float(np.mean(per_warp))
+
+
+def test_an_index_that_divides_the_work_item_is_counted_from_its_lanes():
+    # loopy's stride collector drops the denominator of ``i // 2`` (it warns so) and
+    # calls the lanes one element apart: 4 sectors a warp, where they touch 2
+    names = NAMES[1:2]
+    halves = _strided("out[i] = 2*a[i // 2]", 1)
+    _, v = kernel_feature_values(halves, names, {"n": 4096}, subgroup_size=32)
+    assert v[names[0]] == pytest.approx(4096 // 32 * _brute_force_sectors(
+        lambda i: i // 2, 4096)) == 4096 // 32 * 2
+    # a resize's uneven steps, and its companion at +1 sharing the sectors
+    thirds = _strided("out[i] = a[(2*i) // 3] + a[(2*i) // 3 + 1]", 1)
+    _, v = kernel_feature_values(thirds, names, {"n": 4096}, subgroup_size=32)
+    both = [len({e * 4 // 32 for i in range(w, w + 32) for e in (2 * i // 3, 2 * i // 3 + 1)})
+            for w in range(0, 4096, 32)]
+    assert v[names[0]] == pytest.approx(sum(both), rel=0.1)

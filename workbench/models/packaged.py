@@ -3,7 +3,8 @@
 ``sample_data/<device>/`` is the measured record (stores, logs, fitted models with their
 provenance) and stays in the repository; a wheel carries copies of the files that
 prediction needs, in ``workbench/models/data/<device>/``: each device's
-``default-model.json`` and its fitted ``weights*.json``.  ``scripts/sync_package_data.py``
+``default-model.json``, its fitted ``weights*.json`` and its measured ``bandwidth.json``
+(the DRAM bandwidth of ``f_dram_stream_s``).  ``scripts/sync_package_data.py``
 makes the copies and tests/test_package.py keeps them identical to their originals, so a
 copy may stand in for a cited ``sample_data/h100/weights-linear.json`` wherever that path
 is absent (an installed workbench run outside the checkout).

@@ -40,7 +40,8 @@ def category_of(name: str) -> Category:
     """The category of a count feature's name (``f_op_float32_add``: arithmetic)."""
     if name == "f_sync_kernel_launch":
         return Category.LAUNCH
-    if "thread_groups" in name:
+    # a launch's waves of resident groups are what the scheduling of its groups costs
+    if "thread_groups" in name or name == "f_waves":
         return Category.GROUPS
     if name.startswith("f_op_"):
         return Category.ARITHMETIC

@@ -24,8 +24,10 @@ the accesses' own sectors that their union keeps.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from loopy.symbolic import WalkMapper
 
 from workbench.properties.features import Direction
 from workbench.properties.lanes import lane_coordinates
@@ -194,4 +196,112 @@ def sector_sharing(model, group_size: Sequence[int], *, subgroup_size: int = 32,
 # }}}
 
 
-__all__ = ["SECTOR_BYTES", "dense_sectors", "sector_sharing", "sectors_per_access"]
+# {{{ indices that divide a work-item coordinate
+
+@dataclass(frozen=True)
+class LaneSectors:
+    """Sectors of one array's accesses in one direction, from the lanes' addresses:
+    ``own`` per access (the mean over its subscripts), ``share`` their union's over the
+    sum of their own, ``dense`` the sectors the distinct elements would fill."""
+
+    own: float
+    share: float
+    dense: float
+
+
+class _DividesLane(WalkMapper):
+    """Whether an index divides (or takes the remainder of) an expression of a lane
+    iname: loopy's stride collector drops the denominator of ``(j_outer + j_inner) //
+    3`` (it warns so), which makes the lanes' stride that of ``j`` itself."""
+
+    def __init__(self, lane_inames):
+        super().__init__()
+        self.lane_inames = lane_inames
+        self.found = False
+
+    def _check(self, expr):
+        from loopy.symbolic import get_dependencies
+
+        if get_dependencies(expr) & self.lane_inames:
+            self.found = True
+
+    def map_floor_div(self, expr, *args, **kwargs):
+        self._check(expr)
+        return super().map_floor_div(expr, *args, **kwargs)
+
+    def map_remainder(self, expr, *args, **kwargs):
+        self._check(expr)
+        return super().map_remainder(expr, *args, **kwargs)
+
+
+def lane_enumerated_sectors(model, group_size: Sequence[int], *, subgroup_size: int = 32,
+                            sector_bytes: int = SECTOR_BYTES
+                            ) -> dict[tuple[str, Direction], LaneSectors]:
+    """Per (array, direction) whose index divides a lane coordinate: its sectors per
+    sub-group access, counted from the addresses of the first sub-group's lanes.
+
+    The work-item strides loopy reports for such an index are wrong (the lanes of
+    ``src[(2*j) // 3]`` are two thirds of an element apart, not two), so the lanes'
+    addresses are evaluated instead: every other name (group and loop inames, sizes)
+    takes random values, the same for every subscript of a trial, so that subscripts
+    at a constant offset of each other (``sx`` and ``sx + 1``) share sectors as they do
+    in the hardware; the mean over eight trials.  Arrays whose indices are affine in
+    the lanes are not listed (:func:`sectors_per_access` counts them from the strides).
+    """
+    from loopy.symbolic import get_dependencies
+
+    axes = {iname: axis for iname, (kind, axis) in model.hardware_axes.items()
+            if kind == "local"}
+    subs: dict[tuple[str, Direction], list] = {}
+    names: set = set()
+    divides: set = set()
+    for ins in model.instructions:
+        for sub in dict.fromkeys(ins.subscripts):
+            layout = model.arrays.get(sub.array)
+            expr = None if layout is None else _flat_index(layout, sub.index)
+            if expr is None:
+                continue
+            key = (sub.array, sub.direction)
+            subs.setdefault(key, []).append(expr)
+            names |= set(get_dependencies(expr))
+            finder = _DividesLane(set(axes))
+            finder(expr)
+            if finder.found:
+                divides.add(key)
+    if not divides:
+        return {}
+    rng = np.random.default_rng(0)
+    coords = lane_coordinates(group_size, subgroup_size)
+    out = {}
+    for key in sorted(divides, key=lambda k: (k[0], k[1].value)):
+        itemsize = model.arrays[key[0]].itemsize
+        own = union = dense = 0.0
+        for _ in range(_TRIALS):
+            context = {n: int(rng.integers(64, 4096)) for n in sorted(names)}
+            everything: set = set()
+            for expr in subs[key]:
+                touched, elements = set(), set()
+                for lane in coords:
+                    at = {**context, **{i: int(lane[a]) for i, a in axes.items()
+                                        if a < len(lane)}}
+                    address = _at(expr, at)
+                    if address is None:
+                        break
+                    elements.add(address)
+                    first = address * itemsize // sector_bytes
+                    last = (address * itemsize + itemsize - 1) // sector_bytes
+                    touched.update(range(first, last + 1))
+                own += len(touched)
+                dense += -(-len(elements) * itemsize // sector_bytes)
+                everything |= touched
+            union += len(everything)
+        n = _TRIALS * len(subs[key])
+        if own > 0:
+            out[key] = LaneSectors(own / n, union / own, dense / n)
+    return out
+
+# }}}
+
+
+__all__ = ["SECTOR_BYTES", "LaneSectors", "dense_sectors", "lane_enumerated_sectors",
+           "sector_sharing", "sectors_per_access"]

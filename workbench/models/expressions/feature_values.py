@@ -36,7 +36,13 @@ from workbench.properties import Granularity, KernelProperties, ThreadGroups, ke
 from workbench.properties.banks import conflict_degree
 from workbench.properties.extract import AccessRecord
 from workbench.properties.lanes import subgroup_lanes
-from workbench.properties.sectors import dense_sectors, sector_sharing, sectors_per_access
+from workbench.properties.sectors import (
+    LaneSectors,
+    dense_sectors,
+    lane_enumerated_sectors,
+    sector_sharing,
+    sectors_per_access,
+)
 from workbench.properties.symbolic import evaluate_many
 
 
@@ -134,8 +140,9 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
             afr[array] = np.where(used > 0, values["afr accesses", array]
                                   / np.where(used > 0, used, 1), np.nan)
 
-    sharing = _sector_sharing(props) if any(
-        isinstance(r, AccessFilter) and (r.sectors or r.dram_sectors) for r in refs) else {}
+    sharing, lanes = _sector_sharing(props) if any(
+        isinstance(r, AccessFilter) and (r.sectors or r.dram_sectors) for r in refs) \
+        else ({}, {})
     out: dict[str, np.ndarray] = {}
     for ref in refs:
         if isinstance(ref, (StandardFeature, FootprintFeature)):
@@ -148,11 +155,13 @@ def build_feature_values(props: KernelProperties, refs: Sequence[FeatureRef],
                 term = values["record", i]
                 if ref.bank_passes:
                     term = term * _bank_passes(rec, props)
+                lane = lanes.get((rec.variable, rec.direction))
                 if ref.sectors or ref.dram_sectors:
-                    shared = sharing.get((rec.variable, rec.direction), 1.0)
-                    term = term * _sectors(rec, props) * shared
+                    shared = sharing.get((rec.variable, rec.direction), 1.0) \
+                        if lane is None else lane.share
+                    term = term * _sectors(rec, props, lane) * shared
                 if ref.dram_sectors:
-                    term = term * _dram_share(rec, props, values, n, shared)
+                    term = term * _dram_share(rec, props, values, n, shared, lane)
                 if ref.afr is not None:
                     term = np.where(ref.afr.holds(afr[rec.variable]), term, 0.0)
                 total = total + term
@@ -183,21 +192,24 @@ def _bank_passes(record: AccessRecord, props: KernelProperties) -> float:
     return np.nan if degree is None else float(degree)
 
 
-def _sectors(record: AccessRecord, props: KernelProperties) -> float:
+def _sectors(record: AccessRecord, props: KernelProperties,
+             lane: LaneSectors | None = None) -> float:
     """Sectors a sub-group's access touches, per counted access: loopy counts a global
     access once per work item where its lid(0) stride is not 0, else once per
     sub-group (a broadcast), and every access once per work item at work-item
-    granularity."""
+    granularity.  Where the index divides a lane coordinate (``lane``), the lanes'
+    addresses give the sectors, not loopy's strides (which drop the denominator)."""
     subgroup = props.subgroup_size or 32
-    sectors = sectors_per_access(record.lid_strides, props.group_size,
-                                 np.dtype(record.dtype).itemsize, subgroup_size=subgroup)
+    sectors = lane.own if lane is not None else sectors_per_access(
+        record.lid_strides, props.group_size, np.dtype(record.dtype).itemsize,
+        subgroup_size=subgroup)
     per_item = (props.granularity is Granularity.WORKITEM
                 or dict(record.lid_strides).get(0, 0) != 0)
     return sectors / subgroup_lanes(props.group_size, subgroup) if per_item else sectors
 
 
 def _dram_share(record: AccessRecord, props: KernelProperties, values: dict, n: int,
-                shared: float) -> np.ndarray:
+                shared: float, lane: LaneSectors | None = None) -> np.ndarray:
     """The share of an access's sectors (``shared`` of its own, companions counted) it
     needs from DRAM (``dramsectors`` in :mod:`.features`): its dense sectors over the
     array's utilization, at most all of them."""
@@ -205,27 +217,34 @@ def _dram_share(record: AccessRecord, props: KernelProperties, values: dict, n: 
         return np.ones(n)
     subgroup = props.subgroup_size or 32
     itemsize = np.dtype(record.dtype).itemsize
-    requested = shared * sectors_per_access(record.lid_strides, props.group_size,
-                                            itemsize, subgroup_size=subgroup)
-    dense = dense_sectors(record.lid_strides, props.group_size, itemsize,
-                          subgroup_size=subgroup)
+    if lane is not None:
+        requested, dense = shared * lane.own, lane.dense
+    else:
+        requested = shared * sectors_per_access(record.lid_strides, props.group_size,
+                                                itemsize, subgroup_size=subgroup)
+        dense = dense_sectors(record.lid_strides, props.group_size, itemsize,
+                              subgroup_size=subgroup)
     used, filled = values["util used", record.variable], values["util filled", record.variable]
     with np.errstate(divide="ignore", invalid="ignore"):
         need = np.where(used > 0, dense * filled / np.where(used > 0, used, 1), requested)
     return np.minimum(need, requested) / requested
 
 
-def _sector_sharing(props: KernelProperties) -> dict:
+def _sector_sharing(props: KernelProperties) -> tuple[dict, dict]:
     """Per (array, direction), the share of its accesses' sectors that companions at a
-    constant offset leave (:func:`~workbench.properties.sectors.sector_sharing`); none
+    constant offset leave (:func:`~workbench.properties.sectors.sector_sharing`), and
+    the sectors of those whose index divides a lane coordinate, from the lanes'
+    addresses (:func:`~workbench.properties.sectors.lane_enumerated_sectors`); none
     where the kernel's access model cannot be read."""
     try:
         model = props.access_model
     except WorkbenchError:
         raise
     except Exception:  # noqa: BLE001 - loopy errors of kernels the model cannot read
-        return {}
-    return sector_sharing(model, props.group_size, subgroup_size=props.subgroup_size or 32)
+        return {}, {}
+    subgroup = props.subgroup_size or 32
+    return (sector_sharing(model, props.group_size, subgroup_size=subgroup),
+            lane_enumerated_sectors(model, props.group_size, subgroup_size=subgroup))
 
 
 def parse_params_text(text: str) -> dict[str, int]:

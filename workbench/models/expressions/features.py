@@ -283,6 +283,11 @@ SUBSTITUTION_FEATURES = ("f_substitution_s",)
 #: (device features: workbench.models.reuse_stack_features)
 REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_sectors",
                         "f_op_float32_explog", "f_op_float64_explog")
+#: DRAM sectors of a work item's second pass over data beyond L2, and the time the
+#: bytes beyond L2 take at the measured DRAM bandwidth (device features:
+#: workbench.models.reread_features)
+REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
+                   "f_dram_stream_s", "f_dram_peak_stream_s")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -343,7 +348,7 @@ def known_feature_names() -> tuple[str, ...]:
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
-              *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES]
+              *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES]
     return tuple(names)
 
 
@@ -363,7 +368,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
             or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
             or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
-            or name in REUSE_STACK_FEATURES:
+            or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
