@@ -20,7 +20,9 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   :mod:`workbench.kernels.generators.latency`, ``benchmarks/latency_microbench.py``):
   its global loads at the time per load of a one-work-item loop (from cache, or from
   DRAM when the footprint exceeds L2), its stores at the cached time, and its
-  arithmetic as a chain of dependent fused multiply-adds, whichever is longest.
+  arithmetic as a chain of dependent fused multiply-adds, whichever is longest; the
+  longest work item's, where items differ (a triangular loop: the average item's share
+  times :func:`workbench.models.work_imbalance.longest_item_ratio`, as the next bound).
   Measured, not physical: a work item with much independent work per trip can go
   faster, which is why it binds only where the launch cannot fill the lanes
   (:mod:`workbench.models.parallelism`);
@@ -63,6 +65,7 @@ from workbench.models.expressions.feature_values import (
     provide_row_feature,
 )
 from workbench.models.expressions.features import FLOOR, StandardFeature
+from workbench.models.work_imbalance import longest_item_ratio
 from workbench.properties import parse_feature
 
 FLOAT_KINDS = ("add", "mul", "div", "pow", "special")
@@ -292,10 +295,12 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
             parts.append((Bound.DRAM, beyond_l2 / floors.dram_peak_Bps))
         if items[i]:
             from_dram = bool(np.isfinite(touched) and touched > floors.l2_bytes)
-            parts.append((Bound.SERIAL, _serial_seconds(flops, i, items[i], from_dram,
-                                                        serial)))
+            # the launch ends with its longest work item, not its average one
+            longest = longest_item_ratio(c)
+            parts.append((Bound.SERIAL, longest * _serial_seconds(
+                flops, i, items[i], from_dram, serial)))
             if from_dram:
-                parts.append((Bound.IN_FLIGHT, _in_flight_seconds(
+                parts.append((Bound.IN_FLIGHT, longest * _in_flight_seconds(
                     flops, i, float(flops["f_thread_groups"][i]),
                     math.prod(c.group_size or (1,)), serial)))
         bound, seconds = max(parts, key=lambda p: p[1])
