@@ -77,7 +77,10 @@ def _trips(spec, request) -> tuple:
 
 def longest_item_ratio(candidate: Candidate) -> float:
     """The longest work item's trips over the average item's (module docstring), at
-    least 1; 1 where the kernel cannot be read or counted."""
+    least 1; 1 where the kernel cannot be read or counted, and for a tuning space's
+    point (ranking a space stays a matter of its cached counts: no build here)."""
+    if candidate.space is not None:
+        return 1.0
     try:
         trips = _trips(candidate.spec, candidate.request())
         params = candidate.params_dict
@@ -150,7 +153,10 @@ def busiest_sm_wavefronts(candidate: Candidate, sms: int) -> float:
     """L1 wavefronts (one a 128-byte line a warp's load touches) that the SM running
     the busiest work group must serve: the launch's wavefronts times the busiest
     group's share of the trips of the kernel's deepest loop nest, or an even share
-    of ``sms`` where that is more; 0 where the kernel cannot be read."""
+    of ``sms`` where that is more; 0 where the kernel cannot be read, and for a tuning
+    space's point (as :func:`longest_item_ratio`)."""
+    if candidate.space is not None:
+        return 0.0
     try:
         loads, (busiest, total, groups) = _load_wavefronts(candidate.spec,
                                                           candidate.request())
