@@ -16,6 +16,10 @@ included) with the work-item
 (an ISL bound of the piecewise quasi-polynomial, then evaluated at the sizes).  1 for
 every kernel whose items run alike, and where a domain cannot be counted (a bound that
 loaded data set): the floors then stay as they were.
+
+:func:`busiest_sm_wavefronts` does the same for work groups: the L1 wavefronts (128-byte
+lines a warp's load touches) of the busiest group, which the floors' L1 bound prices
+at one a cycle on the SM that runs it.
 """
 
 from __future__ import annotations
@@ -98,14 +102,10 @@ def longest_item_ratio(candidate: Candidate) -> float:
 
 # {{{ the L1 wavefronts of the busiest group's loads
 
-def _groups_as_input(domain, group: list[str]):
-    return _with_hardware_as_input(domain, group)
-
-
 @functools.lru_cache(maxsize=512)
 def _load_wavefronts(spec, request) -> tuple:
     """(per global load: (warp requests over the launch, lines a request touches)),
-    (the busiest group's trips, all trips, groups) of the kernel's largest loop nest;
+    (the trips of each group, all trips, the groups) of the kernel's deepest loop nest;
     ISL objects and numbers.  Lines are 128-byte L1 lines, from the lanes' strides."""
     import islpy as isl
     import numpy as np
