@@ -107,6 +107,30 @@ def test_unsupported_dtype_is_refused():
         extract_properties(knl)
 
 
+def test_min_and_max_reductions_and_fmin_fmax_are_additions_not_special():
+    # loopy reports a reduction's min and OpenCL's fmax as functions ("func:min"),
+    # but they are one ALU instruction, as the binary min loopy calls "maxmin"
+    knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<8}",
+                         "out[i] = fmax(min(j, a[i, j]), 0.0f)",
+                         [lp.GlobalArg("a", np.float32, shape=("n", 8)),
+                          lp.GlobalArg("out", np.float32, shape=("n",)), ...],
+                         lang_version=LV)
+    knl = lp.split_iname(knl, "i", 64, outer_tag="g.0", inner_tag="l.0")
+    v = extract_properties(knl).evaluate({"n": 128})
+    assert v.get(OpCount("float32", OpKind.SPECIAL), 0) == 0
+    assert v[OpCount("float32", OpKind.ADD)] == 128 * 8 + 128
+
+
+def test_an_element_read_twice_in_one_expression_is_one_load():
+    # the compiler loads a[i] once for a[i]*a[i]; loopy counts every occurrence
+    knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i]*a[i] + b[i]",
+                         [lp.GlobalArg("a,b,out", np.float32, shape=("n",)), ...],
+                         lang_version=LV)
+    knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    v = extract_properties(knl).evaluate_named({"n": 4096})
+    assert v["f_mem_access_global_float32_load_stride1"] == 2 * 4096
+
+
 def test_subgroup_granularity_counts_arithmetic_per_subgroup():
     knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] + s",
                          [lp.GlobalArg("a,out", np.float32, shape=("n",)),

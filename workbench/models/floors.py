@@ -20,7 +20,9 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   :mod:`workbench.kernels.generators.latency`, ``benchmarks/latency_microbench.py``):
   its global loads at the time per load of a one-work-item loop (from cache, or from
   DRAM when the footprint exceeds L2), its stores at the cached time, and its
-  arithmetic as a chain of dependent fused multiply-adds, whichever is longest.
+  arithmetic as a chain of dependent fused multiply-adds, whichever is longest; the
+  longest work item's, where items differ (a triangular loop: the average item's share
+  times :func:`workbench.models.work_imbalance.longest_item_ratio`, as the next bound).
   Measured, not physical: a work item with much independent work per trip can go
   faster, which is why it binds only where the launch cannot fill the lanes
   (:mod:`workbench.models.parallelism`);
@@ -30,6 +32,20 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   take at least ``bytes / (warps x r_warp)``.  ``r_warp`` is measured: the column sum
   of the latency microbenchmarks by one warp alone on the device, the most a warp
   loaded (one load stream a trip, the pattern of a column loop).
+
+* **L1 wavefronts**: an SM's L1 serves one 128-byte line of a warp's load a cycle (a
+  load whose 32 lanes touch 32 lines takes 32 cycles; a broadcast or a coalesced
+  row, one), so the SM that runs the busiest work group spends at least that group's
+  lines in cycles (:func:`workbench.models.work_imbalance.busiest_sm_wavefronts`), at
+  the clock of the float32 peak.  Like the serial bound, only for launches that cannot
+  fill the lanes: it counts loopy's loads, one request each, and a compiler that
+  loads a repeated subscript once (nearest_center_dist's ``cx[c]`` twice in one
+  expression; row_peak_to_peak's max and min of one element) or merges a lane's
+  consecutive loads of a fully unrolled loop into vector loads (batched_small_gemm
+  ``direct``) issues fewer: there the count exceeded the measured time by up to 1.9x,
+  all in launches of at least 2^18 work items.  It binds on loads with lanes a row
+  apart in few groups (a lower-triangular product by rows, heldout6) and comes within
+  3-9% of matmul_naive's broadcast loads (not bound: that launch fills the lanes).
 
 The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
 any prediction below it to it and says which bound the model broke.  The figures come
@@ -63,6 +79,7 @@ from workbench.models.expressions.feature_values import (
     provide_row_feature,
 )
 from workbench.models.expressions.features import FLOOR, StandardFeature
+from workbench.models.work_imbalance import busiest_sm_wavefronts, longest_item_ratio
 from workbench.properties import parse_feature
 
 FLOAT_KINDS = ("add", "mul", "div", "pow", "special")
@@ -74,6 +91,7 @@ class Bound(enum.Enum):
     DRAM = "DRAM traffic"
     SERIAL = "serial work"
     IN_FLIGHT = "loads in flight"
+    L1 = "L1 wavefronts"
 
 
 @dataclass(frozen=True)
@@ -128,6 +146,8 @@ class DeviceFloors:
     l2_bytes: float
     flop_peak: tuple[tuple[str, float], ...]    # dtype -> flop/s
     serial: SerialPrices | None = None
+    sms: int = 0
+    clock_hz: float = 0.0       # a lane's fused multiply-adds a second (the peak's clock)
 
     @property
     def lanes(self) -> int:
@@ -138,12 +158,15 @@ class DeviceFloors:
         doc = description.floors
         if not doc:
             return None
+        peak = tuple((k, float(v["value"]) * 1e9)
+                     for k, v in doc.get("flop_peak_GFLOPs", {}).items())
+        serial = SerialPrices.of(description, doc)
+        f32 = dict(peak).get("float32", 0.0)
+        clock = f32 / (2 * serial.lanes) if serial is not None and serial.lanes else 0.0
         return cls(description.name, float(doc["launch_s"]["value"]),
                    float(doc["dram_peak_GBps"]["value"]) * 1e9,
-                   float(description.l2_bytes.value),
-                   tuple((k, float(v["value"]) * 1e9)
-                         for k, v in doc.get("flop_peak_GFLOPs", {}).items()),
-                   SerialPrices.of(description, doc))
+                   float(description.l2_bytes.value), peak, serial,
+                   int(description.compute_units.value), clock)
 
 
 @dataclass(frozen=True)
@@ -292,12 +315,17 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
             parts.append((Bound.DRAM, beyond_l2 / floors.dram_peak_Bps))
         if items[i]:
             from_dram = bool(np.isfinite(touched) and touched > floors.l2_bytes)
-            parts.append((Bound.SERIAL, _serial_seconds(flops, i, items[i], from_dram,
-                                                        serial)))
+            # the launch ends with its longest work item, not its average one
+            longest = longest_item_ratio(c)
+            parts.append((Bound.SERIAL, longest * _serial_seconds(
+                flops, i, items[i], from_dram, serial)))
             if from_dram:
-                parts.append((Bound.IN_FLIGHT, _in_flight_seconds(
+                parts.append((Bound.IN_FLIGHT, longest * _in_flight_seconds(
                     flops, i, float(flops["f_thread_groups"][i]),
                     math.prod(c.group_size or (1,)), serial)))
+        if items[i] and floors.clock_hz > 0:
+            parts.append((Bound.L1, busiest_sm_wavefronts(c, floors.sms)
+                          / floors.clock_hz))
         bound, seconds = max(parts, key=lambda p: p[1])
         uncounted = ((Bound.DRAM, float(whole[i])),) if not np.isfinite(touched) \
             and np.isfinite(whole[i]) and i not in binding else ()

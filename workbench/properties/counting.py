@@ -295,6 +295,58 @@ class _OwnLocalAccess(_OwnAccess, _LocalAccessCounter):
     pass
 
 
+def _global_subscripts(expr, arrays: frozenset, out: list) -> None:
+    """The outermost subscripts of ``arrays`` in ``expr``, every occurrence (no
+    mapper: pymbolic's caching mappers visit a repeated subexpression once)."""
+    from loopy.symbolic import Reduction
+
+    if isinstance(expr, prim.Subscript):
+        if getattr(expr.aggregate, "name", None) in arrays:
+            out.append(expr)
+            return
+        _global_subscripts(expr.index, arrays, out)
+    elif isinstance(expr, Reduction):
+        _global_subscripts(expr.expr, arrays, out)
+    elif isinstance(expr, tuple):
+        for part in expr:
+            _global_subscripts(part, arrays, out)
+    elif isinstance(expr, prim.ExpressionNode):
+        import dataclasses
+
+        names = ([f.name for f in dataclasses.fields(expr)] if dataclasses.is_dataclass(expr)
+                 else expr.init_arg_names)
+        for name in names:
+            _global_subscripts(getattr(expr, name), arrays, out)
+
+
+def _repeated_global_loads(knl, expr) -> list:
+    """(subscript, occurrences beyond the first) of each global element an expression
+    reads more than once: ``(px - cx[c])*(px - cx[c])`` reads ``cx[c]`` once, as the
+    compiler loads it, where loopy counts every occurrence."""
+    from collections import Counter
+
+    arrays = frozenset(a.name for a in knl.args
+                       if getattr(a, "address_space", None) == lp.AddressSpace.GLOBAL)
+    found: list = []
+    _global_subscripts(expr, arrays, found)
+    return [(sub, n - 1) for sub, n in Counter(found).items() if n > 1]
+
+
+def _scaled(counts, factor: int):
+    """A count map times an integer (loopy multiplies only by a polynomial)."""
+    from loopy.statistics import GuardedPwQPolynomial
+
+    def scale(value):
+        if isinstance(value, GuardedPwQPolynomial):
+            return GuardedPwQPolynomial(
+                value.pwqpolynomial.scale_val(isl.Val.int_from_si(
+                    value.pwqpolynomial.get_ctx(), factor)), value.valid_domain)
+        if isinstance(value, isl.PwQPolynomial):
+            return value.scale_val(isl.Val.int_from_si(value.get_ctx(), factor))
+        return value * factor
+    return counts.copy({key: scale(v) for key, v in counts.count_map.items()})
+
+
 def access_counts(program, granularity: Granularity, subgroup_size: int | None,
                   runs_of: dict | None = None) -> dict:
     def per_insn(knl, callables, insn):
@@ -304,8 +356,10 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None,
         own_loc = _OwnLocalAccess(knl, callables, None)
         reads = [insn.expression, *(a.index for a in insn.assignees
                                     if isinstance(a, (prim.Subscript, LinearSubscript)))]
-        counts = sum((g(e) + loc(e) for e in reads[1:]), g(reads[0]) + loc(reads[0])
-                     ).with_set_attributes(direction="load")
+        counts = sum((g(e) + loc(e) for e in reads[1:]), g(reads[0]) + loc(reads[0]))
+        for sub, extra in _repeated_global_loads(knl, insn.expression):
+            counts = counts + _scaled(g(sub), -extra)
+        counts = counts.with_set_attributes(direction="load")
         for assignee in insn.assignees:
             counts = counts + (own_g(assignee) + own_loc(assignee)).with_set_attributes(
                 direction="store")

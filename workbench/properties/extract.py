@@ -62,7 +62,13 @@ FLOAT_DTYPES = ("float32", "float64")
 SUPPORTED_DTYPES = frozenset({*FLOAT_DTYPES, "int8", "int16", "int32", "int64",
                               "uint8", "uint16", "uint32", "uint64"})
 
+# a reduction's min or max (``min(c, ...)``, ``reduce(max, ...)``) and OpenCL's
+# fmin/fmax reach loopy's op map as functions, but they are the same single ALU
+# instruction (FMNMX/DMNMX) as the binary min/max loopy calls "maxmin": not special
+# functions (SFU); counted with the additions as "maxmin" is
 _OP_KINDS = {"add": OpKind.ADD, "maxmin": OpKind.ADD, "mul": OpKind.MUL,
+             "func:min": OpKind.ADD, "func:max": OpKind.ADD,
+             "func:fmin": OpKind.ADD, "func:fmax": OpKind.ADD,
              "div": OpKind.DIV, "pow": OpKind.POW, "func:pow": OpKind.POW,
              "func:powf": OpKind.POW,
              # an argmax's (value, index) pair, put together: no arithmetic
