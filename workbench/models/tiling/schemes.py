@@ -147,7 +147,8 @@ from workbench.errors import ModelError
 from workbench.models.tiling.machine import TilingCalibration, TilingHardware
 
 
-#: lanes that issue one instruction together (NVIDIA's warp, AMD's wavefront of 32)
+#: lanes that issue one instruction together: an NVIDIA warp (the microbenchmarks that set
+#: `warp_loads` ran on an H100; AMD's wavefronts are 32 lanes on RDNA, 64 on CDNA)
 WARP = 32
 
 
