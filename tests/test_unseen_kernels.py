@@ -23,6 +23,7 @@ from workbench.kernels.defs import (
     HELDOUT4_SPECS,
     HELDOUT5_SPECS,
     HELDOUT6_SPECS,
+    HELDOUT7_SPECS,
     UNSEEN_SPECS,
     UNSEEN_WIDE_SPECS,
 )
@@ -47,7 +48,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
     assert all(get_kernel(s.name) is s for s in UNSEEN_SPECS)
     assert all_kernels(KernelRole.UNSEEN) == (*UNSEEN_SPECS, *UNSEEN_WIDE_SPECS,
                                               *HELDOUT3_SPECS, *HELDOUT4_SPECS,
-                                              *HELDOUT5_SPECS, *HELDOUT6_SPECS)
+                                              *HELDOUT5_SPECS, *HELDOUT6_SPECS,
+                                              *HELDOUT7_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT
