@@ -60,15 +60,16 @@ def sizes_of(n: int) -> str:
     return f"S1={n},S2={n},T=48"
 
 
-def sweep_launches() -> pd.DataFrame:
-    """The sweep microbenchmark's launches: tile, size, registers, time."""
+def microbench_launches(store_path, campaign: str, more=None) -> pd.DataFrame:
+    """A hexagonal microbenchmark's launches: tile, size, registers, time, and the
+    fields ``more(facts, lanes)`` adds (``lanes``: the group's ``(by, bx)``)."""
     from workbench.measure.store import MeasurementStore
     from workbench.measure.store.compressed import resolve_store_path
 
     rows = []
-    with MeasurementStore.open(resolve_store_path(ROUND8), create=False,
+    with MeasurementStore.open(resolve_store_path(store_path), create=False,
                                readonly=True) as store:
-        for m in store.measurements(campaign="hexagonal-sweep"):
+        for m in store.measurements(campaign=campaign):
             f = m.extra["facts"]
             lanes = m.key.variant.split("thr=")[1].split(",")[0].split("x")
             regs = re.search(r"Used (\d+) registers", m.extra.get("build_log", ""))
@@ -76,8 +77,14 @@ def sweep_launches() -> pd.DataFrame:
                                   f"bx={lanes[1]},by={lanes[0]}",
                          "S": int(f["shape"][0]), "groups": int(f["groups"]),
                          "registers": float(regs.group(1)) if regs else np.nan,
-                         "launch_ms": 1e3 * min(m.raw_times_s)})
+                         "launch_ms": 1e3 * min(m.raw_times_s),
+                         **(more(f, lanes) if more else {})})
     return pd.DataFrame(rows)
+
+
+def sweep_launches() -> pd.DataFrame:
+    """The sweep microbenchmark's launches: tile, size, registers, time."""
+    return microbench_launches(ROUND8, "hexagonal-sweep")
 
 
 def row_prices(cal, frame: pd.DataFrame) -> np.ndarray:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -65,25 +64,10 @@ HOLDOUT = (("heat2d", 10240), ("laplacian2d", 10240), ("gradient2d", 10240),
 
 def width_launches() -> pd.DataFrame:
     """The width microbenchmark's launches: tile, size, sub-tiles, registers, time."""
-    from workbench.measure.store import MeasurementStore
-    from workbench.measure.store.compressed import resolve_store_path
-
-    rows = []
-    with MeasurementStore.open(resolve_store_path(ROUND9), create=False,
-                               readonly=True) as store:
-        for m in store.measurements(campaign="hexagonal-widths"):
-            f = m.extra["facts"]
-            lanes = m.key.variant.split("thr=")[1].split(",")[0].split("x")
-            regs = re.search(r"Used (\d+) registers", m.extra.get("build_log", ""))
-            rows.append({"label": f"tT={f['t_T']},tS1={f['t_S1']},tS2={f['inner']},"
-                                  f"bx={lanes[1]},by={lanes[0]}",
-                         "series": f"tT={f['t_T']},tS1={f['t_S1']},bx={lanes[1]},"
-                                   f"by={lanes[0]},S={f['shape'][0]}",
-                         "S": int(f["shape"][0]), "groups": int(f["groups"]),
-                         "sub_tiles": int(f["sub_tiles"]),
-                         "registers": float(regs.group(1)) if regs else np.nan,
-                         "launch_ms": 1e3 * min(m.raw_times_s)})
-    return pd.DataFrame(rows)
+    return sw.microbench_launches(ROUND9, "hexagonal-widths", lambda f, lanes: {
+        "series": f"tT={f['t_T']},tS1={f['t_S1']},bx={lanes[1]},by={lanes[0]},"
+                  f"S={f['shape'][0]}",
+        "sub_tiles": int(f["sub_tiles"])})
 
 
 def tile_part(cal, warps: bool, pass_latency: float | None = None):
