@@ -21,7 +21,6 @@ line saying so.
 from __future__ import annotations
 
 import enum
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,18 +124,11 @@ def device_ceilings(device: str, description=None) -> DeviceCeilings:
 
 
 def _measured_bandwidths(device: str) -> list[Ceiling]:
-    from workbench.measure.samples import sample_data_root
+    from workbench.models.packaged import measured_bandwidth_documents
 
-    root = sample_data_root()
-    if root is None or not device:
+    if not device:
         return []
-    for path in sorted(root.glob("*/bandwidth.json")):
-        try:
-            document = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if document.get("device", {}).get("device") != device:
-            continue
+    for path, document in measured_bandwidth_documents(device, packaged=False):
         when = str(document.get("timestamp", ""))[:10]
         return [Ceiling(f"{r['level'].upper()} (measured)", CeilingKind.BANDWIDTH,
                         float(r["bandwidth_GBps"]) * 1e9,

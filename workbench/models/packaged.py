@@ -46,3 +46,24 @@ def packaged_copy(path: str | Path) -> Path | None:
         return None
     copy = packaged_models_root() / parts[-2] / parts[-1]
     return copy if copy.is_file() else None
+
+
+def measured_bandwidth_documents(device: str, *, packaged: bool = True):
+    """Every ``*/bandwidth.json`` measured on ``device``, as (path, document), by folder
+    name: the checkout's ``sample_data``, then, with ``packaged``, the copies the package
+    carries (so that an installed wheel reads what the checkout does)."""
+    import json
+
+    from workbench.measure.samples import sample_data_root
+
+    roots = (sample_data_root(), packaged_models_root() if packaged else None)
+    for root in roots:
+        if root is None or not root.is_dir():
+            continue
+        for path in sorted(root.glob("*/bandwidth.json")):
+            try:
+                document = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if document.get("device", {}).get("device") == device:
+                yield path, document

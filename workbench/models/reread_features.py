@@ -194,24 +194,12 @@ def _measured_dram_Bps(device: str) -> float | None:
     """The DRAM bandwidth of ``device``'s ``bandwidth.json`` (the first by folder name, as
     ``workbench explain`` reads it): the checkout's ``sample_data``, else the copy the
     package carries, so that an installed wheel predicts what the checkout does."""
-    import json
+    from workbench.models.packaged import measured_bandwidth_documents
 
-    from workbench.measure.samples import sample_data_root
-    from workbench.models.packaged import packaged_models_root
-
-    for root in (sample_data_root(), packaged_models_root()):
-        if root is None or not root.is_dir():
-            continue
-        for path in sorted(root.glob("*/bandwidth.json")):
-            try:
-                document = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue
-            if document.get("device", {}).get("device") != device:
-                continue
-            for result in document.get("results", []):
-                if result.get("level") == "dram" and result.get("bandwidth_GBps"):
-                    return float(result["bandwidth_GBps"]) * 1e9
+    for _, document in measured_bandwidth_documents(device):
+        for result in document.get("results", []):
+            if result.get("level") == "dram" and result.get("bandwidth_GBps"):
+                return float(result["bandwidth_GBps"]) * 1e9
     return None
 
 
