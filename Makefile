@@ -72,7 +72,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 7 min 18 s with -n 2 (1,774 tests, 2026-11-27, 02:47 UTC; each notebook runs once)
+# 6 min 56 s with -n 2 (1,774 tests, 2026-11-27, 03:00 UTC; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
