@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout7 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout8 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -15,7 +15,8 @@ from heldout_checks import (
 from test_catalog import check_numerics, counting_warnings
 
 from workbench.kernels.catalog import get_kernel
-from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS
+from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
+    HELDOUT8_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -36,6 +37,9 @@ SETS = {
     "heldout7": (HELDOUT7_SPECS, {"black_scholes", "rgb_to_ycbcr", "bitonic_step", "fv_flux_update",
          "optimizer_step", "running_max_rows", "dense_layer", "diffusion_varcoef",
          "embedding_lookup"}),
+    "heldout8": (HELDOUT8_SPECS, {"polar_to_cartesian", "leaky_relu_residual",
+         "quaternion_product", "table_interp", "fft_butterfly", "ray_sphere_hit",
+         "mandelbrot_escape", "distance_matrix", "kron_product"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]

@@ -42,7 +42,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
                                      "unseen", "unseen2", "heldout3", "heldout4",
-                                     "heldout5", "heldout6", "heldout7", "timetiling"),
+                                     "heldout5", "heldout6", "heldout7", "heldout8",
+                                     "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -54,7 +55,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "a fourth such set, replacing the third (read since); heldout5: a "
                         "fifth, replacing the fourth (read since); heldout6: a sixth, "
                         "replacing the fifth (read since); heldout7: a seventh, "
-                        "replacing the sixth (read since); "
+                        "replacing the sixth (read since); heldout8: an eighth, "
+                        "replacing the seventh (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
@@ -251,7 +253,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     if which == "catalog":
         return None
     if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5",
-                 "heldout6", "heldout7"):
+                 "heldout6", "heldout7", "heldout8"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):
