@@ -11,7 +11,10 @@ on the catalog templates, at most 5 ms on a user's factory space, on 2 cores.
 A factory space is counted once per structure (``workbench.models.structure_counts``);
 the last columns say how many structures were fitted symbolically, how many counted
 point by point, and how many points were built and counted in all.  ``--spaces
-examples`` stands for every ``examples/spaces/*.py`` and ``examples/kernels/my_space.py``;
+examples`` stands for every ``examples/spaces/*.py`` but the blind ones (``blind_*``,
+``blind2_*``: kept out of all design, ``examples/spaces/README.md``) and
+``examples/kernels/my_space.py``; ``blind`` and ``blind2`` stand for their set's files,
+which a ranking of its own must name (after the method is fixed);
 ``--jobs N`` sets the counting processes (``WORKBENCH_RANK_JOBS``; 1 for the one-process
 figure of the goal).  "again" is a second ranking of the same space in a fresh
 space object, with only the disk cache of counts kept (a second session).
@@ -32,7 +35,7 @@ little alone.  ``--first N`` ranks only a space's first N points (the roofline
 takes minutes on a whole Lift rewrite space).
 
 Run: ``.venv/bin/python benchmarks/ranking.py [--models linear,linear-nn,overlap,default,roofline,
-knn,xgb] [--spaces stencil2d,matmul,transpose,examples,examples/kernels/my_space.py:space]
+knn,xgb] [--spaces stencil2d,matmul,transpose,examples,blind2,examples/kernels/my_space.py:space]
 [--jobs 1] [--param n=2048] [--first N] [--cache DIR]``.
 """
 
@@ -81,6 +84,22 @@ def _ranking(model_name: str, space, points):
             int(np.sum(~np.isfinite(ranking.predicted_s))), ranking.counting)
 
 
+def expand_spaces(spaces: str) -> str:
+    """``--spaces`` with its groups written out as ``FILE.py:space``: ``examples`` (the
+    design and held-out files and ``examples/kernels/my_space.py``, never a blind one),
+    ``blind`` (``blind_*``) and ``blind2`` (``blind2_*``)."""
+    import glob
+
+    files = sorted(glob.glob("examples/spaces/*.py"))
+    groups = {
+        "examples": [*(f for f in files if not os.path.basename(f).startswith("blind")),
+                     "examples/kernels/my_space.py"],
+        "blind": [f for f in files if os.path.basename(f).startswith("blind_")],
+        "blind2": [f for f in files if os.path.basename(f).startswith("blind2_")]}
+    return ",".join(",".join(f"{f}:space" for f in groups[s]) if s in groups else s
+                    for s in spaces.split(","))
+
+
 def main() -> None:
     import tempfile
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -101,12 +120,7 @@ def main() -> None:
     os.environ["XDG_CACHE_HOME"] = args.cache or tempfile.mkdtemp(prefix="ranking-bench-")
     if args.jobs:
         os.environ["WORKBENCH_RANK_JOBS"] = str(args.jobs)
-    if "examples" in args.spaces.split(","):
-        import glob
-        examples = ",".join(f"{f}:space" for f in [
-            *sorted(glob.glob("examples/spaces/*.py")), "examples/kernels/my_space.py"])
-        args.spaces = ",".join(examples if s == "examples" else s
-                               for s in args.spaces.split(","))
+    args.spaces = expand_spaces(args.spaces)
     warnings.filterwarnings("ignore")
     from workbench.models.candidate_features import (
         flush_saves, forget_counts, rank_jobs, warm_up)

@@ -37,6 +37,12 @@ SPACES = {
     "blind_logsumexp": (70, {"m": 32, "n": 2048}),
     "blind_batched_transpose": (80, {"nb": 64}),
     "blind_box27": (96, {"n": 128}),
+    "blind2_matvec": (90, {"n": 2048}),
+    "blind2_outer": (96, {"n": 256}),
+    "blind2_gather": (65, {"n": 8192}),
+    "blind2_resize": (84, {"n": 128}),
+    "blind2_batched_matmul4": (63, {"nb": 1024}),
+    "blind2_rgb_gray": (84, {"h": 16, "w": 1024}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -48,19 +54,23 @@ def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_blind_spaces():
+def test_six_design_six_held_out_and_five_plus_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
     blind = {f for f in files if f.startswith("blind_")}
-    assert len(held_out) == 6 and len(blind) == 5 and len(files - held_out - blind) == 6
+    blind2 = {f for f in files if f.startswith("blind2_")}
+    assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6
+    assert len(files - held_out - blind - blind2) == 6
     readme = (FOLDER / "README.md").read_text()
-    assert all(f"`{f}.py`" in readme for f in held_out | blind)
-    blind_section = readme[readme.index("## Blind (issue #33, 2026-11-27)"):]
-    assert all(f"`{f}.py`" in blind_section for f in blind)
+    assert all(f"`{f}.py`" in readme for f in held_out | blind | blind2)
+    second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
+    first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
+    assert all(f"`{f}.py`" in first for f in blind)
+    assert all(f"`{f}.py`" in readme[second:] for f in blind2)
 
 
-@pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac"])
+@pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -73,6 +83,34 @@ def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, ca
     assert "kept out of all design" in capsys.readouterr().err
 
 
+def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
+    monkeypatch.syspath_prepend(str(FOLDER.parent.parent))
+    monkeypatch.chdir(FOLDER.parent.parent)
+    from benchmarks.ranking import expand_spaces
+
+    def stems(spaces):
+        return {Path(ref.split(":")[0]).stem for ref in expand_spaces(spaces).split(",")}
+
+    design = stems("examples")
+    assert "my_space" in design and "heldout_cmac" in design and "triad" in design
+    assert not {s for s in design if s.startswith("blind")}
+    assert stems("blind") == {s for s in SPACES if s.startswith("blind_")}
+    assert stems("blind2,matmul") == {s for s in SPACES if s.startswith("blind2_")} | {
+        "matmul"}
+    named = "examples/spaces/blind2_outer.py:space"
+    assert expand_spaces(f"examples,{named}").split(",")[-1] == named
+
+
+def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
+    monkeypatch.syspath_prepend(str(FOLDER.parent.parent))
+    from benchmarks.strategy_study import blind_set, held_out
+
+    for stem in SPACES:
+        name = resolve_space(_ref(stem), **SPACES[stem][1]).name
+        assert held_out(name) == (not name.startswith("user_"))
+        assert blind_set(name) == {"blind_": "blind", "blind2": "blind2"}.get(name[:6], "")
+
+
 @pytest.mark.parametrize("stem", SPACES)
 def test_points_at_both_sizes(stem):
     count, small = SPACES[stem]
@@ -81,6 +119,7 @@ def test_points_at_both_sizes(stem):
     assert len(full.points()) == count
     assert full.name.startswith("heldout_") == stem.startswith("heldout_")
     assert full.name.startswith("blind_") == stem.startswith("blind_")
+    assert full.name.startswith("blind2_") == stem.startswith("blind2_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
