@@ -93,7 +93,11 @@ class EarlyStart:
     docstring)."""
 
     def __init__(self, inner, *, clock: str = "live", early: int | None = None,
-                 order: str = "probes", seed: int | None = None):
+                 order: str | None = None, seed: int | None = None):
+        # the wrapped strategy's own preference (``model-hedge``: random draws), else
+        # the probes
+        preferred = getattr(inner, "EARLY_ORDER", "probes")
+        order = preferred if order is None else order
         if clock not in CLOCKS:
             raise TuningError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
         if order not in ORDERS:
@@ -105,7 +109,8 @@ class EarlyStart:
         self.most = early
         self.order = order
         self.seed = int(getattr(inner, "seed", 0) or 0) if seed is None else int(seed)
-        self.name = f"{inner.name}+early" if order == "probes" else f"{inner.name}+early-random"
+        self.name = f"{inner.name}+early" if order == preferred \
+            else f"{inner.name}+early-{order}"
         # a seeded draw: runs of other seeds measure other early points
         self.stochastic = order == "random" or getattr(inner, "stochastic", False)
 
