@@ -124,3 +124,20 @@ def test_the_early_draws_are_the_explorers_and_the_correction_learns_them():
     # then the model's three picks, a perfect model's best first
     assert evaluator.calls[4] == min(space.points(), key=grid_time).label
     assert inner.sources[:3] == [MODEL] * 3
+
+
+def test_it_learns_nothing_from_records_it_did_not_measure():
+    """As tests/test_guided.py checks every strategy: with every unmeasured record made
+    faster than the best, the same points are measured, the explorer's turns included."""
+    space = grid_space()
+    model = FormulaModel(lambda p: 1.0 / grid_time(p))     # backwards: both sources play
+    for explore in ("tpe", "random"):
+        first = TableEvaluator(grid_time)
+        Explorer(space, ModelHedge(model, "b", seed=5, explore=explore), first,
+                 budget=Budget(evaluations=14)).run()
+        seen = set(first.calls)
+        hidden = TableEvaluator(lambda p: grid_time(p) if p.label in seen else 1e-9)
+        strategy = ModelHedge(model, "b", seed=5, explore=explore)
+        Explorer(space, strategy, hidden, budget=Budget(evaluations=14)).run()
+        assert hidden.calls == first.calls, explore
+        assert EXPLORER in strategy.sources

@@ -78,9 +78,9 @@ class ModelHedge(ModelEI):
 
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         from workbench.tuning.early import random_early_points
-        from workbench.tuning.strategies import OptunaTPE
 
         seconds = super().start(space, points)
+        self.space = space
         self.rng = np.random.default_rng((self.seed, 0x4ED6E))
         self.draws = [self.index[p.label] for p in random_early_points(self.points, self.seed)]
         self.wins = {MODEL: 0.0, EXPLORER: 0.0}
@@ -88,15 +88,22 @@ class ModelHedge(ModelEI):
         self.sources: list[str] = []       # which source chose each point asked for
         self._best: float | None = None
         self._asked: str | None = None
+        # made at the explorer's first turn, told every point measured before: its
+        # import and set-up are charged to that step, not to the ranking
         self.tpe = None
-        if self.explore == "tpe":
-            self.tpe = OptunaTPE(seed=self.seed)
-            self.tpe.start(space, self.points)
+        self._seen: list[Evaluation] = []
         return seconds
 
     def _draw(self) -> Point:
         """The explorer's next point (some point is unmeasured)."""
-        if self.tpe is not None:
+        if self.explore == "tpe":
+            if self.tpe is None:
+                from workbench.tuning.strategies import OptunaTPE
+
+                self.tpe = OptunaTPE(seed=self.seed)
+                self.tpe.start(self.space, self.points)
+                for evaluation in self._seen:
+                    self.tpe.tell(evaluation)
             return self.tpe.ask()
         while self.draws[0] in self.measured:
             self.draws.pop(0)
@@ -136,6 +143,8 @@ class ModelHedge(ModelEI):
         trial of its open: :meth:`OptunaTPE.tell` adds it as a finished one)."""
         if self.tpe is not None:
             self.tpe.tell(evaluation)
+        else:
+            self._seen.append(evaluation)
 
     def tell(self, evaluation: Evaluation) -> None:
         source = self._asked or MODEL
