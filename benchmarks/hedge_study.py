@@ -5,8 +5,9 @@ Each space is ranked once here (one model, caches fresh, the ranking's wall time
 machine charged to every replay), then replayed with the early start
 (:mod:`workbench.tuning.early`, the replay clock): ``model-ei`` (the earlier headline,
 probes while ranking) and ``model-hedge`` with each ``--variants`` setting
-(``TOP/PRIOR[/EXPLORE]``: the model's first picks, its prior wins, the other
-source, ``random`` or ``tpe``), over ``--seeds`` seeds, and
+(``TOP/PRIOR[/EXPLORE[/EARLY]]``: the model's first picks, its prior wins, the
+explorer, ``bo``, ``tpe`` or ``random``, and what is measured while it ranks, ``bo``,
+``random`` or ``probes``; left out: the strategy's defaults), over ``--seeds`` seeds, and
 TPE over the same seeds.  Prints per space and per group (``blind_*`` apart) the time to
 95 % in oracle measurements (geometric mean), the ratio to TPE and the median runs.
 Run: ``python benchmarks/hedge_study.py --store S.sqlite --spaces a.py:space,...
@@ -58,8 +59,9 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
     ranking = rank_space(model, space, space.points())
     rows = []
 
-    def add(name, make, runs):
-        reach = [_reach95(replay(space, evaluator, EarlyStart(make(s), clock="replay")
+    def add(name, make, runs, order=None):
+        reach = [_reach95(replay(space, evaluator, EarlyStart(make(s), clock="replay",
+                                                               order=order)
                                  if make is not None else OptunaTPE(seed=s), seed=s,
                                  until=0.95), best, n) for s in range(runs)]
         rows.append({"space": space.name, "strategy": name, "points": n,
@@ -69,12 +71,12 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
 
     add(f"model-ei:{model_name}+early",
         lambda s: ModelEI(model, model_name, seed=s, ranking=ranking), 1)
-    for top, prior, explore in variants:
-        add(f"model-hedge[{top}/{prior:g}/{explore}]:{model_name}+early",
+    for top, prior, explore, early in variants:
+        add(f"model-hedge[{top}/{prior:g}/{explore}/{early}]:{model_name}+early",
             lambda s, top=top, prior=prior, explore=explore: ModelHedge(
                 model, model_name, seed=s, top=top, model_prior=prior, explore=explore,
                 ranking=ranking),
-            seeds)
+            seeds, early)
     add("tpe", None, seeds)
     runs, seconds = random_reach(measured, 0.95)
     rows.append({"space": space.name, "strategy": "random (expected)", "points": n,
@@ -102,7 +104,8 @@ def main() -> None:
     from strategy_study import _model, warm_up
     from workbench.tuning.metrics import geometric_mean
 
-    variants = [(int(v[0]), float(v[1]), v[2] if len(v) > 2 else "tpe")
+    variants = [(int(v[0]), float(v[1]), v[2] if len(v) > 2 else None,
+                 v[3] if len(v) > 3 else None)
                 for v in (v.split("/") for v in args.variants.split(","))]
     print(f"# hedge study {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))

@@ -52,7 +52,7 @@ def test_registered_with_random_draws_while_it_ranks():
     assert isinstance(strategy, ModelHedge) and STRATEGIES["model-hedge"] is ModelHedge
     assert strategy.name == "model-hedge:f" and strategy.stochastic
     early = EarlyStart(strategy, clock="replay")
-    assert early.order == "random" and early.name == "model-hedge:f+early"
+    assert early.order == "bo" and early.name == "model-hedge:f+early"
     assert EarlyStart(strategy, order="probes").name.endswith("+early-probes")
     with pytest.raises(Exception, match="explore must be one of"):
         ModelHedge(model, "f", explore="grid")
@@ -60,7 +60,7 @@ def test_registered_with_random_draws_while_it_ranks():
         ModelHedge(model, "f", model_prior=-1)
 
 
-@pytest.mark.parametrize("explore", ["tpe", "random"])
+@pytest.mark.parametrize("explore", ["bo", "tpe", "random"])
 def test_every_point_once_and_the_same_run_for_the_same_seed(explore):
     space = toy_space()
     runs = []
@@ -114,7 +114,7 @@ def test_the_early_draws_are_the_explorers_and_the_correction_learns_them():
     ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
     inner = ModelHedge(model, "m", seed=3, ranking=ranking, explore="random")
     evaluator = TableEvaluator(grid_time, cost=0.2)
-    early = EarlyStart(inner, clock="replay", early=4)
+    early = EarlyStart(inner, clock="replay", early=4, order="random")
     result = Explorer(space, early, evaluator, budget=Budget(evaluations=8)).run()
     drawn = [p.label for p in random_early_points(space.points(), 3)[:4]]
     assert evaluator.calls[:4] == drawn and result.overlapped == 4
@@ -131,7 +131,7 @@ def test_it_learns_nothing_from_records_it_did_not_measure():
     faster than the best, the same points are measured, the explorer's turns included."""
     space = grid_space()
     model = FormulaModel(lambda p: 1.0 / grid_time(p))     # backwards: both sources play
-    for explore in ("tpe", "random"):
+    for explore in ("bo", "tpe", "random"):
         first = TableEvaluator(grid_time)
         Explorer(space, ModelHedge(model, "b", seed=5, explore=explore), first,
                  budget=Budget(evaluations=14)).run()
@@ -141,3 +141,29 @@ def test_it_learns_nothing_from_records_it_did_not_measure():
         Explorer(space, strategy, hidden, budget=Budget(evaluations=14)).run()
         assert hidden.calls == first.calls, explore
         assert EXPLORER in strategy.sources
+
+
+def test_the_early_order_bo_draws_then_follows_expected_improvement():
+    import math
+
+    from workbench.tuning.early import BO_START
+    from workbench.tuning.gp import model_free_pick
+    from workbench.tuning.guided import point_features
+
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    early = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay",
+                       early=6)
+    assert early.order == "bo" and early.stochastic
+    Explorer(space, early, evaluator, budget=Budget(evaluations=6)).run()
+    points = space.points()
+    drawn = [p.label for p in random_early_points(points, 3)]
+    assert evaluator.calls[:BO_START] == drawn[:BO_START]
+    row = {p.label: i for i, p in enumerate(points)}
+    measured = {row[label]: math.log(grid_time(points[row[label]]))
+                for label in evaluator.calls[:BO_START]}
+    pick = points[model_free_pick(point_features(space, points), measured)].label
+    assert evaluator.calls[BO_START] == pick
+    assert len(set(evaluator.calls)) == 6

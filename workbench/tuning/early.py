@@ -46,8 +46,11 @@ from workbench.tuning.space import Point, TuningSpace
 
 CLOCKS = ("live", "replay")
 #: what is measured while the model ranks: the counting's probe points (the default,
-#: :func:`early_points`), or a seeded random order of the space
-ORDERS = ("random", "probes")
+#: :func:`early_points`), a seeded random order of the space, or (``bo``) that order's
+#: first :data:`BO_START` points, then ``bo``'s expected-improvement step on the early
+#: points measured so far (no model: it is still ranking)
+ORDERS = ("random", "probes", "bo")
+BO_START = 3
 
 
 def random_early_points(points: Sequence[Point], seed: int) -> list[Point]:
@@ -112,7 +115,7 @@ class EarlyStart:
         self.name = f"{inner.name}+early" if order == preferred \
             else f"{inner.name}+early-{order}"
         # a seeded draw: runs of other seeds measure other early points
-        self.stochastic = order == "random" or getattr(inner, "stochastic", False)
+        self.stochastic = order in ("random", "bo") or getattr(inner, "stochastic", False)
 
     # the runner reads these
     @property
@@ -128,6 +131,7 @@ class EarlyStart:
 
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         self.points = list(points)
+        self._space, self._features = space, None
         self._queue = early_points(space, self.points) if self.order == "probes" \
             else random_early_points(self.points, self.seed)
         if self.most is not None:
@@ -187,7 +191,7 @@ class EarlyStart:
     def ask(self) -> Point | None:
         if self._ranking_s is None:
             while self._queue and not self._ranking_done():
-                point = self._queue.pop(0)
+                point = self._bo_point() or self._queue.pop(0)
                 if point.label not in self._early_done:
                     self._asked_early = True
                     return point
@@ -198,6 +202,26 @@ class EarlyStart:
             if point is None or point.label not in self._early_done:
                 return point
             self.inner.tell(self._early_done[point.label])   # known: not measured again
+
+    def _bo_point(self) -> Point | None:
+        """``order="bo"``: past the first random draws, the unmeasured point of largest
+        expected improvement on the early points' log times (taken off the queue)."""
+        if self.order != "bo" or len(self._early_done) < BO_START:
+            return None
+        import math
+
+        from workbench.tuning.gp import model_free_pick
+        from workbench.tuning.guided import point_features
+
+        if self._features is None:
+            self._features = point_features(self._space, self.points)
+        row = {p.label: i for i, p in enumerate(self.points)}
+        measured = {row[label]: (math.log(e.time_s) if e.ok else None)
+                    for label, e in self._early_done.items()}
+        point = self.points[model_free_pick(self._features, measured)]
+        if point in self._queue:
+            self._queue.remove(point)
+        return point
 
     def tell(self, evaluation: Evaluation) -> None:
         if self._asked_early:

@@ -6,28 +6,30 @@ On spaces written after the model-guided methods (the ``blind_*`` spaces,
 random draws found a point within 95 % of the best sooner than the model's order did,
 and the ranking itself cost several measurements of the best point.  ``model-hedge``
 keeps ``model-ei``'s model (its spread first picks and its corrected Gaussian-process
-search) and adds a second source of points, optuna's TPE told every point measured
-(``explore="random"``: a seeded random order of the space instead), with three rules:
+search) and adds a second source of points, an *explorer* that needs no model:
+``bo``'s step, expected improvement on a Gaussian process of the measured log times
+over the parameters (:func:`workbench.tuning.gp.model_free_pick`; ``explore="tpe"``:
+optuna's TPE told every point, ``"random"``: a seeded random order).  Three rules:
 
-* while the model ranks, the device measures random draws, not the counting's probe
-  points (:class:`~workbench.tuning.early.EarlyStart` reads :attr:`EARLY_ORDER`), so
-  that an expensive ranking costs what random search costs, not more;
+* while the model ranks, the device measures what the explorer would
+  (:class:`~workbench.tuning.early.EarlyStart` reads :attr:`EARLY_ORDER`, ``bo``: three
+  seeded random draws, then expected improvement on the early points), not the
+  counting's probe points, so that an expensive ranking costs about what a model-free
+  search costs, not more;
 * once the ranking is done, the model's ``top`` spread picks are measured (the
   model's strongest asset on the spaces where its order is good);
 * then every step goes to one of the two sources by Thompson sampling on how often
   each one improved the best point found so far (Beta posteriors, the model's with
-  :attr:`MODEL_PRIOR` wins in hand; the early draws count for the explorer): a model
+  :attr:`MODEL_PRIOR` wins in hand; the early points count for the explorer): a model
   whose picks stop improving the incumbent loses its turns to the explorer, and gets
-  them back when a pick improves it.  Both the model-ei correction and TPE learn from
-  every point measured, whichever source chose it.
+  them back when a pick improves it.  Both sources learn from every point measured,
+  whichever chose it.
 
-TPE's first proposals are random draws too; with ``explore="random"`` the draws are
-the permutation :func:`~workbench.tuning.early.random_early_points` draws for the early
-start (one seed, one order), so they go on where the early ones stopped.  TPE was
-chosen over the random order on the 17 spaces of ``examples/spaces`` (all development
-spaces for this: ``structure-ranking.md`` section 20), where it reached 95 % sooner on
-``blind_conv2d_5x5`` and the same elsewhere.  Stochastic: replays report the mean over
-seeds.
+The explorer and the early order were chosen on the 17 spaces of ``examples/spaces``
+(all development spaces for this: ``structure-ranking.md`` section 20,
+``benchmarks/hedge_study.py``): ``bo`` early and after beat random draws (and TPE) on
+``blind_box27``, ``blind_conv2d_5x5`` and ``stencil2d_5pt`` and matched them
+elsewhere.  Stochastic (the draws are seeded): replays report the mean over seeds.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from workbench.tuning.strategies import STRATEGIES
 #: the two sources of points after the model's first picks
 MODEL, EXPLORER = "model", "explorer"
 #: what the explorer is
-EXPLORERS = ("tpe", "random")
+EXPLORERS = ("bo", "tpe", "random")
 
 
 class ModelHedge(ModelEI):
@@ -56,12 +58,12 @@ class ModelHedge(ModelEI):
     family = "model-hedge"
     stochastic = True
     #: what :class:`~workbench.tuning.early.EarlyStart` measures while this one ranks
-    EARLY_ORDER = "random"
+    EARLY_ORDER = "bo"
     #: wins credited to the model before anything is measured: a model is worth a few
     #: turns more than the explorer until its picks stop improving the incumbent
     MODEL_PRIOR = 1.0
     #: the explorer (:data:`EXPLORERS`)
-    EXPLORE = "tpe"
+    EXPLORE = "bo"
 
     def __init__(self, model=None, label: str | None = None, seed: int = 0,
                  top: int | None = None, ranking=None, model_prior: float | None = None,
@@ -96,6 +98,8 @@ class ModelHedge(ModelEI):
 
     def _draw(self) -> Point:
         """The explorer's next point (some point is unmeasured)."""
+        if self.explore == "bo":
+            return self.points[self._model_free_next()]
         if self.explore == "tpe":
             if self.tpe is None:
                 from workbench.tuning.strategies import OptunaTPE
@@ -108,6 +112,13 @@ class ModelHedge(ModelEI):
         while self.draws[0] in self.measured:
             self.draws.pop(0)
         return self.points[self.draws[0]]
+
+    def _model_free_next(self) -> int:
+        """``bo``'s step: expected improvement on a Gaussian process of the measured
+        log times over the parameters alone, no model trend."""
+        from workbench.tuning.gp import model_free_pick
+
+        return model_free_pick(self.x, self.measured)
 
     def _choose_source(self) -> str:
         """Thompson sampling: each source's chance of improving the incumbent drawn
