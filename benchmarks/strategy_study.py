@@ -35,8 +35,9 @@ linear-sectors,linear-nn-residency]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
 [--early] [--guided model-ei,model-hedge] [--charge-from CSV [--charge-row model:linear]]``
 
-``model-hedge`` (:mod:`workbench.tuning.hedge`) is ``model-ei`` hedged with TPE, random
-draws while it ranks (``structure-ranking.md`` section 20).
+``model-hedge`` (:mod:`workbench.tuning.hedge`) is ``model-ei`` hedged with ``bo``'s
+model-free step, which also chooses what is measured while it ranks
+(``structure-ranking.md`` section 20).
 """
 
 from __future__ import annotations

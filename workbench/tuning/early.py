@@ -11,7 +11,9 @@ builds its points in its own processes, so measuring a probe shares no work with
 a live run's early point is mostly the process's first code generation, on the host.
 A seeded random early point, ``order="random"``, did better on the six design spaces
 and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
-probes stay the default.)
+probes stay the default; ``model-hedge`` asks for ``order="bo"``, seeded random draws
+then ``bo``'s expected improvement on what was measured early:
+:mod:`workbench.tuning.hedge`.)
 
 Two clocks say when the ranking is done:
 
