@@ -167,3 +167,29 @@ def test_the_early_order_bo_draws_then_follows_expected_improvement():
     pick = points[model_free_pick(point_features(space, points), measured)].label
     assert evaluator.calls[BO_START] == pick
     assert len(set(evaluator.calls)) == 6
+
+
+def test_live_clock_measures_bo_points_while_the_model_ranks_in_its_thread():
+    import time
+
+    class SlowModel(FormulaModel):
+        def predict_candidates(self, candidates, **context):
+            time.sleep(0.8)
+            return super().predict_candidates(candidates, **context)
+
+    class SlowDevice(TableEvaluator):
+        def evaluate(self, point):
+            time.sleep(0.03)
+            return super().evaluate(point)
+
+    space = grid_space()
+    evaluator = SlowDevice(grid_time)
+    early = EarlyStart(ModelHedge(SlowModel(grid_time), "s", seed=2))
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=20)).run()
+    from workbench.tuning.early import BO_START
+
+    # random draws, then bo's picks, while ranking
+    assert result.overlapped > BO_START
+    assert evaluator.calls[:3] == [p.label for p in random_early_points(space.points(), 2)[:3]]
+    assert len(set(evaluator.calls)) == 20
+    assert result.choosing_s >= 0.8
