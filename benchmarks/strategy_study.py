@@ -33,7 +33,11 @@ time 3 to 5x between sessions, and models of the same features (``linear``,
 Run: ``.venv/bin/python benchmarks/strategy_study.py [--models linear,linear-nn,default,
 linear-sectors,linear-nn-residency]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
-[--early] [--charge-from CSV [--charge-row model:linear]]``
+[--early] [--guided model-ei,model-hedge] [--charge-from CSV [--charge-row model:linear]]``
+
+``model-hedge`` (:mod:`workbench.tuning.hedge`) is ``model-ei`` hedged with ``bo``'s
+model-free step, which also chooses what is measured while it ranks
+(``structure-ranking.md`` section 20).
 """
 
 from __future__ import annotations
@@ -196,6 +200,9 @@ def main() -> None:
                         help="charge each model's ranking the --charge-row's choosing "
                              "seconds of the same space in this earlier --csv")
     parser.add_argument("--charge-row", default="model:linear")
+    parser.add_argument("--guided", metavar="FAMILIES",
+                        help="the learning model-guided strategies to replay, e.g. "
+                             "model-ei,model-hedge (default: every one registered)")
     parser.add_argument("--early", action="store_true",
                         help="also the model strategies measuring while they rank "
                              "(workbench.tuning.early), charged with the overlap and "
@@ -210,6 +217,10 @@ def main() -> None:
     from workbench.tuning.guided import GUIDED, PlainBO
     from workbench.tuning.study import compare_strategies, summary
 
+    families = tuple(args.guided.split(",")) if args.guided else tuple(GUIDED)
+    unknown = [f for f in families if f not in GUIDED]
+    if unknown:
+        raise SystemExit(f"--guided: unknown {', '.join(unknown)} (of {', '.join(GUIDED)})")
     refs = args.spaces.split(",") if args.spaces else \
         [f"{ROOT}/examples/spaces/{s}.py:space" for s in SPACES]
     versions = library_versions()
@@ -222,7 +233,8 @@ def main() -> None:
     print("command: python " + " ".join(sys.argv))
     print("load average (1, 5, 15 min) at the start: "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
-    print("store: " + args.store + "; models: " + args.models + f"; seeds: {args.seeds}")
+    print("store: " + args.store + "; models: " + args.models + f"; seeds: {args.seeds}"
+          + "; guided: " + ",".join(families))
     print("libraries: " + ", ".join(f"{k} {versions[k]}" for k in sorted(versions)
                                     if k in ("python", "loopy", "islpy", "numpy", "scipy",
                                              "optuna", "scikit-learn", "pyopencl")))
@@ -238,7 +250,7 @@ def main() -> None:
         models = {name: _model(name) for name in args.models.split(",") if name}
         evaluator = ReplayEvaluator(space, load_space_evaluations(args.store, space))
         comparison = compare_strategies(
-            space, evaluator, models, tpe_seeds=args.seeds, guided=tuple(GUIDED),
+            space, evaluator, models, tpe_seeds=args.seeds, guided=families,
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))

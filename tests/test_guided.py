@@ -183,7 +183,7 @@ def test_tuning_report_lists_every_strategy_for_a_users_space(capsys):
     assert out["ranking_cost"] == "measured-now"
     rows = {r["strategy"]: r for r in out["spaces"]}
     for name in ("exhaustive", "random (expected)", "model:linear", "model-bo:linear",
-                 "model-tpe:linear", "bo", "tpe (mean of 1 seeds)"):
+                 "model-tpe:linear", "model-hedge:linear", "bo", "tpe (mean of 1 seeds)"):
         assert any(k.startswith(name) for k in rows), name
     for r in rows.values():
         assert r["oracle_x_95"] >= 1.0 - 1e-9 and r["choosing_s"] >= 0

@@ -11,7 +11,8 @@
   measure (``model-bo``: a Gaussian process on the model's residuals;
   ``model-tpe``: TPE seeded with the model's picks; ``model-ei``: ``model-bo`` with
   its first picks spread over the model's near-ties and the small Gaussian process of
-  :mod:`.gp`); :mod:`.early`, any of them
+  :mod:`.gp`); :mod:`.hedge`, ``model-hedge``: ``model-ei`` hedged with seeded
+  random draws, a bandit choosing between them; :mod:`.early`, any of them
   measuring the points its counting builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
@@ -38,11 +39,12 @@ from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
 from workbench.tuning.guided import ModelBO, ModelEI, ModelTPE  # registers model-bo, -ei, -tpe
+from workbench.tuning.hedge import ModelHedge  # registers model-hedge
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
-           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelTPE",
+           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",

@@ -11,7 +11,9 @@ builds its points in its own processes, so measuring a probe shares no work with
 a live run's early point is mostly the process's first code generation, on the host.
 A seeded random early point, ``order="random"``, did better on the six design spaces
 and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
-probes stay the default.)
+probes stay the default; ``model-hedge`` asks for ``order="bo"``, seeded random draws
+then ``bo``'s expected improvement on what was measured early:
+:mod:`workbench.tuning.hedge`.)
 
 Two clocks say when the ranking is done:
 
@@ -46,8 +48,11 @@ from workbench.tuning.space import Point, TuningSpace
 
 CLOCKS = ("live", "replay")
 #: what is measured while the model ranks: the counting's probe points (the default,
-#: :func:`early_points`), or a seeded random order of the space
-ORDERS = ("random", "probes")
+#: :func:`early_points`), a seeded random order of the space, or (``bo``) that order's
+#: first :data:`BO_START` points, then ``bo``'s expected-improvement step on the early
+#: points measured so far (no model: it is still ranking)
+ORDERS = ("random", "probes", "bo")
+BO_START = 3
 
 
 def random_early_points(points: Sequence[Point], seed: int) -> list[Point]:
@@ -93,7 +98,11 @@ class EarlyStart:
     docstring)."""
 
     def __init__(self, inner, *, clock: str = "live", early: int | None = None,
-                 order: str = "probes", seed: int | None = None):
+                 order: str | None = None, seed: int | None = None):
+        # the wrapped strategy's own preference (``model-hedge``: random draws), else
+        # the probes
+        preferred = getattr(inner, "EARLY_ORDER", "probes")
+        order = preferred if order is None else order
         if clock not in CLOCKS:
             raise TuningError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
         if order not in ORDERS:
@@ -105,9 +114,10 @@ class EarlyStart:
         self.most = early
         self.order = order
         self.seed = int(getattr(inner, "seed", 0) or 0) if seed is None else int(seed)
-        self.name = f"{inner.name}+early" if order == "probes" else f"{inner.name}+early-random"
+        self.name = f"{inner.name}+early" if order == preferred \
+            else f"{inner.name}+early-{order}"
         # a seeded draw: runs of other seeds measure other early points
-        self.stochastic = order == "random" or getattr(inner, "stochastic", False)
+        self.stochastic = order in ("random", "bo") or getattr(inner, "stochastic", False)
 
     # the runner reads these
     @property
@@ -123,6 +133,7 @@ class EarlyStart:
 
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         self.points = list(points)
+        self._space, self._features = space, None
         self._queue = early_points(space, self.points) if self.order == "probes" \
             else random_early_points(self.points, self.seed)
         if self.most is not None:
@@ -182,7 +193,7 @@ class EarlyStart:
     def ask(self) -> Point | None:
         if self._ranking_s is None:
             while self._queue and not self._ranking_done():
-                point = self._queue.pop(0)
+                point = self._bo_point() or self._queue.pop(0)
                 if point.label not in self._early_done:
                     self._asked_early = True
                     return point
@@ -193,6 +204,26 @@ class EarlyStart:
             if point is None or point.label not in self._early_done:
                 return point
             self.inner.tell(self._early_done[point.label])   # known: not measured again
+
+    def _bo_point(self) -> Point | None:
+        """``order="bo"``: past the first random draws, the unmeasured point of largest
+        expected improvement on the early points' log times (taken off the queue)."""
+        if self.order != "bo" or len(self._early_done) < BO_START:
+            return None
+        import math
+
+        from workbench.tuning.gp import model_free_pick
+        from workbench.tuning.guided import point_features
+
+        if self._features is None:
+            self._features = point_features(self._space, self.points)
+        row = {p.label: i for i, p in enumerate(self.points)}
+        measured = {row[label]: (math.log(e.time_s) if e.ok else None)
+                    for label, e in self._early_done.items()}
+        point = self.points[model_free_pick(self._features, measured)]
+        if point in self._queue:
+            self._queue.remove(point)
+        return point
 
     def tell(self, evaluation: Evaluation) -> None:
         if self._asked_early:

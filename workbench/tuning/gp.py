@@ -98,3 +98,22 @@ def expected_improvement(best: float, mean: np.ndarray, std: np.ndarray) -> np.n
     cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2.0)) for v in z.ravel()]).reshape(z.shape)
     pdf = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
     return (best - mean) * cdf + std * pdf
+
+
+#: a measured point that failed: this much (log time) above the worst measured
+FAILED_PENALTY = float(np.log(4.0))
+
+
+def model_free_pick(x: np.ndarray, measured: dict[int, float | None]) -> int:
+    """``bo``'s step on rows ``x``: the unmeasured row of largest expected improvement
+    on a GP of the measured log times (``measured``: row -> log time, None for a failed
+    point, counted :data:`FAILED_PENALTY` above the worst), no model trend."""
+    idx = np.array(list(measured), dtype=int)
+    ok = [v for v in measured.values() if v is not None]
+    worst = (max(ok) if ok else 0.0) + FAILED_PENALTY
+    y = np.array([worst if v is None else v for v in measured.values()])
+    gp = fit_predict(x[idx], y - y.mean(), x)
+    best = (min(ok) if ok else float(y.max())) - float(y.mean())
+    ei = expected_improvement(best, gp.mean, np.maximum(gp.std, 1e-9))
+    ei[idx] = -np.inf
+    return int(np.argmax(ei))

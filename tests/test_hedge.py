@@ -1,0 +1,196 @@
+"""``model-hedge`` (workbench.tuning.hedge): model-ei hedged with an explorer, a bandit
+choosing between them; on small synthetic spaces with stand-in models, so it is fast."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.test_guided import FormulaModel
+from tests.test_tuning import TableEvaluator, toy_space, toy_time
+from workbench.tuning.early import EarlyStart, random_early_points
+from workbench.tuning.hedge import EXPLORER, MODEL, ModelHedge
+from workbench.tuning.metrics import curve
+from workbench.tuning.ranking import rank_space
+from workbench.tuning.replay import replay
+from workbench.tuning.runner import Budget, Explorer
+from workbench.tuning.space import TuningSpace
+from workbench.tuning.strategies import STRATEGIES, ModelGuided, make_strategy
+
+
+def grid_space() -> TuningSpace:
+    """128 points, never built."""
+    return TuningSpace(name="grid", description="grid",
+                       tune_params={"a": tuple(range(1, 9)), "b": tuple(range(1, 9)),
+                                    "mode": ("x", "y")},
+                       restrictions=(), group_size=lambda p: (p["a"],),
+                       kernel=lambda p: None)
+
+
+def grid_time(point) -> float:
+    return 1e-3 * (1 + (point["a"] - 6) ** 2 + (point["b"] - 3) ** 2
+                   + (3 if point["mode"] == "y" else 0))
+
+
+class Table:
+    """A replay evaluator answering from a function (replay's ``measured`` is what
+    :func:`curve` and ``until`` read)."""
+
+    def __init__(self, space, time_of, cost=0.2):
+        self.inner = TableEvaluator(time_of, cost=cost)
+        self.measured = [self.inner.evaluate(p) for p in space.points()]
+        self.inner.calls.clear()
+
+    def evaluate(self, point):
+        return self.inner.evaluate(point)
+
+
+def test_registered_with_random_draws_while_it_ranks():
+    model = FormulaModel(toy_time)
+    strategy = make_strategy("model-hedge", seed=2, model=model, label="f")
+    assert isinstance(strategy, ModelHedge) and STRATEGIES["model-hedge"] is ModelHedge
+    assert strategy.name == "model-hedge:f" and strategy.stochastic
+    early = EarlyStart(strategy, clock="replay")
+    assert early.order == "bo" and early.name == "model-hedge:f+early"
+    assert EarlyStart(strategy, order="probes").name.endswith("+early-probes")
+    with pytest.raises(Exception, match="explore must be one of"):
+        ModelHedge(model, "f", explore="grid")
+    with pytest.raises(Exception, match="model_prior"):
+        ModelHedge(model, "f", model_prior=-1)
+
+
+@pytest.mark.parametrize("explore", ["bo", "tpe", "random"])
+def test_every_point_once_and_the_same_run_for_the_same_seed(explore):
+    space = toy_space()
+    runs = []
+    for _ in range(2):
+        evaluator = TableEvaluator(toy_time)
+        strategy = ModelHedge(FormulaModel(lambda p: 1.0 / toy_time(p)), "f", seed=4,
+                              explore=explore)
+        Explorer(space, strategy, evaluator).run()
+        assert sorted(evaluator.calls) == sorted(p.label for p in space.points())
+        assert strategy.sources[:3] == [MODEL] * 3     # the model's spread first picks
+        runs.append(evaluator.calls)
+    assert runs[0] == runs[1]
+
+
+def test_a_right_model_wins_at_once_and_a_backwards_one_costs_little():
+    space = grid_space()
+    evaluator = Table(space, grid_time)
+    best = min(grid_time(p) for p in space.points())
+    right = ModelHedge(FormulaModel(grid_time), "r", seed=1)
+    assert curve(replay(space, evaluator, right, until=1.0), best).reach(1.0)[0] == 1
+
+    backwards = FormulaModel(lambda p: 1.0 / grid_time(p))
+    ordered = curve(replay(space, evaluator, ModelGuided(backwards), until=0.95), best)
+    reached = []
+    for seed in range(3):
+        hedge = ModelHedge(backwards, "b", seed=seed)
+        c = curve(replay(space, evaluator, hedge, budget=Budget(evaluations=30)), best)
+        reached.append(c.reach(0.95)[0])
+    assert ordered.reach(0.95)[0] > 100
+    assert max(reached) < 30
+
+
+def test_turns_go_to_the_source_that_improves_the_incumbent():
+    space = toy_space()
+    hedge = ModelHedge(FormulaModel(toy_time), "f", seed=0)
+    hedge.start(space, space.points())
+
+    def share(model_wins, explorer_wins, tries=10):
+        hedge.wins = {MODEL: model_wins, EXPLORER: explorer_wins}
+        hedge.tries = {MODEL: tries, EXPLORER: tries}
+        return sum(hedge._choose_source() == MODEL for _ in range(400)) / 400
+
+    assert share(0, 5) < 0.1           # the model's picks stopped improving it
+    assert share(5, 0) > 0.95
+    assert 0.5 < share(1, 1) < 0.9     # even: the model's prior win tips it
+
+
+def test_the_early_draws_are_the_explorers_and_the_correction_learns_them():
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    inner = ModelHedge(model, "m", seed=3, ranking=ranking, explore="random")
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    early = EarlyStart(inner, clock="replay", early=4, order="random")
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=8)).run()
+    drawn = [p.label for p in random_early_points(space.points(), 3)[:4]]
+    assert evaluator.calls[:4] == drawn and result.overlapped == 4
+    assert {inner.index[label] for label in drawn} == inner.known
+    # the first early point beats nothing; the other three are the explorer's tries
+    assert inner.tries[EXPLORER] == 3
+    # then the model's three picks, a perfect model's best first
+    assert evaluator.calls[4] == min(space.points(), key=grid_time).label
+    assert inner.sources[:3] == [MODEL] * 3
+
+
+def test_it_learns_nothing_from_records_it_did_not_measure():
+    """As tests/test_guided.py checks every strategy: with every unmeasured record made
+    faster than the best, the same points are measured, the explorer's turns included."""
+    space = grid_space()
+    model = FormulaModel(lambda p: 1.0 / grid_time(p))     # backwards: both sources play
+    for explore in ("bo", "tpe", "random"):
+        first = TableEvaluator(grid_time)
+        Explorer(space, ModelHedge(model, "b", seed=5, explore=explore), first,
+                 budget=Budget(evaluations=14)).run()
+        seen = set(first.calls)
+        hidden = TableEvaluator(lambda p: grid_time(p) if p.label in seen else 1e-9)
+        strategy = ModelHedge(model, "b", seed=5, explore=explore)
+        Explorer(space, strategy, hidden, budget=Budget(evaluations=14)).run()
+        assert hidden.calls == first.calls, explore
+        assert EXPLORER in strategy.sources
+
+
+def test_the_early_order_bo_draws_then_follows_expected_improvement():
+    import math
+
+    from workbench.tuning.early import BO_START
+    from workbench.tuning.gp import model_free_pick
+    from workbench.tuning.guided import point_features
+
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    early = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay",
+                       early=6)
+    assert early.order == "bo" and early.stochastic
+    Explorer(space, early, evaluator, budget=Budget(evaluations=6)).run()
+    points = space.points()
+    drawn = [p.label for p in random_early_points(points, 3)]
+    assert evaluator.calls[:BO_START] == drawn[:BO_START]
+    row = {p.label: i for i, p in enumerate(points)}
+    measured = {row[label]: math.log(grid_time(points[row[label]]))
+                for label in evaluator.calls[:BO_START]}
+    pick = points[model_free_pick(point_features(space, points), measured)].label
+    assert evaluator.calls[BO_START] == pick
+    assert len(set(evaluator.calls)) == 6
+
+
+def test_live_clock_measures_bo_points_while_the_model_ranks_in_its_thread():
+    import time
+
+    class SlowModel(FormulaModel):
+        def predict_candidates(self, candidates, **context):
+            time.sleep(0.5)
+            return super().predict_candidates(candidates, **context)
+
+    class SlowDevice(TableEvaluator):
+        def evaluate(self, point):
+            time.sleep(0.03)
+            return super().evaluate(point)
+
+    space = grid_space()
+    evaluator = SlowDevice(grid_time)
+    early = EarlyStart(ModelHedge(SlowModel(grid_time), "s", seed=2))
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=60)).run()
+    from workbench.tuning.early import BO_START
+
+    # random draws, then bo's picks, while ranking
+    assert result.overlapped > BO_START
+    assert evaluator.calls[:3] == [p.label for p in random_early_points(space.points(), 2)[:3]]
+    assert len(set(evaluator.calls)) == 60
+    # the ranking was done before the run ended: the model's picks came after it
+    assert result.choosing_s >= 0.5 and result.overlapped < 60
