@@ -194,3 +194,19 @@ def test_live_clock_measures_bo_points_while_the_model_ranks_in_its_thread():
     assert len(set(evaluator.calls)) == 60
     # the ranking was done before the run ended: the model's picks came after it
     assert result.choosing_s >= 0.5 and result.overlapped < 60
+
+
+def test_the_early_order_bo_keeps_the_cap_on_early_points():
+    """``early=N`` caps what is measured while the model ranks, whatever the order: bo's
+    picks outside the seeded draw's first N must not lift it."""
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    early = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay",
+                       early=5)
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=12)).run()
+    assert result.overlapped == 5
+    assert len(set(evaluator.calls)) == 12
+    # after the early points, the model's spread picks: a perfect model's best first
+    assert evaluator.calls[5] == min(space.points(), key=grid_time).label

@@ -223,6 +223,8 @@ class EarlyStart:
         point = self.points[model_free_pick(self._features, measured)]
         if point in self._queue:
             self._queue.remove(point)
+        else:   # the queue's length is what ``early`` still allows: one point fewer
+            self._queue.pop()
         return point
 
     def tell(self, evaluation: Evaluation) -> None:
