@@ -210,3 +210,28 @@ def test_the_early_order_bo_keeps_the_cap_on_early_points():
     assert len(set(evaluator.calls)) == 12
     # after the early points, the model's spread picks: a perfect model's best first
     assert evaluator.calls[5] == min(space.points(), key=grid_time).label
+
+
+def test_the_replay_clock_charges_bos_steps_while_the_model_ranks(monkeypatch):
+    """Live, bo's early steps (a GP fit each) run beside the ranking as the device's
+    points do; the replay clock must count their time too, or it takes early points a
+    live run would not have had time for."""
+    import time
+
+    from workbench.tuning import gp
+
+    pick = gp.model_free_pick
+
+    def slow_pick(x, measured):
+        time.sleep(0.25)
+        return pick(x, measured)
+
+    monkeypatch.setattr(gp, "model_free_pick", slow_pick)
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    # three draws at 0.2 s each, then bo's steps: 0.6 + (0.25 + 0.2) > 1.0 s
+    ranking = dataclasses.replace(rank_space(model, space), seconds=1.0)
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    early = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay")
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=6)).run()
+    assert result.overlapped == 4
