@@ -8,7 +8,8 @@ probes while ranking) and ``model-hedge`` with each ``--variants`` setting
 (``TOP/PRIOR[/EXPLORE[/EARLY]]``: the model's first picks, its prior wins, the
 explorer, ``bo``, ``tpe`` or ``random``, and what is measured while it ranks, ``bo``,
 ``random`` or ``probes``; left out: the strategy's defaults), over ``--seeds`` seeds, and
-TPE over the same seeds.  Prints per space and per group (``blind_*`` apart) the time to
+TPE over the same seeds.  Prints per space and per group (design, held-out and each blind
+set apart, :func:`space_group`) the time to
 95 % in oracle measurements (geometric mean), the ratio to TPE and the median runs.
 Run: ``python benchmarks/hedge_study.py --store S.sqlite --spaces a.py:space,...
 [--variants 3/1,2/1] [--seeds 10] [--model linear-nn-residency] [--csv OUT]``
@@ -88,6 +89,30 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
     return rows
 
 
+def space_group(space_name: str) -> str:
+    """The group a space is summarised in: ``design``, ``held-out``, or its blind set
+    (``blind``, ``blind2``), never mixed (``strategy_study.py``'s groups)."""
+    from strategy_study import blind_set, held_out
+
+    return blind_set(space_name) or ("held-out" if held_out(space_name) else "design")
+
+
+def across_spaces(table) -> list[str]:
+    """Per group of spaces (:func:`space_group`) and strategy: the time to 95 % in
+    oracle measurements (geometric mean), the ratio to TPE and the median runs."""
+    from workbench.tuning.metrics import geometric_mean
+
+    lines = []
+    for group, spaces in table.groupby(table["space"].map(space_group), sort=False):
+        lines.append(f"\n{group} spaces ({spaces['space'].nunique()}): oracle x95 "
+                     "(geometric mean), vs TPE, median runs95")
+        for name, part in spaces.groupby("strategy", sort=False):
+            lines.append(f"{name:<44} {geometric_mean(part['oracle_x_95']):6.2f} "
+                         f"{geometric_mean(part['vs_tpe']):6.2f}x "
+                         f"{part['runs_to_95'].median():5.1f}")
+    return lines
+
+
 def main() -> None:
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="hedge-study-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,7 +127,6 @@ def main() -> None:
     import pandas as pd
 
     from strategy_study import _model, warm_up
-    from workbench.tuning.metrics import geometric_mean
 
     variants = [(int(v[0]), float(v[1]), v[2] if len(v) > 2 else None,
                  v[3] if len(v) > 3 else None)
@@ -121,10 +145,7 @@ def main() -> None:
     if args.csv:
         table.to_csv(args.csv, index=False)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    print("\nacross spaces: oracle x95 (geometric mean), vs TPE, median runs95")
-    for name, part in table.groupby("strategy", sort=False):
-        print(f"{name:<44} {geometric_mean(part['oracle_x_95']):6.2f} "
-              f"{geometric_mean(part['vs_tpe']):6.2f}x {part['runs_to_95'].median():5.1f}")
+    print("\n".join(across_spaces(table)))
     print("load at the end: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
 
 

@@ -225,18 +225,21 @@ def best_baseline(stencil, sizes):
     return []
 
 
-def measure(store, dev, queue, stencil, sizes, kind, labels, deadline):
+def measure(store, dev, queue, stencil, sizes, kind, labels, deadline, order_by=None):
+    """``labels``' points into ``store`` until ``deadline``, in the order of the strategy
+    ``order_by()`` makes (default: exhaustive, the space's order)."""
     from workbench.tuning.parallel import PrebuildPool
     from workbench.tuning.runner import Explorer
     from workbench.tuning.sequence import SequenceEvaluator
     from workbench.tuning.strategies import make_strategy
 
+    order_by = order_by or (lambda: make_strategy("exhaustive"))
     nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
     began = time.time()
     space = hexspaces.hexagonal_space(stencil, baseline=1, only=labels, **sizes)
     name = f"tune/{space.name}/{kind}/{sizes_text(sizes)}"
     ev = SequenceEvaluator(space, queue, protocol=PROTOCOL, verify=False, build_options=nv)
-    probe = make_strategy("exhaustive")
+    probe = order_by()
     probe.start(space, space.points())
     order = []
     while (p := probe.ask()) is not None:
@@ -246,7 +249,7 @@ def measure(store, dev, queue, stencil, sizes, kind, labels, deadline):
         path.write_text(CHOSEN.format(stencil=stencil, only=sorted(labels)))
         with PrebuildPool(ev, f"{path}:space", order, dev.index,
                           int(os.environ.get("HXR_JOBS", 14))) as pool:
-            result = Explorer(space, make_strategy("exhaustive"), pool, store=store,
+            result = Explorer(space, order_by(), pool, store=store,
                               device=dev.identity, name=name,
                               discard_first=PROTOCOL.discard_first).run(
                 None, should_stop=lambda: time.time() > deadline)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -56,36 +55,8 @@ class InOrder:
 def measure_in_order(store, dev, queue, stencil, sizes, kind, labels, deadline):
     """``hxr.measure`` with the points in the order of ``labels`` (so that a stage cut
     by its deadline has measured the head of its list)."""
-    from workbench.tuning.parallel import PrebuildPool
-    from workbench.tuning.runner import Explorer
-    from workbench.tuning.sequence import SequenceEvaluator
-
-    nv = ("-cl-nv-verbose",) if "NVIDIA" in dev.label else ()
-    began = time.time()
-    space = hxr.hexspaces.hexagonal_space(stencil, baseline=1, only=labels, **sizes)
-    name = f"tune/{space.name}/{kind}/{hxr.sizes_text(sizes)}"
-    ev = SequenceEvaluator(space, queue, protocol=hxr.PROTOCOL, verify=False,
-                           build_options=nv)
-    probe = InOrder(labels)
-    probe.start(space, space.points())
-    order = []
-    while (p := probe.ask()) is not None:
-        order.append(p)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "chosen.py"
-        path.write_text(hxr.CHOSEN.format(stencil=stencil, only=sorted(labels)))
-        with PrebuildPool(ev, f"{path}:space", order, dev.index,
-                          int(os.environ.get("HXR_JOBS", 14))) as pool:
-            result = Explorer(space, InOrder(labels), pool, store=store,
-                              device=dev.identity, name=name,
-                              discard_first=hxr.PROTOCOL.discard_first).run(
-                None, should_stop=lambda: time.time() > deadline)
-    ok = [e for e in result.evaluations if e.ok]
-    best = min(ok, key=lambda e: e.time_s) if ok else None
-    print(f"{stencil} {hxr.sizes_text(sizes)} {kind}: {len(result.evaluations)} of "
-          f"{len(labels)} points, {len(ok)} ok, {time.time() - began:.1f} s; best "
-          f"{best.point.label if best else '-'} "
-          f"{best.time_s if best else float('nan'):.6g} s", flush=True)
+    hxr.measure(store, dev, queue, stencil, sizes, kind, labels, deadline,
+                order_by=lambda: InOrder(labels))
 
 
 def run(out, dev, queue, seconds):

@@ -111,6 +111,24 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
         assert blind_set(name) == {"blind_": "blind", "blind2": "blind2"}.get(name[:6], "")
 
 
+def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
+    import pandas as pd
+
+    monkeypatch.syspath_prepend(str(FOLDER.parent.parent / "benchmarks"))
+    monkeypatch.syspath_prepend(str(FOLDER.parent.parent))
+    from benchmarks.hedge_study import across_spaces
+
+    rows = [{"space": space, "strategy": "tpe", "oracle_x_95": x, "vs_tpe": 1.0,
+             "runs_to_95": 4.0}
+            for space, x in (("user_triad", 2.0), ("user_rowsum", 8.0),
+                             ("blind2_gather", 100.0), ("heldout_cmac", 3.0))]
+    lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
+    assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
+        "design", "blind2", "held-out"]
+    tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
+    assert tpe == ["4.00", "100.00", "3.00"]     # a blind space never in the design mean
+
+
 @pytest.mark.parametrize("stem", SPACES)
 def test_points_at_both_sizes(stem):
     count, small = SPACES[stem]

@@ -46,6 +46,21 @@ class Table:
         return self.inner.evaluate(point)
 
 
+def replay_early(ranking_s: float, evaluations: int, early: int | None = None):
+    """model-hedge (a perfect model, seed 3) with the early start on the replay clock,
+    its ranking charged ``ranking_s``, every point costing 0.2 s: (the evaluator, the
+    exploration's result)."""
+    space = grid_space()
+    model = FormulaModel(grid_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=ranking_s)
+    evaluator = TableEvaluator(grid_time, cost=0.2)
+    strategy = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay",
+                          early=early)
+    assert strategy.order == "bo" and strategy.stochastic
+    return evaluator, Explorer(space, strategy, evaluator,
+                               budget=Budget(evaluations=evaluations)).run()
+
+
 def test_registered_with_random_draws_while_it_ranks():
     model = FormulaModel(toy_time)
     strategy = make_strategy("model-hedge", seed=2, model=model, label="f")
@@ -150,14 +165,8 @@ def test_the_early_order_bo_draws_then_follows_expected_improvement():
     from workbench.tuning.gp import model_free_pick
     from workbench.tuning.guided import point_features
 
+    evaluator, _ = replay_early(100.0, 6, early=6)
     space = grid_space()
-    model = FormulaModel(grid_time)
-    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
-    evaluator = TableEvaluator(grid_time, cost=0.2)
-    early = EarlyStart(ModelHedge(model, "m", seed=3, ranking=ranking), clock="replay",
-                       early=6)
-    assert early.order == "bo" and early.stochastic
-    Explorer(space, early, evaluator, budget=Budget(evaluations=6)).run()
     points = space.points()
     drawn = [p.label for p in random_early_points(points, 3)]
     assert evaluator.calls[:BO_START] == drawn[:BO_START]
@@ -194,3 +203,33 @@ def test_live_clock_measures_bo_points_while_the_model_ranks_in_its_thread():
     assert len(set(evaluator.calls)) == 60
     # the ranking was done before the run ended: the model's picks came after it
     assert result.choosing_s >= 0.5 and result.overlapped < 60
+
+
+def test_the_early_order_bo_keeps_the_cap_on_early_points():
+    """``early=N`` caps what is measured while the model ranks, whatever the order: bo's
+    picks outside the seeded draw's first N must not lift it."""
+    evaluator, result = replay_early(100.0, 12, early=5)
+    assert result.overlapped == 5
+    assert len(set(evaluator.calls)) == 12
+    # after the early points, the model's spread picks: a perfect model's best first
+    assert evaluator.calls[5] == min(grid_space().points(), key=grid_time).label
+
+
+def test_the_replay_clock_charges_bos_steps_while_the_model_ranks(monkeypatch):
+    """Live, bo's early steps (a GP fit each) run beside the ranking as the device's
+    points do; the replay clock must count their time too, or it takes early points a
+    live run would not have had time for."""
+    import time
+
+    from workbench.tuning import gp
+
+    pick = gp.model_free_pick
+
+    def slow_pick(x, measured):
+        time.sleep(0.25)
+        return pick(x, measured)
+
+    monkeypatch.setattr(gp, "model_free_pick", slow_pick)
+    # three draws at 0.2 s each, then bo's steps: 0.6 + (0.25 + 0.2) > 1.0 s
+    _, result = replay_early(1.0, 6)
+    assert result.overlapped == 4

@@ -46,3 +46,26 @@ def test_products_butterflies_fractals_and_lookups_count_their_text():
     got = nonzero_counts("ray_sphere_hit", "two_spheres", (128,), {"n": n})
     assert got["f_op_float32_special"] == 2 * n          # a square root per sphere
     assert _total(got, "float32_load") == 6 * n
+
+
+@pytest.mark.parametrize("variant", ["mandelbrot", "julia"])
+def test_the_escape_freezes_z_and_stops_counting(queue, variant):
+    """The set's view keeps every orbit bounded (test_heldout_sets checks it), so there
+    no pixel escapes and the masking goes unchecked. Here the same kernel on a view
+    wholly outside |z| <= 2: every pixel escapes at once, its z frozen there."""
+    import numpy as np
+    from test_catalog import run_kernel
+
+    from workbench.kernels.catalog import get_kernel
+
+    spec = get_kernel("mandelbrot_escape")
+    request = spec.request(variant, "float32", (16, 12))
+    params = {"m": 20, "n": 30}
+    inputs = spec.inputs(params, request.dtype, np.random.default_rng(0), variant)
+    inputs.update(x0=np.float32(2.2), y0=np.float32(2.2))
+    out = run_kernel(queue, spec.build(request), {**inputs, **params})
+    want = spec.expected(inputs, params, variant)
+    first = 1 if variant == "mandelbrot" else 0     # z = 0 is inside once
+    assert np.all(want["escape"] == first)
+    for name in ("escape", "modulus"):
+        np.testing.assert_allclose(out[name], want[name], rtol=spec.rtol, err_msg=name)

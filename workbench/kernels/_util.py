@@ -52,6 +52,17 @@ def size_args(*names: str) -> list[lp.ValueArg]:
     return [lp.ValueArg(n, np.int32) for n in names]
 
 
+def scalar_args(dtype: DType, consts: Iterable[tuple[str, float]]) -> list[lp.ValueArg]:
+    """Named constants as value arguments of the kernel's precision (a float literal
+    would turn float32 arithmetic into float64); ``consts``: (name, value) pairs."""
+    return [lp.ValueArg(name, dtype.numpy) for name, _ in consts]
+
+
+def scalar_inputs(dtype: DType, consts: Iterable[tuple[str, float]]) -> dict:
+    """The values of :func:`scalar_args`'s arguments, in the kernel's precision."""
+    return {name: dtype.numpy.type(v) for name, v in consts}
+
+
 def array(name: str, dtype: DType, shape: tuple, order: str = "C") -> lp.GlobalArg:
     return lp.GlobalArg(name, dtype.numpy, shape=shape, order=order)
 

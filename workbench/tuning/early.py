@@ -20,7 +20,8 @@ Two clocks say when the ranking is done:
 * ``live``: the ranking runs in a background thread (its counting in forked worker
   processes, as ever), and early points are measured until the thread finishes;
 * ``replay``: the ranking runs first, its wall time ``R`` measured, and early points
-  are taken while the recorded costs of the early ones so far stay below ``R``:
+  are taken while the recorded costs of the early ones so far (and the time of
+  ``bo``'s steps that chose them) stay below ``R``:
   exactly what a live run on this machine would have measured before the ranking
   finished, given those costs.
 
@@ -210,6 +211,7 @@ class EarlyStart:
         expected improvement on the early points' log times (taken off the queue)."""
         if self.order != "bo" or len(self._early_done) < BO_START:
             return None
+        began = time.perf_counter()
         import math
 
         from workbench.tuning.gp import model_free_pick
@@ -223,6 +225,11 @@ class EarlyStart:
         point = self.points[model_free_pick(self._features, measured)]
         if point in self._queue:
             self._queue.remove(point)
+        else:   # the queue's length is what ``early`` still allows: one point fewer
+            self._queue.pop()
+        # the step runs beside the ranking as the device's points do: the replay clock
+        # counts it too (a live run would have had that much less time)
+        self._early_cost += time.perf_counter() - began
         return point
 
     def tell(self, evaluation: Evaluation) -> None:

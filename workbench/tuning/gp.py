@@ -104,14 +104,20 @@ def expected_improvement(best: float, mean: np.ndarray, std: np.ndarray) -> np.n
 FAILED_PENALTY = float(np.log(4.0))
 
 
-def model_free_pick(x: np.ndarray, measured: dict[int, float | None]) -> int:
-    """``bo``'s step on rows ``x``: the unmeasured row of largest expected improvement
-    on a GP of the measured log times (``measured``: row -> log time, None for a failed
-    point, counted :data:`FAILED_PENALTY` above the worst), no model trend."""
+def log_time_targets(measured: dict[int, float | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The measured rows and their log times (``measured``: row -> log time, None for a
+    failed point, counted :data:`FAILED_PENALTY` above the worst)."""
     idx = np.array(list(measured), dtype=int)
     ok = [v for v in measured.values() if v is not None]
     worst = (max(ok) if ok else 0.0) + FAILED_PENALTY
-    y = np.array([worst if v is None else v for v in measured.values()])
+    return idx, np.array([worst if v is None else v for v in measured.values()])
+
+
+def model_free_pick(x: np.ndarray, measured: dict[int, float | None]) -> int:
+    """``bo``'s step on rows ``x``: the unmeasured row of largest expected improvement
+    on a GP of the measured log times (:func:`log_time_targets`), no model trend."""
+    idx, y = log_time_targets(measured)
+    ok = [v for v in measured.values() if v is not None]
     gp = fit_predict(x[idx], y - y.mean(), x)
     best = (min(ok) if ok else float(y.max())) - float(y.mean())
     ei = expected_improvement(best, gp.mean, np.maximum(gp.std, 1e-9))

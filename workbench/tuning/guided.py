@@ -115,8 +115,6 @@ class ModelBO(_RankedPrior):
 
     family = "model-bo"
     stochastic = False   # the same picks whatever the seed
-    #: a failed point's log time: this much above the worst measured
-    FAILED_PENALTY = math.log(4.0)
 
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         self.points = list(points)
@@ -151,11 +149,9 @@ class ModelBO(_RankedPrior):
         self.known.add(self.index[evaluation.point.label])
 
     def _targets(self) -> tuple[np.ndarray, np.ndarray]:
-        idx = np.array(list(self.measured), dtype=int)
-        ok = [v for v in self.measured.values() if v is not None]
-        worst = (max(ok) if ok else 0.0) + self.FAILED_PENALTY
-        y = np.array([worst if v is None else v for v in self.measured.values()])
-        return idx, y
+        from workbench.tuning.gp import log_time_targets
+
+        return log_time_targets(self.measured)
 
     def _trend(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The measured points, the trend ``a + b log t_model`` at every point (``b``

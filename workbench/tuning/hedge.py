@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from enum import Enum
 
 import numpy as np
 
@@ -45,8 +46,14 @@ from workbench.tuning.guided import GUIDED, ModelEI
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES
 
-#: the two sources of points after the model's first picks
-MODEL, EXPLORER = "model", "explorer"
+class Source(Enum):
+    """The two sources of points after the model's first picks."""
+
+    MODEL = "model"
+    EXPLORER = "explorer"
+
+
+MODEL, EXPLORER = Source.MODEL, Source.EXPLORER
 #: what the explorer is
 EXPLORERS = ("bo", "tpe", "random")
 
@@ -87,9 +94,9 @@ class ModelHedge(ModelEI):
         self.draws = [self.index[p.label] for p in random_early_points(self.points, self.seed)]
         self.wins = {MODEL: 0.0, EXPLORER: 0.0}
         self.tries = {MODEL: 0.0, EXPLORER: 0.0}
-        self.sources: list[str] = []       # which source chose each point asked for
+        self.sources: list[Source] = []       # which source chose each point asked for
         self._best: float | None = None
-        self._asked: str | None = None
+        self._asked: Source | None = None
         # made at the explorer's first turn, told every point measured before: its
         # import and set-up are charged to that step, not to the ranking
         self.tpe = None
@@ -120,7 +127,7 @@ class ModelHedge(ModelEI):
 
         return model_free_pick(self.x, self.measured)
 
-    def _choose_source(self) -> str:
+    def _choose_source(self) -> Source:
         """Thompson sampling: each source's chance of improving the incumbent drawn
         from its Beta posterior; the larger draw chooses."""
         model = self.rng.beta(1.0 + self.model_prior + self.wins[MODEL],
@@ -138,7 +145,7 @@ class ModelHedge(ModelEI):
         self._asked = self._choose_source()
         return self._draw() if self._asked == EXPLORER else self.points[self._next()]
 
-    def _score(self, source: str, evaluation: Evaluation) -> None:
+    def _score(self, source: Source, evaluation: Evaluation) -> None:
         """Credit ``source`` with a try, and a win if the point beat the incumbent
         (the first point measured beats nothing: no credit either way)."""
         value = evaluation.time_s if evaluation.ok else math.inf

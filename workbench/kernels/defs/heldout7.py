@@ -45,16 +45,6 @@ def _scaled(p: int) -> tuple[int, ...]:
     return u.pow2(p, range(4))
 
 
-def _scalars(dtype, consts) -> list[lp.ValueArg]:
-    # constants travel as arguments of the kernel's precision: a float literal would
-    # turn float32 arithmetic into float64
-    return [lp.ValueArg(name, dtype.numpy) for name, _ in consts]
-
-
-def _scalar_inputs(dtype, consts) -> dict:
-    return {name: dtype.numpy.type(v) for name, v in consts}
-
-
 # {{{ Black-Scholes
 
 _BS_CONSTS = (("rate", 0.02), ("vol", 0.3), ("k_half", 0.5), ("one", 1.0),
@@ -83,7 +73,7 @@ def _build_black_scholes(req: BuildRequest) -> lp.TranslationUnit:
         """,
         [*(u.array(a, req.dtype, ("n",)) for a in ("spot", "strike", "expiry", "call")),
          *([u.array("put", req.dtype, ("n",))] if req.variant == "call_put" else []),
-         *_scalars(req.dtype, _BS_CONSTS), *u.size_args("n")],
+         *u.scalar_args(req.dtype, _BS_CONSTS), *u.size_args("n")],
         name="black_scholes", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
 
@@ -94,7 +84,7 @@ def _bs_inputs(params, dtype, rng) -> dict:
     return {"spot": u.random_array(rng, (n,), dtype, low=90.0, high=110.0),
             "strike": u.random_array(rng, (n,), dtype, low=95.0, high=105.0),
             "expiry": u.random_array(rng, (n,), dtype, low=0.5, high=2.0),
-            **_scalar_inputs(dtype, _BS_CONSTS)}
+            **u.scalar_inputs(dtype, _BS_CONSTS)}
 
 
 def _bs_reference(variant: str, inputs, params) -> dict:
@@ -173,7 +163,7 @@ def _build_ycbcr(req: BuildRequest) -> lp.TranslationUnit:
         """,
         [u.array("rgb", req.dtype, ("n", 3)),
          u.array("ycc", req.dtype, ("n", 3) if req.variant == "interleaved" else (3, "n")),
-         *_scalars(req.dtype, _YCBCR_CONSTS), *u.size_args("n")],
+         *u.scalar_args(req.dtype, _YCBCR_CONSTS), *u.size_args("n")],
         name="rgb_to_ycbcr", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
 
@@ -181,7 +171,7 @@ def _build_ycbcr(req: BuildRequest) -> lp.TranslationUnit:
 def _ycbcr_inputs(params, dtype, rng) -> dict:
     # mid-range colours keep Cb and Cr away from zero (relative tolerances)
     return {"rgb": u.random_array(rng, (params["n"], 3), dtype, low=0.2, high=0.8),
-            **_scalar_inputs(dtype, _YCBCR_CONSTS)}
+            **u.scalar_inputs(dtype, _YCBCR_CONSTS)}
 
 
 def _ycbcr_reference(variant: str, inputs, params) -> dict:
@@ -307,14 +297,14 @@ def _build_fv(req: BuildRequest) -> lp.TranslationUnit:
         end
         """,
         [u.array("q", req.dtype, ("n+2",)), u.array("q_next", req.dtype, ("n",)),
-         *_scalars(req.dtype, _FV_CONSTS), *u.size_args("n")],
+         *u.scalar_args(req.dtype, _FV_CONSTS), *u.size_args("n")],
         name="fv_flux_update", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
 
 
 def _fv_inputs(params, dtype, rng) -> dict:
     return {"q": u.random_array(rng, (params["n"] + 2,), dtype, low=0.5, high=1.5),
-            **_scalar_inputs(dtype, _FV_CONSTS)}
+            **u.scalar_inputs(dtype, _FV_CONSTS)}
 
 
 def _fv_reference(variant: str, inputs, params) -> dict:
@@ -391,7 +381,7 @@ def _build_optimiser(req: BuildRequest) -> lp.TranslationUnit:
             {body}
         end
         """,
-        [*(u.array(a, req.dtype, ("n",)) for a in arrays), *_scalars(req.dtype, consts),
+        [*(u.array(a, req.dtype, ("n",)) for a in arrays), *u.scalar_args(req.dtype, consts),
          *u.size_args("n")],
         name="optimizer_step", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
@@ -403,7 +393,7 @@ def _optimiser_inputs(variant: str, params, dtype, rng) -> dict:
     inputs = {"param": u.random_array(rng, (n,), dtype, low=1.0, high=2.0),
               "grad": u.random_array(rng, (n,), dtype, low=0.1),
               "m1": u.random_array(rng, (n,), dtype, low=0.1, high=0.5),
-              **_scalar_inputs(dtype, consts)}
+              **u.scalar_inputs(dtype, consts)}
     if variant == "adam":
         inputs["m2"] = u.random_array(rng, (n,), dtype, low=0.01, high=0.1)
     return inputs

@@ -45,16 +45,6 @@ def _scaled(p: int) -> tuple[int, ...]:
     return u.pow2(p, range(4))
 
 
-def _scalars(dtype, consts) -> list[lp.ValueArg]:
-    # constants travel as arguments of the kernel's precision: a float literal would
-    # turn float32 arithmetic into float64
-    return [lp.ValueArg(name, dtype.numpy) for name, _ in consts]
-
-
-def _scalar_inputs(dtype, consts) -> dict:
-    return {name: dtype.numpy.type(v) for name, v in consts}
-
-
 def _as_float64(inputs) -> dict:
     return {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
 
@@ -150,7 +140,7 @@ def _build_leaky(req: BuildRequest) -> lp.TranslationUnit:
         """,
         [u.array("x", req.dtype, ("n",)), u.array("residual", req.dtype, ("n",)),
          *([u.array("gamma", req.dtype, (CHANNELS,))] if scaled else []),
-         u.array("out", req.dtype, ("n",)), *_scalars(req.dtype, _LEAKY_CONSTS),
+         u.array("out", req.dtype, ("n",)), *u.scalar_args(req.dtype, _LEAKY_CONSTS),
          *u.size_args("n")],
         name="leaky_relu_residual", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
@@ -161,7 +151,7 @@ def _leaky_inputs(variant: str, params, dtype, rng) -> dict:
     # the residual keeps every sum away from zero (relative tolerances)
     inputs = {"x": u.random_array(rng, (n,), dtype, low=-1.0, high=1.0),
               "residual": u.random_array(rng, (n,), dtype, low=2.0, high=3.0),
-              **_scalar_inputs(dtype, _LEAKY_CONSTS)}
+              **u.scalar_inputs(dtype, _LEAKY_CONSTS)}
     if variant == "channel_scaled":
         inputs["gamma"] = u.random_array(rng, (CHANNELS,), dtype, low=0.5, high=1.5)
     return inputs
@@ -316,7 +306,7 @@ def _build_table(req: BuildRequest) -> lp.TranslationUnit:
         end
         """,
         [u.array("x", req.dtype, ("n",)), u.array("table", req.dtype, (TABLE_SIZE,)),
-         u.array("y", req.dtype, ("n",)), *_scalars(req.dtype, _TABLE_CONSTS),
+         u.array("y", req.dtype, ("n",)), *u.scalar_args(req.dtype, _TABLE_CONSTS),
          *u.size_args("n")],
         name="table_interp", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
@@ -328,7 +318,7 @@ def _table_inputs(params, dtype, rng) -> dict:
     table = np.asarray(1.5 + np.sin(6.0 * grid) * 0.5, dtype=dtype.numpy)
     # below the last point, so that the linear lookup's k + 1 stays in the table
     return {"x": u.random_array(rng, (params["n"],), dtype, high=0.999),
-            "table": table, **_scalar_inputs(dtype, _TABLE_CONSTS)}
+            "table": table, **u.scalar_inputs(dtype, _TABLE_CONSTS)}
 
 
 def _table_reference(variant: str, inputs, params) -> dict:
@@ -386,7 +376,7 @@ def _build_fft(req: BuildRequest) -> lp.TranslationUnit:
     twiddle = _FFT_TWIDDLES[req.variant].replace("[j", f"[{j}").replace("* j", f"* {j}")
     twiddle = "\n            ".join(twiddle.split("\n"))
     table = ([u.array("tw", req.dtype, (h, 2))] if req.variant == "table"
-             else _scalars(req.dtype, _FFT_CONSTS))
+             else u.scalar_args(req.dtype, _FFT_CONSTS))
     knl = u.make_kernel(
         "{[p]: 0 <= p < n}",
         f"""
@@ -421,7 +411,7 @@ def _fft_inputs(variant: str, params, dtype, rng) -> dict:
         inputs["tw"] = np.asarray(np.stack([np.cos(angle), np.sin(angle)], axis=1),
                                   dtype=dtype.numpy)
     else:
-        inputs.update(_scalar_inputs(dtype, _FFT_CONSTS))
+        inputs.update(u.scalar_inputs(dtype, _FFT_CONSTS))
     return inputs
 
 
@@ -505,7 +495,7 @@ def _build_ray_sphere(req: BuildRequest) -> lp.TranslationUnit:
         """,
         [u.array("o", req.dtype, ("n", 3)), u.array("d", req.dtype, ("n", 3)),
          u.array("dist", req.dtype, ("n",)),
-         *_scalars(req.dtype, (*_sphere_consts(req.variant), ("zero", 0.0))),
+         *u.scalar_args(req.dtype, (*_sphere_consts(req.variant), ("zero", 0.0))),
          *u.size_args("n")],
         name="ray_sphere_hit", assumptions="n >= 1")
     return u.split_1d(knl, "i", req.group_size)
@@ -520,7 +510,7 @@ def _ray_inputs(variant: str, params, dtype, rng) -> dict:
     direction = aim / np.linalg.norm(aim, axis=1, keepdims=True)
     return {"o": np.asarray(origin, dtype=dtype.numpy),
             "d": np.asarray(direction, dtype=dtype.numpy),
-            **_scalar_inputs(dtype, (*_sphere_consts(variant), ("zero", 0.0)))}
+            **u.scalar_inputs(dtype, (*_sphere_consts(variant), ("zero", 0.0)))}
 
 
 def _ray_reference(variant: str, inputs, params) -> dict:

@@ -73,7 +73,7 @@ def _build_escape(req: BuildRequest) -> lp.TranslationUnit:
         """,
         [u.array("escape", req.dtype, ("m", "n")), u.array("modulus", req.dtype, ("m", "n")),
          *(lp.ValueArg(c, req.dtype.numpy) for c in ("x0", "y0", "step_x", "step_y")),
-         *(lp.ValueArg(c, req.dtype.numpy) for c, _ in _ESCAPE_CONSTS),
+         *u.scalar_args(req.dtype, _ESCAPE_CONSTS),
          *u.size_args("m", "n")],
         name="mandelbrot_escape", assumptions="m >= 1 and n >= 1")
     return u.split_2d(knl, "i", "j", req.group_size)
@@ -83,8 +83,7 @@ def _escape_inputs(params, dtype, rng) -> dict:
     low, width = _VIEW
     view = {"x0": low, "y0": low, "step_x": width / params["n"],
             "step_y": width / params["m"]}
-    return {**{k: dtype.numpy.type(v) for k, v in view.items()},
-            **{c: dtype.numpy.type(v) for c, v in _ESCAPE_CONSTS}}
+    return {**u.scalar_inputs(dtype, view.items()), **u.scalar_inputs(dtype, _ESCAPE_CONSTS)}
 
 
 def _escape_reference(variant: str, inputs, params) -> dict:
@@ -157,8 +156,7 @@ def _build_distance(req: BuildRequest) -> lp.TranslationUnit:
         end
         """,
         [u.array("a", req.dtype, ("m", 3)), u.array("b", req.dtype, ("n", 3)),
-         u.array("dist", req.dtype, ("m", "n")), *(lp.ValueArg(c, req.dtype.numpy)
-                                                  for c, _ in _DISTANCE_CONSTS),
+         u.array("dist", req.dtype, ("m", "n")), *u.scalar_args(req.dtype, _DISTANCE_CONSTS),
          *u.size_args("m", "n")],
         name="distance_matrix", assumptions="m >= 1 and n >= 1")
     return u.split_2d(knl, "i", "j", req.group_size)
@@ -167,7 +165,7 @@ def _build_distance(req: BuildRequest) -> lp.TranslationUnit:
 def _distance_inputs(params, dtype, rng) -> dict:
     return {"a": u.random_array(rng, (params["m"], 3), dtype),
             "b": u.random_array(rng, (params["n"], 3), dtype),
-            **{c: dtype.numpy.type(v) for c, v in _DISTANCE_CONSTS}}
+            **u.scalar_inputs(dtype, _DISTANCE_CONSTS)}
 
 
 def _distance_reference(variant: str, inputs, params) -> dict:
