@@ -11,7 +11,7 @@ out=${1:?output folder}; limit=${2:-150}
 bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 dir="$out/row-walk"; mkdir -p "$dir"
-{ date -u +%FT%TZ; echo "command: bash scripts/h100_reuse_stack.sh $*"
+{ date -u +%FT%TZ; echo "command: bash scripts/h100_row_walk.sh $*"
   echo "commit: $(cat COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown) (branch model6)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv
   echo "cpus: $(nproc)"; python3 --version
