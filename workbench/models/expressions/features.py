@@ -290,10 +290,11 @@ REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_secto
                    "f_dram_stream_s", "f_dram_peak_stream_s")
 
 #: sectors of rows walked along one work item (lanes a sector apart), and calls of the
-#: error function (device features: workbench.models.row_walk_features)
+#: error function, and the walked loads' L1 wavefronts in seconds (device features:
+#: workbench.models.row_walk_features)
 ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sectors",
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
-                     "f_op_float32_erfc", "f_op_float64_erfc")
+                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
