@@ -75,6 +75,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains11.json"),
     "linear-fp64-sectors-chains12": ("models/linear-fp64-sectors-chains12.json",
                                      "weights-linear-fp64-sectors-chains12.json"),
+    "linear-fp64-sectors-chains13": ("models/linear-fp64-sectors-chains13.json",
+                                     "weights-linear-fp64-sectors-chains13.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -110,7 +112,9 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                                                              H100 / "row-walk.sqlite"],
                 "models/linear-fp64-sectors-chains12.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite",
-                                                             H100 / "row-walk.sqlite"]}
+                                                             H100 / "row-walk.sqlite"],
+                "models/linear-fp64-sectors-chains13.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"]}
 
 
 def loko(model_file, held_out=None):
