@@ -71,6 +71,12 @@ CANDIDATES = {
                                     "weights-linear-fp64-sectors-chains9.json"),
     "linear-fp64-sectors-chains10": ("models/linear-fp64-sectors-chains10.json",
                                      "weights-linear-fp64-sectors-chains10.json"),
+    "linear-fp64-sectors-chains11": ("models/linear-fp64-sectors-chains11.json",
+                                     "weights-linear-fp64-sectors-chains11.json"),
+    "linear-fp64-sectors-chains12": ("models/linear-fp64-sectors-chains12.json",
+                                     "weights-linear-fp64-sectors-chains12.json"),
+    "linear-fp64-sectors-chains13": ("models/linear-fp64-sectors-chains13.json",
+                                     "weights-linear-fp64-sectors-chains13.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -100,6 +106,14 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains9.json": [H100 / "local-trees-train.sqlite",
                                                             H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains10.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains11.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite",
+                                                             H100 / "row-walk.sqlite"],
+                "models/linear-fp64-sectors-chains12.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite",
+                                                             H100 / "row-walk.sqlite"],
+                "models/linear-fp64-sectors-chains13.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -131,6 +131,18 @@ def test_an_element_read_twice_in_one_expression_is_one_load():
     assert v["f_mem_access_global_float32_load_stride1"] == 2 * 4096
 
 
+def test_a_repeated_arithmetic_subexpression_is_counted_once():
+    # the compiler computes (a[i] - b[i]) once for (a[i] - b[i])*(a[i] - b[i]) + c[i];
+    # loopy counts both subtractions (round 10 of #34: nearest_center_dist)
+    knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = (a[i] - b[i])*(a[i] - b[i]) + c[i]",
+                         [lp.GlobalArg("a,b,c,out", np.float32, shape=("n",)), ...],
+                         lang_version=LV)
+    knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    v = extract_properties(knl).evaluate_named({"n": 4096})
+    assert v["f_op_float32_add"] == 2 * 4096      # one subtraction, one addition
+    assert v["f_op_float32_mul"] == 4096
+
+
 def test_subgroup_granularity_counts_arithmetic_per_subgroup():
     knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i] + s",
                          [lp.GlobalArg("a,out", np.float32, shape=("n",)),

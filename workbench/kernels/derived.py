@@ -8,7 +8,9 @@
   (:mod:`workbench.kernels.generators.local_trees`), so that their measurements join
   a fit; not part of the calibration catalog either;
 * the L1-reuse, private-stack and exp/log chain microbenchmarks
-  (:mod:`workbench.kernels.generators.reuse_stack_chains`), likewise.
+  (:mod:`workbench.kernels.generators.reuse_stack_chains`), likewise;
+* the row-walk and erfc microbenchmarks of round 10
+  (:mod:`workbench.kernels.generators.row_walk`), likewise.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def _reuse_stack_chains_by_name() -> dict[str, KernelSpec]:
     return {s.name: s for s in reuse_stack_chain_specs()}
 
 
+@functools.lru_cache(maxsize=1)
+def _row_walk_by_name() -> dict[str, KernelSpec]:
+    from workbench.kernels.generators.row_walk import row_walk_specs
+    return {s.name: s for s in row_walk_specs()}
+
+
 def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
                     ) -> KernelSpec | None:
     """The derived kernel called ``name``, or None; ``catalog`` looks up base kernels."""
@@ -54,4 +62,5 @@ def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
             from workbench.kernels.work_removal import work_removed_spec
             return work_removed_spec(base)
     return (_generated_by_name().get(name) or _study_by_name().get(name)
-            or _local_trees_by_name().get(name) or _reuse_stack_chains_by_name().get(name))
+            or _local_trees_by_name().get(name) or _reuse_stack_chains_by_name().get(name)
+            or _row_walk_by_name().get(name))

@@ -219,13 +219,72 @@ class _OpCounter(_PlainCounts, ExpressionOpCounter):
                                  ) + self.rec(expr.parameters)
 
 
+#: expression nodes that are arithmetic the compiler computes once where an expression
+#: repeats them (pure: no loads, no side effects of their own)
+_ARITHMETIC = (prim.Sum, prim.Product, prim.Quotient, prim.Power, prim.Call)
+
+
+def _children(expr) -> list:
+    import dataclasses
+
+    if isinstance(expr, tuple):
+        return list(expr)
+    if not isinstance(expr, prim.ExpressionNode):
+        return []
+    names = ([f.name for f in dataclasses.fields(expr)] if dataclasses.is_dataclass(expr)
+             else expr.init_arg_names)
+    out = []
+    for name in names:
+        value = getattr(expr, name)
+        out += list(value) if isinstance(value, tuple) else [value]
+    return out
+
+
+def _repeated_arithmetic(expr) -> list:
+    """(subexpression, occurrences beyond the first) of each outermost arithmetic
+    subexpression an expression repeats: ``(px - cx[c])*(px - cx[c])`` subtracts once,
+    as the compiler computes it (common subexpressions), where loopy counts every
+    occurrence.  A reduction's body is not looked into (it runs per reduction trip),
+    nor an index (address arithmetic, which the operation features do not price)."""
+    from collections import Counter
+
+    from loopy.symbolic import Reduction
+
+    seen: Counter = Counter()
+
+    def tally(e) -> None:
+        if isinstance(e, (Reduction, prim.Subscript)):
+            return
+        if isinstance(e, _ARITHMETIC):
+            seen[e] += 1
+        for child in _children(e):
+            tally(child)
+    tally(expr)
+    outermost: Counter = Counter()
+
+    def pick(e) -> None:
+        if isinstance(e, (Reduction, prim.Subscript)):
+            return
+        if isinstance(e, _ARITHMETIC) and seen[e] > 1:
+            outermost[e] += 1
+            return
+        for child in _children(e):
+            pick(child)
+    pick(expr)
+    return [(e, n - 1) for e, n in outermost.items() if n > 1]
+
+
 def op_counts(program, granularity: Granularity, subgroup_size: int | None,
               runs_of: dict | None = None) -> dict:
     """Operations per key; ``runs_of`` (a dict) shares instructions' run counts with
-    :func:`access_counts` of the same program and granularity."""
+    :func:`access_counts` of the same program and granularity.  An arithmetic
+    subexpression repeated in one instruction is counted once."""
     def per_insn(knl, callables, insn):
         counter = _OpCounter(knl, callables, None, True)
-        return counter(insn.assignees) + counter(insn.expression)
+        counts = counter(insn.assignees) + counter(insn.expression)
+        for sub, extra in _repeated_arithmetic(insn.expression):
+            counts = counts + _scaled(counter(sub), -extra)
+        return counts
     return _count(program, per_insn, granularity, subgroup_size, runs_of)
 
 

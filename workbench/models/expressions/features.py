@@ -289,6 +289,13 @@ REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_
 REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
                    "f_dram_stream_s", "f_dram_peak_stream_s")
 
+#: sectors of rows walked along one work item (lanes a sector apart), and calls of the
+#: error function, and the walked loads' L1 wavefronts in seconds (device features:
+#: workbench.models.row_walk_features)
+ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sectors",
+                     "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
+                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
+
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
 _ACCESS_FILTER = re.compile(
@@ -348,7 +355,8 @@ def known_feature_names() -> tuple[str, ...]:
     names += ["f_mem_access_tag:<tag>", OUTPUT_PREFIX, f"{OUTPUT_PREFIX}_<device>",
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
-              *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES]
+              *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
+              *ROW_WALK_FEATURES]
     return tuple(names)
 
 
@@ -368,7 +376,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
     if name in (TWIN_TIME, CU_BALANCE, FLOOR) or name in OCCUPANCY_FEATURES \
             or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
             or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
-            or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES:
+            or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
+            or name in ROW_WALK_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()

@@ -1,0 +1,77 @@
+"""Round 10 of issue #34: rows walked along one work item, and the error function."""
+
+import pytest
+
+from workbench.kernels.candidate import Candidate
+
+DEVICE = "NVIDIA H100 80GB HBM3"
+
+
+def _walk(variant: str, n: int, cols: int, dtype: str = "float32") -> Candidate:
+    return Candidate("row_walk", variant, (128,), (("cols", cols), ("n", n)), dtype)
+
+
+def test_a_row_walked_by_one_work_item_is_one_sector_a_lane_and_access():
+    # rows of a 16-wide group that read the same row of w share its sectors
+    layer = Candidate("dense_layer", "out_major", (16, 16), (("m", 512), ("n", 512)))
+    from workbench.models.row_walk_features import row_walk_values as values
+
+    assert values([layer], DEVICE)["f_walk_float32_load_sectors"][0] == 512 * 512 * 256 / 2
+    # ... in float32; a warp's 8-byte loads are two half-warps, each its own sectors
+    wide = Candidate("dense_layer", "out_major", (16, 16), (("m", 512), ("n", 512)),
+                     "float64")
+    assert values([wide], DEVICE)["f_walk_float64_load_sectors"][0] == 512 * 512 * 256
+    from workbench.models.row_walk_features import row_walk_values
+
+    rows = [_walk("sum", 1024, 64), _walk("fill", 1024, 64, "float64"),
+            _walk("copy", 1024, 16), _walk("copy", 1024, 16, "float64"),
+            Candidate("vector_scale_add", "stride1", (128,), (("n", 2 ** 14),)),
+            Candidate("transpose", "write_strided", (16, 16), (("n", 512),))]
+    v = row_walk_values(rows, DEVICE)
+    assert v["f_walk_float32_load_sectors"][0] == 1024 * 64
+    assert v["f_walk_float32_store_sectors"][0] == 0.0          # one store a row
+    assert v["f_walk_float64_store_sectors"][1] == 1024 * 64
+    assert v["f_walk_float64_load_sectors"][1] == 0.0           # one load a row
+    # float32 rows of 16 are 64 bytes: a sector a lane, but two lanes share a line
+    assert v["f_walk_float32_load_sectors"][2] == 1024 * 16
+    from workbench.models.floors import floors_of_device
+
+    floors = floors_of_device(DEVICE)
+    per_s = floors.sms * floors.clock_hz            # one line a cycle per SM
+    assert v["f_l1_walk_s"][0] == pytest.approx(1024 * 64 / per_s)
+    assert v["f_l1_walk_s"][2] == pytest.approx(1024 * 16 / 2 / per_s)
+    assert v["f_l1_walk_s"][1] == 0.0                # stores are not L1 wavefronts
+    assert v["f_walk_float64_store_sectors"][3] == 1024 * 16
+    # a stream, and a transpose's strided stores (no loop walks a lane's line): none
+    for name in ("f_walk_float32_load_sectors", "f_walk_float32_store_sectors"):
+        assert v[name][4] == v[name][5] == 0.0
+
+
+def test_erf_and_erfc_calls_are_counted_per_subgroup():
+    from workbench.models.row_walk_features import row_walk_values
+
+    chain = Candidate("erfc_chain", "default", (128,), (("n", 4096), ("rounds", 4)),
+                      "float64")
+    v = row_walk_values([chain, _walk("sum", 1024, 64)], DEVICE)
+    assert v["f_op_float64_erfc"][0] == 4096 * 4 / 32
+    assert v["f_op_float32_erfc"][1] == v["f_op_float64_erfc"][1] == 0.0
+
+
+@pytest.mark.parametrize("name, variant", [("row_walk", "sum"), ("row_walk", "fill"),
+                                           ("row_walk", "copy"), ("erfc_chain", "default")])
+def test_the_microbenchmarks_match_their_references_on_pocl(name, variant, queue):
+    import numpy as np
+
+    from workbench.kernels import all_kernels, get_kernel
+    from workbench.kernels.base import BuildRequest, DType, KernelRole
+
+    spec = get_kernel(name)
+    assert spec.role is KernelRole.MEASUREMENT
+    assert name not in {s.name for s in all_kernels()}
+    dtype = DType.parse("float64")
+    params = spec.check_params
+    inputs = spec.inputs(params, dtype, np.random.default_rng(3), variant)
+    knl = spec.build(BuildRequest(variant, dtype, (32,)))
+    _, outs = knl(queue, **inputs, **params)
+    (_, expected), = spec.expected(inputs, params, variant).items()
+    np.testing.assert_allclose(outs[0], expected, rtol=1e-10)

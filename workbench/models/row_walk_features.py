@@ -1,0 +1,242 @@
+"""Rows walked along one work item, and the error function, as features of the
+expression language (issue #34, round 10).
+
+``f_walk_<dtype>_load_sectors`` and ``f_walk_<dtype>_store_sectors`` (device features,
+32-byte sectors of the whole launch, the same on every device; 4-byte integers go with
+float32): the global accesses whose lanes are at least a sector apart (each lane its
+own sector, so a warp's instruction touches 32 lines) while a sequential loop of the
+same work item steps along the lane's own line (a row walked by one work item: a
+running maximum along a row, a dense layer's output walking a row of W).  Each such
+access is one sector a lane.  The sector features already count these sectors at the
+catalog's prices, which are those of requests whose lines other warps share; the
+``row_walk`` microbenchmarks (:mod:`workbench.kernels.generators.row_walk`) show that a
+walked row costs more: a load about one L1 wavefront (one line a cycle per SM) per
+sector whether the line survives in L1 or not (2^14 rows, where it does, cost no less
+per sector than 2^20 rows, where it cannot), and a store, one partial write of a
+sector a lane, four to six times the catalog's store price.  A model adds them at a
+price of their own, learnt from ``row_walk``.
+
+``f_l1_walk_s`` (a device feature, in seconds): the walked loads' 128-byte lines (L1
+wavefronts: a warp's instruction needs one a line it touches) over the SMs times the
+clock of the float32 peak (the floors' figures: one line a cycle per SM, 1.98 GHz on
+the H100).  Not fitted: a model takes the larger (smooth maximum) of its sum and this
+time.  ``row_walk``'s ``sum`` rows run at 0.85 to 0.95 of it beyond a wave (2^20 rows
+of 64: 0.257 ms for 0.272 ms measured in float32).
+
+``f_op_float32_erfc`` and ``f_op_float64_erfc`` (per sub-group): calls of ``erf`` and
+``erfc``, which loopy counts as one ``special`` operation each; the library's error
+function is a long sequence of instructions (``erfc_chain``: about 38 ps a warp's call
+in float32 and 135 ps in float64 on the H100, against 7.5 and 16.5 ps for the special
+functions' price).  A model adds them at a price of their own, learnt from
+``erfc_chain``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from workbench.kernels.candidate import Candidate
+from workbench.models.device_features import provide_device_features
+from workbench.models.expressions.features import ROW_WALK_FEATURES
+
+#: functions priced as the error function
+ERF_FUNCTIONS = frozenset({"erf", "erfc"})
+_SECTOR = 32
+_LINE = 128
+_SUBGROUP = 32
+
+
+def _flat_index(arg, index) -> object:
+    """The element offset of ``index`` in ``arg`` (its dimensions' strides)."""
+    import loopy as lp
+
+    strides = []
+    for tag in arg.dim_tags or ():
+        if not isinstance(tag, lp.kernel.array.FixedStrideArrayDimTag):
+            return None
+        strides.append(tag.stride)
+    if len(strides) != len(index):
+        return None
+    return sum(i * s for i, s in zip(index, strides))
+
+
+def _coefficient(flat, iname: str, names: dict) -> float | None:
+    """The change of ``flat`` when ``iname`` steps by one from zero (None where the
+    offset reads something other than inames and sizes, or is not a number)."""
+    from pymbolic.mapper.evaluator import EvaluationMapper
+
+    try:
+        base = EvaluationMapper({**names, iname: 0})(flat)
+        step = EvaluationMapper({**names, iname: 1})(flat)
+        return float(step - base)
+    except Exception:  # noqa: BLE001 - an index through loaded data, or symbolic
+        return None
+
+
+def _lanes(request) -> list[tuple[int, int]]:
+    """(l.0, l.1) of the 32 lanes of a group's first warp (l.0 fastest)."""
+    sizes = tuple(request.group_size) + (1, 1)
+    return [(t % sizes[0], (t // sizes[0]) % sizes[1]) for t in range(_SUBGROUP)
+            if t < sizes[0] * sizes[1]]
+
+
+def _per_request(step0: float, step1: float, size: int, lanes) -> tuple[int, int]:
+    """(sectors, lines) that one warp's instruction touches, from the lanes' steps.
+    A warp's 8-byte accesses (256 bytes) are served as two half-warps, each its own
+    lines: the two rows of a 16-wide group share a row's lines in float32 but not in
+    float64 (dense_layer ``out_major``: float64 at 16 wide takes twice float32's time,
+    at 32 wide the same)."""
+    addresses = [(a * step0 + b * step1) * size for a, b in lanes]
+    halves = ([addresses[:_SUBGROUP // 2], addresses[_SUBGROUP // 2:]] if size >= 8
+              else [addresses])
+    return (sum(len({int(x // _SECTOR) for x in h}) for h in halves),
+            sum(len({int(x // _LINE) for x in h}) for h in halves))
+
+
+@functools.lru_cache(maxsize=512)
+def _walks(spec, request, params: tuple) -> tuple:
+    """(direction, accesses per launch, element bytes, sectors a request, lines a
+    request) of each walked access; the accesses are polynomials of the sizes at
+    work-item granularity (a warp's instruction is 32 of them); the sectors and lines
+    a request from the first warp's lanes (two lanes 64 bytes apart share a line; the
+    two rows of a 16-wide group that read the same row share its sectors).  A load of
+    the same element in two instructions of one loop is one load (a maximum and a
+    minimum of one entry: the compiler loads it once)."""
+    import loopy as lp
+    from loopy.kernel.data import LocalInameTag
+    from loopy.statistics import count_inames_domain
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.parallelism import sequential_inames
+    from workbench.models.private_stack import _item_size, _walk
+
+    knl = entry_kernel(spec.build(request))
+    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
+    local = {}
+    for n, iname in knl.inames.items():
+        for t in iname.tags:
+            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
+                local[t.axis] = n
+    if 0 not in local:
+        return ()
+    sequential = sequential_inames(knl)
+    names = {n: 0 for n in knl.all_inames()}
+    names.update(dict(params))
+    lanes = _lanes(request)
+    out, loads_seen = [], set()
+    for insn in knl.instructions:
+        expr = getattr(insn, "expression", None)
+        if expr is None:
+            continue
+        found: list[tuple[str, str, tuple, frozenset]] = []
+
+        def on_sub(sub, red, direction, found=found):
+            name = getattr(sub.aggregate, "name", None)
+            if name in arrays:
+                index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
+                found.append((direction, name, index, frozenset(red)))
+        _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
+        for target in insn.assignees:
+            if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
+                on_sub(target, frozenset(), "store")
+        for direction, name, index, red in dict.fromkeys(found):
+            arg = arrays[name]
+            size = _item_size(arg, request)
+            flat = _flat_index(arg, index)
+            inames = frozenset(insn.within_inames) | red
+            if flat is None or local[0] not in inames:
+                continue
+            if direction == "load":
+                if (name, index, inames) in loads_seen:
+                    continue
+                loads_seen.add((name, index, inames))
+            lane_step = _coefficient(flat, local[0], names)
+            if lane_step is None or abs(lane_step) * size < _SECTOR:
+                continue
+            steps = (_coefficient(flat, s, names) for s in inames & sequential)
+            if not any(s is not None and 0 < abs(s) * size < _LINE for s in steps):
+                continue
+            row_step = (_coefficient(flat, local[1], names) or 0.0) \
+                if 1 in local and local[1] in inames else 0.0
+            sectors, lines = _per_request(lane_step, row_step, size, lanes)
+            out.append((direction, count_inames_domain(knl, inames), size, sectors, lines))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _erf_calls(spec, request):
+    """Calls of erf/erfc per launch, polynomials at work-item granularity."""
+    from loopy.statistics import count_inames_domain
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.private_stack import _walk
+
+    knl = entry_kernel(spec.build(request))
+    out = []
+    for insn in knl.instructions:
+        expr = getattr(insn, "expression", None)
+        if expr is None:
+            continue
+        found: list[frozenset] = []
+
+        def on_call(call, red, found=found):
+            if getattr(call.function, "name", None) in ERF_FUNCTIONS:
+                found.append(frozenset(red))
+        _walk(expr, on_call, lambda *_: None)
+        out += [count_inames_domain(knl, frozenset(insn.within_inames) | red)
+                for red in found]
+    return tuple(out)
+
+
+def _evaluate(poly, params: dict) -> float:
+    return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
+
+
+def walk_and_erf(candidate: Candidate
+                 ) -> tuple[dict[tuple[str, str], float], float, float]:
+    """({(element dtype, 'load' or 'store'): sectors} of walked rows, the walked
+    loads' L1 lines (wavefronts), erf/erfc calls per sub-group) of ``candidate``;
+    8-byte elements are float64's, others float32's."""
+    params = candidate.params_dict
+    request = candidate.request()
+    sectors = {(d, k): 0.0 for d in ("float32", "float64") for k in ("load", "store")}
+    lines = 0.0
+    for direction, count, size, per_sectors, per_lines in _walks(
+            candidate.spec, request, tuple(sorted(params.items()))):
+        requests = _evaluate(count, params) / _SUBGROUP
+        sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
+        if direction == "load":
+            lines += requests * per_lines
+    calls = sum(_evaluate(c, params) for c in _erf_calls(candidate.spec, request))
+    return sectors, lines, calls / _SUBGROUP
+
+
+def row_walk_values(candidates: Sequence[Candidate], device: str
+                    ) -> dict[str, np.ndarray]:
+    """Every feature of this module for every candidate on ``device`` (NaN where a
+    candidate cannot be built; ``f_l1_walk_s`` 0 on a device without floors)."""
+    from workbench.models.floors import floors_of_device
+
+    candidates = list(candidates)
+    out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
+    floors = floors_of_device(device)
+    wavefronts_per_s = floors.sms * floors.clock_hz if floors is not None else 0.0
+    for i, c in enumerate(candidates):
+        dtype = "float64" if str(c.dtype) == "float64" else "float32"
+        try:
+            sectors, lines, calls = walk_and_erf(c)
+        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
+            for v in out.values():
+                v[i] = np.nan
+            continue
+        for (element, direction), value in sectors.items():
+            out[f"f_walk_{element}_{direction}_sectors"][i] = value
+        out[f"f_op_{dtype}_erfc"][i] = calls
+        out["f_l1_walk_s"][i] = lines / wavefronts_per_s if wavefronts_per_s else 0.0
+    return out
+
+
+provide_device_features(ROW_WALK_FEATURES, row_walk_values)
