@@ -9,8 +9,9 @@ reused.  Goals (issue "your own kernel and your own space"): at most 1 ms per va
 on the catalog templates, at most 5 ms on a user's factory space, on 2 cores.
 
 A factory space is counted once per structure (``workbench.models.structure_counts``);
-the last columns say how many structures were fitted symbolically, how many counted
-point by point, and how many points were built and counted in all.  ``--spaces
+the last columns say how many structures were fitted symbolically, how many took an
+earlier structure's counts (``shared``: :mod:`workbench.models.structure_share`), how
+many were counted point by point, and how many points were built and counted in all.  ``--spaces
 examples`` stands for every ``examples/spaces/*.py`` but the blind ones (``blind_*``,
 ``blind2_*``: kept out of all design, ``examples/spaces/README.md``) and
 ``examples/kernels/my_space.py``; ``blind`` and ``blind2`` stand for their set's files,
@@ -137,7 +138,7 @@ def main() -> None:
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"{'space':<24} {'model':<9} {'points':>6} {'pool s':>6} {'rank s':>7} "
           f"{'cpu s':>7} {'ms/variant':>10} {'+pool ms/variant':>16} {'unranked':>8} "
-          f"{'symbolic':>8} {'per-point':>9} {'counted':>7} {'again ms/variant':>16} "
+          f"{'symbolic':>8} {'shared':>6} {'per-point':>9} {'counted':>7} {'again ms/variant':>16} "
           f"{'load':>5}")
     for space_name in args.spaces.split(","):
         for model_name in args.models.split(","):
@@ -167,16 +168,17 @@ def main() -> None:
             _, second = timed(lambda: _ranking(model_name, again, again_points))
             symbolic = sum(r.method.value == "symbolic" for r in counting)
             per_point = sum(r.method.value == "per point" for r in counting)
+            shared = sum(r.method.value == "shared" for r in counting)
             counted = sum(r.counted for r in counting)
             name = space_name.rpartition("/")[2].replace(".py:space", "")
             print(f"{name:<24} {model_name:<9} {n:>6} {pool_s:>6.2f} {spent.wall_s:>7.2f} "
                   f"{spent.cpu_s:>7.2f} {1e3 * spent.wall_s / n:>10.2f} "
                   f"{1e3 * (spent.wall_s + pool_s) / n:>16.2f} {missing:>8} "
-                  f"{symbolic:>8} {per_point:>9} {counted if counting else '-':>7} "
+                  f"{symbolic:>8} {shared:>6} {per_point:>9} {counted if counting else '-':>7} "
                   f"{1e3 * second.wall_s / n:>16.2f} {os.getloadavg()[0]:>5.1f}",
                   flush=True)
             for r in counting:
-                if r.method.value != "symbolic":
+                if r.method.value not in ("symbolic", "shared"):
                     print(f"    {r.label}: {r.method.value}, {r.reason}")
 
 

@@ -154,3 +154,34 @@ def test_a_term_too_small_to_tell_at_the_probes_is_no_fit():
         fit.give({p: truth(p) for p in fit.wanted()})
     for p in points:
         assert fit.values[p] == pytest.approx(truth(p), rel=1e-9), p.label
+
+
+def test_a_base_cut_short_by_a_restriction_is_moved_for_the_second_round():
+    # a 3-D box with its halo: every count a product of (1 + 2/knob) over the knobs, two
+    # terms along each; bx*by >= 64 leaves the first round's base (bx = 16, an end)
+    # one by beside it, no two-term fit along by. Round 2 moves the base, and the
+    # structure is fitted whole (it was split by by: three fits and a per-point part)
+    space = TuningSpace(
+        name="box", description="numbers only",
+        tune_params={"bx": (16, 32, 64, 128), "by": (1, 2, 4, 8), "zpi": (1, 2, 4, 8)},
+        restrictions=("bx*by >= 64 and bx*by <= 512",),
+        group_size=lambda p: (p["bx"], p["by"]), kernel=lambda p: None)
+    points = space.points()
+    first = plan_structure(points, (), per_knob=1)
+    assert len(plan_structure(points, (), per_knob=2, base=first.base).axes[1]) < 2
+
+    def truth(p):
+        halo = (1 + 2 / p["bx"]) * (1 + 2 / p["by"]) * (1 + 2 / p["zpi"])
+        return {"loads": 2.0 ** 27 * (27 + halo), "groups": 2.0 ** 21 / (p["bx"] * p["by"])}
+
+    fit = StructureFit(points, ())
+    counted = set()
+    while not fit.done:
+        wanted = fit.wanted()
+        counted |= set(wanted)
+        fit.give({p: truth(p) for p in wanted})
+    assert not fit.parts and fit.method is CountMethod.SYMBOLIC
+    assert len(counted) <= 16 < len(points)
+    for p, values in fit.values.items():
+        for name, v in truth(p).items():
+            assert math.isclose(values[name], v, rel_tol=1e-9), (p.label, name)

@@ -8,10 +8,11 @@
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
 * :mod:`.device_features`: registering features that depend on the device too;
 * :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.structure_fit`,
-  :mod:`.point_counts`, :mod:`.counting_pool`, :mod:`.count_cache`,
-  :mod:`.global_bytes`: counting
-  the candidates a model ranks (a factory space once per structure, on a pool of
-  counting processes that may be forked and warmed ahead, kept on disk);
+  :mod:`.structure_share`, :mod:`.point_counts`, :mod:`.counting_pool`,
+  :mod:`.count_cache`, :mod:`.global_bytes`: counting
+  the candidates a model ranks (a factory space once per structure, a structure that
+  counts as an earlier one from a few points, on a pool of counting processes that may
+  be forked and warmed ahead, kept on disk);
 * :mod:`.validation`: leave-one-kernel-out validation of a fitted family;
 * :mod:`.explanation` (and :mod:`.terms`): one prediction explained: its terms in
   seconds, overlaps, floors, limiter and roofline point;

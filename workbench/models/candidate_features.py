@@ -90,6 +90,7 @@ from workbench.models.point_counts import (  # noqa: F401 - constants re-exporte
     warm_up,
 )
 from workbench.models.structure_fit import StructureFit
+from workbench.models.structure_share import share_structures
 from workbench.properties import Granularity, extract_properties, kernel_properties
 from workbench.properties.features import LocalBarriers
 
@@ -480,6 +481,8 @@ def _fits(todo, candidates) -> dict:
             fit = StructureFit(asked, structural, per_point=
                                f"{len(asked)} point(s) asked for, no more than a fit counts")
         fits[space, skey] = fit
+    for space in all_points:
+        share_structures(fits, space)
     return fits
 
 

@@ -60,6 +60,7 @@ class CountMethod(enum.Enum):
     SYMBOLIC = "symbolic"     # counted at a few points, fitted, verified
     PER_POINT = "per point"   # every point built and counted
     CACHED = "cached"         # every point's counts read from the disk cache
+    SHARED = "shared"         # an earlier structure's counts, checked at a few points
 
 
 @dataclass(frozen=True)

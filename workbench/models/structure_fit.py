@@ -66,12 +66,27 @@ class StructureFit:
         if self._round > 2:
             self._per_point(self.reason)
             return
-        plan = plan_structure(self.points, self.structural, per_knob=self._round,
-                              base=self._plan.base if self._plan is not None else None)
+        plan = self._second_plan() if self._round == 2 else plan_structure(
+            self.points, self.structural, per_knob=1)
         if isinstance(plan, str):
             self._per_point(plan)
             return
         self._plan = plan
+
+    def _second_plan(self):
+        """Round 2's plan: two neighbours per knob of the first round's base, or of
+        another base where that one has fewer along some knob (a base at the end of a
+        range that a restriction cuts, ``bx*by >= 64`` with ``bx = 16``: one ``by``
+        beside it, so no two-term fit along ``by`` and a split of the structure by it,
+        three fits instead of one); the first round's probes are counted anyway."""
+        plan = plan_structure(self.points, self.structural, per_knob=2,
+                              base=self._plan.base if self._plan is not None else None)
+        if isinstance(plan, StructurePlan) and any(len(a) < 2 for a in plan.axes):
+            other = plan_structure(self.points, self.structural, per_knob=2)
+            if isinstance(other, StructurePlan) and \
+                    sum(map(len, other.axes)) > sum(map(len, plan.axes)):
+                return other
+        return plan
 
     def _per_point(self, reason: str) -> None:
         self._plan = None
@@ -86,6 +101,13 @@ class StructureFit:
         want = self._plan.probes if self._plan is not None else self.points
         return [p for p in want if p not in self.counted]
 
+    def first_probes(self) -> tuple:
+        """The base and the checks of the plan it starts from (none where it counts
+        every point): :mod:`workbench.models.structure_share`'s probes."""
+        if self._plan is None or self.counted:
+            return ()
+        return (self._plan.base, *self._plan.checks)
+
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
         needed first: the plan's second neighbours per knob, then the points a joint
@@ -99,8 +121,7 @@ class StructureFit:
             # asked again after every result while cores are idle: ordered once a plan
             out = []
             if self._round < 2:
-                more = plan_structure(self.points, self.structural, per_knob=2,
-                                      base=self._plan.base)
+                more = self._second_plan()
                 if isinstance(more, StructurePlan):
                     out += [p for p in more.probes if p not in self._plan.probes]
             out += joint_fit_order(self._plan, self.points)
