@@ -113,6 +113,15 @@ def test_bad_user_files_are_one_line_errors_and_write_nothing(tmp_path, capsys, 
     assert not store.exists()
 
 
+def test_a_misspelt_kernel_variable_is_matched_against_the_files_kernels_only(capsys):
+    # the file's imports and helpers (np, lp, LANG, SIZES) are no kernel to suggest
+    assert main(["predict", f"{KERNELS}:saxpi", "--param", "n=64"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean 'saxpy'" in err and "Traceback" not in err
+    known = err.split("Known: ")[1].strip().split(", ")
+    assert "saxpy" in known and not {"np", "lp", "LANG", "SIZES"} & set(known)
+
+
 def test_a_group_size_the_device_cannot_launch_is_refused_with_its_limit(capsys):
     for extra in ([], ["--weights", str(H100 / "weights-linear.json")],
                   ["--model", "roofline", "--device-model", "h100"]):

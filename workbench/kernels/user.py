@@ -148,10 +148,12 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
         reference=lambda inputs, values: {}, fixed_group_size=group)
 
 
-def load_user_object(ref: str, what: str = "user kernel"):
+def load_user_object(ref: str, what: str = "user kernel", offers=None):
     """``path/to/file.py:variable`` -> the object bound to ``variable`` there.
 
     The one place the workbench runs a user's Python file, as ``python FILE`` would.
+    ``offers(value)`` picks the variables a misspelt name is matched against, so that a
+    kernel's list names kernels, not the file's imports.
     """
     path, _, var = ref.rpartition(":")
     if not path or not var:
@@ -165,17 +167,20 @@ def load_user_object(ref: str, what: str = "user kernel"):
                              ) from None
     if var not in namespace:
         raise UnknownNameError(f"variable in {path}", var,
-                               [k for k in namespace if not k.startswith("_")])
+                               [k for k, v in namespace.items() if not k.startswith("_")
+                                and (offers is None or offers(v))])
     return namespace[var]
 
 
 def load_user_kernel(ref: str) -> KernelSpec:
     """``path/to/file.py:variable`` -> the loopy kernel bound to ``variable`` there."""
-    kernel = load_user_object(ref)
+    kernel = load_user_object(
+        ref, offers=lambda v: isinstance(v, (lp.LoopKernel, lp.TranslationUnit)))
     if isinstance(kernel, lp.LoopKernel):
         kernel = lp.make_program(kernel)
     if not isinstance(kernel, lp.TranslationUnit):
-        raise WorkbenchError(f"{ref} is a {type(kernel).__name__}, not a loopy kernel")
+        raise WorkbenchError(f"{ref} is {type(kernel).__name__!r}, not a loopy kernel "
+                             "(lp.make_kernel's result, transformed or not)")
     return spec_from_loopy(kernel, name=ref.rpartition(":")[2])
 
 
