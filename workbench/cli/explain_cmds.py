@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.common import parse_params, print_json, print_table
+from workbench.cli.common import (
+    parse_params,
+    print_json,
+    print_table,
+    uncounted_bound_says,
+)
 from workbench.errors import WorkbenchError
 from workbench.kernels import resolve_kernel
 from workbench.kernels.candidate import Candidate
@@ -110,8 +115,8 @@ def print_explanation(result, model_line: str) -> None:
         if overlap.smoothing_s:
             print(f"  the smooth maximum adds {_ms(overlap.smoothing_s)} to the winner")
         for i, side in enumerate(overlap.sides):
-            if i == overlap.winner:
-                continue
+            if i == overlap.winner or side.seconds == 0:
+                continue      # a side that costs nothing (no chain in this kernel)
             top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
                    if t.seconds >= SMALL_SHARE * side.seconds][:3]
             print(f"  losing side, {side.label}: would have cost {_ms(side.seconds)}"
@@ -122,8 +127,7 @@ def print_explanation(result, model_line: str) -> None:
         parts = ", ".join(f"{b.value} {_ms(s)}" for b, s in floor.parts)
         print(f"physical floor: {_ms(floor.seconds)}, {floor.bound.value} ({parts})")
         for bound, most in floor.uncounted:
-            print(f"  ({bound.value} not counted: at most {_ms(most)}, below the "
-                  "prediction)")
+            print(f"  {uncounted_bound_says(bound.value, most)}")
     else:
         print(f"physical floor: none known for {result.device or 'this device'}")
     point = result.point
