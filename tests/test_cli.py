@@ -58,6 +58,19 @@ def test_kernels_lists_the_catalog(capsys):
         assert name in out
 
 
+def test_kernels_and_properties_say_what_their_columns_mean(capsys):
+    assert main(["kernels"]) == 0
+    out = capsys.readouterr().out
+    for word in ("measurement", "test", "unseen"):
+        assert f"{word} = " in out          # every role the table shows is said
+    assert main(["properties", "matmul_tiled", "--variant", "square", "--param",
+                 "n=64,m=64,l=64", "--group-size", "16x16"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:3] == ["property", "meaning", "value"]
+    minls = next(line for line in lines if line.startswith("f_mem_access_global_float32_minls"))
+    assert "Min(Stride-1 Loads, Stride-1 Stores)" in minls
+
+
 def test_a_users_own_kernel_from_a_file(tmp_path, capsys):
     src = tmp_path / "mykernels.py"
     src.write_text(
