@@ -257,3 +257,11 @@ def test_predict_shows_a_feature_in_seconds_as_a_time_not_a_count(capsys):
     (row,) = [line.split() for line in capsys.readouterr().out.splitlines()
               if line.startswith("f_dram_stream_s ")]
     assert row[1:3] == ["input", "time"] and row[-1] == "s" and float(row[3]) > 0
+
+
+def test_predict_says_a_prediction_lifted_to_the_floor_in_plain_words(capsys):
+    assert main(["predict", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096",
+                 "--model", "roofline", "--device-model", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "the model's own time is under the physical floor (" in out
+    assert "the prediction is the floor" in out and "broke" not in out

@@ -154,7 +154,8 @@ def cmd_predict(args) -> int:
         for bound, most in floor.uncounted:
             print(f"  {uncounted_bound_says(bound.value, most)}")
         if result.broken[0]:
-            print(f"the model broke the {result.broken[0]}; predicted the floor instead")
+            print(f"the model's own time is under the physical floor ({result.broken[0]}); "
+                  "the prediction is the floor")
     for caveat in caveats:
         print(f"warning: {caveat.says()}")
     if any(c.kind in OUTSIDE_MODEL for c in caveats):
