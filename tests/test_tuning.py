@@ -458,3 +458,23 @@ def test_a_users_space_from_a_file_runs_live_and_records_failures(tmp_path, caps
     assert main(["tune", f"{path}:space", "--store", str(store), "--no-progress"]) == 2
     assert "empty" in capsys.readouterr().err
     assert main(["tune", f"{path}:nope", "--no-progress"]) == 2
+
+
+def test_a_live_tune_says_where_it_measured_and_whose_costs_the_model_ranks_by(
+        queue, tmp_path, capsys):
+    """On pocl, a model fitted on the H100 ranks the points: the output says so, since
+    its order reflects the H100, not the CPU the points are timed on."""
+    from pathlib import Path
+
+    from workbench.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["tune", f"{root}/examples/kernels/my_space.py:space", "--strategy",
+                 "model", "--weights", f"{root}/sample_data/h100/weights-linear.json",
+                 "--budget-evals", "1", "--store", str(tmp_path / "s.sqlite"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    device = queue.device.name
+    assert f"measured on {device}" in out
+    assert "note: the ranking model (from --weights) describes NVIDIA H100 80GB HBM3, " \
+           "not this device" in out

@@ -224,7 +224,25 @@ def cmd_tune(args) -> int:
         finally:
             if pool is not None:
                 pool.close()
+        code = _print_result(args, space, result)
+        if args.format != "json":
+            _say_devices(args.device, model, label)
+        return code
     return _print_result(args, space, result)
+
+
+def _say_devices(device_text, model, label) -> None:
+    """Where the points were timed, and the ranking model's device where it differs:
+    a model fitted on an H100 orders the points by the H100's costs, not pocl's."""
+    from workbench.measure import find_device
+
+    measured_on = find_device(device_text).name
+    print(f"measured on {measured_on}")
+    fitted_on = dict(getattr(model, "device", None) or {}).get("device", "")
+    if fitted_on and fitted_on != measured_on:
+        print(f"note: the ranking model ({label or 'from --weights'}) describes "
+              f"{fitted_on}, not this device: it orders the points by that device's "
+              "costs, and only the measurements here say what is fast here")
 
 
 def _counting_pool_ahead(space):
