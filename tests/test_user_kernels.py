@@ -316,3 +316,18 @@ def test_a_gather_from_local_memory_is_counted():
     gathers = [a for a in counts if a.mtype == "local" and a.direction == "load"]
     assert [str(a.lid_strides[0]) for a in gathers] == [NOT_AFFINE]
     assert any(a.variable == "k" and a.direction == "load" for a in counts)
+
+
+def test_a_kernel_without_parallel_inames_gets_a_hint_to_split_one(tmp_path, capsys):
+    src = tmp_path / "student.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...], lang_version=(2018, 2))\n"
+        "tagged = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    for command in ("predict", "explain"):
+        assert main([command, f"{src}:knl", "--param", "n=4096"]) == 0
+        assert "hint: the kernel tags no iname g.* or l.*, so it runs as ONE work item" \
+            in capsys.readouterr().out
+        assert main([command, f"{src}:tagged", "--param", "n=4096"]) == 0
+        assert "hint:" not in capsys.readouterr().out

@@ -50,7 +50,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_explain(args) -> int:
-    from workbench.cli.predict_cmds import _measure_twin, _model, _twin_key
+    from workbench.cli.predict_cmds import (
+        _measure_twin,
+        _model,
+        _twin_key,
+        print_sequential_hint,
+    )
     from workbench.models.contract import Need
     from workbench.models.expressions.insitu import TWIN_TIME
     from workbench.measure.store import resolve_store_path
@@ -94,6 +99,7 @@ def cmd_explain(args) -> int:
                     **({"plot": args.plot} if args.plot else {})})
         return 0
     print_explanation(result, model_line)
+    print_sequential_hint(candidate)
     if args.plot:
         print(f"roofline chart -> {args.plot}")
     return 0

@@ -161,7 +161,18 @@ def cmd_predict(args) -> int:
     if any(c.kind in OUTSIDE_MODEL for c in caveats):
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
+    print_sequential_hint(candidate)
     return 0
+
+
+def print_sequential_hint(candidate) -> None:
+    """A user's kernel without parallel inames: the cause of its one work item."""
+    from workbench.kernels.user import sequential_hint
+
+    hint = sequential_hint(candidate.spec, candidate.spec.request(
+        candidate.variant, candidate.dtype, candidate.group_size))
+    if hint:
+        print(f"hint: {hint}")
 
 
 def model_floors_name(model) -> str:

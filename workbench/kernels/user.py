@@ -33,6 +33,20 @@ def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
     return tuple(int(s) for s in lsize) or (1,)
 
 
+def sequential_hint(spec: KernelSpec, request: BuildRequest) -> str | None:
+    """What to do about a user's kernel that tags no iname ``g.*`` or ``l.*``: it runs
+    as one work item, which a newcomer reads as a slow GPU rather than as a missing
+    ``split_iname``.  None for any other kernel."""
+    if spec.fixed_group_size != (1,):
+        return None
+    gsize, lsize = grid_size_exprs(spec.build(request))
+    if gsize or lsize:
+        return None
+    return ("the kernel tags no iname g.* or l.*, so it runs as ONE work item; spread "
+            "a loop over the GPU, e.g. lp.split_iname(knl, \"i\", 256, "
+            "outer_tag=\"g.0\", inner_tag=\"l.0\")")
+
+
 def _index_bounds(knl) -> dict[str, list]:
     """Integer arrays used only as an axis index of other arrays, directly
     (``a[k[i]]``) or through a temporary loaded from them (``<> c = k[i]`` ...
