@@ -33,7 +33,8 @@ demo: setup
 	@mkdir -p $(DEMO)
 	@if [ -f sample_data/h100/measurements-fp64.sqlite.xz ] || [ -f sample_data/h100/measurements-fp64.sqlite ]; then \
 	  echo "== What the shipped NVIDIA H100 data shows (sample_data/h100, both precisions) =="; \
-	  echo "Table 1 of the unified linear model (non-negative fit), error summary:"; \
+	  echo "Table 1 of the unified linear model (non-negative fit), error summary (geometric"; \
+	  echo "mean of |predicted - measured| / measured, as a fraction: 0.10 = 10 %):"; \
 	  $(PY) -m workbench report --store sample_data/h100/measurements-fp64.sqlite \
 	    --store sample_data/h100/unseen.sqlite \
 	    --weights sample_data/h100/weights-linear-fp64-non-negative.json > $(DEMO)/h100-tables.txt; \
