@@ -478,3 +478,17 @@ def test_a_live_tune_says_where_it_measured_and_whose_costs_the_model_ranks_by(
     assert f"measured on {device}" in out
     assert "note: the ranking model (from --weights) describes NVIDIA H100 80GB HBM3, " \
            "not this device" in out
+
+
+def test_the_progress_line_counts_towards_the_evaluation_budget(capsys):
+    from pathlib import Path
+
+    from workbench.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["tune", f"{root}/examples/spaces/triad.py:space", "--replay",
+                 f"{root}/sample_data/h100/user-spaces.sqlite.xz", "--strategy", "random",
+                 "--budget-evals", "3"]) == 0
+    shown = [line.split("]")[0] for line in capsys.readouterr().err.split("\r")
+             if line.startswith("[")]
+    assert shown == ["[1/3", "[2/3", "[3/3"]     # not out of the space's 66 points

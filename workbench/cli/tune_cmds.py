@@ -204,7 +204,7 @@ def cmd_tune(args) -> int:
         from workbench.tuning.early import EarlyStart
         strategy = EarlyStart(strategy, clock="replay" if args.replay else "live")
     budget = Budget(args.budget_evals, args.budget_seconds)
-    progress = None if args.no_progress else _progress()
+    progress = None if args.no_progress else _progress(args.budget_evals)
     if args.scheduler and (args.replay or args.jobs > 1):
         raise TuningError("--scheduler measures on the cluster's devices and builds on its "
                           "CPU workers: leave out --replay and --jobs")
@@ -298,17 +298,20 @@ def _tune_cluster(args, space, strategy, budget, progress):
                        build_options=tuple(args.build_option), on_progress=progress)
 
 
-def _progress():
+def _progress(budget_evals: int | None = None):
+    """The progress line; with ``--budget-evals`` it counts towards the budget, not the
+    whole space, so that its eta is the run's."""
     began = time.perf_counter()
 
     def show(p) -> None:
+        total = min(p.total, budget_evals) if budget_evals else p.total
         rate = (time.perf_counter() - began) / max(p.done, 1)
-        eta = rate * (p.total - p.done)
+        eta = rate * max(total - p.done, 0)
         best = "-" if p.best_s is None else f"{p.best_s * 1e3:.4g} ms"
-        print(f"\r[{p.done}/{p.total}] best {best}  cost {p.cost_s:.1f} s  "
+        print(f"\r[{p.done}/{total}] best {best}  cost {p.cost_s:.1f} s  "
               f"eta {eta:.0f} s  {p.evaluation.point.label[:60]:60s}", end="",
               file=sys.stderr, flush=True)
-        if p.done == p.total:
+        if p.done >= total:
             print(file=sys.stderr)
     return show
 
