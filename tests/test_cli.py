@@ -3,10 +3,13 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from workbench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args):
@@ -104,3 +107,11 @@ def test_more_user_mistakes_are_one_line(tmp_path, capsys):
     assert main(["calibrate", "--set", "work-removed", "--kernels", "finite_diff",
                  "--store", str(tmp_path / "s.sqlite")]) == 2
     assert "finite_diff_wr" in capsys.readouterr().err
+
+
+def test_the_help_points_a_newcomer_to_a_first_command_and_the_glossary(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "workbench explain finite_diff --param n=4096" in out
+    assert "docs/glossary.md" in out and (ROOT / "docs" / "glossary.md").is_file()

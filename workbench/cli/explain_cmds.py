@@ -23,7 +23,9 @@ from workbench.models.parallelism import OUTSIDE_MODEL
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("explain", help="explain a prediction: its terms in seconds, the "
-                                       "floors, the limiter and the roofline")
+                                       "floors, the limiter and the roofline",
+                       epilog="The words of its output (sectors, AFR, smax, waves, "
+                              "floors): docs/glossary.md.")
     p.add_argument("kernel", help="catalog kernel, or FILE.py:VARIABLE")
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
     p.add_argument("--variant")
