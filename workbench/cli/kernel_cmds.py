@@ -93,4 +93,9 @@ def cmd_properties(args) -> int:
           f"group={format_group_size(props.group_size)} granularity={args.granularity} "
           f"params={params}")
     print_table(rows)
+    from workbench.kernels.user import guarded_note
+
+    note = guarded_note(spec, request)
+    if note:
+        print(f"note: {note}")
     return 0

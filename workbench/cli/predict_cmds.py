@@ -166,11 +166,16 @@ def cmd_predict(args) -> int:
 
 
 def print_sequential_hint(candidate) -> None:
-    """A user's kernel without parallel inames: the cause of its one work item."""
-    from workbench.kernels.user import sequential_hint
+    """A user's kernel without parallel inames (the cause of its one work item), and
+    one whose counts include instructions whose condition is false."""
+    from workbench.kernels.user import guarded_note, sequential_hint
 
-    hint = sequential_hint(candidate.spec, candidate.spec.request(
-        candidate.variant, candidate.dtype, candidate.group_size))
+    request = candidate.spec.request(candidate.variant, candidate.dtype,
+                                     candidate.group_size)
+    note = guarded_note(candidate.spec, request)
+    if note:
+        print(f"note: {note}")
+    hint = sequential_hint(candidate.spec, request)
     if hint:
         print(f"hint: {hint}")
 
