@@ -42,7 +42,7 @@ demo: setup
 	  echo "every kernel and size, and Table 2 (the weights): $(DEMO)/h100-tables.txt"; \
 	  echo "The same with the shipped default model (sample_data/h100/default-model.json), on the"; \
 	  echo "two unseen sets, which no fit has seen (every kernel counted at every size and"; \
-	  echo "group size; 1 min 36 s on the 2-core dev machine on 2026-11-27, silent meanwhile):"; \
+	  echo "group size; 1 min 36 s to 2 min 5 s on the 2-core dev machine, 2026-11-27; silent):"; \
 	  $(PY) -m workbench report --store sample_data/h100/unseen.sqlite \
 	    --store sample_data/h100/unseen2.sqlite --all-groups --weights sample_data/h100/$$($(PY) -c \
 	    "import json; print(json.load(open('sample_data/h100/default-model.json'))['weights'])") \
