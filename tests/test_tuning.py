@@ -492,3 +492,22 @@ def test_the_progress_line_counts_towards_the_evaluation_budget(capsys):
     shown = [line.split("]")[0] for line in capsys.readouterr().err.split("\r")
              if line.startswith("[")]
     assert shown == ["[1/3", "[2/3", "[3/3"]     # not out of the space's 66 points
+
+
+@pytest.mark.parametrize("strategy, line", [("tpe", "strategy set-up: "),
+                                            ("model-hedge:default:x", "ranking: ")])
+def test_only_a_strategy_that_ranks_reports_a_ranking(capsys, strategy, line):
+    from types import SimpleNamespace
+
+    from workbench.cli.tune_cmds import _print_result
+    from workbench.tuning.costs import RankingCost
+
+    cost = RankingCost(strategy=strategy, points=15, wall_s=0.5, cpu_s=0.4, jobs=2,
+                       cpu_count=2)
+    result = SimpleNamespace(best=None, evaluations=[], strategy=strategy, seed=0,
+                             stopped_by="evaluations", choosing_s=0.5, cost_s=1.0,
+                             overlapped=0, ranking_cost=cost)
+    assert _print_result(SimpleNamespace(format="table"), SimpleNamespace(name="s"),
+                         result) == 0
+    shown = [x for x in capsys.readouterr().out.splitlines() if x.startswith(line)]
+    assert len(shown) == 1

@@ -340,7 +340,9 @@ def _print_result(args, space, result) -> int:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
     if cost is not None and cost.wall_s > 0.01:
         from workbench.tuning.costs import describe
-        print(f"ranking: {describe(cost)}")
+        # only a model or a learned ranker ranks; TPE's or random's start is set-up
+        ranks = result.strategy.startswith(("model", "knn", "xgb"))
+        print(f"{'ranking' if ranks else 'strategy set-up'}: {describe(cost)}")
     return 0
 
 
