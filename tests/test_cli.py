@@ -3,10 +3,13 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from workbench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args):
@@ -58,6 +61,19 @@ def test_kernels_lists_the_catalog(capsys):
         assert name in out
 
 
+def test_kernels_and_properties_say_what_their_columns_mean(capsys):
+    assert main(["kernels"]) == 0
+    out = capsys.readouterr().out
+    for word in ("measurement", "test", "unseen"):
+        assert f"{word} = " in out          # every role the table shows is said
+    assert main(["properties", "matmul_tiled", "--variant", "square", "--param",
+                 "n=64,m=64,l=64", "--group-size", "16x16"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:3] == ["property", "meaning", "value"]
+    minls = next(line for line in lines if line.startswith("f_mem_access_global_float32_minls"))
+    assert "Min(Stride-1 Loads, Stride-1 Stores)" in minls
+
+
 def test_a_users_own_kernel_from_a_file(tmp_path, capsys):
     src = tmp_path / "mykernels.py"
     src.write_text(
@@ -91,3 +107,11 @@ def test_more_user_mistakes_are_one_line(tmp_path, capsys):
     assert main(["calibrate", "--set", "work-removed", "--kernels", "finite_diff",
                  "--store", str(tmp_path / "s.sqlite")]) == 2
     assert "finite_diff_wr" in capsys.readouterr().err
+
+
+def test_the_help_points_a_newcomer_to_a_first_command_and_the_glossary(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "workbench explain finite_diff --param n=4096" in out
+    assert "docs/glossary.md" in out and (ROOT / "docs" / "glossary.md").is_file()

@@ -236,3 +236,32 @@ def test_every_feature_of_a_shipped_expression_model_says_what_it_pays_for():
     # in-situ model's measured work-removed time and its balance over compute units
     no_single_unit = {"f_warp_chain_bytes", "f_wr_wall_time", "f_cu_balance"}
     assert set(unnamed) - no_single_unit == set(), unnamed
+
+
+def test_the_table_drops_a_losing_side_of_nothing_and_says_why_dram_sets_no_floor(
+        capsys):
+    # the demo's finite_diff: the default's smax has a chain side that costs nothing
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    assert "overlap smax" in out and "losing side, global memory" in out
+    assert "losing side, nothing" not in out and "would have cost 0 ms" not in out
+    # 3 x 4 MiB of arrays fit in the H100's L2: no DRAM floor, said so, not "at most 0 ms"
+    assert main(["explain", "matmul_naive", "--param", "n=1024"]) == 0
+    out = capsys.readouterr().out
+    assert "DRAM traffic sets no floor: the arrays together fit in the L2 cache" in out
+    assert "at most 0 ms" not in out
+
+
+def test_predict_shows_a_feature_in_seconds_as_a_time_not_a_count(capsys):
+    assert main(["predict", f"{MY_KERNELS}:saxpy", "--param", "n=16777216"]) == 0
+    (row,) = [line.split() for line in capsys.readouterr().out.splitlines()
+              if line.startswith("f_dram_stream_s ")]
+    assert row[1:3] == ["input", "time"] and row[-1] == "s" and float(row[3]) > 0
+
+
+def test_predict_says_a_prediction_lifted_to_the_floor_in_plain_words(capsys):
+    assert main(["predict", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096",
+                 "--model", "roofline", "--device-model", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "the model's own time is under the physical floor (" in out
+    assert "the prediction is the floor" in out and "broke" not in out

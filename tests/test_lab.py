@@ -127,3 +127,14 @@ def test_stopping_workbench_lab_stops_the_server_too(sig):
             os.killpg(wrapper.pid, signal.SIGKILL)
         wrapper.wait(5)
         wrapper.stdout.close()
+
+
+@pytest.mark.parametrize("root", [True, False])
+def test_as_root_jupyterlab_is_allowed_to_run(monkeypatch, calls, capsys, root):
+    # JupyterLab exits at once as root without --allow-root, its reason among its logs
+    monkeypatch.setattr(lab_cmds, "running_as_root", lambda: root)
+    assert main(["lab", "--no-browser"]) == 0
+    assert ("--allow-root" in calls[0]) is root
+    assert ("--allow-root is passed" in capsys.readouterr().err) is root
+    assert main(["lab", "--", "--allow-root"]) == 0
+    assert calls[1].count("--allow-root") == 1

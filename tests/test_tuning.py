@@ -458,3 +458,56 @@ def test_a_users_space_from_a_file_runs_live_and_records_failures(tmp_path, caps
     assert main(["tune", f"{path}:space", "--store", str(store), "--no-progress"]) == 2
     assert "empty" in capsys.readouterr().err
     assert main(["tune", f"{path}:nope", "--no-progress"]) == 2
+
+
+def test_a_live_tune_says_where_it_measured_and_whose_costs_the_model_ranks_by(
+        queue, tmp_path, capsys):
+    """On pocl, a model fitted on the H100 ranks the points: the output says so, since
+    its order reflects the H100, not the CPU the points are timed on."""
+    from pathlib import Path
+
+    from workbench.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["tune", f"{root}/examples/kernels/my_space.py:space", "--strategy",
+                 "model", "--weights", f"{root}/sample_data/h100/weights-linear.json",
+                 "--budget-evals", "1", "--store", str(tmp_path / "s.sqlite"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    device = queue.device.name
+    assert f"measured on {device}" in out
+    assert "note: the ranking model (from --weights) describes NVIDIA H100 80GB HBM3, " \
+           "not this device" in out
+
+
+def test_the_progress_line_counts_towards_the_evaluation_budget(capsys):
+    from pathlib import Path
+
+    from workbench.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["tune", f"{root}/examples/spaces/triad.py:space", "--replay",
+                 f"{root}/sample_data/h100/user-spaces.sqlite.xz", "--strategy", "random",
+                 "--budget-evals", "3"]) == 0
+    shown = [line.split("]")[0] for line in capsys.readouterr().err.split("\r")
+             if line.startswith("[")]
+    assert shown == ["[1/3", "[2/3", "[3/3"]     # not out of the space's 66 points
+
+
+@pytest.mark.parametrize("strategy, line", [("tpe", "strategy set-up: "),
+                                            ("model-hedge:default:x", "ranking: ")])
+def test_only_a_strategy_that_ranks_reports_a_ranking(capsys, strategy, line):
+    from types import SimpleNamespace
+
+    from workbench.cli.tune_cmds import _print_result
+    from workbench.tuning.costs import RankingCost
+
+    cost = RankingCost(strategy=strategy, points=15, wall_s=0.5, cpu_s=0.4, jobs=2,
+                       cpu_count=2)
+    result = SimpleNamespace(best=None, evaluations=[], strategy=strategy, seed=0,
+                             stopped_by="evaluations", choosing_s=0.5, cost_s=1.0,
+                             overlapped=0, ranking_cost=cost)
+    assert _print_result(SimpleNamespace(format="table"), SimpleNamespace(name="s"),
+                         result) == 0
+    shown = [x for x in capsys.readouterr().out.splitlines() if x.startswith(line)]
+    assert len(shown) == 1

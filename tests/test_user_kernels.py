@@ -113,6 +113,15 @@ def test_bad_user_files_are_one_line_errors_and_write_nothing(tmp_path, capsys, 
     assert not store.exists()
 
 
+def test_a_misspelt_kernel_variable_is_matched_against_the_files_kernels_only(capsys):
+    # the file's imports and helpers (np, lp, LANG, SIZES) are no kernel to suggest
+    assert main(["predict", f"{KERNELS}:saxpi", "--param", "n=64"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean 'saxpy'" in err and "Traceback" not in err
+    known = err.split("Known: ")[1].strip().split(", ")
+    assert "saxpy" in known and not {"np", "lp", "LANG", "SIZES"} & set(known)
+
+
 def test_a_group_size_the_device_cannot_launch_is_refused_with_its_limit(capsys):
     for extra in ([], ["--weights", str(H100 / "weights-linear.json")],
                   ["--model", "roofline", "--device-model", "h100"]):
@@ -307,3 +316,38 @@ def test_a_gather_from_local_memory_is_counted():
     gathers = [a for a in counts if a.mtype == "local" and a.direction == "load"]
     assert [str(a.lid_strides[0]) for a in gathers] == [NOT_AFFINE]
     assert any(a.variable == "k" and a.direction == "load" for a in counts)
+
+
+def test_a_kernel_without_parallel_inames_gets_a_hint_to_split_one(tmp_path, capsys):
+    src = tmp_path / "student.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...], lang_version=(2018, 2))\n"
+        "tagged = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    for command in ("predict", "explain"):
+        assert main([command, f"{src}:knl", "--param", "n=4096"]) == 0
+        assert "hint: the kernel tags no iname g.* or l.*, so it runs as ONE work item" \
+            in capsys.readouterr().out
+        assert main([command, f"{src}:tagged", "--param", "n=4096"]) == 0
+        assert "hint:" not in capsys.readouterr().out
+
+
+def test_counts_of_an_instruction_under_an_if_are_said_to_be_upper_bounds(tmp_path,
+                                                                        capsys):
+    src = tmp_path / "guarded.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'if i < 10\\n  y[i] = 2*x[i]\\nend',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...], lang_version=(2018, 2))\n"
+        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    assert main(["properties", f"{src}:knl", "--param", "n=1024", "--format",
+                 "json"]) == 0
+    # loopy counts every work item, not the 10 the condition lets through
+    assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 1024
+    for command in ("properties", "predict", "explain"):
+        assert main([command, f"{src}:knl", "--param", "n=1024"]) == 0
+        out = capsys.readouterr().out
+        assert "note: 1 instruction(s) run under an if" in out and "upper bounds" in out
+    assert main(["properties", f"{KERNELS}:saxpy", "--param", "n=1024"]) == 0
+    assert "under an if" not in capsys.readouterr().out

@@ -49,3 +49,11 @@ def _jsonable(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(f"not JSON serializable: {type(obj).__name__}")
+
+
+def uncounted_bound_says(bound: str, most_s: float) -> str:
+    """A floor's bound left uncounted, in words: its upper limit, or why it is none."""
+    if most_s <= 0:
+        # the whole arrays fit in the L2 cache: no byte has to come from DRAM
+        return f"({bound} sets no floor: the arrays together fit in the L2 cache)"
+    return f"({bound} not counted: at most {most_s * 1e3:.4g} ms, below the prediction)"

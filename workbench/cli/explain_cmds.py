@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.common import parse_params, print_json, print_table
+from workbench.cli.common import (
+    parse_params,
+    print_json,
+    print_table,
+    uncounted_bound_says,
+)
 from workbench.errors import WorkbenchError
 from workbench.kernels import resolve_kernel
 from workbench.kernels.candidate import Candidate
@@ -18,7 +23,9 @@ from workbench.models.parallelism import OUTSIDE_MODEL
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("explain", help="explain a prediction: its terms in seconds, the "
-                                       "floors, the limiter and the roofline")
+                                       "floors, the limiter and the roofline",
+                       epilog="The words of its output (sectors, AFR, smax, waves, "
+                              "floors): docs/glossary.md.")
     p.add_argument("kernel", help="catalog kernel, or FILE.py:VARIABLE")
     p.add_argument("--param", action="append", metavar="NAME=VALUE")
     p.add_argument("--variant")
@@ -45,7 +52,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_explain(args) -> int:
-    from workbench.cli.predict_cmds import _measure_twin, _model, _twin_key
+    from workbench.cli.predict_cmds import (
+        _measure_twin,
+        _model,
+        _twin_key,
+        print_sequential_hint,
+    )
     from workbench.models.contract import Need
     from workbench.models.expressions.insitu import TWIN_TIME
     from workbench.measure.store import resolve_store_path
@@ -89,6 +101,7 @@ def cmd_explain(args) -> int:
                     **({"plot": args.plot} if args.plot else {})})
         return 0
     print_explanation(result, model_line)
+    print_sequential_hint(candidate)
     if args.plot:
         print(f"roofline chart -> {args.plot}")
     return 0
@@ -110,8 +123,8 @@ def print_explanation(result, model_line: str) -> None:
         if overlap.smoothing_s:
             print(f"  the smooth maximum adds {_ms(overlap.smoothing_s)} to the winner")
         for i, side in enumerate(overlap.sides):
-            if i == overlap.winner:
-                continue
+            if i == overlap.winner or side.seconds == 0:
+                continue      # a side that costs nothing (no chain in this kernel)
             top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
                    if t.seconds >= SMALL_SHARE * side.seconds][:3]
             print(f"  losing side, {side.label}: would have cost {_ms(side.seconds)}"
@@ -122,8 +135,7 @@ def print_explanation(result, model_line: str) -> None:
         parts = ", ".join(f"{b.value} {_ms(s)}" for b, s in floor.parts)
         print(f"physical floor: {_ms(floor.seconds)}, {floor.bound.value} ({parts})")
         for bound, most in floor.uncounted:
-            print(f"  ({bound.value} not counted: at most {_ms(most)}, below the "
-                  "prediction)")
+            print(f"  {uncounted_bound_says(bound.value, most)}")
     else:
         print(f"physical floor: none known for {result.device or 'this device'}")
     point = result.point

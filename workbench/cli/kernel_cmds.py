@@ -6,7 +6,12 @@ import argparse
 
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.kernels import all_kernels, format_group_size, resolve_kernel
-from workbench.properties import Granularity, kernel_properties
+from workbench.properties import (
+    Granularity,
+    feature_label,
+    kernel_properties,
+    parse_feature,
+)
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +53,18 @@ def cmd_kernels(args) -> int:
         print_json(rows)
     else:
         print_table(rows, ["kernel", "role", "variants", "dtypes", "parameters", "groups"])
+        print(ROLES_SAID)
     return 0
+
+
+#: what a newcomer needs to read the table, printed under it
+ROLES_SAID = (
+    "role: measurement = calibration kernels, the ones a model is fitted on; test = the "
+    "paper's test kernels, predicted to judge a fit (Table 1); unseen = kernels no fit "
+    "has seen, reported apart.\n"
+    "groups: the work-group sizes a campaign measures (a named set, then its sizes; "
+    "16x12 = 16 along l.0, 12 along l.1).\n"
+    "what a kernel computes: workbench kernels --format json (its description).")
 
 
 def cmd_properties(args) -> int:
@@ -68,7 +84,8 @@ def cmd_properties(args) -> int:
                                                for f in props.features}}
         print_json(out)
         return 0
-    rows = [{"property": name, "value": value} for name, value in values.items()]
+    rows = [{"property": name, "meaning": feature_label(parse_feature(name)),
+             "value": value} for name, value in values.items()]
     if args.symbolic:
         for row in rows:
             row["symbolic"] = props.symbolic(row["property"])
@@ -76,4 +93,9 @@ def cmd_properties(args) -> int:
           f"group={format_group_size(props.group_size)} granularity={args.granularity} "
           f"params={params}")
     print_table(rows)
+    from workbench.kernels.user import guarded_note
+
+    note = guarded_note(spec, request)
+    if note:
+        print(f"note: {note}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shlex
 import signal
 import subprocess
@@ -66,15 +67,26 @@ def jupyterlab_installed() -> bool:
     return importlib.util.find_spec("jupyterlab") is not None
 
 
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def cmd_lab(args) -> int:
     folder = notebooks_folder(args.notebooks)
+    extra = list(args.jupyter_args)
+    # JupyterLab refuses root with a line lost among its start-up logs; a container or
+    # a fresh VM is often root, and `make lab` gives no place for the flag
+    allow_root = running_as_root() and "--allow-root" not in extra
     cmd = lab_command(folder, port=args.port, ip=args.ip, no_browser=args.no_browser,
-                      extra=args.jupyter_args)
+                      extra=extra + ["--allow-root"] * allow_root)
     if args.dry_run:
         print(shlex.join(cmd))
         return 0
     if not jupyterlab_installed():
         raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
+    if allow_root:
+        print("workbench lab: running as root, so --allow-root is passed to jupyter lab",
+              file=sys.stderr)
     return run_jupyter(cmd)
 
 

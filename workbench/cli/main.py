@@ -31,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     # the subcommands' parsers are of the same class: every argument error in one line
     parser = OneLineParser(
-        prog="workbench", description="Model GPU kernel performance with loopy.")
+        prog="workbench", description="Model GPU kernel performance with loopy.",
+        epilog="A first look, no GPU needed: workbench explain finite_diff --param n=4096 "
+               "(the shipped H100 model; your own kernel: FILE.py:VARIABLE). Every "
+               "command: docs/cli.md; every word the commands print: docs/glossary.md.")
     sub = parser.add_subparsers(dest="command", required=True)
     kernel_cmds.add_parsers(sub)
     measure_cmds.add_parsers(sub)

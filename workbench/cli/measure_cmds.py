@@ -98,7 +98,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def add_scheduler_options(p: argparse.ArgumentParser) -> None:
     """``--scheduler`` and the options of the cluster it starts (calibrate and tune)."""
-    g = p.add_argument_group("many devices, with Dask (see the README)")
+    g = p.add_argument_group("many devices, with Dask (see docs/many-gpus.md)")
     g.add_argument("--scheduler", metavar="local-gpus|tcp://HOST:PORT",
                    help="local-gpus: start one worker per OpenCL device matching --device "
                         "and CPU workers for code generation and builds; tcp://HOST:PORT: "

@@ -6,7 +6,12 @@ import argparse
 
 import numpy as np
 
-from workbench.cli.common import parse_params, print_json, print_table
+from workbench.cli.common import (
+    parse_params,
+    print_json,
+    print_table,
+    uncounted_bound_says,
+)
 from workbench.errors import ModelError
 from workbench.kernels import format_group_size, resolve_kernel
 from workbench.kernels.candidate import Candidate
@@ -147,16 +152,32 @@ def cmd_predict(args) -> int:
         print(f"physical floor on {model_floors_name(model)}: {floor.seconds * 1e3:.4g} ms "
               f"({parts})")
         for bound, most in floor.uncounted:
-            print(f"  ({bound.value} not counted: at most {most * 1e3:.4g} ms, below the "
-                  "prediction)")
+            print(f"  {uncounted_bound_says(bound.value, most)}")
         if result.broken[0]:
-            print(f"the model broke the {result.broken[0]}; predicted the floor instead")
+            print(f"the model's own time is under the physical floor ({result.broken[0]}); "
+                  "the prediction is the floor")
     for caveat in caveats:
         print(f"warning: {caveat.says()}")
     if any(c.kind in OUTSIDE_MODEL for c in caveats):
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
+    print_sequential_hint(candidate)
     return 0
+
+
+def print_sequential_hint(candidate) -> None:
+    """A user's kernel without parallel inames (the cause of its one work item), and
+    one whose counts include instructions whose condition is false."""
+    from workbench.kernels.user import guarded_note, sequential_hint
+
+    request = candidate.spec.request(candidate.variant, candidate.dtype,
+                                     candidate.group_size)
+    note = guarded_note(candidate.spec, request)
+    if note:
+        print(f"note: {note}")
+    hint = sequential_hint(candidate.spec, request)
+    if hint:
+        print(f"hint: {hint}")
 
 
 def model_floors_name(model) -> str:
@@ -175,7 +196,10 @@ def _term_rows(breakdown: Breakdown) -> list[dict]:
         if t.kind is TermKind.COUNT and t.value == 0:
             continue                      # JSON lists them all; the table what counts
         row = {"term": t.name, "kind": t.kind.value}
-        if t.kind is TermKind.COUNT:
+        if t.kind is TermKind.COUNT and t.name.endswith("_s"):
+            # a device feature in seconds (f_dram_stream_s), not a count of anything
+            row.update(kind="input time", value=f"{t.value:.4g} s")
+        elif t.kind is TermKind.COUNT:
             row["value"] = f"{t.value:.6g}"
         else:
             row["value"] = f"{t.value:.4g} s"

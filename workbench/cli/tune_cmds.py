@@ -204,7 +204,7 @@ def cmd_tune(args) -> int:
         from workbench.tuning.early import EarlyStart
         strategy = EarlyStart(strategy, clock="replay" if args.replay else "live")
     budget = Budget(args.budget_evals, args.budget_seconds)
-    progress = None if args.no_progress else _progress()
+    progress = None if args.no_progress else _progress(args.budget_evals)
     if args.scheduler and (args.replay or args.jobs > 1):
         raise TuningError("--scheduler measures on the cluster's devices and builds on its "
                           "CPU workers: leave out --replay and --jobs")
@@ -224,7 +224,25 @@ def cmd_tune(args) -> int:
         finally:
             if pool is not None:
                 pool.close()
+        code = _print_result(args, space, result)
+        if args.format != "json":
+            _say_devices(args.device, model, label)
+        return code
     return _print_result(args, space, result)
+
+
+def _say_devices(device_text, model, label) -> None:
+    """Where the points were timed, and the ranking model's device where it differs:
+    a model fitted on an H100 orders the points by the H100's costs, not pocl's."""
+    from workbench.measure import find_device
+
+    measured_on = find_device(device_text).name
+    print(f"measured on {measured_on}")
+    fitted_on = dict(getattr(model, "device", None) or {}).get("device", "")
+    if fitted_on and fitted_on != measured_on:
+        print(f"note: the ranking model ({label or 'from --weights'}) describes "
+              f"{fitted_on}, not this device: it orders the points by that device's "
+              "costs, and only the measurements here say what is fast here")
 
 
 def _counting_pool_ahead(space):
@@ -280,17 +298,20 @@ def _tune_cluster(args, space, strategy, budget, progress):
                        build_options=tuple(args.build_option), on_progress=progress)
 
 
-def _progress():
+def _progress(budget_evals: int | None = None):
+    """The progress line; with ``--budget-evals`` it counts towards the budget, not the
+    whole space, so that its eta is the run's."""
     began = time.perf_counter()
 
     def show(p) -> None:
+        total = min(p.total, budget_evals) if budget_evals else p.total
         rate = (time.perf_counter() - began) / max(p.done, 1)
-        eta = rate * (p.total - p.done)
+        eta = rate * max(total - p.done, 0)
         best = "-" if p.best_s is None else f"{p.best_s * 1e3:.4g} ms"
-        print(f"\r[{p.done}/{p.total}] best {best}  cost {p.cost_s:.1f} s  "
+        print(f"\r[{p.done}/{total}] best {best}  cost {p.cost_s:.1f} s  "
               f"eta {eta:.0f} s  {p.evaluation.point.label[:60]:60s}", end="",
               file=sys.stderr, flush=True)
-        if p.done == p.total:
+        if p.done >= total:
             print(file=sys.stderr)
     return show
 
@@ -319,7 +340,9 @@ def _print_result(args, space, result) -> int:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
     if cost is not None and cost.wall_s > 0.01:
         from workbench.tuning.costs import describe
-        print(f"ranking: {describe(cost)}")
+        # only a model or a learned ranker ranks; TPE's or random's start is set-up
+        ranks = result.strategy.startswith(("model", "knn", "xgb"))
+        print(f"{'ranking' if ranks else 'strategy set-up'}: {describe(cost)}")
     return 0
 
 

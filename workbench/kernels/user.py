@@ -33,6 +33,37 @@ def _group_size(kernel: lp.TranslationUnit) -> tuple[int, ...]:
     return tuple(int(s) for s in lsize) or (1,)
 
 
+def sequential_hint(spec: KernelSpec, request: BuildRequest) -> str | None:
+    """What to do about a user's kernel that tags no iname ``g.*`` or ``l.*``: it runs
+    as one work item, which a newcomer reads as a slow GPU rather than as a missing
+    ``split_iname``.  None for any other kernel."""
+    if spec.fixed_group_size != (1,):
+        return None
+    gsize, lsize = grid_size_exprs(spec.build(request))
+    if gsize or lsize:
+        return None
+    return ("the kernel tags no iname g.* or l.*, so it runs as ONE work item; spread "
+            "a loop over the GPU, e.g. lp.split_iname(knl, \"i\", 256, "
+            "outer_tag=\"g.0\", inner_tag=\"l.0\")")
+
+
+def guarded_note(spec: KernelSpec, request: BuildRequest) -> str | None:
+    """What the counts of instructions under an ``if`` mean: loopy counts such an
+    instruction for every point of its loops, the condition aside (no catalog kernel
+    has one; a user's tree written with ``if li < s`` is counted as if every lane
+    worked).  None where no instruction has a condition."""
+    guarded = [insn.id for insn in entry_kernel(spec.build(request)).instructions
+               if insn.predicates]
+    if not guarded:
+        return None
+    return (f"{len(guarded)} instruction(s) run under an if ({', '.join(guarded[:4])}"
+            f"{', ...' if len(guarded) > 4 else ''}): loopy counts them for every work "
+            "item of their loops, whether the condition holds or not, so their counts "
+            "are upper bounds and a prediction charges the work items that skip them; "
+            "a condition written into the loop domain, {[i]: 0 <= i < 10}, is counted "
+            "exactly")
+
+
 def _index_bounds(knl) -> dict[str, list]:
     """Integer arrays used only as an axis index of other arrays, directly
     (``a[k[i]]``) or through a temporary loaded from them (``<> c = k[i]`` ...
@@ -148,10 +179,12 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
         reference=lambda inputs, values: {}, fixed_group_size=group)
 
 
-def load_user_object(ref: str, what: str = "user kernel"):
+def load_user_object(ref: str, what: str = "user kernel", offers=None):
     """``path/to/file.py:variable`` -> the object bound to ``variable`` there.
 
     The one place the workbench runs a user's Python file, as ``python FILE`` would.
+    ``offers(value)`` picks the variables a misspelt name is matched against, so that a
+    kernel's list names kernels, not the file's imports.
     """
     path, _, var = ref.rpartition(":")
     if not path or not var:
@@ -165,17 +198,20 @@ def load_user_object(ref: str, what: str = "user kernel"):
                              ) from None
     if var not in namespace:
         raise UnknownNameError(f"variable in {path}", var,
-                               [k for k in namespace if not k.startswith("_")])
+                               [k for k, v in namespace.items() if not k.startswith("_")
+                                and (offers is None or offers(v))])
     return namespace[var]
 
 
 def load_user_kernel(ref: str) -> KernelSpec:
     """``path/to/file.py:variable`` -> the loopy kernel bound to ``variable`` there."""
-    kernel = load_user_object(ref)
+    kernel = load_user_object(
+        ref, offers=lambda v: isinstance(v, (lp.LoopKernel, lp.TranslationUnit)))
     if isinstance(kernel, lp.LoopKernel):
         kernel = lp.make_program(kernel)
     if not isinstance(kernel, lp.TranslationUnit):
-        raise WorkbenchError(f"{ref} is a {type(kernel).__name__}, not a loopy kernel")
+        raise WorkbenchError(f"{ref} is {type(kernel).__name__!r}, not a loopy kernel "
+                             "(lp.make_kernel's result, transformed or not)")
     return spec_from_loopy(kernel, name=ref.rpartition(":")[2])
 
 
