@@ -25,6 +25,7 @@ from workbench.kernels.defs import (
     HELDOUT6_SPECS,
     HELDOUT7_SPECS,
     HELDOUT8_SPECS,
+    HELDOUT9_SPECS,
     UNSEEN_SPECS,
     UNSEEN_WIDE_SPECS,
 )
@@ -50,7 +51,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
     assert all_kernels(KernelRole.UNSEEN) == (*UNSEEN_SPECS, *UNSEEN_WIDE_SPECS,
                                               *HELDOUT3_SPECS, *HELDOUT4_SPECS,
                                               *HELDOUT5_SPECS, *HELDOUT6_SPECS,
-                                              *HELDOUT7_SPECS, *HELDOUT8_SPECS)
+                                              *HELDOUT7_SPECS, *HELDOUT8_SPECS,
+                                              *HELDOUT9_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT
