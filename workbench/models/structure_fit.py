@@ -11,6 +11,7 @@ from workbench.models.structure_counts import (
     Minima,
     StructurePlan,
     TensorPlan,
+    _edge_checks,
     fit_structure,
     fit_tensor,
     joint_fit_order,
@@ -102,11 +103,17 @@ class StructureFit:
         return [p for p in want if p not in self.counted]
 
     def first_probes(self) -> tuple:
-        """The base and the checks of the plan it starts from (none where it counts
-        every point): :mod:`workbench.models.structure_share`'s probes."""
+        """The base and the checks of the plan it starts from, and points at the ends
+        of every knob's range that those miss (none where it counts every point):
+        :mod:`workbench.models.structure_share`'s probes.  The plan's checks leave out
+        the ends its neighbours reach, which a share does not count; a structure that
+        differs from another only where a loop of length one is dropped would take
+        the other's counts there."""
         if self._plan is None or self.counted:
             return ()
-        return (self._plan.base, *self._plan.checks)
+        probes = [self._plan.base, *self._plan.checks]
+        edges, _ = _edge_checks(self.points, self._plan.knobs, self._plan.base, probes)
+        return (*probes, *edges)
 
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
