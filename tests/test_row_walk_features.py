@@ -75,3 +75,19 @@ def test_the_microbenchmarks_match_their_references_on_pocl(name, variant, queue
     _, outs = knl(queue, **inputs, **params)
     (_, expected), = spec.expected(inputs, params, variant).items()
     np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
+
+
+def test_a_group_narrower_than_a_warp_is_one_warp_a_group():
+    # a 16-lane group runs as one warp of 16 lanes: as many instructions as a 32-lane
+    # group has for twice the work items, each lane still a sector of its own
+    from workbench.models.row_walk_features import row_walk_values
+
+    narrow = [_walk("sum", 1024, 64), Candidate("row_walk", "sum", (16,),
+                                                 (("cols", 64), ("n", 1024))),
+              Candidate("erfc_chain", "default", (16,), (("n", 4096), ("rounds", 4)),
+                        "float64")]
+    v = row_walk_values(narrow, DEVICE)
+    assert v["f_walk_float32_load_sectors"][1] == v["f_walk_float32_load_sectors"][0] \
+        == 1024 * 64
+    assert v["f_l1_walk_s"][1] == v["f_l1_walk_s"][0]
+    assert v["f_op_float64_erfc"][2] == 4096 * 4 / 16

@@ -34,6 +34,7 @@ functions' price).  A model adds them at a price of their own, learnt from
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -202,16 +203,20 @@ def walk_and_erf(candidate: Candidate
     8-byte elements are float64's, others float32's."""
     params = candidate.params_dict
     request = candidate.request()
+    # warps' instructions per work item's: a group narrower than a warp (or not a
+    # multiple of one) still runs whole warps, as loopy's sub-group counts have it
+    items = math.prod(request.group_size)
+    per_item = math.ceil(items / _SUBGROUP) / items
     sectors = {(d, k): 0.0 for d in ("float32", "float64") for k in ("load", "store")}
     lines = 0.0
     for direction, count, size, per_sectors, per_lines in _walks(
             candidate.spec, request, tuple(sorted(params.items()))):
-        requests = _evaluate(count, params) / _SUBGROUP
+        requests = _evaluate(count, params) * per_item
         sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
         if direction == "load":
             lines += requests * per_lines
     calls = sum(_evaluate(c, params) for c in _erf_calls(candidate.spec, request))
-    return sectors, lines, calls / _SUBGROUP
+    return sectors, lines, calls * per_item
 
 
 def row_walk_values(candidates: Sequence[Candidate], device: str
