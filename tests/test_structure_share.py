@@ -107,6 +107,8 @@ def test_a_flag_whose_counts_differ_at_an_end_that_only_a_neighbour_reaches_is_n
     shared = [f for f in fits.values() if isinstance(f, SharedFit)
               and f.method is CountMethod.SHARED]
     assert shared and all({8, 64} <= {p["tx"] for p in f.probes} for f in shared)
+    # the ends are taken among its own fit's probes: nothing counted in vain
+    assert all(set(f.probes) <= set(f.own.wanted()) for f in shared)
 
 
 def test_a_probe_that_cannot_be_counted_ends_the_sharing():

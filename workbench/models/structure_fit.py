@@ -11,7 +11,6 @@ from workbench.models.structure_counts import (
     Minima,
     StructurePlan,
     TensorPlan,
-    _edge_checks,
     fit_structure,
     fit_tensor,
     joint_fit_order,
@@ -108,12 +107,20 @@ class StructureFit:
         :mod:`workbench.models.structure_share`'s probes.  The plan's checks leave out
         the ends its neighbours reach, which a share does not count; a structure that
         differs from another only where a loop of length one is dropped would take
-        the other's counts there."""
+        the other's counts there.  Those ends are taken at the plan's neighbours,
+        so that a structure that is fitted after all has counted nothing for it."""
         if self._plan is None or self.counted:
             return ()
-        probes = [self._plan.base, *self._plan.checks]
-        edges, _ = _edge_checks(self.points, self._plan.knobs, self._plan.base, probes)
-        return (*probes, *edges)
+        plan = self._plan
+        ends = {(k, v) for k in plan.knobs for v in (min(p[k] for p in self.points),
+                                                      max(p[k] for p in self.points))}
+        probes = [plan.base, *plan.checks]
+        missed = ends - {(k, p[k]) for p in probes for k in plan.knobs}
+        for p in (q for axis in plan.axes for q in axis):
+            if {(k, p[k]) for k in plan.knobs} & missed:
+                probes.append(p)
+                missed -= {(k, p[k]) for k in plan.knobs}
+        return tuple(probes)
 
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
