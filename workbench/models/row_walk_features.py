@@ -17,8 +17,8 @@ sector a lane, four to six times the catalog's store price.  A model adds them a
 price of their own, learnt from ``row_walk``.
 
 ``f_l1_walk_s`` (a device feature, in seconds): the walked loads' 128-byte lines (L1
-wavefronts: a warp's instruction needs one a line it touches) over the SMs times the
-clock of the float32 peak (the floors' figures: one line a cycle per SM, 1.98 GHz on
+wavefronts: a warp's instruction needs one a line it touches) over the SMs (no more
+than the launch has groups) times the clock of the float32 peak (the floors' figures: one line a cycle per SM, 1.98 GHz on
 the H100).  Not fitted: a model takes the larger (smooth maximum) of its sum and this
 time.  ``row_walk``'s ``sum`` rows run at 0.85 to 0.95 of it beyond a wave (2^20 rows
 of 64: 0.257 ms for 0.272 ms measured in float32).
