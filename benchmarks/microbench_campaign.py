@@ -1,11 +1,12 @@
 """The measuring half of the microbenchmark drivers (``local_trees_microbench.py``,
-``reuse_stack_microbench.py``): named configurations measured into a store by the
+``reuse_stack_microbench.py``, ``row_walk_microbench.py``): named configurations measured into a store by the
 calibration's own protocol (:func:`workbench.measure.campaign.run_configurations`),
 role ``measurement``, after an optional ``-cl-nv-verbose`` build of each (registers,
 shared memory and stack, as ``workbench build-info`` writes them)."""
 
 from __future__ import annotations
 
+import argparse
 import time
 
 
@@ -49,3 +50,43 @@ def measure_points(device, points, *, store_path: str, set_name: str, campaign: 
     print(f"measured {timings.measured}, failed {timings.failed}, build "
           f"{timings.build_s:.0f} s, runs {timings.run_s:.0f} s, wall "
           f"{time.perf_counter() - began:.0f} s")
+
+
+def print_table(store_path: str) -> None:
+    """Every measured row of a microbenchmark store, one line each."""
+    from workbench.measure.store import MeasurementStore
+
+    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
+        rows = [m for m in store.measurements() if m.time_s is not None]
+    print(f"{'kernel':<17} {'variant':<8} {'dtype':<8} {'group':>5} {'params':<24} "
+          f"{'ms':>10}")
+    for m in rows:
+        print(f"{m.key.kernel:<17} {m.key.variant:<8} {m.key.dtype:<8} "
+              f"{m.key.group_size[0]:>5} "
+              f"{','.join(f'{a}={b}' for a, b in m.key.params):<24} "
+              f"{m.time_s * 1e3:>10.4f}")
+
+
+def microbench_main(description: str, configurations, *, set_name: str, campaign: str,
+                    command: str) -> None:
+    """A driver's command line: measure ``configurations(small)`` on a device into a
+    store (``--store``), or print a measured store (``--table``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--device")
+    parser.add_argument("--store", help="measure into this store")
+    parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
+    parser.add_argument("--runs", type=int, default=12)
+    parser.add_argument("--table", metavar="STORE", help="print a measured store")
+    parser.add_argument("--build-info", metavar="FILE.json",
+                        help="also write the builds' registers and stack (NVIDIA)")
+    args = parser.parse_args()
+    if args.table:
+        print_table(args.table)
+        return
+    if not args.store:
+        parser.error("--store is needed to measure")
+    from workbench.measure import find_device
+
+    measure_points(find_device(args.device), configurations(args.small),
+                   store_path=args.store, set_name=set_name, campaign=campaign,
+                   runs=args.runs, build_info=args.build_info, command=command)

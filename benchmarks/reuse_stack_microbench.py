@@ -20,8 +20,6 @@ groups of 128 and 256, launches of many waves:
 
 from __future__ import annotations
 
-import argparse
-
 GROUPS = (128, 256)
 
 
@@ -46,48 +44,11 @@ def configurations(small: bool):
                         {"n": n // 4, "rounds": rounds}
 
 
-def measure(device_selector: str | None, store_path: str, small: bool, runs: int,
-            build_info: str | None = None) -> None:
-    from microbench_campaign import measure_points
-
-    from workbench.measure import find_device
-
-    device = find_device(device_selector)
-    measure_points(device, configurations(small), store_path=store_path,
-                   set_name="reuse_stack_chains", campaign="reuse-stack-chains", runs=runs,
-                   build_info=build_info, command="benchmarks/reuse_stack_microbench.py")
-
-
-def table(store_path: str) -> None:
-    from workbench.measure.store import MeasurementStore
-
-    with MeasurementStore.open(store_path, create=False, readonly=True) as store:
-        rows = [m for m in store.measurements() if m.time_s is not None]
-    print(f"{'kernel':<17} {'variant':<8} {'dtype':<8} {'group':>5} {'params':<24} "
-          f"{'ms':>10}")
-    for m in rows:
-        print(f"{m.key.kernel:<17} {m.key.variant:<8} {m.key.dtype:<8} "
-              f"{m.key.group_size[0]:>5} "
-              f"{','.join(f'{a}={b}' for a, b in m.key.params):<24} "
-              f"{m.time_s * 1e3:>10.4f}")
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device")
-    parser.add_argument("--store", help="measure into this store")
-    parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
-    parser.add_argument("--runs", type=int, default=12)
-    parser.add_argument("--table", metavar="STORE", help="print a measured store")
-    parser.add_argument("--build-info", metavar="FILE.json",
-                        help="also write the builds' registers and stack (NVIDIA)")
-    args = parser.parse_args()
-    if args.table:
-        table(args.table)
-        return
-    if not args.store:
-        parser.error("--store is needed to measure")
-    measure(args.device, args.store, args.small, args.runs, args.build_info)
+    from microbench_campaign import microbench_main
+
+    microbench_main(__doc__.splitlines()[0], configurations, set_name="reuse_stack_chains",
+                    campaign="reuse-stack-chains", command="benchmarks/reuse_stack_microbench.py")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ def test_a_row_walked_by_one_work_item_is_one_sector_a_lane_and_access():
     from workbench.models.floors import floors_of_device
 
     floors = floors_of_device(DEVICE)
-    per_s = floors.sms * floors.clock_hz            # one line a cycle per SM
+    # one line a cycle per SM, on the 8 SMs of 8 groups (1024 rows, groups of 128)
+    per_s = 8 * floors.clock_hz
     assert v["f_l1_walk_s"][0] == pytest.approx(1024 * 64 / per_s)
     assert v["f_l1_walk_s"][2] == pytest.approx(1024 * 16 / 2 / per_s)
     assert v["f_l1_walk_s"][1] == 0.0                # stores are not L1 wavefronts
@@ -75,3 +76,31 @@ def test_the_microbenchmarks_match_their_references_on_pocl(name, variant, queue
     _, outs = knl(queue, **inputs, **params)
     (_, expected), = spec.expected(inputs, params, variant).items()
     np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
+
+
+def test_a_group_narrower_than_a_warp_is_one_warp_a_group():
+    # a 16-lane group runs as one warp of 16 lanes: as many instructions as a 32-lane
+    # group has for twice the work items, each lane still a sector of its own
+    from workbench.models.row_walk_features import row_walk_values
+
+    narrow = [_walk("sum", 2 ** 16, 64), Candidate("row_walk", "sum", (16,),
+                                                    (("cols", 64), ("n", 2 ** 16))),
+              Candidate("erfc_chain", "default", (16,), (("n", 4096), ("rounds", 4)),
+                        "float64")]
+    v = row_walk_values(narrow, DEVICE)
+    assert v["f_walk_float32_load_sectors"][1] == v["f_walk_float32_load_sectors"][0] \
+        == 2 ** 16 * 64
+    assert v["f_l1_walk_s"][1] == v["f_l1_walk_s"][0]
+    assert v["f_op_float64_erfc"][2] == 4096 * 4 / 16
+
+
+def test_a_launch_of_fewer_groups_than_sms_walks_on_as_many_sms_as_groups():
+    # 1024 rows in groups of 128: 8 groups, so 8 of the H100's 132 SMs serve the lines
+    from workbench.models.floors import floors_of_device
+    from workbench.models.row_walk_features import row_walk_values
+
+    floors = floors_of_device(DEVICE)
+    v = row_walk_values([_walk("sum", 1024, 64), _walk("sum", 2 ** 20, 64)], DEVICE)
+    assert v["f_l1_walk_s"][0] == pytest.approx(1024 * 64 / 8 / floors.clock_hz)
+    # a launch of many waves: an even share of every SM, as before
+    assert v["f_l1_walk_s"][1] == pytest.approx(2 ** 20 * 64 / floors.sms / floors.clock_hz)

@@ -93,17 +93,37 @@ def test_a_flag_whose_counts_differ_at_one_end_is_not_shared():
     assert shared.method is CountMethod.SHARED and "mode=a,flag=1" in shared.reason
 
 
+def test_a_flag_whose_counts_differ_at_an_end_that_only_a_neighbour_reaches_is_not_shared():
+    # tx = 64 is reached by the base's neighbour along tx, not by the base or its
+    # checks: the shared probes must reach every end of every knob's range themselves
+    def truth(p):       # flag=1 changes one count at the other end of tx's range
+        extra = 1.0 if p["flag"] == 1 and p["tx"] == 64 else 0.0
+        return {"loads": 2.0 ** 20 / p["tx"] + 2.0 ** 20 / p["ty"] + extra * p["wpt"]}
+
+    space = _space()
+    fits, _ = _rank(space, truth)
+    _check(fits, truth)
+    assert fits[space, (("mode", "a"), ("flag", 1))].method is not CountMethod.SHARED
+    shared = [f for f in fits.values() if isinstance(f, SharedFit)
+              and f.method is CountMethod.SHARED]
+    assert shared and all({8, 64} <= {p["tx"] for p in f.probes} for f in shared)
+    # the ends are taken among its own fit's probes: nothing counted in vain
+    assert all(set(f.probes) <= set(f.own.wanted()) for f in shared)
+
+
 def test_a_probe_that_cannot_be_counted_ends_the_sharing():
     space = _space()
 
     def truth(p):
-        if p["flag"] == 1 and p["tx"] == 64 and p["ty"] == 4 and p["wpt"] == 4:
+        # the point of flag=1 that differs from its base in most knobs: a probe
+        if p["flag"] == 1 and p["tx"] == 32 and p["ty"] == 8 and p["wpt"] == 4:
             return None
         return {"loads": 2.0 ** 20 / p["tx"]}
 
     fits, _ = _rank(space, truth)
     broken = [f for f in fits.values() if isinstance(f, SharedFit)
               and any(f.counted.get(p, 0) is None for p in f.probes)]
+    assert broken
     for fit in broken:
         assert fit.method is not CountMethod.SHARED
         assert "could not be counted" in fit.report()[0][4]

@@ -15,7 +15,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.errors import GroupSizeError, UnknownNameError
-from workbench.kernels.base import BuildRequest, DType
+from workbench.kernels.base import BuildRequest, DType, KernelRole, KernelSpec
 
 #: Warnings that every catalog kernel silences. Counting per sub-group uses the
 #: (exact, constant) work-group size as an upper bound; loopy warns about this
@@ -116,3 +116,18 @@ def as_dtype_of(value: np.ndarray, like: np.ndarray | DType) -> np.ndarray:
     """Cast a float64 reference result to the kernel's dtype."""
     dt = like.numpy if isinstance(like, DType) else like.dtype
     return np.asarray(value, dtype=dt)
+
+
+def measurement_spec(name: str, description: str, variants: tuple[str, ...], build,
+                     parameters: tuple[str, ...], cases, check: dict, inputs, reference,
+                     variant_inputs=None, variant_reference=None, *, default_p: int,
+                     p_choices: tuple[int, ...]) -> KernelSpec:
+    """A one-dimensional microbenchmark's spec in both precisions (role measurement,
+    found by name, not listed in the catalog)."""
+    return KernelSpec(
+        name=name, role=KernelRole.MEASUREMENT, description=description,
+        parameters=parameters, variants=variants, dtypes=FLOATS, group_dims=1,
+        default_group_size_set="1d-med", build=build, size_cases=cases,
+        default_p=default_p, p_choices=p_choices, make_inputs=inputs,
+        reference=reference, variant_make_inputs=variant_inputs,
+        variant_reference=variant_reference, check_params=check)

@@ -17,8 +17,8 @@ sector a lane, four to six times the catalog's store price.  A model adds them a
 price of their own, learnt from ``row_walk``.
 
 ``f_l1_walk_s`` (a device feature, in seconds): the walked loads' 128-byte lines (L1
-wavefronts: a warp's instruction needs one a line it touches) over the SMs times the
-clock of the float32 peak (the floors' figures: one line a cycle per SM, 1.98 GHz on
+wavefronts: a warp's instruction needs one a line it touches) over the SMs (no more
+than the launch has groups) times the clock of the float32 peak (the floors' figures: one line a cycle per SM, 1.98 GHz on
 the H100).  Not fitted: a model takes the larger (smooth maximum) of its sum and this
 time.  ``row_walk``'s ``sum`` rows run at 0.85 to 0.95 of it beyond a wave (2^20 rows
 of 64: 0.257 ms for 0.272 ms measured in float32).
@@ -34,6 +34,7 @@ functions' price).  A model adds them at a price of their own, learnt from
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -191,6 +192,20 @@ def _erf_calls(spec, request):
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=512)
+def _groups(spec, request):
+    """The launch's work groups, a polynomial of the sizes."""
+    from loopy.kernel.data import GroupInameTag
+    from loopy.statistics import count_inames_domain
+
+    from workbench.kernels.base import entry_kernel
+
+    knl = entry_kernel(spec.build(request))
+    return count_inames_domain(knl, frozenset(
+        n for n, iname in knl.inames.items()
+        if any(isinstance(t, GroupInameTag) for t in iname.tags)))
+
+
 def _evaluate(poly, params: dict) -> float:
     return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
 
@@ -198,20 +213,25 @@ def _evaluate(poly, params: dict) -> float:
 def walk_and_erf(candidate: Candidate
                  ) -> tuple[dict[tuple[str, str], float], float, float]:
     """({(element dtype, 'load' or 'store'): sectors} of walked rows, the walked
-    loads' L1 lines (wavefronts), erf/erfc calls per sub-group) of ``candidate``;
-    8-byte elements are float64's, others float32's."""
+    loads' L1 lines (wavefronts), erf/erfc calls per sub-group, work groups) of
+    ``candidate``; 8-byte elements are float64's, others float32's."""
     params = candidate.params_dict
     request = candidate.request()
+    # warps' instructions per work item's: a group narrower than a warp (or not a
+    # multiple of one) still runs whole warps, as loopy's sub-group counts have it
+    items = math.prod(request.group_size)
+    per_item = math.ceil(items / _SUBGROUP) / items
     sectors = {(d, k): 0.0 for d in ("float32", "float64") for k in ("load", "store")}
     lines = 0.0
     for direction, count, size, per_sectors, per_lines in _walks(
             candidate.spec, request, tuple(sorted(params.items()))):
-        requests = _evaluate(count, params) / _SUBGROUP
+        requests = _evaluate(count, params) * per_item
         sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
         if direction == "load":
             lines += requests * per_lines
     calls = sum(_evaluate(c, params) for c in _erf_calls(candidate.spec, request))
-    return sectors, lines, calls / _SUBGROUP
+    groups = _evaluate(_groups(candidate.spec, request), params) if lines else 0.0
+    return sectors, lines, calls * per_item, groups
 
 
 def row_walk_values(candidates: Sequence[Candidate], device: str
@@ -223,11 +243,11 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
     floors = floors_of_device(device)
-    wavefronts_per_s = floors.sms * floors.clock_hz if floors is not None else 0.0
+    clock_hz = floors.clock_hz if floors is not None else 0.0
     for i, c in enumerate(candidates):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
         try:
-            sectors, lines, calls = walk_and_erf(c)
+            sectors, lines, calls, groups = walk_and_erf(c)
         except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
             for v in out.values():
                 v[i] = np.nan
@@ -235,7 +255,11 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
         for (element, direction), value in sectors.items():
             out[f"f_walk_{element}_{direction}_sectors"][i] = value
         out[f"f_op_{dtype}_erfc"][i] = calls
-        out["f_l1_walk_s"][i] = lines / wavefronts_per_s if wavefronts_per_s else 0.0
+        # the lines of a launch of fewer groups than SMs are served by as many SMs
+        # as it has groups (work_imbalance.busiest_sm_wavefronts: an even share of
+        # the SMs, or one group's where that is more)
+        sms = min(floors.sms, groups) if clock_hz and groups >= 1 else 0
+        out["f_l1_walk_s"][i] = lines / (sms * clock_hz) if sms else 0.0
     return out
 
 

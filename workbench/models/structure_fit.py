@@ -102,11 +102,25 @@ class StructureFit:
         return [p for p in want if p not in self.counted]
 
     def first_probes(self) -> tuple:
-        """The base and the checks of the plan it starts from (none where it counts
-        every point): :mod:`workbench.models.structure_share`'s probes."""
+        """The base and the checks of the plan it starts from, and points at the ends
+        of every knob's range that those miss (none where it counts every point):
+        :mod:`workbench.models.structure_share`'s probes.  The plan's checks leave out
+        the ends its neighbours reach, which a share does not count; a structure that
+        differs from another only where a loop of length one is dropped would take
+        the other's counts there.  Those ends are taken at the plan's neighbours,
+        so that a structure that is fitted after all has counted nothing for it."""
         if self._plan is None or self.counted:
             return ()
-        return (self._plan.base, *self._plan.checks)
+        plan = self._plan
+        ends = {(k, v) for k in plan.knobs for v in (min(p[k] for p in self.points),
+                                                      max(p[k] for p in self.points))}
+        probes = [plan.base, *plan.checks]
+        missed = ends - {(k, p[k]) for p in probes for k in plan.knobs}
+        for p in (q for axis in plan.axes for q in axis):
+            if {(k, p[k]) for k in plan.knobs} & missed:
+                probes.append(p)
+                missed -= {(k, p[k]) for k in plan.knobs}
+        return tuple(probes)
 
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely

@@ -25,7 +25,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 ROW_WALK_VARIANTS = ("sum", "fill", "copy")
 _ERFC_SCALE = 0.5
@@ -101,16 +101,8 @@ def _erfc_reference(inputs, params) -> dict:
     return {"y": u.as_dtype_of(v, inputs["x"])}
 
 
-def _spec(name: str, description: str, variants: tuple[str, ...], build,
-          parameters: tuple[str, ...], cases, check: dict, inputs, reference,
-          variant_inputs=None, variant_reference=None) -> KernelSpec:
-    return KernelSpec(
-        name=name, role=KernelRole.MEASUREMENT, description=description,
-        parameters=parameters, variants=variants, dtypes=u.FLOATS, group_dims=1,
-        default_group_size_set="1d-med", build=build, size_cases=cases,
-        default_p=18, p_choices=(16, 18, 20), make_inputs=inputs, reference=reference,
-        variant_make_inputs=variant_inputs, variant_reference=variant_reference,
-        check_params=check)
+def _spec(*args, **kwargs) -> KernelSpec:
+    return u.measurement_spec(*args, **kwargs, default_p=18, p_choices=(16, 18, 20))
 
 
 @functools.lru_cache(maxsize=1)
