@@ -48,20 +48,25 @@ def sequential_hint(spec: KernelSpec, request: BuildRequest) -> str | None:
 
 
 def guarded_note(spec: KernelSpec, request: BuildRequest) -> str | None:
-    """What the counts of instructions under an ``if`` mean: loopy counts such an
-    instruction for every point of its loops, the condition aside (no catalog kernel
-    has one; a user's tree written with ``if li < s`` is counted as if every lane
-    worked).  None where no instruction has a condition."""
-    guarded = [insn.id for insn in entry_kernel(spec.build(request)).instructions
-               if insn.predicates]
-    if not guarded:
+    """What the counts of instructions under an ``if`` that is not affine in their
+    loop indices and the size parameters mean (``if x[i] > 0``, a temporary, a call):
+    they are counted for every point of their loops, so those counts are upper
+    bounds.  An affine condition (``if li < s``, ``if i < n - 1``, ``if i % 2 == 0``)
+    is counted exactly (:mod:`workbench.properties.predicates`).  None where no
+    instruction's condition is left uncounted."""
+    from workbench.properties.predicates import unresolved_predicates
+
+    unresolved = unresolved_predicates(entry_kernel(spec.build(request)))
+    if not unresolved:
         return None
-    return (f"{len(guarded)} instruction(s) run under an if ({', '.join(guarded[:4])}"
-            f"{', ...' if len(guarded) > 4 else ''}): loopy counts them for every work "
-            "item of their loops, whether the condition holds or not, so their counts "
-            "are upper bounds and a prediction charges the work items that skip them; "
-            "a condition written into the loop domain, {[i]: 0 <= i < 10}, is counted "
-            "exactly")
+    named = "; ".join(u.describe() for u in unresolved[:3])
+    more = f"; and {len(unresolved) - 3} more" if len(unresolved) > 3 else ""
+    return (f"{len(unresolved)} instruction(s) run under a condition the counts cannot "
+            f"follow: {named}{more}. They are counted for every work item of their "
+            "loops, whether the condition holds or not, so their counts are upper "
+            "bounds and a prediction charges the work items that skip them; a "
+            "condition on loop indices and size parameters alone (if i < n - 1) is "
+            "counted exactly")
 
 
 def _index_bounds(knl) -> dict[str, list]:

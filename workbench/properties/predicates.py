@@ -1,0 +1,144 @@
+"""The runs of an instruction under an ``if``: its domain cut by the condition.
+
+loopy counts an instruction's runs from the points of its loop domain and ignores
+``insn.predicates`` (``loopy.statistics.count_insn_runs``): a tree step written
+``if li < s`` is charged to every lane.  Where a condition is affine in the
+instruction's inames and the kernel's parameters (``li < s``, ``i < n - 1``,
+``i % 2 == 0``, conjunctions, negations), ISL writes it as a set, and the runs are the
+points of the domain intersected with it: exact, a barvinok count symbolic in the
+parameters like every other count, and the same as the count of the kernel with the
+condition moved into its loop domain, at every granularity.
+
+At work-group and sub-group granularity the local axes are projected out of the cut
+domain as loopy does for any domain: a group runs the instruction where at least one
+of its work items does, and loopy then charges ``ceil(group size / sub-group size)``
+sub-groups per group run, whether some of them have no active lane or not.  A warp
+whose lanes are partly active issues one request, so that is exact where the
+condition leaves every warp of a running group some active lane, and an upper bound
+otherwise (the last steps of a tree, where one warp works): the same convention as
+a condition written into the domain, so the two forms count alike.
+
+A condition that is not affine (it reads an array or a temporary, calls a function)
+leaves the instruction counted as loopy counts it, over its whole domain: an upper
+bound, which :func:`unresolved_predicates` names, instruction by instruction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+from islpy import dim_type
+from loopy.statistics import (
+    CountGranularity,
+    count,
+    get_kernel_parameter_space,
+    get_unused_hw_axes_factor,
+)
+from loopy.symbolic import condition_to_set, get_dependencies
+
+
+@dataclass(frozen=True)
+class UnresolvedPredicate:
+    """An instruction whose condition could not be counted exactly, and why."""
+
+    insn_id: str
+    condition: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.insn_id} (if {self.condition}: {self.reason})"
+
+
+def _cut(knl, insn, domain: isl.Set) -> tuple[isl.Set | None, UnresolvedPredicate | None]:
+    """``domain`` (a set over ``insn``'s inames, maybe more) intersected with the
+    conjunction of ``insn``'s predicates, or the first predicate that is not affine in
+    its inames and the parameters."""
+    affine_names = set(insn.within_inames) | set(knl.outer_params())
+    cut = domain
+    for predicate in sorted(insn.predicates, key=str):
+        others = sorted(get_dependencies(predicate) - affine_names)
+        if others:
+            return None, UnresolvedPredicate(
+                insn.id, str(predicate),
+                f"reads {', '.join(others)}, not only loop indices and size parameters")
+        as_set = condition_to_set(domain.space, predicate)
+        if as_set is None:
+            return None, UnresolvedPredicate(
+                insn.id, str(predicate), "not an affine condition (ISL cannot write it)")
+        cut = cut & as_set
+    return cut, None
+
+
+def _condition_set(knl, insn) -> tuple[isl.Set | None, UnresolvedPredicate | None]:
+    return _cut(knl, insn, knl.get_inames_domain(insn.within_inames))
+
+
+def cut_by_condition(knl, insn, domain: isl.Set) -> isl.Set:
+    """The points of ``domain`` (over ``insn``'s inames and maybe others, such as its
+    reduction inames) where ``insn``'s condition holds; ``domain`` itself where it
+    has no condition or one that is not affine (then an upper bound)."""
+    if not getattr(insn, "predicates", None):
+        return domain
+    cut, _ = _cut(knl, insn, domain)
+    return domain if cut is None else cut
+
+
+def unresolved_predicates(knl) -> tuple[UnresolvedPredicate, ...]:
+    """The instructions of a loopy kernel whose counts stay upper bounds: those under
+    a condition that is not affine in their inames and the size parameters."""
+    found = []
+    for insn in knl.instructions:
+        if getattr(insn, "predicates", None):
+            _, unresolved = _condition_set(knl, insn)
+            if unresolved is not None:
+                found.append(unresolved)
+    return tuple(found)
+
+
+def guarded_runs(knl, callables, insn, level, subgroup_size: int | None = None):
+    """The runs of ``insn`` at ``level`` (a loopy ``CountGranularity``) over its
+    domain cut by its condition, as loopy's ``_get_insn_count`` counts runs (with
+    redundant work); None where ``insn`` has no condition or one that is not affine
+    (count it as loopy does)."""
+    if not getattr(insn, "predicates", None):
+        return None
+    cut, unresolved = _condition_set(knl, insn)
+    if unresolved is not None:
+        return None
+    from loopy.kernel.data import LocalInameTag
+
+    disregard_local = level != CountGranularity.WORKITEM
+    inames = [iname for iname in insn.within_inames
+              if not (disregard_local and knl.iname_tags_of_type(iname, LocalInameTag))]
+    runs = count(knl, cut.project_out_except(inames, [dim_type.set]),
+                 space=get_kernel_parameter_space(knl))
+    runs = runs * get_unused_hw_axes_factor(knl, callables, insn,
+                                            disregard_local_axes=disregard_local)
+    if level == CountGranularity.SUBGROUP:
+        # loopy's sub-groups per group (it refuses a symbolic group size, as here)
+        from pytools import div_ceil
+
+        _, local_size = knl.get_grid_size_upper_bounds_as_exprs(callables)
+        group = 1
+        for size in local_size:
+            group *= int(size)
+        runs = runs * div_ceil(group, subgroup_size)
+    return runs
+
+
+def insn_runs(knl, callables, insn, disregard_local_axes: bool = False):
+    """loopy's ``count_insn_runs`` (with redundant work) over the domain cut by the
+    instruction's condition where it is affine."""
+    level = CountGranularity.WORKGROUP if disregard_local_axes else CountGranularity.WORKITEM
+    runs = guarded_runs(knl, callables, insn, level)
+    if runs is None:
+        from loopy.statistics import count_insn_runs
+
+        runs = count_insn_runs(knl, callables, insn, count_redundant_work=True,
+                               disregard_local_axes=disregard_local_axes)
+    return runs
+
+
+__all__ = ["UnresolvedPredicate", "cut_by_condition", "guarded_runs", "insn_runs",
+           "unresolved_predicates"]
