@@ -6,17 +6,21 @@ loopy counts an instruction's runs from the points of its loop domain and ignore
 instruction's inames and the kernel's parameters (``li < s``, ``i < n - 1``,
 ``i % 2 == 0``, conjunctions, negations), ISL writes it as a set, and the runs are the
 points of the domain intersected with it: exact, a barvinok count symbolic in the
-parameters like every other count, and the same as the count of the kernel with the
-condition moved into its loop domain, at every granularity.
+parameters like every other count, and at work-item granularity the same as the
+count of the kernel with the condition moved into its loop domain.
 
-At work-group and sub-group granularity the local axes are projected out of the cut
-domain as loopy does for any domain: a group runs the instruction where at least one
-of its work items does, and loopy then charges ``ceil(group size / sub-group size)``
-sub-groups per group run, whether some of them have no active lane or not.  A warp
-whose lanes are partly active issues one request, so that is exact where the
-condition leaves every warp of a running group some active lane, and an upper bound
-otherwise (the last steps of a tree, where one warp works): the same convention as
-a condition written into the domain, so the two forms count alike.
+At work-group granularity the local axes are projected out of the cut domain, as
+loopy does for any domain: a group runs the instruction where at least one of its
+work items does.  At sub-group granularity the count is the sub-groups (warps) that
+hold at least one work item where the condition holds, per run of the loops outside
+the group: a warp whose lanes are partly active issues the instruction once, a warp
+with no active lane not at all (it branches around it).  That is what the device
+does, and fewer than loopy charges a condition written into the domain: it charges
+every warp of a group that runs the instruction, ``ceil(group size / sub-group
+size)``, so the two forms agree at sub-group granularity only where the condition
+leaves no warp of a running group idle.  Where the group size is symbolic (a tuning
+template) or a local iname does not start at a constant, the sub-group count falls
+back to loopy's rule (an upper bound).
 
 A condition that is not affine (it reads an array or a temporary, calls a function)
 leaves the instruction counted as loopy counts it, over its whole domain: an upper
@@ -116,15 +120,81 @@ def guarded_runs(knl, callables, insn, level, subgroup_size: int | None = None):
     runs = runs * get_unused_hw_axes_factor(knl, callables, insn,
                                             disregard_local_axes=disregard_local)
     if level == CountGranularity.SUBGROUP:
-        # loopy's sub-groups per group (it refuses a symbolic group size, as here)
+        runs = _active_subgroups(knl, callables, insn, cut, inames, subgroup_size,
+                                 runs)
+    return runs
+
+
+def _local_id_offsets(knl, insn) -> dict[int, tuple[str, int]] | None:
+    """Local axis -> (``insn``'s iname on it, the iname's constant lower bound: its
+    value at local id 0); None where a lower bound is not a constant."""
+    from loopy.kernel.data import LocalInameTag
+
+    found = {}
+    for iname in insn.within_inames:
+        (tag,) = knl.iname_tags_of_type(iname, LocalInameTag) or (None,)
+        if tag is None:
+            continue
+        lower = knl.get_iname_bounds(iname, constants_only=True).lower_bound_pw_aff
+        if lower.n_piece() != 1 or not lower.is_cst():
+            return None
+        (_, aff), = lower.get_pieces()
+        found[tag.axis] = (iname, aff.get_constant_val().to_python())
+    return found
+
+
+def _active_subgroups(knl, callables, insn, cut: isl.Set, outer: list[str],
+                      subgroup_size: int, group_runs):
+    """Sub-group runs of ``insn``: per run of its loops outside the group, the
+    sub-groups that hold at least one work item where its condition holds.  A
+    sub-group whose lanes are partly active issues the instruction once, as the
+    device does; one with no active lane issues nothing.  The lanes are numbered as
+    :mod:`workbench.properties.lanes` lays them out (lid(0) fastest), a local axis the
+    instruction does not use spanning its whole size.  Where the group size is
+    symbolic or a local iname's lower bound is not a constant, every sub-group of a
+    group that runs the instruction is charged (loopy's count of a domain, an upper
+    bound): ``group_runs`` times ``ceil(group size / sub-group size)``."""
+    _, local_size = knl.get_grid_size_upper_bounds_as_exprs(callables)
+    offsets = _local_id_offsets(knl, insn)
+    if not all(isinstance(s, int) for s in local_size) or offsets is None:
         from pytools import div_ceil
 
-        _, local_size = knl.get_grid_size_upper_bounds_as_exprs(callables)
         group = 1
         for size in local_size:
             group *= int(size)
-        runs = runs * div_ceil(group, subgroup_size)
-    return runs
+        return group_runs * div_ceil(group, subgroup_size)
+    lanes: dict[str | int, int] = {1: 0}    # the linear lane id, affine in the inames
+    weight = 1
+    added = []
+    for axis, size in enumerate(local_size):
+        if axis in offsets:
+            iname, lower = offsets[axis]
+        else:
+            iname, lower = f"_wb_lid{axis}", 0
+            added.append((iname, size))
+        lanes[iname] = lanes.get(iname, 0) + weight
+        lanes[1] -= weight * lower
+        weight *= size
+    subgroup = "_wb_subgroup"
+    start = cut.n_dim()
+    cut = cut.add_dims(dim_type.set, len(added) + 1)
+    for k, (name, _) in enumerate([*added, (subgroup, None)]):
+        cut = cut.set_dim_name(dim_type.set, start + k, name)
+    space = cut.space
+    for name, size in added:
+        cut = cut.add_constraint(isl.Constraint.ineq_from_names(space, {name: 1}))
+        cut = cut.add_constraint(isl.Constraint.ineq_from_names(
+            space, {name: -1, 1: size - 1}))
+    # subgroup_size * w <= lane <= subgroup_size * w + subgroup_size - 1
+    cut = cut.add_constraint(isl.Constraint.ineq_from_names(
+        space, {**lanes, subgroup: -subgroup_size}))
+    cut = cut.add_constraint(isl.Constraint.ineq_from_names(
+        space, {**{k: -v for k, v in lanes.items()}, subgroup: subgroup_size,
+                1: subgroup_size - 1 - lanes[1]}))
+    active = count(knl, cut.project_out_except([*outer, subgroup], [dim_type.set]),
+                   space=get_kernel_parameter_space(knl))
+    return active * get_unused_hw_axes_factor(knl, callables, insn,
+                                              disregard_local_axes=True)
 
 
 def insn_runs(knl, callables, insn, disregard_local_axes: bool = False):
