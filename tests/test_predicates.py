@@ -2,6 +2,7 @@
 written into the loop domain; a data-dependent one keeps loopy's count (an upper
 bound) and is named."""
 
+import islpy as isl
 import numpy as np
 import loopy as lp
 import pytest
@@ -187,6 +188,20 @@ def test_the_runs_and_footprints_of_a_guarded_instruction_follow_the_condition()
                      disregard_local_axes=True).eval_with_dict({"n": 1000}) == 1
     (accesses,) = kernel_accesses(pre).instructions
     assert accesses.domain.fix_val(
-        __import__("islpy").dim_type.param, 0, 1000).count_val().to_python() == 10
+        isl.dim_type.param, 0, 1000).count_val().to_python() == 10
     # the grid is the loop's: the condition does not shrink the launch
     assert extract_properties(_guard("i < 10")).evaluate({"n": 1000})[ThreadGroups()] == 8
+
+
+def test_the_active_lanes_the_local_features_read_follow_the_condition():
+    """:mod:`workbench.models.local_features` takes a level's active lanes as its
+    work-item runs over its group runs: h lanes at level h, as in the domain form."""
+    for guarded in (True, False):
+        pre = prepare(_tree(guarded))
+        knl = entry_kernel(pre)
+        for h in (64, 32, 1):
+            insn = knl.id_to_insn[f"s{h}"]
+            lanes = insn_runs(knl, pre.callables_table, insn).eval_with_dict({"ng": 5})
+            groups = insn_runs(knl, pre.callables_table, insn,
+                               disregard_local_axes=True).eval_with_dict({"ng": 5})
+            assert (lanes, groups) == (5 * h, 5), (guarded, h)
