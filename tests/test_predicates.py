@@ -205,3 +205,17 @@ def test_the_active_lanes_the_local_features_read_follow_the_condition():
             groups = insn_runs(knl, pre.callables_table, insn,
                                disregard_local_axes=True).eval_with_dict({"ng": 5})
             assert (lanes, groups) == (5 * h, 5), (guarded, h)
+
+
+def test_a_size_only_the_condition_reads_becomes_a_parameter_of_the_counts():
+    knl = _split(lp.make_kernel(
+        "{[i]: 0<=i<n}", "if i < m\n  y[2*i] = 2*x[i]\nend",
+        [lp.GlobalArg("x", np.float32, shape=("n",)),
+         lp.GlobalArg("y", np.float32, shape=("2*n",)), lp.ValueArg("m", np.int32), ...],
+        lang_version=LV))
+    assert not unresolved_predicates(entry_kernel(knl))
+    props = extract_properties(knl)
+    assert props.parameters == ("m", "n")
+    assert [props.evaluate({"n": 1000, "m": m})[MUL] for m in (0, 10, 5000)] == [0, 10, 1000]
+    warps = extract_properties(knl, granularity="subgroup", subgroup_size=32)
+    assert warps.evaluate({"n": 1000, "m": 33})[MUL] == 2

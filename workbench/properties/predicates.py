@@ -58,10 +58,21 @@ def _cut(knl, insn, domain: isl.Set) -> tuple[isl.Set | None, UnresolvedPredicat
     """``domain`` (a set over ``insn``'s inames, maybe more) intersected with the
     conjunction of ``insn``'s predicates, or the first predicate that is not affine in
     its inames and the parameters."""
-    affine_names = set(insn.within_inames) | set(knl.outer_params())
+    import loopy as lp
+
+    sizes = {a.name for a in knl.args if isinstance(a, lp.ValueArg)
+             and a.dtype not in (None, lp.auto) and a.dtype.numpy_dtype.kind in "iu"}
+    affine_names = set(insn.within_inames) | set(knl.outer_params()) | sizes
     cut = domain
     for predicate in sorted(insn.predicates, key=str):
-        others = sorted(get_dependencies(predicate) - affine_names)
+        deps = get_dependencies(predicate)
+        for name in sorted((deps & sizes) - set(domain.get_var_dict(dim_type.param))):
+            # a size parameter only the condition reads: a parameter of the count
+            at = domain.dim(dim_type.param)
+            domain = domain.add_dims(dim_type.param, 1).set_dim_name(
+                dim_type.param, at, name)
+            cut = cut.add_dims(dim_type.param, 1).set_dim_name(dim_type.param, at, name)
+        others = sorted(deps - affine_names)
         if others:
             return None, UnresolvedPredicate(
                 insn.id, str(predicate),
@@ -117,12 +128,36 @@ def guarded_runs(knl, callables, insn, level, subgroup_size: int | None = None):
               if not (disregard_local and knl.iname_tags_of_type(iname, LocalInameTag))]
     runs = count(knl, cut.project_out_except(inames, [dim_type.set]),
                  space=get_kernel_parameter_space(knl))
-    runs = runs * get_unused_hw_axes_factor(knl, callables, insn,
-                                            disregard_local_axes=disregard_local)
+    runs = _times(runs, get_unused_hw_axes_factor(knl, callables, insn,
+                                                  disregard_local_axes=disregard_local))
     if level == CountGranularity.SUBGROUP:
         runs = _active_subgroups(knl, callables, insn, cut, inames, subgroup_size,
                                  runs)
     return runs
+
+
+def with_parameters_of(poly: isl.PwQPolynomial, space: isl.Space) -> isl.PwQPolynomial:
+    """``poly`` (in the kernel's parameters) given the parameters of ``space`` that
+    only a condition reads: ``count`` puts those after the kernel's, in order."""
+    names = [space.get_dim_name(dim_type.param, k) for k in range(space.dim(dim_type.param))]
+    have = poly.space.dim(dim_type.param)
+    if names[:have] != [poly.space.get_dim_name(dim_type.param, k) for k in range(have)]:
+        raise ValueError(f"parameters {names} do not extend those of {poly.space}")
+    poly = poly.add_dims(dim_type.param, len(names) - have)
+    for k in range(have, len(names)):
+        poly = poly.set_dim_name(dim_type.param, k, names[k])
+    return poly
+
+
+def _times(runs, factor):
+    """``runs * factor``, ``factor`` given the parameters only a condition reads."""
+    space = runs.pwqpolynomial.space
+    if factor.pwqpolynomial.space != space:
+        from loopy.statistics import GuardedPwQPolynomial
+
+        factor = GuardedPwQPolynomial(with_parameters_of(factor.pwqpolynomial, space),
+                                      factor.valid_domain.align_params(space))
+    return runs * factor
 
 
 def _local_id_offsets(knl, insn) -> dict[int, tuple[str, int]] | None:
@@ -193,8 +228,8 @@ def _active_subgroups(knl, callables, insn, cut: isl.Set, outer: list[str],
                 1: subgroup_size - 1 - lanes[1]}))
     active = count(knl, cut.project_out_except([*outer, subgroup], [dim_type.set]),
                    space=get_kernel_parameter_space(knl))
-    return active * get_unused_hw_axes_factor(knl, callables, insn,
-                                              disregard_local_axes=True)
+    return _times(active, get_unused_hw_axes_factor(knl, callables, insn,
+                                                    disregard_local_axes=True))
 
 
 def insn_runs(knl, callables, insn, disregard_local_axes: bool = False):
@@ -211,4 +246,4 @@ def insn_runs(knl, callables, insn, disregard_local_axes: bool = False):
 
 
 __all__ = ["UnresolvedPredicate", "cut_by_condition", "guarded_runs", "insn_runs",
-           "unresolved_predicates"]
+           "unresolved_predicates", "with_parameters_of"]
