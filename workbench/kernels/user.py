@@ -47,28 +47,6 @@ def sequential_hint(spec: KernelSpec, request: BuildRequest) -> str | None:
             "outer_tag=\"g.0\", inner_tag=\"l.0\")")
 
 
-def guarded_note(spec: KernelSpec, request: BuildRequest) -> str | None:
-    """What the counts of instructions under an ``if`` that is not affine in their
-    loop indices and the size parameters mean (``if x[i] > 0``, a temporary, a call):
-    they are counted for every point of their loops, so those counts are upper
-    bounds.  An affine condition (``if li < s``, ``if i < n - 1``, ``if i % 2 == 0``)
-    is counted exactly (:mod:`workbench.properties.predicates`).  None where no
-    instruction's condition is left uncounted."""
-    from workbench.properties.predicates import unresolved_predicates
-
-    unresolved = unresolved_predicates(entry_kernel(spec.build(request)))
-    if not unresolved:
-        return None
-    named = "; ".join(u.describe() for u in unresolved[:3])
-    more = f"; and {len(unresolved) - 3} more" if len(unresolved) > 3 else ""
-    return (f"{len(unresolved)} instruction(s) run under a condition the counts cannot "
-            f"follow: {named}{more}. They are counted for every work item of their "
-            "loops, whether the condition holds or not, so their counts are upper "
-            "bounds and a prediction charges the work items that skip them; a "
-            "condition on loop indices and size parameters alone (if i < n - 1) is "
-            "counted exactly")
-
-
 def _index_bounds(knl) -> dict[str, list]:
     """Integer arrays used only as an axis index of other arrays, directly
     (``a[k[i]]``) or through a temporary loaded from them (``<> c = k[i]`` ...

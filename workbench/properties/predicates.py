@@ -245,5 +245,27 @@ def insn_runs(knl, callables, insn, disregard_local_axes: bool = False):
     return runs
 
 
-__all__ = ["UnresolvedPredicate", "cut_by_condition", "guarded_runs", "insn_runs",
-           "unresolved_predicates", "with_parameters_of"]
+def guarded_note(spec, request) -> str | None:
+    """What the counts of instructions under an ``if`` that is not affine in their
+    loop indices and the size parameters mean (``if x[i] > 0``, a temporary, a call):
+    they are counted for every point of their loops, so those counts are upper
+    bounds.  An affine condition (``if li < s``, ``if i < n - 1``, ``if i % 2 == 0``)
+    is counted exactly.  None where no instruction's condition is left uncounted
+    (``spec``, ``request``: a kernel spec and its build request)."""
+    from workbench.kernels.base import entry_kernel
+
+    unresolved = unresolved_predicates(entry_kernel(spec.build(request)))
+    if not unresolved:
+        return None
+    named = "; ".join(u.describe() for u in unresolved[:3])
+    more = f"; and {len(unresolved) - 3} more" if len(unresolved) > 3 else ""
+    return (f"{len(unresolved)} instruction(s) run under a condition the counts cannot "
+            f"follow: {named}{more}. They are counted for every work item of their "
+            "loops, whether the condition holds or not, so their counts are upper "
+            "bounds and a prediction charges the work items that skip them; a "
+            "condition on loop indices and size parameters alone (if i < n - 1) is "
+            "counted exactly")
+
+
+__all__ = ["UnresolvedPredicate", "cut_by_condition", "guarded_note", "guarded_runs",
+           "insn_runs", "unresolved_predicates", "with_parameters_of"]
