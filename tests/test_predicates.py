@@ -219,3 +219,15 @@ def test_a_size_only_the_condition_reads_becomes_a_parameter_of_the_counts():
     assert [props.evaluate({"n": 1000, "m": m})[MUL] for m in (0, 10, 5000)] == [0, 10, 1000]
     warps = extract_properties(knl, granularity="subgroup", subgroup_size=32)
     assert warps.evaluate({"n": 1000, "m": 33})[MUL] == 2
+
+
+@pytest.mark.parametrize("condition", ["li < 34", "li >= 34"])
+def test_warps_are_numbered_from_the_local_id_not_the_iname(condition):
+    """li runs from 2: lid(0) = li - 2, so each half of the 64 lanes is one warp."""
+    knl = lp.tag_inames(lp.make_kernel(
+        "{[g, li]: 0<=g<ng and 2<=li<66}",
+        f"if {condition}\n  y[g*64 + li] = 2*x[g*64 + li]\nend",
+        [lp.GlobalArg("x,y", np.float32, shape=("64*ng + 2",)), ...], lang_version=LV),
+        {"g": "g.0", "li": "l.0"})
+    props = extract_properties(knl, granularity="subgroup", subgroup_size=32)
+    assert props.evaluate({"ng": 3})[MUL] == 3
