@@ -231,3 +231,12 @@ def test_warps_are_numbered_from_the_local_id_not_the_iname(condition):
         {"g": "g.0", "li": "l.0"})
     props = extract_properties(knl, granularity="subgroup", subgroup_size=32)
     assert props.evaluate({"ng": 3})[MUL] == 3
+
+
+def test_the_ir_features_load_per_work_item_follows_the_condition():
+    from workbench.models.ir_features import IRFeature, ir_features
+
+    knl = _guard("i < 10")
+    features = ir_features(knl, {"n": 1024})
+    # loads per work item of the launch: the 10 that run, over 1024
+    assert features[IRFeature.GLOBAL_LOADS] == pytest.approx(10 / 1024)
