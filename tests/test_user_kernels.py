@@ -333,21 +333,33 @@ def test_a_kernel_without_parallel_inames_gets_a_hint_to_split_one(tmp_path, cap
         assert "hint:" not in capsys.readouterr().out
 
 
-def test_counts_of_an_instruction_under_an_if_are_said_to_be_upper_bounds(tmp_path,
-                                                                        capsys):
+def test_an_affine_if_is_counted_exactly_and_a_data_dependent_one_is_named(tmp_path,
+                                                                           capsys):
     src = tmp_path / "guarded.py"
     src.write_text(
         "import numpy as np, loopy as lp\n"
+        "args = [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...]\n"
         "knl = lp.make_kernel('{[i]: 0<=i<n}', 'if i < 10\\n  y[i] = 2*x[i]\\nend',\n"
-        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), ...], lang_version=(2018, 2))\n"
-        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+        "    args, lang_version=(2018, 2))\n"
+        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n"
+        "signed = lp.make_kernel('{[i]: 0<=i<n}',\n"
+        "    'if x[i] > 0\\n  y[i] = 2*x[i] {id=scale}\\nend', args, lang_version=(2018, 2))\n"
+        "signed = lp.split_iname(signed, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
     assert main(["properties", f"{src}:knl", "--param", "n=1024", "--format",
                  "json"]) == 0
-    # loopy counts every work item, not the 10 the condition lets through
+    # the 10 work items the condition lets through, not all 1024
+    assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 10
+    assert main(["properties", f"{src}:signed", "--param", "n=1024", "--format",
+                 "json"]) == 0
+    # a condition on the data cannot be counted: every work item, an upper bound
     assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 1024
     for command in ("properties", "predict", "explain"):
         assert main([command, f"{src}:knl", "--param", "n=1024"]) == 0
+        assert "note:" not in capsys.readouterr().out
+        assert main([command, f"{src}:signed", "--param", "n=1024"]) == 0
         out = capsys.readouterr().out
-        assert "note: 1 instruction(s) run under an if" in out and "upper bounds" in out
+        assert "note: 1 instruction(s) run under a condition the counts cannot follow: " \
+            "scale (if x[" in out and "reads x, not only loop indices" in out
+        assert "upper bounds" in out
     assert main(["properties", f"{KERNELS}:saxpy", "--param", "n=1024"]) == 0
-    assert "under an if" not in capsys.readouterr().out
+    assert "note:" not in capsys.readouterr().out

@@ -93,7 +93,7 @@ def cmd_properties(args) -> int:
           f"group={format_group_size(props.group_size)} granularity={args.granularity} "
           f"params={params}")
     print_table(rows)
-    from workbench.kernels.user import guarded_note
+    from workbench.properties.predicates import guarded_note
 
     note = guarded_note(spec, request)
     if note:

@@ -167,8 +167,9 @@ def cmd_predict(args) -> int:
 
 def print_sequential_hint(candidate) -> None:
     """A user's kernel without parallel inames (the cause of its one work item), and
-    one whose counts include instructions whose condition is false."""
-    from workbench.kernels.user import guarded_note, sequential_hint
+    one whose counts include instructions under a condition they cannot follow."""
+    from workbench.kernels.user import sequential_hint
+    from workbench.properties.predicates import guarded_note
 
     request = candidate.spec.request(candidate.variant, candidate.dtype,
                                      candidate.group_size)

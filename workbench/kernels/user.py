@@ -47,23 +47,6 @@ def sequential_hint(spec: KernelSpec, request: BuildRequest) -> str | None:
             "outer_tag=\"g.0\", inner_tag=\"l.0\")")
 
 
-def guarded_note(spec: KernelSpec, request: BuildRequest) -> str | None:
-    """What the counts of instructions under an ``if`` mean: loopy counts such an
-    instruction for every point of its loops, the condition aside (no catalog kernel
-    has one; a user's tree written with ``if li < s`` is counted as if every lane
-    worked).  None where no instruction has a condition."""
-    guarded = [insn.id for insn in entry_kernel(spec.build(request)).instructions
-               if insn.predicates]
-    if not guarded:
-        return None
-    return (f"{len(guarded)} instruction(s) run under an if ({', '.join(guarded[:4])}"
-            f"{', ...' if len(guarded) > 4 else ''}): loopy counts them for every work "
-            "item of their loops, whether the condition holds or not, so their counts "
-            "are upper bounds and a prediction charges the work items that skip them; "
-            "a condition written into the loop domain, {[i]: 0 <= i < 10}, is counted "
-            "exactly")
-
-
 def _index_bounds(knl) -> dict[str, list]:
     """Integer arrays used only as an axis index of other arrays, directly
     (``a[k[i]]``) or through a temporary loaded from them (``<> c = k[i]`` ...

@@ -185,10 +185,10 @@ def _local_accesses(insn, local: dict, lanes: dict[str, int], dims: int
 @functools.lru_cache(maxsize=256)
 def _profile(spec, request) -> LocalProfile:
     import loopy as lp
-    from loopy.statistics import count_insn_runs
 
     from workbench.kernels.base import entry_kernel
     from workbench.properties.counting import prepare
+    from workbench.properties.predicates import insn_runs
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -215,9 +215,8 @@ def _profile(spec, request) -> LocalProfile:
             if not accesses:
                 continue
             instructions.append(LocalInstruction(
-                count_insn_runs(knl, callables, insn, count_redundant_work=True),
-                count_insn_runs(knl, callables, insn, count_redundant_work=True,
-                                disregard_local_axes=True),
+                insn_runs(knl, callables, insn),
+                insn_runs(knl, callables, insn, disregard_local_axes=True),
                 accesses,
                 bool(set(insn.assignee_var_names()) & set(local)
                      and set(insn.read_dependency_names()) & set(local)),

@@ -3,6 +3,8 @@
 * :mod:`.features`: the property records (``OpCount``, ``GlobalAccess``...) and names;
 * :mod:`.counting`, :mod:`.extract`: exact counts (barvinok quasi-polynomials in the
   size parameters) of operations, accesses, barriers and groups;
+* :mod:`.predicates`: the runs of an instruction under an ``if``, its domain cut by
+  an affine condition, and the conditions left uncounted (upper bounds);
 * :mod:`.accesses`: the one access model: every global subscript with its domain,
   array layout and hardware axes, shared by the footprints here and the roofline's
   data volumes (:mod:`workbench.models.roofline.from_loopy`);
@@ -34,10 +36,11 @@ from workbench.properties.features import (
     feature_sort_key,
     parse_feature,
 )
+from workbench.properties.predicates import UnresolvedPredicate, unresolved_predicates
 
 __all__ = [
     "Direction", "Feature", "KernelAccesses", "kernel_accesses", "GlobalAccess", "GlobalMinLoadStore", "Granularity",
     "KernelLaunch", "KernelProperties", "LocalAccess", "LocalBarriers", "OpCount",
     "OpKind", "StrideFraction", "ThreadGroups", "extract_properties", "feature_label", "feature_sort_key",
-    "kernel_properties", "parse_feature",
+    "kernel_properties", "parse_feature", "UnresolvedPredicate", "unresolved_predicates",
 ]

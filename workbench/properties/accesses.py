@@ -31,6 +31,7 @@ from loopy.symbolic import WalkMapper
 
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Direction
+from workbench.properties.predicates import cut_by_condition
 
 
 class SubscriptCollector(WalkMapper):
@@ -154,6 +155,8 @@ def kernel_accesses(program: lp.TranslationUnit) -> KernelAccesses:
         inames = knl.insn_inames(insn) | insn.reduction_inames()
         domain = knl.get_inames_domain(inames).project_out_except(
             sorted(inames), [isl.dim_type.set])
+        # an instruction under an affine ``if`` touches only where the condition holds
+        domain = cut_by_condition(knl, insn, domain)
         instructions.append(InstructionAccesses(insn.id, domain, tuple(subs)))
     gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
     return KernelAccesses(knl.name, arrays, _hardware_axes(knl), tuple(instructions),

@@ -38,6 +38,7 @@ from loopy.symbolic import LinearSubscript
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
+from workbench.properties.predicates import guarded_runs, with_parameters_of
 
 #: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
 #: plain islpy (loopy's dependency) in place, and this one must be installed over it.
@@ -173,11 +174,17 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
                 level, factor = CountGranularity.WORKGROUP, subgroups
             runs = runs_of.get((insn.id, level))
             if runs is None:
-                runs = runs_of[insn.id, level] = _get_insn_count(
-                    knl, callables, insn.id, subgroup_size, True, level)
+                # an instruction under an affine ``if``: its domain cut by the condition
+                runs = guarded_runs(knl, callables, insn, level, subgroup_size)
+                if runs is None:
+                    runs = _get_insn_count(knl, callables, insn.id, subgroup_size, True,
+                                           level)
+                runs_of[insn.id, level] = runs
             # the counters count one run in plain integers (:class:`_PlainCounts`):
             # made a polynomial here, once per key, as loopy's own sum would be
-            term = (ToCountMap({key: zero + val}) * runs).count_map[key]
+            base = zero if runs.pwqpolynomial.space == zero.space else \
+                with_parameters_of(zero, runs.pwqpolynomial.space)  # a size only an if reads
+            term = (ToCountMap({key: base + val}) * runs).count_map[key]
             result.setdefault(key, ScaledCount()).add(term, factor)
     return result
 

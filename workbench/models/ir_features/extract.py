@@ -30,12 +30,7 @@ import pymbolic.primitives as prim
 from loopy.diagnostic import LoopyError
 from loopy.kernel.data import GroupInameTag, LocalInameTag, VectorizeTag
 from loopy.kernel.instruction import MultiAssignmentBase
-from loopy.statistics import (
-    CountGranularity,
-    GlobalMemAccessCounter,
-    LocalMemAccessCounter,
-    _get_insn_count,
-)
+from loopy.statistics import GlobalMemAccessCounter, LocalMemAccessCounter
 from loopy.symbolic import pw_aff_to_expr
 from pymbolic.mapper.dependency import DependencyMapper
 
@@ -51,6 +46,7 @@ from workbench.models.ir_features.features import FEATURE_ORDER, IRFeature, IRFe
 from workbench.models.ir_features.warps import WarpAccess, average_lines, warp_lines
 from workbench.properties.counting import prepare, require_barvinok
 from workbench.properties.features import Direction
+from workbench.properties.predicates import insn_runs
 from workbench.properties.symbolic import (
     Assumptions,
     Expression,
@@ -254,8 +250,8 @@ def _accesses(knl, callables, grid: Grid, lsize) -> tuple[dict, list[WarpAccess]
     for insn in knl.instructions:
         if not isinstance(insn, MultiAssignmentBase):
             continue
-        runs = _as_expr(_get_insn_count(knl, callables, insn.id, None, True,
-                                        CountGranularity.WORKITEM))
+        # an instruction under an affine ``if`` runs where its condition holds
+        runs = _as_expr(insn_runs(knl, callables, insn))
         width = _vector_width(knl, insn)
         if width > 1:   # loopy counts a vector's lanes; the kernel issues one access
             runs = prim.FloorDiv(runs, width) if not isinstance(runs, int) \
