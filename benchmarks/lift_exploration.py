@@ -10,7 +10,7 @@ count-based model and a gradient-boosted ranker (Figures 5 to 7).
 ``--spaces rewrites``: the rewrite spaces instead (``lift_rewrites_*``: strided or
 blocked work assignment, 1 to 8 rows and columns per item, groups of 32 to 1024, a
 one-in-six sample of each product, at 2048^2 and 8192^2), from
-``sample_data/h100/lift-rewrites.sqlite`` and ``lift-rewrites-samples.csv``; the CSV
+``sample_data/h100/lift-rewrites.sqlite`` and ``lift-rewrites-samples.csv.xz``; the CSV
 files it writes are then named ``lift-rewrites-*``.  ``knn-gpu`` is the paper's kNN
 on log features with the GPU features added (occupancy, waves, tail, output over L2:
 :mod:`workbench.models.ir_features.gpu`).
@@ -24,7 +24,7 @@ processor seconds (this process and the workers it waited for), and the summary 
 the goal again with each learned ranking charged its processor seconds, which a
 shared machine's load does not inflate.
 
-Part 1 (LOBO, from ``sample_data/h100/ir-samples.csv``): per benchmark and input,
+Part 1 (LOBO, from ``sample_data/h100/ir-samples.csv.xz``): per benchmark and input,
 the correlation of predicted and measured normalized throughput and the runs to 90 %
 and 95 % of the best, exact in expectation over tied predictions, for the paper's
 kNN, kNN on log features and the boosted ranker; random search's expectation.
@@ -95,9 +95,9 @@ class SpaceSet:
 
 SPACE_SETS = {
     "paper": SpaceSet(tuple(LIFT_SPACES), LIFT_SIZES, H100 / "lift.sqlite",
-                      H100 / "ir-samples.csv", "lift"),
+                      H100 / "ir-samples.csv.xz", "lift"),
     "rewrites": SpaceSet(tuple(LIFT_REWRITE_SPACES), LIFT_REWRITE_SIZES,
-                         H100 / "lift-rewrites.sqlite", H100 / "lift-rewrites-samples.csv",
+                         H100 / "lift-rewrites.sqlite", H100 / "lift-rewrites-samples.csv.xz",
                          "lift-rewrites")}
 
 

@@ -71,7 +71,7 @@ def main() -> int:
     print(f"{args.space} at n={args.n}: {len(points)} points, {len(structures)} structures")
     rows = []
 
-    samples = ROOT / "sample_data" / "h100" / "lift-rewrites-samples.csv"
+    samples = ROOT / "sample_data" / "h100" / "lift-rewrites-samples.csv.xz"
     frame, spent = _cpu(lambda: training_frame([samples], args.space,
                                                LIFT_REWRITE_SPACES))
     rows.append(("training set: read (features precomputed)", spent))

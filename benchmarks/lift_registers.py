@@ -3,7 +3,7 @@ spaces, beside the IR features of Figure 4 (no GPU needed).
 
 The registers per thread come from the NVIDIA compiler's report in each shipped build
 log (``-cl-nv-verbose``, ``sample_data/h100/lift-rewrites.sqlite``); the features and
-normalized throughput from ``lift-rewrites-samples.csv``, whose rows follow each space's
+normalized throughput from ``lift-rewrites-samples.csv.xz``, whose rows follow each space's
 points in order.  Per benchmark (both inputs pooled, as in Figure 4), the normalized
 mutual information of each with normalized throughput, both binned by 10 quantiles;
 and the share of points whose registers cap the H100's occupancy (more than 32 a
@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="write the information table here")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    samples = pd.read_csv(H100 / "lift-rewrites-samples.csv", comment="#")
+    samples = pd.read_csv(H100 / "lift-rewrites-samples.csv.xz", comment="#")
     frame = registers_frame(H100 / "lift-rewrites.sqlite", samples)
     known = frame["registers"].notna()
     print(f"# registers of {int(known.sum())} of {len(frame)} points (the other build "

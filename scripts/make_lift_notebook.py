@@ -20,7 +20,7 @@ Everything here is replayed from the shipped H100 data (no GPU needed):
   one tunable loopy template (`workbench/kernels/tunable/lift_stencils.py`), every point of
   every space measured on the H100 at 512², 2048² and 8192² (9,762 points; 2026-11-23,
   driver 580.159.04, `scripts/h100_lift.sh`);
-* `sample_data/h100/ir-samples.csv`: their IR features and normalized throughputs
+* `sample_data/h100/ir-samples.csv.xz`: their IR features and normalized throughputs
   (`workbench ir-samples`);
 * `sample_data/h100/lift-*.csv`: the output of `python benchmarks/lift_exploration.py --out
   sample_data/h100` (leave-one-benchmark-out, mutual information, replayed exploration).
@@ -74,7 +74,7 @@ display(lobo.groupby("model", sort=False)[["correlation", "runs_to_90", "runs_to
         .mean().round(2))"""))
 cells.append(code("""if RECHECK:
     # the shipped table is what the sample file gives: recompute the paper's kNN
-    samples = load_samples(H100 / "ir-samples.csv")
+    samples = load_samples(H100 / "ir-samples.csv.xz")
     lift = samples[samples[BENCHMARK].str.startswith("lift_")]
     began = time.perf_counter()
     again = lobo_frame(leave_one_benchmark_out(lift, KNNConfig()))

@@ -33,10 +33,10 @@ def _rows(path: Path, benchmark: str, n: int):
 @pytest.mark.parametrize("file, benchmark, n, structures", [
     # a space's rows are its points in order; the structures with the fewest points
     # (1-D launches, a vector width) keep the recomputation short
-    ("lift-rewrites-samples.csv", "lift_rewrites_jacobi5", 2048,
+    ("lift-rewrites-samples.csv.xz", "lift_rewrites_jacobi5", 2048,
      [("global", "1d", False, "blocked", 4), ("global", "1d", True, "strided", 1),
       ("global", "2d", False, "blocked", 4)]),
-    ("ir-samples.csv", "lift_gradient", 512, None),
+    ("ir-samples.csv.xz", "lift_gradient", 512, None),
 ])
 def test_shipped_training_features_are_what_the_code_computes(file, benchmark, n,
                                                                 structures, tmp_path,
@@ -58,7 +58,7 @@ def test_shipped_training_features_are_what_the_code_computes(file, benchmark, n
 
 
 def test_a_sample_file_of_another_features_version_is_refused(tmp_path):
-    path = H100 / "ir-samples.csv"
+    path = H100 / "ir-samples.csv.xz"
     if not path.is_file():
         pytest.skip("no shipped samples")
     samples = load_samples(path).head(30)
@@ -80,3 +80,24 @@ def test_a_sample_file_of_another_features_version_is_refused(tmp_path):
     else:
         with pytest.raises(ModelError, match="holds IR features of version 1"):
             load_samples(tmp_path / "unversioned.csv")
+
+
+def test_a_sample_file_reads_the_same_plain_or_xz_compressed_and_is_recognised_as_one(tmp_path):
+    import pandas as pd
+
+    from workbench.models.ir_features.samples import is_sample_file
+    from workbench.tuning.ir_training import training_frame
+
+    shipped = H100 / "ir-samples.csv.xz"
+    if not shipped.is_file():
+        pytest.skip("no shipped sample file")
+    rows = load_samples(shipped).head(40)
+    plain, packed = tmp_path / "s.csv", tmp_path / "s.csv.xz"
+    save_samples(rows, plain, {"test": "plain"})
+    save_samples(rows, packed, {"test": "xz"})
+    assert packed.read_bytes()[:6] == b"\xfd7zXZ\x00"       # really compressed
+    pd.testing.assert_frame_equal(load_samples(plain), load_samples(packed))
+    assert is_sample_file(packed) and is_sample_file(plain)
+    assert not is_sample_file(tmp_path / "store.sqlite.xz")
+    # a compressed sample file given as training data is read as samples, not a store
+    assert len(training_frame([packed], exclude="no_such_program")) == len(rows)

@@ -30,7 +30,7 @@ from workbench.tuning.ir_strategies import IRBoostedRanker
 from workbench.tuning.ir_training import training_frame
 
 H100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
-SAMPLES = H100 / "ir-samples.csv"
+SAMPLES = H100 / "ir-samples.csv.xz"
 LIFT = H100 / "lift.sqlite"
 pytestmark = pytest.mark.skipif(not SAMPLES.exists() or resolve_store_path(LIFT) is None,
                                 reason="no shipped Lift data")

@@ -191,7 +191,7 @@ def test_tuning_report_lists_knn_and_xgb_with_a_reason_where_they_cannot_rank():
     assert set(learned) == {"knn", "xgb"}
     assert isinstance(learned["knn"](), IRFeatureKNN)
     assert isinstance(learned["xgb"](), IRBoostedRanker)
-    assert {p.name for p in learned["knn"]().training} >= {"ir-samples.csv"}
+    assert {p.name for p in learned["knn"]().training} >= {"ir-samples.csv.xz"}
     space, evaluator = _replayed()
     # nothing to learn from: a row of n/a that says why, the other rows unharmed
     frame = compare_strategies(space, evaluator, tpe_seeds=0, strategies={
@@ -223,7 +223,7 @@ def test_leave_one_out_leaves_out_every_space_of_the_program():
     assert program_of("lift_rewrites_jacobi5") == program_of("lift_jacobi5")
     assert program_of("stencil2d") != program_of("lift_stencil2d")
     samples = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / \
-        "ir-samples.csv"
+        "ir-samples.csv.xz"
     if not samples.is_file():
         pytest.skip("no shipped samples")
     frame = training_frame([samples], exclude="lift_rewrites_jacobi5")
@@ -309,7 +309,7 @@ def test_a_fitted_ir_model_is_read_back_from_the_cache(tmp_path, monkeypatch):
     from workbench.tuning.ir_training import fitted_model, model_cache_dir, training_frame
 
     samples = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / \
-        "ir-samples.csv"
+        "ir-samples.csv.xz"
     if not samples.is_file():
         pytest.skip("no shipped samples")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

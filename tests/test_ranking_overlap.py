@@ -84,7 +84,7 @@ def test_a_failing_fit_stops_the_feature_workers(tmp_path, monkeypatch):
     from workbench.tuning.ir_strategies import IRFeatureKNN
 
     shipped = Path(__file__).resolve().parents[1] / "sample_data" / "h100" / \
-        "lift-rewrites-samples.csv"
+        "lift-rewrites-samples.csv.xz"
     if not shipped.is_file():
         pytest.skip("no shipped samples")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

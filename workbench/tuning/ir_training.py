@@ -20,8 +20,8 @@ from workbench.errors import TuningError
 SHIPPED_STORES = (Path("h100") / "lift.sqlite", Path("h100") / "tuning.sqlite")
 #: Every shipped sample file: the Lift suite and the catalog's spaces, and the Lift
 #: rewrite spaces (``workbench tuning-report`` learns from both).
-SHIPPED_SAMPLE_FILES = (Path("h100") / "ir-samples.csv",
-                        Path("h100") / "lift-rewrites-samples.csv")
+SHIPPED_SAMPLE_FILES = (Path("h100") / "ir-samples.csv.xz",
+                        Path("h100") / "lift-rewrites-samples.csv.xz")
 _PROGRAM_PREFIXES = ("lift_rewrites_", "lift_")
 
 
@@ -98,10 +98,10 @@ def training_frame(sources: Sequence[str | Path], exclude: str,
     """The sources' samples less every benchmark of ``exclude``'s program
     (:func:`program_of`) and, given ``only``, of those benchmarks alone; a clear error
     when nothing is left to learn from."""
-    from workbench.models.ir_features.samples import BENCHMARK, load_samples
+    from workbench.models.ir_features.samples import BENCHMARK, is_sample_file, load_samples
 
-    files = [Path(s) for s in sources if str(s).endswith(".csv")]
-    stores = [Path(s) for s in sources if not str(s).endswith(".csv")]
+    files = [Path(s) for s in sources if is_sample_file(s)]
+    stores = [Path(s) for s in sources if not is_sample_file(s)]
     frames = [load_samples(f) for f in files]
     if stores:
         frames.append(stored_samples(stores))

@@ -11,7 +11,7 @@ cannot be compared across computations or turned into seconds, and
 
 ``fit(samples, neighbors=5, variance=0.95, log_features=False, device=None)`` fits on a
 sample frame (``device="h100"``: with the GPU features on that device); ``ready()``
-fits on the shipped H100 samples (``sample_data/h100/ir-samples.csv``).  A saved model
+fits on the shipped H100 samples (``sample_data/h100/ir-samples.csv.xz``).  A saved model
 keeps its settings and the sample file it was fitted on, and refits when loaded (a kNN
 fit is a few milliseconds).
 """

@@ -130,7 +130,7 @@ SAMPLES_SCHEMA = 1
 #: were recorded holds version 1.
 FEATURES_VERSION = 1
 #: The shipped H100 samples (``workbench ir-samples`` of the shipped tuning stores).
-SHIPPED_SAMPLES = Path("h100") / "ir-samples.csv"
+SHIPPED_SAMPLES = Path("h100") / "ir-samples.csv.xz"
 
 
 def shipped_samples() -> Path | None:
@@ -151,9 +151,24 @@ def save_samples(samples: pd.DataFrame, path, provenance: Mapping[str, object]) 
     header = json.dumps({"schema_version": SAMPLES_SCHEMA,
                          "features_version": FEATURES_VERSION,
                          "provenance": dict(provenance)}, sort_keys=True)
-    with open(path, "w", encoding="utf-8") as out:
+    with _open_text(path, "w") as out:
         out.write(f"# {header}\n")
         samples.to_csv(out, index=False)
+
+
+def is_sample_file(path) -> bool:
+    """A sample file's name: ``X.csv``, or ``X.csv.xz`` as the shipped ones are (xz keeps
+    the tracked tree lean, issue #25)."""
+    return str(path).endswith((".csv", ".csv.xz"))
+
+
+def _open_text(path, mode: str):
+    """A sample file opened as text, through xz where its name ends in ``.xz``."""
+    if str(path).endswith(".xz"):
+        import lzma
+
+        return lzma.open(path, mode + "t", encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
 
 
 def load_samples(path) -> pd.DataFrame:
@@ -162,7 +177,7 @@ def load_samples(path) -> pd.DataFrame:
     import json
 
     try:
-        with open(path, encoding="utf-8") as f:
+        with _open_text(path, "r") as f:
             first = f.readline()
             header = json.loads(first[1:]) if first.startswith("#") else None
             if not header or header.get("schema_version") != SAMPLES_SCHEMA:
@@ -174,7 +189,7 @@ def load_samples(path) -> pd.DataFrame:
                                  f"this workbench computes version {FEATURES_VERSION}: "
                                  "rebuild it with workbench ir-samples")
             frame = pd.read_csv(f)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, EOFError) as err:
         raise ModelError(f"cannot read the sample file {path}: {err}") from None
     frame[INPUT] = frame[INPUT].astype(str)
     frame[BENCHMARK] = frame[BENCHMARK].astype(str)
