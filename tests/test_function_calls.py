@@ -1,0 +1,54 @@
+"""Calls of exp, log and sqrt per precision (f_op_<dtype>_{exp,log,sqrt}_calls) and the
+op_chain microbenchmark that priced them (issue #34, round 11)."""
+
+import numpy as np
+import pytest
+
+from workbench.kernels.candidate import Candidate
+
+DEVICE = "NVIDIA H100 80GB HBM3"
+
+
+def _chain(variant, n=4096, rounds=16, dtype="float32"):
+    return Candidate("op_chain", variant, (128,), (("n", n), ("rounds", rounds)), dtype)
+
+
+def test_each_round_of_a_chain_is_one_call_of_its_function_per_work_item():
+    from workbench.models.function_calls import function_call_values
+
+    rows = [_chain("exp"), _chain("log", dtype="float64"), _chain("sqrt", rounds=4),
+            _chain("fma")]
+    got = function_call_values(rows, DEVICE)
+    np.testing.assert_allclose(got["f_op_float32_exp_calls"], [4096 * 16 / 32, 0, 0, 0])
+    np.testing.assert_allclose(got["f_op_float64_log_calls"], [0, 4096 * 16 / 32, 0, 0])
+    np.testing.assert_allclose(got["f_op_float32_sqrt_calls"], [0, 0, 4096 * 4 / 32, 0])
+    assert got["f_op_float64_exp_calls"].tolist() == [0, 0, 0, 0]
+
+
+def test_the_explog_variants_take_the_exp_and_log_families():
+    from workbench.models.function_calls import function_calls
+
+    # explog_chain: v <- log(c + exp(v)); softplus_rounds: log1p(exp(v)) and a sqrt
+    explog = Candidate("explog_chain", "default", (128,), (("n", 1024), ("rounds", 4)),
+                       "float32")
+    assert function_calls(explog) == {"exp": 128.0, "log": 128.0, "sqrt": 0.0}
+    softplus = Candidate("softplus_rounds", "rounds2", (128,), (("n", 4096),), "float32")
+    calls = function_calls(softplus)
+    assert calls["exp"] == calls["log"] == calls["sqrt"] > 0
+
+
+@pytest.mark.parametrize("variant", ["fma", "div", "sqrt", "exp", "log"])
+def test_op_chain_matches_its_reference_on_pocl(variant, queue):
+    from workbench.kernels import all_kernels, get_kernel
+    from workbench.kernels.base import BuildRequest, DType, KernelRole
+
+    spec = get_kernel("op_chain")
+    assert spec.role is KernelRole.MEASUREMENT
+    assert "op_chain" not in {s.name for s in all_kernels()}
+    dtype = DType.parse("float64")
+    params = spec.check_params
+    inputs = spec.inputs(params, dtype, np.random.default_rng(3), variant)
+    knl = spec.build(BuildRequest(variant, dtype, (32,)))
+    _, outs = knl(queue, **inputs, **params)
+    (_, expected), = spec.expected(inputs, params, variant).items()
+    np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
