@@ -52,3 +52,20 @@ def test_op_chain_matches_its_reference_on_pocl(variant, queue):
     _, outs = knl(queue, **inputs, **params)
     (_, expected), = spec.expected(inputs, params, variant).items()
     np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
+
+
+def test_a_product_feeding_a_sum_is_one_fused_pair_and_indices_are_not_counted():
+    from workbench.models.fma_pairs import fma_pair_values, fma_pairs
+
+    rows = [_chain("fma"), _chain("add"), _chain("mul", dtype="float64"),
+            Candidate("matmul_naive", "default", (16, 16), (("n", 256),), "float64")]
+    got = fma_pair_values(rows, DEVICE)
+    # v*c + d: one pair a round; v + c and v*c: none; matmul: acc + a*b a trip
+    assert got["f_op_float32_fma_pairs"].tolist() == [4096 * 16 / 32, 0, 0, 0]
+    assert got["f_op_float64_fma_pairs"].tolist() == [0, 0, 0, 256 ** 3 / 32]
+    # z <- z^2 + c: |z|^2 one, zr*zr - zi*zi one (then + px: no product left), 2*zr*zi
+    # + py one, the two masked selects one each (5 a trip); px, py and the final |z|^2
+    # once a pixel
+    escape = Candidate("mandelbrot_escape", "mandelbrot", (16, 16),
+                       (("m", 256), ("n", 256)), "float32")
+    assert fma_pairs(escape)["float32"] == pytest.approx(256 * 256 * (64 * 5 + 3) / 32)
