@@ -77,6 +77,10 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains12.json"),
     "linear-fp64-sectors-chains13": ("models/linear-fp64-sectors-chains13.json",
                                      "weights-linear-fp64-sectors-chains13.json"),
+    "linear-fp64-sectors-chains14": ("models/linear-fp64-sectors-chains14.json",
+                                     "weights-linear-fp64-sectors-chains14.json"),
+    "linear-fp64-sectors-chains15": ("models/linear-fp64-sectors-chains15.json",
+                                     "weights-linear-fp64-sectors-chains15.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -114,6 +118,10 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                                                              H100 / "reuse-stack-train.sqlite",
                                                              H100 / "row-walk.sqlite"],
                 "models/linear-fp64-sectors-chains13.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains14.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains15.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -96,3 +96,19 @@ def test_the_chain_pays_for_serial_dependence():
 
     assert category_of("f_recurrence_s") is Category.SERIAL
     assert category_of("f_prefetch_local_stores") is Category.ON_CHIP
+
+
+def test_a_value_carried_in_registers_and_written_only_to_registers_is_no_running_sum():
+    # round 11 of #34: heldout8's mandelbrot_escape carries z along its 64 iterations
+    # and writes |z|^2 to a register at every trip; no trip waits on memory, and with
+    # the SM full the chain's latency hides behind the other warps (it took 0.036 ms
+    # where the added chain alone was priced at 0.011 ms). It stops being one.
+    from workbench.models.parallelism import _grid, running_sums, sequential_inames
+    from workbench.models.recurrence_features import recurrence_trips
+
+    escape = Candidate("mandelbrot_escape", "mandelbrot", (16, 16),
+                       (("m", 1024), ("n", 1024)), "float32")
+    _, _, knl = _grid(escape.spec, escape.request())
+    assert running_sums(knl, sequential_inames(knl)) == ()
+    assert recurrence_trips(escape) == 0
+    assert recurrence_trips(_cumsum()) == 8192

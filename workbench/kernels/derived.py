@@ -10,7 +10,9 @@
 * the L1-reuse, private-stack and exp/log chain microbenchmarks
   (:mod:`workbench.kernels.generators.reuse_stack_chains`), likewise;
 * the row-walk and erfc microbenchmarks of round 10
-  (:mod:`workbench.kernels.generators.row_walk`), likewise.
+  (:mod:`workbench.kernels.generators.row_walk`), likewise;
+* the operation-chain microbenchmark of round 11
+  (:mod:`workbench.kernels.generators.op_chains`), likewise.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ def _row_walk_by_name() -> dict[str, KernelSpec]:
     return {s.name: s for s in row_walk_specs()}
 
 
+@functools.lru_cache(maxsize=1)
+def _op_chains_by_name() -> dict[str, KernelSpec]:
+    from workbench.kernels.generators.op_chains import op_chain_specs
+    return {s.name: s for s in op_chain_specs()}
+
+
 def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
                     ) -> KernelSpec | None:
     """The derived kernel called ``name``, or None; ``catalog`` looks up base kernels."""
@@ -63,4 +71,4 @@ def resolve_derived(name: str, catalog: Callable[[str], KernelSpec | None]
             return work_removed_spec(base)
     return (_generated_by_name().get(name) or _study_by_name().get(name)
             or _local_trees_by_name().get(name) or _reuse_stack_chains_by_name().get(name)
-            or _row_walk_by_name().get(name))
+            or _row_walk_by_name().get(name) or _op_chains_by_name().get(name))

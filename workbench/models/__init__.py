@@ -65,6 +65,8 @@ from workbench.models.substitution_features import substitution_values  # f_subs
 from workbench.models.reuse_stack_features import reuse_stack_values  # f_stack_sectors, ...
 from workbench.models.reread_features import reread_values  # f_dram_reread_<dtype>_sectors
 from workbench.models.row_walk_features import row_walk_values  # f_walk_<dtype>_..., f_op_<dtype>_erfc
+from workbench.models.function_calls import function_call_values  # f_op_<dtype>_{exp,log,sqrt}_calls
+from workbench.models.fma_pairs import fma_pair_values  # f_op_<dtype>_fma_pairs
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

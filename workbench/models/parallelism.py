@@ -190,12 +190,16 @@ class RunningSum:
 
 def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
     """Every running sum of a kernel (a value carried across sequential loops and
-    stored at every trip of them)."""
+    stored to memory, a global or local array, at every trip of them)."""
     import loopy as lp
     from loopy.symbolic import get_dependencies
 
     inames = knl.all_inames()
     assignments = [i for i in knl.instructions if isinstance(i, lp.Assignment)]
+    private = {name for name, tv in knl.temporary_variables.items()
+               if tv.address_space == lp.AddressSpace.PRIVATE
+               or (tv.address_space not in (lp.AddressSpace.LOCAL, lp.AddressSpace.GLOBAL)
+                   and not tv.shape)}
     found = []
     for update in assignments:
         var = update.assignee_var_names()[0]
@@ -210,6 +214,11 @@ def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
             carried -= reset
         for store in assignments:
             if store is update or var not in store.read_dependency_names():
+                continue
+            if store.assignee_var_names()[0] in private:
+                # a register written from the carried value waits for nothing: the
+                # chain's latency hides behind the other warps' work when the SM is
+                # full (heldout8's mandelbrot_escape, round 11 of #34)
                 continue
             inside = carried & store.within_inames
             if inside:

@@ -1,7 +1,8 @@
 """The serial chain of a running sum, as a feature of the expression language.
 
 ``f_recurrence_s`` (a device feature, in seconds): where a kernel carries a value along
-sequential loops and stores it at every trip (a running sum down a column:
+sequential loops and stores it to memory at every trip (a running sum down a column; since
+round 11 of #34 a value written only to registers is none:
 :func:`workbench.models.parallelism.running_sums`), each work item's trips run one
 after another, whatever the bandwidth left idle.  The feature is
 

@@ -296,6 +296,15 @@ ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sector
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
                      "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
 
+#: calls of exp, log and sqrt a sub-group, per precision (device features:
+#: workbench.models.function_calls), priced apart from the other special functions
+FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "float64")
+                               for fn in ("exp", "log", "sqrt"))
+
+#: multiplications fused into an addition, a sub-group, per precision (device features:
+#: workbench.models.fma_pairs)
+FMA_FEATURES = ("f_op_float32_fma_pairs", "f_op_float64_fma_pairs")
+
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
 _ACCESS_FILTER = re.compile(
@@ -356,7 +365,7 @@ def known_feature_names() -> tuple[str, ...]:
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
-              *ROW_WALK_FEATURES]
+              *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FMA_FEATURES]
     return tuple(names)
 
 
@@ -377,7 +386,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in VOLUME_FEATURES or name in LOCAL_FEATURES \
             or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
-            or name in ROW_WALK_FEATURES:
+            or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
+            or name in FMA_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()

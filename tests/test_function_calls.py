@@ -1,0 +1,71 @@
+"""Calls of exp, log and sqrt per precision (f_op_<dtype>_{exp,log,sqrt}_calls) and the
+op_chain microbenchmark that priced them (issue #34, round 11)."""
+
+import numpy as np
+import pytest
+
+from workbench.kernels.candidate import Candidate
+
+DEVICE = "NVIDIA H100 80GB HBM3"
+
+
+def _chain(variant, n=4096, rounds=16, dtype="float32"):
+    return Candidate("op_chain", variant, (128,), (("n", n), ("rounds", rounds)), dtype)
+
+
+def test_each_round_of_a_chain_is_one_call_of_its_function_per_work_item():
+    from workbench.models.function_calls import function_call_values
+
+    rows = [_chain("exp"), _chain("log", dtype="float64"), _chain("sqrt", rounds=4),
+            _chain("fma")]
+    got = function_call_values(rows, DEVICE)
+    np.testing.assert_allclose(got["f_op_float32_exp_calls"], [4096 * 16 / 32, 0, 0, 0])
+    np.testing.assert_allclose(got["f_op_float64_log_calls"], [0, 4096 * 16 / 32, 0, 0])
+    np.testing.assert_allclose(got["f_op_float32_sqrt_calls"], [0, 0, 4096 * 4 / 32, 0])
+    assert got["f_op_float64_exp_calls"].tolist() == [0, 0, 0, 0]
+
+
+def test_the_explog_variants_take_the_exp_and_log_families():
+    from workbench.models.function_calls import function_calls
+
+    # explog_chain: v <- log(c + exp(v)); softplus_rounds: log1p(exp(v)) and a sqrt
+    explog = Candidate("explog_chain", "default", (128,), (("n", 1024), ("rounds", 4)),
+                       "float32")
+    assert function_calls(explog) == {"exp": 128.0, "log": 128.0, "sqrt": 0.0}
+    softplus = Candidate("softplus_rounds", "rounds2", (128,), (("n", 4096),), "float32")
+    calls = function_calls(softplus)
+    assert calls["exp"] == calls["log"] == calls["sqrt"] > 0
+
+
+@pytest.mark.parametrize("variant", ["fma", "div", "sqrt", "exp", "log"])
+def test_op_chain_matches_its_reference_on_pocl(variant, queue):
+    from workbench.kernels import all_kernels, get_kernel
+    from workbench.kernels.base import BuildRequest, DType, KernelRole
+
+    spec = get_kernel("op_chain")
+    assert spec.role is KernelRole.MEASUREMENT
+    assert "op_chain" not in {s.name for s in all_kernels()}
+    dtype = DType.parse("float64")
+    params = spec.check_params
+    inputs = spec.inputs(params, dtype, np.random.default_rng(3), variant)
+    knl = spec.build(BuildRequest(variant, dtype, (32,)))
+    _, outs = knl(queue, **inputs, **params)
+    (_, expected), = spec.expected(inputs, params, variant).items()
+    np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
+
+
+def test_a_product_feeding_a_sum_is_one_fused_pair_and_indices_are_not_counted():
+    from workbench.models.fma_pairs import fma_pair_values, fma_pairs
+
+    rows = [_chain("fma"), _chain("add"), _chain("mul", dtype="float64"),
+            Candidate("matmul_naive", "default", (16, 16), (("n", 256),), "float64")]
+    got = fma_pair_values(rows, DEVICE)
+    # v*c + d: one pair a round; v + c and v*c: none; matmul: acc + a*b a trip
+    assert got["f_op_float32_fma_pairs"].tolist() == [4096 * 16 / 32, 0, 0, 0]
+    assert got["f_op_float64_fma_pairs"].tolist() == [0, 0, 0, 256 ** 3 / 32]
+    # z <- z^2 + c: |z|^2 one, zr*zr - zi*zi one (then + px: no product left), 2*zr*zi
+    # + py one, the two masked selects one each (5 a trip); px, py and the final |z|^2
+    # once a pixel
+    escape = Candidate("mandelbrot_escape", "mandelbrot", (16, 16),
+                       (("m", 256), ("n", 256)), "float32")
+    assert fma_pairs(escape)["float32"] == pytest.approx(256 * 256 * (64 * 5 + 3) / 32)

@@ -1,0 +1,92 @@
+"""Calls of exp, log and sqrt, per precision, as features of the expression language
+(issue #34, round 11).
+
+``f_op_<dtype>_<fn>_calls`` (``fn`` one of exp, log, sqrt; per sub-group, like loopy's
+operation counts): calls of that function in the kernel's instructions, the reduction
+loops around a call included; expm1 and exp2 count as exp, log1p, log2 and log10 as
+log (every function of ``f_op_<dtype>_explog``).  loopy counts each as one ``special`` operation (exp and
+log also in ``f_op_<dtype>_explog``), priced by weights fitted on kernels where such
+calls hide behind memory; the ``op_chain`` calibration microbenchmark
+(:mod:`workbench.kernels.generators.op_chains`) measured each function in a dependent
+chain with every SM full, and a model adds these features at the measured price less
+what its sum already charges a call (``benchmarks/op_chain_prices.py``): a correction
+that may be negative (exp in float64 costs less than the fitted weights charge it).
+Calls of other names (rsqrt, pow, ...) are not counted here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from workbench.kernels.candidate import Candidate
+from workbench.models.device_features import provide_device_features
+from workbench.models.expressions.features import FUNCTION_CALL_FEATURES
+
+#: the functions counted apart, by the family whose measured price they take (the
+#: exponential and logarithm variants of ``f_op_<dtype>_explog`` priced as exp and log)
+PRICED_FUNCTIONS = {"exp": "exp", "expm1": "exp", "exp2": "exp",
+                    "log": "log", "log1p": "log", "log2": "log", "log10": "log",
+                    "sqrt": "sqrt"}
+_FAMILIES = ("exp", "log", "sqrt")
+_SUBGROUP = 32
+
+
+@functools.lru_cache(maxsize=512)
+def _calls(spec, request) -> tuple[tuple[str, object], ...]:
+    """(family, calls per launch at work-item granularity) of every priced call."""
+    from loopy.statistics import count_inames_domain
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.private_stack import _walk
+
+    knl = entry_kernel(spec.build(request))
+    out = []
+    for insn in knl.instructions:
+        expr = getattr(insn, "expression", None)
+        if expr is None:
+            continue
+        found: list[tuple[str, frozenset]] = []
+
+        def on_call(call, red, found=found):
+            name = getattr(call.function, "name", None)
+            if name in PRICED_FUNCTIONS:
+                found.append((PRICED_FUNCTIONS[name], frozenset(red)))
+        _walk(expr, on_call, lambda *_: None)
+        out += [(name, count_inames_domain(knl, frozenset(insn.within_inames) | red))
+                for name, red in found]
+    return tuple(out)
+
+
+def function_calls(candidate: Candidate) -> dict[str, float]:
+    """{family (exp, log, sqrt): calls per sub-group} of ``candidate``."""
+    params = candidate.params_dict
+    calls = dict.fromkeys(_FAMILIES, 0.0)
+    for name, poly in _calls(candidate.spec, candidate.request()):
+        calls[name] += float(poly.eval_with_dict(params)
+                             if hasattr(poly, "eval_with_dict") else poly) / _SUBGROUP
+    return calls
+
+
+def function_call_values(candidates: Sequence[Candidate], device: str
+                         ) -> dict[str, np.ndarray]:
+    """Every feature of this module for every candidate (NaN where a candidate cannot
+    be built); the same on every device."""
+    candidates = list(candidates)
+    out = {name: np.zeros(len(candidates)) for name in FUNCTION_CALL_FEATURES}
+    for i, c in enumerate(candidates):
+        dtype = "float64" if str(c.dtype) == "float64" else "float32"
+        try:
+            calls = function_calls(c)
+        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
+            for v in out.values():
+                v[i] = np.nan
+            continue
+        for name, value in calls.items():
+            out[f"f_op_{dtype}_{name}_calls"][i] = value
+    return out
+
+
+provide_device_features(FUNCTION_CALL_FEATURES, function_call_values)
