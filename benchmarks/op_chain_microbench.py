@@ -15,8 +15,6 @@ full: throughput) and over 2^14 (about one warp a scheduler: latency).
 
 from __future__ import annotations
 
-import argparse
-
 GROUPS = (128, 256)
 ROUNDS = (4, 16, 64)
 
@@ -35,39 +33,11 @@ def configurations(small: bool):
                         yield "op_chain", variant, dtype, g, {"n": n, "rounds": rounds}
 
 
-def measure(device_selector: str | None, store_path: str, small: bool, runs: int,
-            build_info: str | None = None) -> None:
-    from microbench_campaign import measure_points
-
-    from workbench.measure import find_device
-
-    device = find_device(device_selector)
-    measure_points(device, configurations(small), store_path=store_path,
-                   set_name="op_chain", campaign="op-chain", runs=runs,
-                   build_info=build_info, command="benchmarks/op_chain_microbench.py")
-
-
-def table(store_path: str) -> None:
-    from reuse_stack_microbench import table as print_table
-    print_table(store_path)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device")
-    parser.add_argument("--store", help="measure into this store")
-    parser.add_argument("--small", action="store_true", help="a quick check (pocl)")
-    parser.add_argument("--runs", type=int, default=12)
-    parser.add_argument("--table", metavar="STORE", help="print a measured store")
-    parser.add_argument("--build-info", metavar="FILE.json",
-                        help="also write the builds' registers and stack (NVIDIA)")
-    args = parser.parse_args()
-    if args.table:
-        table(args.table)
-        return
-    if not args.store:
-        parser.error("--store is needed to measure")
-    measure(args.device, args.store, args.small, args.runs, args.build_info)
+    from microbench_campaign import microbench_main
+
+    microbench_main(__doc__.splitlines()[0], configurations, set_name="op_chain",
+                    campaign="op-chain", command="benchmarks/op_chain_microbench.py")
 
 
 if __name__ == "__main__":
