@@ -37,10 +37,9 @@ _SUBGROUP = 32
 @functools.lru_cache(maxsize=512)
 def _calls(spec, request) -> tuple[tuple[str, object], ...]:
     """(family, calls per launch at work-item granularity) of every priced call."""
-    from loopy.statistics import count_inames_domain
-
     from workbench.kernels.base import entry_kernel
     from workbench.models.private_stack import _walk
+    from workbench.properties.predicates import count_cut_domain
 
     knl = entry_kernel(spec.build(request))
     out = []
@@ -55,7 +54,9 @@ def _calls(spec, request) -> tuple[tuple[str, object], ...]:
             if name in PRICED_FUNCTIONS:
                 found.append((PRICED_FUNCTIONS[name], frozenset(red)))
         _walk(expr, on_call, lambda *_: None)
-        out += [(name, count_inames_domain(knl, frozenset(insn.within_inames) | red))
+        # a call under an affine ``if`` runs where the condition holds, as loopy's
+        # ``special`` count of it does
+        out += [(name, count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
                 for name, red in found]
     return tuple(out)
 
