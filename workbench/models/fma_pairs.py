@@ -11,7 +11,11 @@ GPU issues one instruction.  heldout8's mandelbrot_escape (64 dependent iteratio
 a counted operation less these pairs, where the sum charged every multiplication; a
 model prices the pairs by taking them out of the multiplications
 (``p_mul*(f_op_float32_mul - f_op_float32_fma_pairs)``).  Sums of integers (indices)
-are not counted: the type of each sum is loopy's own inference.
+are not counted, nor a product of another type than its sum (``i*j`` in a float sum, a
+float32 product in a float64 sum: converted before the addition, and its
+multiplication counted in another type): the types are loopy's own inference.  An
+instruction under an affine ``if`` counts where its condition holds, as its operations
+do (:mod:`workbench.properties.predicates`).
 """
 
 from __future__ import annotations
