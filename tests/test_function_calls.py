@@ -69,3 +69,41 @@ def test_a_product_feeding_a_sum_is_one_fused_pair_and_indices_are_not_counted()
     escape = Candidate("mandelbrot_escape", "mandelbrot", (16, 16),
                        (("m", 256), ("n", 256)), "float32")
     assert fma_pairs(escape)["float32"] == pytest.approx(256 * 256 * (64 * 5 + 3) / 32)
+
+
+def _own(insn, name):
+    """A float32 kernel of one instruction over n = 4096 work items in groups of 128."""
+    import loopy as lp
+
+    from workbench.kernels import spec_from_loopy
+
+    knl = lp.make_kernel(
+        "{[i]: 0<=i<n}", insn,
+        [lp.GlobalArg("a,b,c,y", np.float32, shape=("n",)),
+         lp.GlobalArg("z", np.float64, shape=("n",)), ...],
+        lang_version=(2018, 2), name=name)
+    knl = lp.split_iname(knl, "i", 128, outer_tag="g.0", inner_tag="l.0")
+    return Candidate.of(spec_from_loopy(knl, name=name), {"n": 4096})
+
+
+def test_only_a_product_of_the_sums_own_float_type_is_a_fused_pair():
+    from workbench.models.fma_pairs import fma_pairs
+
+    # i*i is an integer product and a[i]*b[i] a float32 one in a float64 sum: loopy
+    # counts neither multiplication in the sum's type, and neither contracts with it
+    assert fma_pairs(_own("y[i] = a[i] + i*i", "int_product")) == \
+        {"float32": 0.0, "float64": 0.0}
+    assert fma_pairs(_own("z[i] = a[i]*b[i] + z[i]", "mixed")) == \
+        {"float32": 0.0, "float64": 0.0}
+    assert fma_pairs(_own("y[i] = c[i] - 0.5*a[i]", "minus")) == \
+        {"float32": 4096 / 32, "float64": 0.0}
+
+
+def test_fused_pairs_and_calls_under_an_affine_if_follow_the_condition():
+    from workbench.models.fma_pairs import fma_pairs
+    from workbench.models.function_calls import function_calls
+
+    # 1024 of the 4096 work items pass the condition, as loopy's mul and special counts
+    guarded = _own("if i < 1024\n  y[i] = a[i]*b[i] + exp(c[i])\nend", "guarded")
+    assert fma_pairs(guarded)["float32"] == 1024 / 32
+    assert function_calls(guarded)["exp"] == 1024 / 32

@@ -101,3 +101,10 @@ def test_a_sample_file_reads_the_same_plain_or_xz_compressed_and_is_recognised_a
     assert not is_sample_file(tmp_path / "store.sqlite.xz")
     # a compressed sample file given as training data is read as samples, not a store
     assert len(training_frame([packed], exclude="no_such_program")) == len(rows)
+
+
+def test_a_sample_file_named_xz_that_is_not_xz_is_a_clear_error(tmp_path):
+    fake = tmp_path / "samples.csv.xz"
+    fake.write_text('# {"schema_version": 1}\na,b\n1,2\n', encoding="utf-8")
+    with pytest.raises(ModelError, match="cannot read the sample file"):
+        load_samples(fake)

@@ -112,3 +112,27 @@ def test_a_value_carried_in_registers_and_written_only_to_registers_is_no_runnin
     assert running_sums(knl, sequential_inames(knl)) == ()
     assert recurrence_trips(escape) == 0
     assert recurrence_trips(_cumsum()) == 8192
+
+
+def test_a_running_sum_stored_through_a_register_is_still_one():
+    # acc carried along t, scaled into a register, the register stored at every trip:
+    # each trip's store waits on the chain as a direct ``out[t, i] = acc`` does
+    import loopy as lp
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.parallelism import running_sums, sequential_inames
+
+    knl = lp.make_kernel(
+        "{[i, t]: 0<=i<n and 0<=t<m}",
+        """for i
+            <> acc = 0 {id=zero}
+            for t
+                acc = acc + x[t, i] {id=update, dep=zero}
+                <> scaled = 0.5*acc {id=scale, dep=update}
+                out[t, i] = scaled {dep=scale}
+            end
+        end""",
+        [lp.GlobalArg("x,out", np.float32, shape=("m", "n")), ...], lang_version=(2018, 2))
+    knl = entry_kernel(lp.split_iname(knl, "i", 128, outer_tag="g.0", inner_tag="l.0"))
+    (found,) = running_sums(knl, sequential_inames(knl))
+    assert (found.carried, found.stored, found.loops) == ("acc", "out", frozenset({"t"}))

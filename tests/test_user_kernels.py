@@ -363,3 +363,17 @@ def test_an_affine_if_is_counted_exactly_and_a_data_dependent_one_is_named(tmp_p
         assert "upper bounds" in out
     assert main(["properties", f"{KERNELS}:saxpy", "--param", "n=1024"]) == 0
     assert "note:" not in capsys.readouterr().out
+
+
+def test_a_size_only_an_if_reads_is_a_parameter_of_a_users_kernel(tmp_path, capsys):
+    # the counts follow ``if i < m``, so m is a parameter the command line takes
+    src = tmp_path / "upto.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'if i < m\\n  y[i] = 2*x[i]\\nend',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',)), lp.ValueArg('m', np.int32),\n"
+        "     ...], lang_version=(2018, 2))\n"
+        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    assert main(["properties", f"{src}:knl", "--param", "n=1024", "--param", "m=10",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 10

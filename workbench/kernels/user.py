@@ -12,6 +12,7 @@ from pathlib import Path
 
 import loopy as lp
 import numpy as np
+from loopy.symbolic import get_dependencies
 
 from workbench.errors import GroupSizeError, UnknownNameError, WorkbenchError
 from workbench.kernels.base import (
@@ -116,8 +117,15 @@ def _index_bounds(knl) -> dict[str, list]:
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
     knl = entry_kernel(kernel)
     name = name or knl.name
-    params = tuple(sorted(a.name for a in knl.args
-                          if isinstance(a, lp.ValueArg) and a.name in knl.all_params()))
+    # the sizes of the loop domains, and an integer size that only an ``if`` reads
+    # (``if i < m``): the counts follow an affine condition, so they depend on it too
+    guarded = set().union(*(get_dependencies(p) for insn in knl.instructions
+                            for p in insn.predicates))
+    params = tuple(sorted(
+        a.name for a in knl.args if isinstance(a, lp.ValueArg)
+        and (a.name in knl.all_params()
+             or (a.name in guarded and a.dtype not in (None, lp.auto)
+                 and a.dtype.numpy_dtype.kind in "iu"))))
     float_dtypes = {np.dtype(a.dtype.numpy_dtype).name for a in knl.args
                     if isinstance(a, lp.ArrayArg) and a.dtype not in (None, lp.auto)}
     dtypes = tuple(d for d in DType if d.value in float_dtypes) or (DType.FLOAT32,)

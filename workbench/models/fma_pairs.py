@@ -11,7 +11,11 @@ GPU issues one instruction.  heldout8's mandelbrot_escape (64 dependent iteratio
 a counted operation less these pairs, where the sum charged every multiplication; a
 model prices the pairs by taking them out of the multiplications
 (``p_mul*(f_op_float32_mul - f_op_float32_fma_pairs)``).  Sums of integers (indices)
-are not counted: the type of each sum is loopy's own inference.
+are not counted, nor a product of another type than its sum (``i*j`` in a float sum, a
+float32 product in a float64 sum: converted before the addition, and its
+multiplication counted in another type): the types are loopy's own inference.  An
+instruction under an affine ``if`` counts where its condition holds, as its operations
+do (:mod:`workbench.properties.predicates`).
 """
 
 from __future__ import annotations
@@ -44,15 +48,22 @@ def _real_product(expr) -> bool:
 def _pairs(spec, request) -> tuple[tuple[str, object], ...]:
     """(dtype, fused pairs per launch at work-item granularity) of every sum."""
     import loopy as lp
-    from loopy.statistics import count_inames_domain
     from loopy.symbolic import WalkMapper
     from loopy.type_inference import TypeReader
+
+    from workbench.properties.predicates import count_cut_domain
 
     prog = lp.preprocess_program(lp.infer_unknown_types(spec.build(request),
                                                         expect_completion=True))
     knl = prog[prog.default_entrypoint.name]
     types = TypeReader(knl, prog.callables_table)
     out = []
+
+    def _dtype(expr) -> str:
+        try:
+            return str(types(expr).numpy_dtype)
+        except Exception:  # noqa: BLE001 - a type loopy cannot say: none
+            return ""
 
     for insn in knl.instructions:
         expr = getattr(insn, "expression", None)
@@ -62,14 +73,15 @@ def _pairs(spec, request) -> tuple[tuple[str, object], ...]:
 
         class Visit(WalkMapper):
             def map_sum(self, expr, *args):
-                pairs = min(sum(1 for c in expr.children if _real_product(c)),
-                            len(expr.children) - 1)
-                if pairs:
-                    try:
-                        name = str(types(expr).numpy_dtype)
-                    except Exception:  # noqa: BLE001 - a type loopy cannot say: none
-                        name = ""
-                    if name in _FLOATS:
+                products = [c for c in expr.children if _real_product(c)]
+                name = _dtype(expr) if products else ""
+                if name in _FLOATS:
+                    # only a product in the sum's own type fuses with it: an integer
+                    # product (i*j) or a float32 one in a float64 sum is converted
+                    # first, and loopy counts its multiplication in another type
+                    fused = sum(1 for c in products if _dtype(c) == name)
+                    pairs = min(fused, len(expr.children) - 1)
+                    if pairs:
                         found[name] = found.get(name, 0) + pairs
                 for c in expr.children:
                     self.rec(c, *args)
@@ -79,7 +91,8 @@ def _pairs(spec, request) -> tuple[tuple[str, object], ...]:
 
         Visit()(expr)
         if found:
-            domain = count_inames_domain(knl, frozenset(insn.within_inames))
+            # under an affine ``if``: where the condition holds, as loopy's counts
+            domain = count_cut_domain(knl, insn, insn.within_inames)
             out += [(name, pairs * domain) for name, pairs in found.items()]
     return tuple(out)
 

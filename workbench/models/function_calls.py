@@ -17,7 +17,7 @@ Calls of other names (rsqrt, pow, ...) are not counted here.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -34,15 +34,14 @@ _FAMILIES = ("exp", "log", "sqrt")
 _SUBGROUP = 32
 
 
-@functools.lru_cache(maxsize=512)
-def _calls(spec, request) -> tuple[tuple[str, object], ...]:
-    """(family, calls per launch at work-item granularity) of every priced call."""
-    from loopy.statistics import count_inames_domain
-
-    from workbench.kernels.base import entry_kernel
+def calls_of(knl, families: Mapping[str, str]) -> list[tuple[str, object]]:
+    """(family, calls per launch at work-item granularity) of every call in ``knl``
+    (a loopy kernel) of a function that ``families`` maps to a family, the reduction
+    loops around a call included; a call under an affine ``if`` where the condition
+    holds, as loopy's ``special`` count of it."""
     from workbench.models.private_stack import _walk
+    from workbench.properties.predicates import count_cut_domain
 
-    knl = entry_kernel(spec.build(request))
     out = []
     for insn in knl.instructions:
         expr = getattr(insn, "expression", None)
@@ -52,12 +51,20 @@ def _calls(spec, request) -> tuple[tuple[str, object], ...]:
 
         def on_call(call, red, found=found):
             name = getattr(call.function, "name", None)
-            if name in PRICED_FUNCTIONS:
-                found.append((PRICED_FUNCTIONS[name], frozenset(red)))
+            if name in families:
+                found.append((families[name], frozenset(red)))
         _walk(expr, on_call, lambda *_: None)
-        out += [(name, count_inames_domain(knl, frozenset(insn.within_inames) | red))
+        out += [(name, count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
                 for name, red in found]
-    return tuple(out)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _calls(spec, request) -> tuple[tuple[str, object], ...]:
+    """(family, calls per launch at work-item granularity) of every priced call."""
+    from workbench.kernels.base import entry_kernel
+
+    return tuple(calls_of(entry_kernel(spec.build(request)), PRICED_FUNCTIONS))
 
 
 def function_calls(candidate: Candidate) -> dict[str, float]:

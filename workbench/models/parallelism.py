@@ -212,8 +212,21 @@ def running_sums(knl, sequential: set[str]) -> tuple[RunningSum, ...]:
         carried = (update.within_inames & sequential) - target
         for reset in resets:
             carried -= reset
+        # registers written from the carried value at a trip (``<> s = 0.5*acc``):
+        # a store of them to memory stores the running sum all the same
+        reached = {var}
+        grown = True
+        while grown:
+            grown = False
+            for insn in assignments:
+                name = insn.assignee_var_names()[0]
+                if insn is not update and name in private and name not in reached \
+                        and reached & insn.read_dependency_names() \
+                        and carried & insn.within_inames:
+                    reached.add(name)
+                    grown = True
         for store in assignments:
-            if store is update or var not in store.read_dependency_names():
+            if store is update or not reached & store.read_dependency_names():
                 continue
             if store.assignee_var_names()[0] in private:
                 # a register written from the carried value waits for nothing: the

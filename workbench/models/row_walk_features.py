@@ -170,26 +170,11 @@ def _walks(spec, request, params: tuple) -> tuple:
 @functools.lru_cache(maxsize=512)
 def _erf_calls(spec, request):
     """Calls of erf/erfc per launch, polynomials at work-item granularity."""
-    from loopy.statistics import count_inames_domain
-
     from workbench.kernels.base import entry_kernel
-    from workbench.models.private_stack import _walk
+    from workbench.models.function_calls import calls_of
 
     knl = entry_kernel(spec.build(request))
-    out = []
-    for insn in knl.instructions:
-        expr = getattr(insn, "expression", None)
-        if expr is None:
-            continue
-        found: list[frozenset] = []
-
-        def on_call(call, red, found=found):
-            if getattr(call.function, "name", None) in ERF_FUNCTIONS:
-                found.append(frozenset(red))
-        _walk(expr, on_call, lambda *_: None)
-        out += [count_inames_domain(knl, frozenset(insn.within_inames) | red)
-                for red in found]
-    return tuple(out)
+    return tuple(count for _, count in calls_of(knl, dict.fromkeys(ERF_FUNCTIONS, "erf")))
 
 
 @functools.lru_cache(maxsize=512)

@@ -99,6 +99,21 @@ def cut_by_condition(knl, insn, domain: isl.Set) -> isl.Set:
     return domain if cut is None else cut
 
 
+def count_cut_domain(knl, insn, inames):
+    """loopy's ``count_inames_domain(knl, inames)`` (``inames``: ``insn``'s loops and
+    maybe its reduction loops, work-item granularity, no redundant work) over the
+    domain cut by ``insn``'s condition where it is affine, so that a feature counted
+    per point of an instruction's loops agrees with its operation counts."""
+    from loopy.statistics import count_inames_domain
+
+    inames = frozenset(inames)
+    if not inames or not getattr(insn, "predicates", None):
+        return count_inames_domain(knl, inames)
+    domain = cut_by_condition(knl, insn, knl.get_inames_domain(inames))
+    return count(knl, domain.project_out_except(sorted(inames), [dim_type.set]),
+                 space=get_kernel_parameter_space(knl))
+
+
 def unresolved_predicates(knl) -> tuple[UnresolvedPredicate, ...]:
     """The instructions of a loopy kernel whose counts stay upper bounds: those under
     a condition that is not affine in their inames and the size parameters."""
@@ -267,5 +282,5 @@ def guarded_note(spec, request) -> str | None:
             "counted exactly")
 
 
-__all__ = ["UnresolvedPredicate", "cut_by_condition", "guarded_note", "guarded_runs",
+__all__ = ["UnresolvedPredicate", "count_cut_domain", "cut_by_condition", "guarded_note", "guarded_runs",
            "insn_runs", "unresolved_predicates", "with_parameters_of"]

@@ -12,6 +12,7 @@ the same work, so this is ``best time / time``: 1.0 for the fastest variant, and
 
 from __future__ import annotations
 
+import lzma
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -165,8 +166,6 @@ def is_sample_file(path) -> bool:
 def _open_text(path, mode: str):
     """A sample file opened as text, through xz where its name ends in ``.xz``."""
     if str(path).endswith(".xz"):
-        import lzma
-
         return lzma.open(path, mode + "t", encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 
@@ -189,7 +188,7 @@ def load_samples(path) -> pd.DataFrame:
                                  f"this workbench computes version {FEATURES_VERSION}: "
                                  "rebuild it with workbench ir-samples")
             frame = pd.read_csv(f)
-    except (OSError, ValueError, EOFError) as err:
+    except (OSError, ValueError, EOFError, lzma.LZMAError) as err:  # not xz, cut short
         raise ModelError(f"cannot read the sample file {path}: {err}") from None
     frame[INPUT] = frame[INPUT].astype(str)
     frame[BENCHMARK] = frame[BENCHMARK].astype(str)
