@@ -9,7 +9,7 @@ one module makes the kernel definitions read like the paper's descriptions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import loopy as lp
 import numpy as np
@@ -99,6 +99,11 @@ def split_2d(knl: lp.TranslationUnit, row: str, col: str, group_size: tuple[int,
 def pow2(p: int, steps: Iterable[int], scale: int = 1) -> tuple[int, ...]:
     """The paper's size sequence ``2**(p + scale*t)`` for ``t`` in *steps*."""
     return tuple(2 ** (p + scale * t) for t in steps)
+
+
+def as_float64(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """Every input as float64: the precision a kernel's numpy reference computes in."""
+    return {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
 
 
 def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: DType,

@@ -100,7 +100,7 @@ def _push_inputs(variant: str, params, dtype, rng) -> dict:
 
 
 def _push_reference(variant: str, inputs, params) -> dict:
-    f = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    f = u.as_float64(inputs)
     step = f["dt"] * (f["inv_mass"][:, None] if variant == "aos" else f["inv_mass"][None, :])
     vel = f["vel"] + step * f["force"]
     pos = f["pos"] + f["dt"] * vel

@@ -202,7 +202,7 @@ def _gelu_inputs(params, dtype, rng) -> dict:
 
 
 def _gelu_reference(variant: str, inputs, params) -> dict:
-    f = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    f = u.as_float64(inputs)
     v = f["x"] + f["bias"][None, :]
     if variant == "tanh":
         y = 0.5 * v * (1 + np.tanh(f["k_tanh"] * (v + f["k_cubic"] * v ** 3)))

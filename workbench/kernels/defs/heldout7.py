@@ -88,7 +88,7 @@ def _bs_inputs(params, dtype, rng) -> dict:
 
 
 def _bs_reference(variant: str, inputs, params) -> dict:
-    f = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    f = u.as_float64(inputs)
     c = {name: float(inputs[name]) for name, _ in _BS_CONSTS}
     sd = c["vol"] * np.sqrt(f["expiry"])
     d1 = (np.log(f["spot"] / f["strike"])
@@ -400,7 +400,7 @@ def _optimiser_inputs(variant: str, params, dtype, rng) -> dict:
 
 
 def _optimiser_reference(variant: str, inputs, params) -> dict:
-    f = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    f = u.as_float64(inputs)
     if variant == "adam":
         m = f["beta1"] * f["m1"] + (1 - f["beta1"]) * f["grad"]
         v = f["beta2"] * f["m2"] + (1 - f["beta2"]) * f["grad"] ** 2

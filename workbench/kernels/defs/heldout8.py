@@ -45,10 +45,6 @@ def _scaled(p: int) -> tuple[int, ...]:
     return u.pow2(p, range(4))
 
 
-def _as_float64(inputs) -> dict:
-    return {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
-
-
 # {{{ polar to cartesian
 
 #: variant -> (the stores of x and y, the output arrays' shapes)
@@ -85,7 +81,7 @@ def _polar_inputs(params, dtype, rng) -> dict:
 
 
 def _polar_reference(variant: str, inputs, params) -> dict:
-    f = _as_float64(inputs)
+    f = u.as_float64(inputs)
     x, y = f["r"] * np.cos(f["theta"]), f["r"] * np.sin(f["theta"])
     like = inputs["r"]
     if variant == "planar":
@@ -158,7 +154,7 @@ def _leaky_inputs(variant: str, params, dtype, rng) -> dict:
 
 
 def _leaky_reference(variant: str, inputs, params) -> dict:
-    f = _as_float64(inputs)
+    f = u.as_float64(inputs)
     act = np.where(f["x"] > 0, f["x"], f["slope"] * f["x"])
     if variant == "channel_scaled":
         act = act * f["gamma"][np.arange(params["n"]) % CHANNELS]

@@ -43,10 +43,6 @@ def _scaled(p: int) -> tuple[int, ...]:
     return u.pow2(p, range(4))
 
 
-def _as_float64(inputs) -> dict:
-    return {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
-
-
 # {{{ SiLU / SwiGLU
 
 _SILU_VARIANTS = ("silu", "swiglu")
@@ -84,7 +80,7 @@ def _silu_inputs(variant: str, params, dtype, rng) -> dict:
 
 
 def _silu_reference(variant: str, inputs, params) -> dict:
-    f = _as_float64(inputs)
+    f = u.as_float64(inputs)
     out = f["x"] / (1.0 + np.exp(-f["x"]))
     if variant == "swiglu":
         out = out * f["up"]
