@@ -43,7 +43,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
                                      "unseen", "unseen2", "heldout3", "heldout4",
                                      "heldout5", "heldout6", "heldout7", "heldout8",
-                                     "heldout9", "timetiling"),
+                                     "heldout9", "heldout10", "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -57,7 +57,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "replacing the fifth (read since); heldout7: a seventh, "
                         "replacing the sixth (read since); heldout8: an eighth, "
                         "replacing the seventh (read since); heldout9: a ninth, "
-                        "replacing the eighth (read since); "
+                        "replacing the eighth (read since); heldout10: a tenth, "
+                        "replacing the ninth (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
@@ -254,7 +255,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     if which == "catalog":
         return None
     if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5",
-                 "heldout6", "heldout7", "heldout8", "heldout9"):
+                 "heldout6", "heldout7", "heldout8", "heldout9", "heldout10"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):
