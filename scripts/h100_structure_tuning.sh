@@ -15,8 +15,8 @@
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers, which only exhaustive and random use and which compete with the
 # ranking's counting processes for the cores).  EVALS (default 10): evaluations a run.
-# SPACES (default the six design spaces): examples/spaces/ names to tune (blind_* and
-# blind2_* names too, once the method is fixed; step 1's ranking never takes them).
+# SPACES (default the six design spaces): examples/spaces/ names to tune (blind_*,
+# blind2_* and blind3_* names too, once the method is fixed; step 1's ranking never takes them).
 # RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).
 # Each run gets an empty NVIDIA compute cache too (CUDA_CACHE_PATH; before live run 9
 # a point built by an earlier run was built again from the driver's cache in 0.005 s).
