@@ -23,7 +23,9 @@ rounds 7-10 included: the fits of this round see them).  Prints:
 
 ``--write-calibration``: ``tiling-calibration-round11.json`` (round 11's in-sample fit;
 1-D: round 7's), what the call selects with (written before the call; do not rewrite
-it to reproduce the call).  ``--plan``: the call's baseline order (the prior rule of
+it to reproduce the call).  By the rule fixed before the call, its constants are the
+shipped ``tiling-calibration.json`` since round 11; "round7 (shipped)" below names the
+constants shipped until then (``tiling-calibration-round7.json``).  ``--plan``: the call's baseline order (the prior rule of
 round 10).  No GPU.
 """
 
@@ -49,7 +51,8 @@ from benchmarks import tiling_widths as tw  # noqa: E402
 H100 = r5.H100
 STORES = tw.STORES + [r10.ROUND10]
 ROUND11 = H100 / "hexagonal-round11.sqlite"
-SHIPPED = H100 / "tiling-calibration.json"
+#: the constants shipped until this round (round 7's; `tiling-calibration.json` then)
+SHIPPED = H100 / "tiling-calibration-round7.json"
 CALIBRATION_OUT = H100 / "tiling-calibration-round11.json"
 KEY = tw.KEY
 #: (campaign kind of the picks, constants file), in the order the call measures them
