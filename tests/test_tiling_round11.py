@@ -100,3 +100,46 @@ def test_the_2d_fit_finds_the_guard_share_it_was_priced_with():
     assert "round 11" in found.provenance["from"]
     with pytest.raises(ModelError, match="no sweep"):
         lane_rows_constants(start, frame, sweep=(3e-5, 2e-12), guarded_pass=True)
+
+
+def test_shipped_plan_holds_each_problems_whole_baseline_set_fastest_first():
+    import json
+    from pathlib import Path
+
+    from workbench.kernels.timetiled import hexspaces
+
+    h100 = Path(__file__).resolve().parents[1] / "sample_data" / "h100"
+    plan = json.loads((h100 / "hexagonal-round11-plan.json").read_text())
+    assert list(plan) == ["heat2d S1=9216,S2=9216,T=48", "laplacian2d S1=9216,S2=9216,T=48"]
+    for key, kinds in plan.items():
+        stencil = key.split()[0]
+        whole = {p.label for p in hexspaces.hexagonal_space(
+            stencil, baseline=1, S1=9216, S2=9216, T=48).points()}
+        assert list(kinds) == ["baseline"]
+        assert len(kinds["baseline"]) == len(whole) == 204
+        assert set(kinds["baseline"]) == whole
+    # the call's own plan: the same baseline order, and 4 picks of each constant set
+    called = json.loads((h100 / "hexagonal-round11-picks-plan.json").read_text())
+    for key, kinds in called.items():
+        assert kinds["baseline"] == plan[key]["baseline"]
+        assert len(kinds["chosen-round11"]) == len(kinds["chosen-round7"]) == 4
+
+
+def test_the_call_table_scores_each_set_against_the_calls_best_baseline():
+    import pandas as pd
+
+    from benchmarks import tiling_round11 as r11
+
+    sizes = r11.SIZES(9216)
+    mine = pd.DataFrame({
+        "stencil": "heat2d", "sizes": sizes,
+        "label": ["a", "b", "c", "p1", "p2", "q1"],
+        "kind": ["baseline"] * 3 + ["chosen-round11"] * 2 + ["chosen-round7"],
+        "measured_s": [2.0, 1.0, 3.0, 1.0, 0.9, 1.1]})
+    ranks = {("chosen-round11", "heat2d", sizes): ["p1", "p2"]}
+    row = r11.call_rows(mine, ranks).iloc[0]
+    assert row["baseline_measured"] == 3 and row["best_baseline"] == "b"
+    assert row["round11_best_pick"] == "p2"
+    assert row["round11_best_faster_pct"] == pytest.approx(10.0)
+    assert row["round11_first_faster_pct"] == pytest.approx(0.0)
+    assert row["round7_best_faster_pct"] == pytest.approx(-10.0)
