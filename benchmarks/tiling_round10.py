@@ -36,7 +36,8 @@ H100 = r5.H100
 ROUND10 = H100 / "hexagonal-round10.sqlite"
 ROUND9_PLAN = H100 / "hexagonal-round9-picks-plan.json"
 ROUND9_RANKS = H100 / "hexagonal-round9-picks-builds-round7.csv"
-SHIPPED = H100 / "tiling-calibration.json"
+#: the constants shipped until round 11 (round 7's; `tiling-calibration.json` then)
+SHIPPED = H100 / "tiling-calibration-round7.json"
 ROUND9_CONSTANTS = H100 / "tiling-calibration-round9.json"
 PICK_KIND = "chosen-round7"
 #: (stencil, size) of each problem, and the (stencil, size) whose measured whole

@@ -51,7 +51,8 @@ H100 = r5.H100
 ROUND9 = H100 / "hexagonal-round9.sqlite"
 ROUND9_PICKS = H100 / "hexagonal-round9-picks.sqlite"
 STORES = sw.STORES + [ROUND9_PICKS]
-SHIPPED = H100 / "tiling-calibration.json"
+#: the constants shipped until round 11 (round 7's; `tiling-calibration.json` then)
+SHIPPED = H100 / "tiling-calibration-round7.json"
 CALIBRATION_OUT = H100 / "tiling-calibration-round9.json"
 KEY = sw.KEY
 LANE_PASSES = "hybrid+resident-lane-passes"

@@ -102,7 +102,10 @@ class SchemeConstants:
     full one (:func:`.schemes.round_costs`); ``warp_loads`` (round 9, 2-D): a
     load pass along the inner axis costs the share of its warps that have a word to
     load, so the two halo words past a sub-tile as wide as its lanes cost one warp's
-    share of a pass, not a whole pass (:func:`.schemes.load_passes`)."""
+    share of a pass, not a whole pass (:func:`.schemes.load_passes`); ``guarded_pass``
+    (round 11, 2-D): how much dearer a compute pass is when the sub-tile's width is
+    not a multiple of its lanes along the inner axis, so that every pass checks its
+    lanes against the width (:func:`.schemes.lane_rows_terms`)."""
 
     L: float
     C_iter: Mapping[str, float]
@@ -117,6 +120,7 @@ class SchemeConstants:
     latency_hidden: bool = False
     partial_rounds: bool = False
     warp_loads: bool = False
+    guarded_pass: float = 0.0
 
     def to_json(self) -> dict:
         doc = {"L": self.L, "C_iter": dict(self.C_iter),
@@ -141,6 +145,8 @@ class SchemeConstants:
             doc["partial_rounds"] = True
         if self.warp_loads:
             doc["warp_loads"] = True
+        if self.guarded_pass:
+            doc["guarded_pass"] = self.guarded_pass
         return doc
 
     @classmethod
@@ -153,7 +159,8 @@ class SchemeConstants:
                    float(doc.get("step_launch", 0.0)),
                    bool(doc.get("latency_hidden", False)),
                    bool(doc.get("partial_rounds", False)),
-                   bool(doc.get("warp_loads", False)))
+                   bool(doc.get("warp_loads", False)),
+                   float(doc.get("guarded_pass", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -180,7 +187,8 @@ class TilingCalibration:
                             ("lane pass", consts.lane_pass),
                             ("lane-rows", consts.lane_rows),
                             ("step global", consts.step_global),
-                            ("step launch", consts.step_launch)):
+                            ("step launch", consts.step_launch),
+                            ("guarded pass", consts.guarded_pass)):
                 if not float(v) >= 0:
                     raise ModelError(f"calibration of {self.device!r} ({scheme} scheme): "
                                      f"the {what} latency must be >= 0, got {v!r}")

@@ -38,13 +38,17 @@ from workbench.models.tiling.schemes import Form, Scheme
 BOUNDS = ((0.0, 0.0, 0.1), (5.0, 50.0, 3.0))
 START = (0.3, 2.0, 1.0)
 LAUNCH_BOUNDS, LAUNCH_START = (0.0, 500.0), 20.0
+#: round 11's share by which a bounds-checked compute pass is dearer
+GUARDED_BOUNDS, GUARDED_START = (0.0, 2.0), 0.1
 
 
 def _with(cal: TilingCalibration, scheme: Scheme, base: SchemeConstants, gamma: float,
           g: float, scale: float, provenance=None, g0: float = 0.0,
-          partial: bool = False, warps: bool = False) -> TilingCalibration:
+          partial: bool = False, warps: bool = False,
+          guarded: float = 0.0) -> TilingCalibration:
     own = replace(base, lane_rows=float(gamma), step_global=float(g), step_launch=float(g0),
                   partial_rounds=bool(partial), warp_loads=bool(warps),
+                  guarded_pass=float(guarded),
                   C_iter={k: float(v) * scale for k, v in base.C_iter.items()},
                   provenance=dict(provenance or base.provenance))
     schemes = dict(cal.schemes)
@@ -68,7 +72,8 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
                         device_model: str = "h100", where: str = "",
                         per_launch: bool = False, sweep: tuple[float, float] | None = None,
                         partial_rounds: bool = False,
-                        warp_loads: bool = False) -> TilingCalibration:
+                        warp_loads: bool = False,
+                        guarded_pass: bool = False) -> TilingCalibration:
     """``cal`` with the lane-rows form's constants of both schemes (module docstring):
     the hybrid ones fitted on the 2-D rows of ``points`` (a :func:`.measured_frame`),
     the hexagonal ones the lane-pass form's.  ``where``: the training set, for the
@@ -77,7 +82,9 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
     ``C_iter`` scale are fitted), ``partial_rounds``: a launch's last round priced at the
     groups it leaves (:func:`.schemes.round_costs`).  Round 9: ``warp_loads``, the
     inner axis's load passes counted in warps (the share of a pass's warps that load)
-    (:func:`.schemes.load_passes`)."""
+    (:func:`.schemes.load_passes`).  Round 11: ``guarded_pass``, how much dearer a
+    compute pass is when the sub-tile's width is not a multiple of its inner lanes
+    (:func:`.schemes.lane_rows_terms`), fitted too (not with ``sweep``)."""
     from scipy.optimize import least_squares
 
     from workbench.models.tiling.family import TilingModel
@@ -98,6 +105,9 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
             scheme=Scheme.paper(dims).value,
             registers=dict(trial.provenance.get("registers_per_item") or {}))
 
+    if sweep is not None and guarded_pass:
+        raise ModelError("the guarded-pass fit (round 11) fits g and g_0 too; give no "
+                         "sweep")
     if sweep is not None:
         g0_fixed, g_fixed = (float(v) for v in sweep)
 
@@ -121,19 +131,25 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
             "lane_pass_provenance": dict(lane[Scheme.HYBRID].provenance)},
             g0=g0_fixed, partial=partial_rounds, warps=warp_loads)
 
+    def unpack(x):
+        return (x[3] * 1e-6 if per_launch else 0.0), (x[-1] if guarded_pass else 0.0)
+
     def residuals(x):
+        g0, guarded = unpack(x)
         trial = _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], x[0], x[1] * 1e-12, x[2],
-                      g0=x[3] * 1e-6 if per_launch else 0.0, partial=partial_rounds,
-                      warps=warp_loads)
+                      g0=g0, partial=partial_rounds, warps=warp_loads, guarded=guarded)
         return log_errors(model_of(trial), two)
 
     start, bounds = START, BOUNDS
     if per_launch:
         start = START + (LAUNCH_START,)
         bounds = (BOUNDS[0] + (LAUNCH_BOUNDS[0],), BOUNDS[1] + (LAUNCH_BOUNDS[1],))
+    if guarded_pass:
+        start = start + (GUARDED_START,)
+        bounds = (bounds[0] + (GUARDED_BOUNDS[0],), bounds[1] + (GUARDED_BOUNDS[1],))
     found = least_squares(residuals, start, bounds=bounds, diff_step=1e-3)
     gamma, g, scale = (float(v) for v in found.x[:3])
-    g0 = float(found.x[3]) * 1e-6 if per_launch else 0.0
+    g0, guarded = (float(v) for v in unpack(found.x))
     rms = float(np.sqrt(np.mean(found.fun ** 2)))
     provenance = {
         "from": "the lane-pass form's microbenchmark constants; lane_rows, step_global "
@@ -149,8 +165,12 @@ def lane_rows_constants(cal: TilingCalibration, points: pd.DataFrame, *,
     if warp_loads:
         provenance["from"] += ("; load passes along the inner axis counted in warps "
                                "(round 9)")
+    if guarded_pass:
+        provenance["from"] += ("; a compute pass of a width not a multiple of the inner "
+                               "lanes dearer by a fitted share (round 11)")
     return _with(base, Scheme.HYBRID, lane[Scheme.HYBRID], gamma, g * 1e-12, scale,
-                 provenance, g0=g0, partial=partial_rounds, warps=warp_loads)
+                 provenance, g0=g0, partial=partial_rounds, warps=warp_loads,
+                 guarded=guarded)
 
 
 def hexagonal_constants(cal: TilingCalibration, points: pd.DataFrame, *,

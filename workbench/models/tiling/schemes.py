@@ -118,7 +118,9 @@ Round 8 (2-D, ``SchemeConstants.partial_rounds``): a launch's last, partial roun
 a tile at the groups per SM it leaves (:func:`round_costs`).  Round 9 (2-D,
 ``SchemeConstants.warp_loads``): a load pass along the inner axis costs the share of its
 warps that have a word to load (:func:`load_passes`): the two halo words past a sub-tile
-as wide as a multiple of its lanes were charged a whole pass.
+as wide as a multiple of its lanes were charged a whole pass.  Round 11 (2-D,
+``SchemeConstants.guarded_pass``): a sub-tile width that is not a multiple of the inner
+axis's lanes makes every compute pass dearer (:func:`lane_rows_terms`).
 
 So, 1-D: ``T_tile = m' + c + (k_res - 1) max(m', c) + t_T rho``; 2-D: ``m' + N_s (k_res
 max(m', c) + t_T rho)`` (``k_res = 1``: ``N_s (m' + c + t_T rho)``);
@@ -325,7 +327,8 @@ def quantities(scheme: Scheme, problem: Problem, t_T, t_S: Sequence, n_thr,
         raise ModelError(f"the {key} constants hide the row chains, a 1-D term; the 2-D "
                          "form has none")
     if form is Form.RESIDENT_LANE_ROWS:
-        latency = latency + (own.lane_rows, own.step_global, own.step_launch)
+        latency = latency + (own.lane_rows, own.step_global, own.step_launch,
+                             own.guarded_pass)
     partial = form is Form.RESIDENT_LANE_ROWS and own.partial_rounds
     warps = form is Form.RESIDENT_LANE_ROWS and own.warp_loads
     return _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers,
@@ -384,16 +387,22 @@ def compute_passes(t_T, t_S1, lanes, inner=None):
 
 
 def lane_rows_terms(C, t_T, t_S1, lanes, inner, n_thr, n_V: int, K, S, lane_rows: float,
-                    step_global: float, step_launch: float = 0.0):
+                    step_global: float, step_launch: float = 0.0,
+                    guarded_pass: float = 0.0):
     """The lane-rows form's compute throughput and global sweep (module docstring):
     ``c = C_iter passes n_thr / n_V (1 + gamma (b_1 - 1))`` per (sub-)tile, every lane
     slot of the group's passes charged, idle or not, and dearer the more rows of lanes
     a group spans (2-D; 1-D has one); ``sweep = 2 K (g_0 + g prod(S))``, a fixed cost
     and the grid once per launch of a row of hexagons, not overlapped with the tiles
-    (``g_0``, ``step_launch``: round 6; 0 in round 5's constants)."""
+    (``g_0``, ``step_launch``: round 6; 0 in round 5's constants).  Round 11
+    (``guarded_pass``, 2-D): a sub-tile whose width is not a multiple of its lanes along
+    the inner axis checks every compute pass's lanes against the width (a multiple needs
+    no check), and each pass costs ``1 + guarded_pass`` times as much."""
     c = C * compute_passes(t_T, t_S1, lanes, inner) * np.asarray(n_thr) / n_V
     if inner is not None:
         c = c * (1.0 + lane_rows * (np.asarray(lanes[0]) - 1))
+        if guarded_pass:
+            c = c * (1.0 + guarded_pass * (np.asarray(inner) % np.asarray(lanes[1]) != 0))
     return c, 2 * K * (step_launch + step_global * float(np.prod(S)))
 
 
@@ -452,7 +461,7 @@ def _hexagonal(scheme, problem, t_T, t_S, n_thr, hw, cal, L, C, tau, registers, 
         sweep = 0.0
         if form is Form.RESIDENT_LANE_ROWS:
             c, sweep = lane_rows_terms(C, t_T, t1, lanes, inner_arg, n_thr, hw.n_V, K,
-                                       S, *latency[3:6])
+                                       S, *latency[3:7])
         return _resident_latency(scheme, len(S), K, N_w, w_A, w_B, m_i, m_o, M_tile, k,
                                  feasible & even, repeats, c, chain, hw, cal, L, c_lane,
                                  sweep, hidden, partial)
