@@ -61,8 +61,11 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
     rows = []
 
     def add(name, make, runs, order=None):
+        bases = None
+        if order and order.startswith("bases"):   # bases<N>: N structures' base points
+            order, bases = "bases", int(order[5:] or 1)
         reach = [_reach95(replay(space, evaluator, EarlyStart(make(s), clock="replay",
-                                                               order=order)
+                                                               order=order, bases=bases)
                                  if make is not None else OptunaTPE(seed=s), seed=s,
                                  until=0.95), best, n) for s in range(runs)]
         rows.append({"space": space.name, "strategy": name, "points": n,
