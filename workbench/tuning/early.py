@@ -13,7 +13,8 @@ A seeded random early point, ``order="random"``, did better on the six design sp
 and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
 probes stay the default; ``model-hedge`` asks for ``order="bo"``, seeded random draws
 then ``bo``'s expected improvement on what was measured early:
-:mod:`workbench.tuning.hedge`.)
+:mod:`workbench.tuning.hedge`; ``model-hedge-base`` asks for ``order="bases"``, the
+first structure's base point, then the same.)
 
 Two clocks say when the ranking is done:
 
