@@ -12,7 +12,10 @@ TPE over the same seeds.  Prints per space and per group (design, held-out and e
 set apart, :func:`space_group`) the time to
 95 % in oracle measurements (geometric mean), the ratio to TPE and the median runs.
 Run: ``python benchmarks/hedge_study.py --store S.sqlite --spaces a.py:space,...
-[--variants 3/1,2/1] [--seeds 10] [--model linear-nn-residency] [--csv OUT]``
+[--variants 3/1,2/1] [--seeds 10] [--model linear-nn-residency] [--csv OUT]``; the
+means of several runs' CSVs per group and over all: ``python benchmarks/hedge_study.py
+--means A.csv B.csv ...``.  ``EARLY`` may also be ``bases<N>``: the first N structures'
+base points, then ``bo`` (``model-hedge-base``'s order with N = 1).
 """
 
 from __future__ import annotations
@@ -61,8 +64,11 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
     rows = []
 
     def add(name, make, runs, order=None):
+        bases = None
+        if order and order.startswith("bases"):   # bases<N>: N structures' base points
+            order, bases = "bases", int(order[5:] or 1)
         reach = [_reach95(replay(space, evaluator, EarlyStart(make(s), clock="replay",
-                                                               order=order)
+                                                               order=order, bases=bases)
                                  if make is not None else OptunaTPE(seed=s), seed=s,
                                  until=0.95), best, n) for s in range(runs)]
         rows.append({"space": space.name, "strategy": name, "points": n,
@@ -97,13 +103,24 @@ def space_group(space_name: str) -> str:
     return blind_set(space_name) or ("held-out" if held_out(space_name) else "design")
 
 
-def across_spaces(table) -> list[str]:
-    """Per group of spaces (:func:`space_group`) and strategy: the time to 95 % in
-    oracle measurements (geometric mean), the ratio to TPE and the median runs."""
+def older_or_blind(space_name: str) -> str:
+    """``--means``' groups: ``older`` (design and held-out) or the blind set."""
+    from strategy_study import blind_set
+
+    return blind_set(space_name) or "older"
+
+
+def across_spaces(table, group_of=space_group, everything: bool = False) -> list[str]:
+    """Per group of spaces (``group_of``, default :func:`space_group`; ``everything``:
+    all spaces as one more group) and strategy: the time to 95 % in oracle
+    measurements (geometric mean), the ratio to TPE and the median runs."""
     from workbench.tuning.metrics import geometric_mean
 
+    groups = list(table.groupby(table["space"].map(group_of), sort=False))
+    if everything:
+        groups.append(("all", table))
     lines = []
-    for group, spaces in table.groupby(table["space"].map(space_group), sort=False):
+    for group, spaces in groups:
         lines.append(f"\n{group} spaces ({spaces['space'].nunique()}): oracle x95 "
                      "(geometric mean), vs TPE, median runs95")
         for name, part in spaces.groupby("strategy", sort=False):
@@ -116,8 +133,11 @@ def across_spaces(table) -> list[str]:
 def main() -> None:
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="hedge-study-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", required=True)
-    parser.add_argument("--spaces", required=True)
+    parser.add_argument("--store")
+    parser.add_argument("--spaces")
+    parser.add_argument("--means", nargs="+", metavar="CSV",
+                        help="no replay: the means of earlier runs' --csv files, per "
+                             "group (older, blind, blind2) and over all their spaces")
     parser.add_argument("--variants", default="3/1")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--model", default="linear-nn-residency")
@@ -126,6 +146,13 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     import pandas as pd
 
+    if args.means:
+        table = pd.concat([pd.read_csv(p) for p in args.means], ignore_index=True)
+        print("means of " + ", ".join(args.means))
+        print("\n".join(across_spaces(table, older_or_blind, everything=True)))
+        return
+    if not (args.store and args.spaces):
+        parser.error("--store and --spaces are needed (or --means)")
     from strategy_study import _model, warm_up
 
     variants = [(int(v[0]), float(v[1]), v[2] if len(v) > 2 else None,

@@ -233,3 +233,35 @@ def test_the_replay_clock_charges_bos_steps_while_the_model_ranks(monkeypatch):
     # three draws at 0.2 s each, then bo's steps: 0.6 + (0.25 + 0.2) > 1.0 s
     _, result = replay_early(1.0, 6)
     assert result.overlapped == 4
+
+
+def test_hedge_base_measures_the_first_structures_base_then_bos_draws():
+    from workbench.tuning.early import BO_START, bases_then_draws, early_points
+    from workbench.tuning.hedge import ModelHedgeBase
+
+    space = toy_space()
+    points = space.points()
+    model = FormulaModel(toy_time)
+    strategy = make_strategy("model-hedge-base", seed=4, model=model, label="f")
+    assert isinstance(strategy, ModelHedgeBase) and strategy.stochastic
+    ranking = dataclasses.replace(rank_space(model, space), seconds=100.0)
+    runs = []
+    for _ in range(2):
+        early = EarlyStart(ModelHedgeBase(model, "f", seed=4, ranking=ranking),
+                           clock="replay", early=BO_START + 1)
+        assert early.order == "bases" and early.bases == 1 and early.name.endswith("+early")
+        evaluator = TableEvaluator(toy_time, cost=0.2)
+        result = Explorer(space, early, evaluator, budget=Budget(evaluations=8)).run()
+        assert result.overlapped == BO_START + 1
+        runs.append(list(evaluator.calls))
+    assert runs[0] == runs[1] and len(set(runs[0])) == 8
+    base = early_points(space, points)[0]
+    draws = [p.label for p in random_early_points(points, 4) if p != base]
+    assert runs[0][0] == base.label and runs[0][1:BO_START] == draws[:BO_START - 1]
+    # two bases: both structures' base points first (toy_space: one per mode), then
+    # the seeded draw, every point once
+    order = bases_then_draws(space, points, 2, seed=4)
+    assert order[:2] == early_points(space, points)[:2]
+    assert sorted(p.label for p in order) == sorted(p.label for p in points)
+    with pytest.raises(Exception, match="bases must not be negative"):
+        EarlyStart(strategy, bases=-1)

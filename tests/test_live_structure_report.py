@@ -21,3 +21,33 @@ def test_a_lower_bound_decides_only_one_way():
     assert verdict([(2.0, False)], [(1.0, True)]) == "no"
     assert verdict([(0.5, False)], [(1.0, True)]) == "undecided"
     assert verdict([(0.5, False)], [(1.0, False)]) == "undecided"
+
+
+def _evaluation(label, time_s, ok=True):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(point=label, time_s=time_s, ok=ok, cost_s=0.5)
+
+
+def test_one_store_keeps_the_fastest_point():
+    from benchmarks.live_structure_report import two_pass_reference
+
+    first = {"a": _evaluation("a", 1.0), "b": _evaluation("b", 0.9),
+             "c": _evaluation("c", 0.5, ok=False)}
+    best, time_s = two_pass_reference(first, None)
+    assert (best.point, time_s) == ("b", 0.9)
+
+
+def test_two_passes_take_each_points_slower_time():
+    from benchmarks.live_structure_report import two_pass_reference
+
+    first = {"a": _evaluation("a", 1.0), "b": _evaluation("b", 0.9),
+             "c": _evaluation("c", 1.2), "d": _evaluation("d", 0.8)}
+    # b's 0.9 was a fast outlier (1.1 again); d failed in the second pass
+    second = {"a": _evaluation("a", 0.95), "b": _evaluation("b", 1.1),
+              "d": _evaluation("d", 0.1, ok=False)}
+    best, time_s = two_pass_reference(first, second)
+    assert (best.point, time_s) == ("a", 1.0)
+    # a point the second pass lacks keeps its first pass's time
+    first["e"] = _evaluation("e", 0.7)
+    assert two_pass_reference(first, second)[0].point == "e"

@@ -13,7 +13,8 @@ A seeded random early point, ``order="random"``, did better on the six design sp
 and worse on the six held-out ones in replay, ``benchmarks/first_picks.py``: the
 probes stay the default; ``model-hedge`` asks for ``order="bo"``, seeded random draws
 then ``bo``'s expected improvement on what was measured early:
-:mod:`workbench.tuning.hedge`.)
+:mod:`workbench.tuning.hedge`; ``model-hedge-base`` asks for ``order="bases"``, the
+first structure's base point, then the same.)
 
 Two clocks say when the ranking is done:
 
@@ -52,8 +53,11 @@ CLOCKS = ("live", "replay")
 #: :func:`early_points`), a seeded random order of the space, or (``bo``) that order's
 #: first :data:`BO_START` points, then ``bo``'s expected-improvement step on the early
 #: points measured so far (no model: it is still ranking)
-ORDERS = ("random", "probes", "bo")
+ORDERS = ("random", "probes", "bo", "bases")
 BO_START = 3
+#: ``order="bases"``: how many structures' base points are measured first (then ``bo``'s
+#: draws and steps) unless the wrapped strategy says otherwise (``EARLY_BASES``)
+BASES = 1
 
 
 def random_early_points(points: Sequence[Point], seed: int) -> list[Point]:
@@ -70,6 +74,24 @@ def early_points(space: TuningSpace, points: Sequence[Point]) -> list[Point]:
     structure's base point in turn (what its counting builds first), then the other
     probe points of each structure's plan (:mod:`workbench.models.structure_counts`).
     A templated space builds none of its points to rank: its structures' first points."""
+    plans = structure_probes(space, points)
+    order = [probes[0] for probes in plans]
+    order += [p for probes in plans for p in probes[1:]]
+    return list(dict.fromkeys(order))
+
+
+def bases_then_draws(space: TuningSpace, points: Sequence[Point], bases: int,
+                     seed: int) -> list[Point]:
+    """``order="bases"``: the first ``bases`` structures' base points (a point in the
+    middle of every knob's range: :func:`~workbench.models.structure_counts.plan_structure`),
+    then the space in a seeded random order (``bo``'s draws)."""
+    first = [probes[0] for probes in structure_probes(space, points)][:bases]
+    return list(dict.fromkeys(first + random_early_points(points, seed)))
+
+
+def structure_probes(space: TuningSpace, points: Sequence[Point]) -> list[list[Point]]:
+    """Per structure of the space (in the order of its first point), the points its
+    counting builds, the base first."""
     from collections import defaultdict
 
     from workbench.models.structure_counts import (
@@ -89,9 +111,7 @@ def early_points(space: TuningSpace, points: Sequence[Point]) -> list[Point]:
         plan = plan_structure(members, structural) if len(members) > 1 else None
         plans.append(list(plan.probes) if isinstance(plan, StructurePlan)
                      else members[:1])
-    order = [probes[0] for probes in plans]
-    order += [p for probes in plans for p in probes[1:]]
-    return list(dict.fromkeys(order))
+    return plans
 
 
 class EarlyStart:
@@ -99,7 +119,8 @@ class EarlyStart:
     docstring)."""
 
     def __init__(self, inner, *, clock: str = "live", early: int | None = None,
-                 order: str | None = None, seed: int | None = None):
+                 order: str | None = None, seed: int | None = None,
+                 bases: int | None = None):
         # the wrapped strategy's own preference (``model-hedge``: random draws), else
         # the probes
         preferred = getattr(inner, "EARLY_ORDER", "probes")
@@ -110,6 +131,10 @@ class EarlyStart:
             raise TuningError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
         if early is not None and early < 0:
             raise TuningError("early must not be negative")
+        bases = getattr(inner, "EARLY_BASES", BASES) if bases is None else int(bases)
+        if bases < 0:
+            raise TuningError("bases must not be negative")
+        self.bases = bases
         self.inner = inner
         self.clock = clock
         self.most = early
@@ -118,7 +143,8 @@ class EarlyStart:
         self.name = f"{inner.name}+early" if order == preferred \
             else f"{inner.name}+early-{order}"
         # a seeded draw: runs of other seeds measure other early points
-        self.stochastic = order in ("random", "bo") or getattr(inner, "stochastic", False)
+        self.stochastic = order in ("random", "bo", "bases") \
+            or getattr(inner, "stochastic", False)
 
     # the runner reads these
     @property
@@ -135,8 +161,12 @@ class EarlyStart:
     def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
         self.points = list(points)
         self._space, self._features = space, None
-        self._queue = early_points(space, self.points) if self.order == "probes" \
-            else random_early_points(self.points, self.seed)
+        if self.order == "probes":
+            self._queue = early_points(space, self.points)
+        elif self.order == "bases":
+            self._queue = bases_then_draws(space, self.points, self.bases, self.seed)
+        else:
+            self._queue = random_early_points(self.points, self.seed)
         if self.most is not None:
             self._queue = self._queue[: self.most]
         self._early_done: dict[str, Evaluation] = {}
@@ -209,7 +239,8 @@ class EarlyStart:
     def _bo_point(self) -> Point | None:
         """``order="bo"``: past the first random draws, the unmeasured point of largest
         expected improvement on the early points' log times (taken off the queue)."""
-        if self.order != "bo" or len(self._early_done) < BO_START:
+        if self.order not in ("bo", "bases") \
+                or len(self._early_done) < max(BO_START, self.bases):
             return None
         began = time.perf_counter()
         import math
