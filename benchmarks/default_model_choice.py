@@ -81,6 +81,10 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains14.json"),
     "linear-fp64-sectors-chains15": ("models/linear-fp64-sectors-chains15.json",
                                      "weights-linear-fp64-sectors-chains15.json"),
+    "linear-fp64-sectors-chains16": ("models/linear-fp64-sectors-chains16.json",
+                                     "weights-linear-fp64-sectors-chains16.json"),
+    "linear-fp64-sectors-chains17": ("models/linear-fp64-sectors-chains17.json",
+                                     "weights-linear-fp64-sectors-chains17.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -122,6 +126,10 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains14.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains15.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains16.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains17.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -11,23 +11,29 @@ full: throughput) and over 2^14 (about one warp a scheduler: latency).
         --build-info build-info-op-chain.json
     python benchmarks/op_chain_microbench.py --small --store /tmp/o.sqlite  # pocl
     python benchmarks/op_chain_microbench.py --table o.sqlite
+
+Round 12 of #34 measured only its own variants (pow and the mixes):
+``OP_CHAIN_ROUND12=1 python benchmarks/op_chain_microbench.py ...``.
 """
 
 from __future__ import annotations
+
+import os
 
 GROUPS = (128, 256)
 ROUNDS = (4, 16, 64)
 
 
-def configurations(small: bool):
-    """(kernel, variant, dtype, group, params) of every point, in measuring order."""
+def configurations(small: bool, variants=None):
+    """(kernel, variant, dtype, group, params) of every point, in measuring order
+    (``variants``: those to measure, default all)."""
     from workbench.kernels.generators.op_chains import OP_CHAIN_VARIANTS
 
     entries = (2 ** 10,) if small else (2 ** 14, 2 ** 22)
     groups = (32,) if small else GROUPS
     for dtype in ("float32", "float64"):
         for g in groups:
-            for variant in OP_CHAIN_VARIANTS:
+            for variant in variants or OP_CHAIN_VARIANTS:
                 for n in entries:
                     for rounds in ROUNDS:
                         yield "op_chain", variant, dtype, g, {"n": n, "rounds": rounds}
@@ -36,7 +42,12 @@ def configurations(small: bool):
 def main() -> None:
     from microbench_campaign import microbench_main
 
-    microbench_main(__doc__.splitlines()[0], configurations, set_name="op_chain",
+    from workbench.kernels.generators.op_chains import ROUND12_VARIANTS
+
+    round12 = os.environ.get("OP_CHAIN_ROUND12") == "1"
+    microbench_main(__doc__.splitlines()[0],
+                    (lambda small: configurations(small, ROUND12_VARIANTS)) if round12
+                    else configurations, set_name="op_chain",
                     campaign="op-chain", command="benchmarks/op_chain_microbench.py")
 
 

@@ -37,7 +37,8 @@ def test_the_explog_variants_take_the_exp_and_log_families():
     assert calls["exp"] == calls["log"] == calls["sqrt"] > 0
 
 
-@pytest.mark.parametrize("variant", ["fma", "div", "sqrt", "exp", "log"])
+@pytest.mark.parametrize("variant", ["fma", "div", "sqrt", "exp", "log", "pow",
+                                     "exp_log_sqrt", "log_pair"])
 def test_op_chain_matches_its_reference_on_pocl(variant, queue):
     from workbench.kernels import all_kernels, get_kernel
     from workbench.kernels.base import BuildRequest, DType, KernelRole
@@ -52,6 +53,24 @@ def test_op_chain_matches_its_reference_on_pocl(variant, queue):
     _, outs = knl(queue, **inputs, **params)
     (_, expected), = spec.expected(inputs, params, variant).items()
     np.testing.assert_allclose(outs[0], expected, rtol=1e-10)
+
+
+def test_a_mix_is_the_smaller_call_count_of_its_two_functions():
+    from workbench.models.function_calls import function_call_values
+
+    rows = [_chain("exp_log_sqrt"), _chain("exp_pair", dtype="float64"), _chain("exp_sqrt"),
+            _chain("pow")]
+    got = function_call_values(rows, DEVICE)
+    one = 4096 * 16 / 32
+    for pair in ("exp_log", "exp_sqrt", "log_sqrt"):
+        assert got[f"f_op_float32_{pair}_mixes"][0] == one
+    # two exps and no other function mix nothing; exp with sqrt only mixes those two
+    assert got["f_op_float64_exp_calls"][1] == 2 * one
+    assert [got[f"f_op_float64_{p}_mixes"][1] for p in ("exp_log", "exp_sqrt")] == [0, 0]
+    assert [got[f"f_op_float32_{p}_mixes"][2] for p in ("exp_log", "exp_sqrt", "log_sqrt")] \
+        == [0, one, 0]
+    assert all(got[f"f_op_float32_{p}_mixes"][3] == 0
+               for p in ("exp_log", "exp_sqrt", "log_sqrt"))
 
 
 def test_a_product_feeding_a_sum_is_one_fused_pair_and_indices_are_not_counted():

@@ -12,6 +12,13 @@ chain with every SM full, and a model adds these features at the measured price 
 what its sum already charges a call (``benchmarks/op_chain_prices.py``): a correction
 that may be negative (exp in float64 costs less than the fitted weights charge it).
 Calls of other names (rsqrt, pow, ...) are not counted here.
+
+``f_op_<dtype>_<a>_<b>_mixes`` (``a_b`` one of exp_log, exp_sqrt, log_sqrt; round 12):
+the smaller of the two functions' call counts in one kernel, a sub-group. The op_chain
+rounds that mix two functions (round 12) cost, with every SM full, a few percent less
+than the two functions' rounds alone in float32 (their instructions use different
+pipes, which warps at different points of the program keep busy at once) and up to 16%
+more in float64; a model prices a mix by the measured difference.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import numpy as np
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
-from workbench.models.expressions.features import FUNCTION_CALL_FEATURES
+from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTION_MIX_FEATURES
 
 #: the functions counted apart, by the family whose measured price they take (the
 #: exponential and logarithm variants of ``f_op_<dtype>_explog`` priced as exp and log)
@@ -31,6 +38,7 @@ PRICED_FUNCTIONS = {"exp": "exp", "expm1": "exp", "exp2": "exp",
                     "log": "log", "log1p": "log", "log2": "log", "log10": "log",
                     "sqrt": "sqrt"}
 _FAMILIES = ("exp", "log", "sqrt")
+_MIXES = (("exp", "log"), ("exp", "sqrt"), ("log", "sqrt"))
 _SUBGROUP = 32
 
 
@@ -82,7 +90,8 @@ def function_call_values(candidates: Sequence[Candidate], device: str
     """Every feature of this module for every candidate (NaN where a candidate cannot
     be built); the same on every device."""
     candidates = list(candidates)
-    out = {name: np.zeros(len(candidates)) for name in FUNCTION_CALL_FEATURES}
+    out = {name: np.zeros(len(candidates))
+           for name in (*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES)}
     for i, c in enumerate(candidates):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
         try:
@@ -93,7 +102,10 @@ def function_call_values(candidates: Sequence[Candidate], device: str
             continue
         for name, value in calls.items():
             out[f"f_op_{dtype}_{name}_calls"][i] = value
+        for a, b in _MIXES:
+            out[f"f_op_{dtype}_{a}_{b}_mixes"][i] = min(calls[a], calls[b])
     return out
 
 
-provide_device_features(FUNCTION_CALL_FEATURES, function_call_values)
+provide_device_features((*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES),
+                        function_call_values)

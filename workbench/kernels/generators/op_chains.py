@@ -10,6 +10,17 @@ per entry. Variants (what a round is):
 * ``div``: c / v;  ``sqrt``: sqrt(v);
 * ``exp``: exp(c v) (a multiply and an exponential);  ``log``: log(c + v).
 
+Round 12's variants (the power, and mixes of the special functions in one round, to
+tell whether a mix costs the sum of its functions' rounds or less where they run on
+different pipes):
+
+* ``pow``: v ** c (a power with a non-integer exponent);
+* ``exp_log``: log(c + exp(v));  ``exp_sqrt``: sqrt(exp(c v));  ``log_sqrt``:
+  sqrt(log(c + v));  ``exp_log_sqrt``: sqrt(log(c + exp(v)));
+* ``exp_pair``: exp(c v) + exp(d v), ``log_pair``: log(c + v) + log(d + v) (two
+  independent calls a round: the same function's throughput with the work item's own
+  parallelism doubled).
+
 With 2^22 entries every SM holds as many warps as it can (the throughput price of a
 round, the slope between round counts); with 2^14 entries each scheduler holds about
 one warp (the latency of a dependent round). Role MEASUREMENT, found by name
@@ -34,8 +45,17 @@ OP_CHAIN_ROUNDS = {
     "sqrt": ("sqrt(v)", (0.0, 0.0)),
     "exp": ("exp(c*v)", (-1.0, 0.0)),
     "log": ("log(c + v)", (2.0, 0.0)),
+    "pow": ("v ** c", (0.9, 0.0)),
+    "exp_log": ("log(c + exp(v))", (2.0, 0.0)),
+    "exp_sqrt": ("sqrt(exp(c*v))", (-1.0, 0.0)),
+    "log_sqrt": ("sqrt(log(c + v))", (2.0, 0.0)),
+    "exp_log_sqrt": ("sqrt(log(c + exp(v)))", (2.0, 0.0)),
+    "exp_pair": ("exp(c*v) + exp(d*v)", (-1.0, -0.5)),
+    "log_pair": ("log(c + v) + log(d + v)", (2.0, 3.0)),
 }
 OP_CHAIN_VARIANTS = tuple(OP_CHAIN_ROUNDS)
+#: the variants that round 12 of #34 added (its device call measured only these)
+ROUND12_VARIANTS = OP_CHAIN_VARIANTS[7:]
 
 _NUMPY_ROUNDS = {
     "fma": lambda v, c, d: v * c + d,
@@ -45,6 +65,13 @@ _NUMPY_ROUNDS = {
     "sqrt": lambda v, c, d: np.sqrt(v),
     "exp": lambda v, c, d: np.exp(c * v),
     "log": lambda v, c, d: np.log(c + v),
+    "pow": lambda v, c, d: v ** c,
+    "exp_log": lambda v, c, d: np.log(c + np.exp(v)),
+    "exp_sqrt": lambda v, c, d: np.sqrt(np.exp(c * v)),
+    "log_sqrt": lambda v, c, d: np.sqrt(np.log(c + v)),
+    "exp_log_sqrt": lambda v, c, d: np.sqrt(np.log(c + np.exp(v))),
+    "exp_pair": lambda v, c, d: np.exp(c * v) + np.exp(d * v),
+    "log_pair": lambda v, c, d: np.log(c + v) + np.log(d + v),
 }
 
 
@@ -90,8 +117,8 @@ def op_chain_specs() -> tuple[KernelSpec, ...]:
     return (KernelSpec(
         name="op_chain", role=KernelRole.MEASUREMENT,
         description="v <- f(v), `rounds` dependent rounds per entry (fma, add, mul, div, "
-                    "sqrt, exp, log): one operation's throughput and latency, one load "
-                    "and one store",
+                    "sqrt, exp, log, pow, and mixes of exp, log and sqrt): one "
+                    "operation's throughput and latency, one load and one store",
         parameters=("n", "rounds"), variants=OP_CHAIN_VARIANTS, dtypes=u.FLOATS,
         group_dims=1, default_group_size_set="1d-med", build=_build_op_chain,
         size_cases=lambda p: tuple({"n": 2 ** (p + 4), "rounds": r} for r in (4, 16)),

@@ -300,6 +300,10 @@ ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sector
 #: workbench.models.function_calls), priced apart from the other special functions
 FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "float64")
                                for fn in ("exp", "log", "sqrt"))
+#: calls of two of those functions in one kernel, the smaller count of the two (a
+#: sub-group, per precision; device features: workbench.models.function_calls)
+FUNCTION_MIX_FEATURES = tuple(f"f_op_{dt}_{pair}_mixes" for dt in ("float32", "float64")
+                              for pair in ("exp_log", "exp_sqrt", "log_sqrt"))
 
 #: multiplications fused into an addition, a sub-group, per precision (device features:
 #: workbench.models.fma_pairs)
@@ -365,7 +369,8 @@ def known_feature_names() -> tuple[str, ...]:
               TWIN_TIME, CU_BALANCE, FLOOR, "f_footprint_bytes", *OCCUPANCY_FEATURES,
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
-              *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FMA_FEATURES]
+              *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
+              *FMA_FEATURES]
     return tuple(names)
 
 
@@ -387,7 +392,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
-            or name in FMA_FEATURES:
+            or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
