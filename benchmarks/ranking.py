@@ -14,7 +14,7 @@ earlier structure's counts (``shared``: :mod:`workbench.models.structure_share`)
 many were counted point by point, and how many points were built and counted in all.  ``--spaces
 examples`` stands for every ``examples/spaces/*.py`` but the blind ones (``blind_*``,
 ``blind2_*``: kept out of all design, ``examples/spaces/README.md``) and
-``examples/kernels/my_space.py``; ``blind`` and ``blind2`` stand for their set's files,
+``examples/kernels/my_space.py``; ``blind``, ``blind2``, ``blind3`` (any ``blindN``) stand for their set's files,
 which a ranking of its own must name (after the method is fixed);
 ``--jobs N`` sets the counting processes (``WORKBENCH_RANK_JOBS``; 1 for the one-process
 figure of the goal).  "again" is a second ranking of the same space in a fresh
@@ -88,17 +88,23 @@ def _ranking(model_name: str, space, points):
 def expand_spaces(spaces: str) -> str:
     """``--spaces`` with its groups written out as ``FILE.py:space``: ``examples`` (the
     design and held-out files and ``examples/kernels/my_space.py``, never a blind one),
-    ``blind`` (``blind_*``) and ``blind2`` (``blind2_*``)."""
+    ``blind`` (``blind_*``), ``blind2`` (``blind2_*``), ``blind3`` (``blind3_*``) and so on."""
     import glob
 
+    import re
+
     files = sorted(glob.glob("examples/spaces/*.py"))
-    groups = {
-        "examples": [*(f for f in files if not os.path.basename(f).startswith("blind")),
-                     "examples/kernels/my_space.py"],
-        "blind": [f for f in files if os.path.basename(f).startswith("blind_")],
-        "blind2": [f for f in files if os.path.basename(f).startswith("blind2_")]}
-    return ",".join(",".join(f"{f}:space" for f in groups[s]) if s in groups else s
-                    for s in spaces.split(","))
+
+    def group(name: str) -> list[str] | None:
+        if name == "examples":
+            return [*(f for f in files if not os.path.basename(f).startswith("blind")),
+                    "examples/kernels/my_space.py"]
+        if re.fullmatch(r"blind\d*", name):      # blind, blind2, blind3, ...: blind3_*.py
+            return [f for f in files if os.path.basename(f).startswith(f"{name}_")]
+        return None
+    return ",".join(ref for s in spaces.split(",")
+                    for ref in ([f"{f}:space" for f in group(s)] if group(s) is not None
+                                else [s]))
 
 
 def main() -> None:

@@ -99,6 +99,9 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
         "matmul"}
     named = "examples/spaces/blind2_outer.py:space"
     assert expand_spaces(f"examples,{named}").split(",")[-1] == named
+    # any later set by its name alone (blind3: the files blind3_*.py, where they exist)
+    assert {s for s in stems("blind3,matmul") if s != "matmul"} == {
+        s for s in SPACES if s.startswith("blind3_")}
 
 
 def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
