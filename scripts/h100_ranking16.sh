@@ -9,7 +9,8 @@
 # code before; after with the pool warm, started before the timed ranking, and cold,
 # forked inside it; where its time goes: benchmarks/ranking_timeline.py), then with one
 # process (after, before), then the 16-process runs
-# again while DEADLINE (seconds, default 250) allows.  Every run a new process, loopy's
+# again while DEADLINE (seconds, default 250) allows.  SPACES (default examples) is
+# ranking.py's --spaces (examples,blind,blind2: all of them but the unranked blind3).  Every run a new process, loopy's
 # and the count caches fresh.  MODELS (default linear) is ranking.py's --models; ONLY
 # (names of the runs below, space-separated) runs those alone, in this order.
 set -uo pipefail
@@ -35,7 +36,7 @@ bench() {   # name, code (after|before), ranking.py's arguments
   fi
   local root=$PWD; [ "$code" = before ] && root=$PWD/before
   XDG_CACHE_HOME=$(mktemp -d) PYTHONPATH=/tmp/site:$root timeout ${RUN_TIMEOUT:-90} \
-    python3 "$root/benchmarks/ranking.py" --models "${MODELS:-linear}" --spaces examples "$@" \
+    python3 "$root/benchmarks/ranking.py" --models "${MODELS:-linear}" --spaces "${SPACES:-examples}" "$@" \
     >> "$out/$name.txt" 2>&1
 }
 bench ranking-h100-jobs16-before before --jobs 16
