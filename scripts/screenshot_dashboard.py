@@ -261,6 +261,12 @@ class DashboardPage:
         return [t.strip() for t in
                 self.page.locator(".wb-tabs .lm-TabBar-tab").all_inner_texts()]
 
+    def clipped_tab_titles(self) -> list[str]:
+        """The tab titles drawn narrower than their text (cut off at the right)."""
+        return self.page.evaluate("""() => [...document.querySelectorAll(
+            '.wb-tabs .lm-TabBar-tab')].map(t => t.querySelector('.lm-TabBar-tabLabel') || t)
+            .filter(l => l.scrollWidth > l.clientWidth + 1).map(l => l.textContent.trim())""")
+
     def open_tab(self, title: str):
         """Click the dashboard's tab ``title``; returns its page once it shows."""
         tab = self.el(".wb-tabs").get_by_role("tab", name=title, exact=True)

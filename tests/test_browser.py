@@ -37,6 +37,8 @@ TABS = {"Properties": "properties", "Explain": "explain", "Calibration": "calibr
         "Fitted weights": "weights", "Heatmaps": "heatmap",
         "Predicted vs measured": "explorer", "Tuning": "tuning"}
 MAX_HEIGHT = 1000
+#: the laptop screens the tab bar must fit (px)
+LAPTOPS = ((1366, 768), (1280, 800))
 
 
 def _driver():
@@ -110,6 +112,12 @@ def test_dashboard_in_a_real_browser(browser_ready):
 
                 # 1b. a tab per panel: each shows its panel alone, on a laptop's screen
                 assert dash.tab_titles() == list(TABS)
+                # every title whole at a laptop's widths ("Predicted vs measured" was cut)
+                for width, height in LAPTOPS:
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.wait_for_timeout(500)
+                    assert dash.clipped_tab_titles() == [], (width, dash.clipped_tab_titles())
+                page.set_viewport_size({"width": 1280, "height": 1000})
                 heights = {}
                 for title, panel in TABS.items():
                     dash.open_tab(title)
