@@ -124,6 +124,9 @@ def test_dashboard_in_a_real_browser(browser_ready):
                     shown = [p for p in TABS.values()
                              if dash.el(f".wb-{p}-panel").is_visible()]
                     assert shown == [panel], (title, shown)
+                    # nothing cut off at the right at 1280 px (the worst predictions'
+                    # table and the tuning strategies' row were)
+                    assert dash.overflowing() == [], (title, dash.overflowing())
                     heights[title] = dash.dashboard_height()
                 assert max(heights.values()) <= MAX_HEIGHT, heights
                 # the heatmaps open on the shipped block study, not the store's one cell

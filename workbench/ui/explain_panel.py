@@ -13,6 +13,13 @@ import plotly.graph_objects as go
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.explanation import SMALL_SHARE, explain
+from workbench.reports.explain_words import (
+    counts_say,
+    limiter_says,
+    negative_terms_say,
+    next_step,
+    overlap_says,
+)
 from workbench.reports.roofline_chart import roofline_figure
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import low_or_high, render_table
@@ -157,7 +164,9 @@ class ExplainPanel(widgets.VBox):
         self.terms_table.value = render_table(
             _term_frame(e), numeric=("count", "weight", "ms", "share"),
             empty="no terms")
-        self.summary.value = "<br>".join(html.escape(line) for line in _summary(e))
+        counts = counts_say(self.model)
+        self.summary.value = "<br>".join(html.escape(line) for line in [
+            *([f"({counts})"] if counts else []), *_summary(e)])
         c = e.candidate
         params = ", ".join(f"{k}={v}" for k, v in c.params) or "no parameters"
         measured = ""
@@ -170,7 +179,8 @@ class ExplainPanel(widgets.VBox):
             f"{html.escape(params)}, group {'x'.join(map(str, c.group_size))} on "
             f"{html.escape(e.device or 'an unnamed device')}: predicted "
             f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
-            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(e.limiter_says)})")
+            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(limiter_says(e))})"
+            + (f"<br>to go faster: {html.escape(step)}" if (step := next_step(e)) else ""))
 
     def _clear(self, why: str) -> None:
         self.explanation = None
@@ -214,7 +224,7 @@ def _summary(e) -> list[str]:
         f"{name} {seconds / e.predicted_s:.0%}"
         for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
     for overlap in e.overlaps:
-        lines.append(f"overlap {overlap.says()}")
+        lines.append(f"overlap {overlap_says(overlap)}")
     floor = e.floor
     if floor is not None:
         parts = ", ".join(f"{b.value} {s * 1e3:.4g} ms" for b, s in floor.parts)
@@ -226,6 +236,6 @@ def _summary(e) -> list[str]:
         lines.append(f"{e.point.flops:.4g} flop over {e.point.bytes:.4g} bytes "
                      f"({e.point.bytes_kind}): {e.point.intensity:.3g} flop/byte")
     lines += [f"({n})" for n in e.ceilings.notes]
-    lines += [f"note: {n}" for n in e.notes]
+    lines += [f"note: {n}" for n in [*negative_terms_say(e), *e.notes]]
     lines += [f"warning: {c.says()}" for c in e.caveats]
     return lines
