@@ -153,6 +153,13 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 roofline = dash.el(".wb-explain-roofline")
                 assert roofline.locator(".scatterlayer .point").count() >= 1
                 assert roofline.bounding_box()["width"] > 300
+                # each term's name on at most two lines at 1280 px (beside the chart,
+                # the names broke into four lines each: two terms a screen)
+                lines = dash.el(".wb-explain-terms table").evaluate(
+                    """t => [...t.querySelectorAll('tbody td:first-child')].map(c => {
+                        const r = document.createRange(); r.selectNodeContents(c);
+                        return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })""")
+                assert lines and max(lines) <= 2, lines
                 assert "limiter" in dash.el(".wb-explain-heading").inner_text()
                 dash.shot("02-explain", dash.el(".wb-explain-panel"))
 

@@ -68,6 +68,12 @@ def test_a_walked_row_is_told_to_give_each_row_to_a_work_group(capsys):
     assert main(["explain", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096"]) == 0
     out = capsys.readouterr().out
     assert "to go faster: each work item walks a row of its own" in out
+    # 1.001x its floor: "at its physical floor", not "at most 1x faster"
+    assert "the kernel is at its physical floor (L1 wavefronts" in out
+    assert "at most 1x faster" not in out
+    # a term in seconds is a time in the count column, not "0.0001986" of something
+    (row,) = [la for la in out.splitlines() if la.startswith("f_l1_walk_s ")]
+    assert " ms (a time) " in row, row
 
 
 def test_the_explain_tab_shows_the_same_words():
@@ -85,3 +91,12 @@ def test_the_explain_tab_shows_the_same_words():
     assert "(largest: f_" in panel.summary.value
     assert "fma_pairs is negative on purpose" in panel.summary.value
     assert "once per warp of 32 work items" in panel.summary.value
+
+
+def test_predict_prints_counts_as_explain_does(capsys):
+    # a student compares the two: predict printed 4.71859e+06 where explain 4,718,592
+    assert main(["predict", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    (row,) = [la for la in out.splitlines() if la.startswith("f_sync_barrier_local ")]
+    assert row.split()[-1] == "16,777,216", row
+    assert "e+0" not in out.split("physical floor")[0]

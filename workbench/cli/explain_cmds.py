@@ -183,7 +183,7 @@ def term_rows(result) -> list[dict]:
     """The terms, largest first; the smallest summed in one row; then their sum."""
     total = result.predicted_s
     shown, small, small_s = result.largest_terms(SMALL_SHARE)
-    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count),
+    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count, t.name),
              "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
              "seconds": f"{t.seconds:.4e}",
              "share": f"{t.seconds / total:.1%}" if total else ""} for t in shown]
@@ -197,9 +197,11 @@ def term_rows(result) -> list[dict]:
     return rows
 
 
-def _count(value: float | None) -> str:
+def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
+    if name.endswith("_s"):   # a device feature in seconds (f_l1_walk_s), not a count
+        return f"{value * 1e3:.4g} ms (a time)"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
 
 

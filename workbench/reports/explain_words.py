@@ -41,6 +41,9 @@ NEXT_STEP = {
         "(a parallel scan or reduction) so that more work items share it",
 }
 
+#: a prediction within this factor of its physical floor is at the floor
+AT_THE_FLOOR = 1.1
+
 #: a more precise step where the largest term says more than its category
 TERM_STEP = (
     ("walk", "each work item walks a row of its own, so neighbouring work items read "
@@ -133,10 +136,16 @@ def next_step(explanation) -> str | None:
     step = step or NEXT_STEP.get(explanation.limiter)
     if step is None:
         return None
-    if floor is not None and floor.seconds > 0 and explanation.predicted_s > floor.seconds:
-        ratio = explanation.predicted_s / floor.seconds
+    if floor is None or floor.seconds <= 0:
+        return step
+    ratio = explanation.predicted_s / floor.seconds
+    where = f"{floor.bound.value}, {floor.seconds * 1e3:.4g} ms"
+    if ratio < AT_THE_FLOOR:
+        step += (f". As written, the kernel is at its physical floor ({where}): only "
+                 "such a change of the kernel makes it faster")
+    else:
         step += (f". As written, the kernel can get at most {ratio:.3g}x faster (its "
-                 f"physical floor: {floor.bound.value}, {floor.seconds * 1e3:.4g} ms)")
+                 f"physical floor: {where})")
     return step
 
 

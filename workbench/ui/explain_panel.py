@@ -30,9 +30,11 @@ SOURCE = "explain"
 DEFAULT = "the shipped default model"
 SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
-#: terms below this share of the prediction are summed in one row
-#: the roofline chart's size (px): beside the terms in an 850 px dashboard
+#: the roofline chart's size (px): beside the terms in a dashboard of 920 px or more
+#: (a 1366 px screen's), below them in a narrower one
 FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
+#: the least width of the terms and the summary beside the chart (px)
+TERMS_MIN_WIDTH = 480
 
 
 class ExplainPanel(widgets.VBox):
@@ -46,7 +48,8 @@ class ExplainPanel(widgets.VBox):
         self._filling = False
 
         self.model_choice = widgets.Dropdown(description="model",
-                                             layout=widgets.Layout(width="460px"))
+                                             layout=widgets.Layout(width="600px",
+                                                                   max_width="100%"))
         self.model_choice.add_class("wb-explain-model")
         self.heading = widgets.HTML()
         self.heading.add_class("wb-explain-heading")
@@ -57,13 +60,16 @@ class ExplainPanel(widgets.VBox):
         self.figure = go.FigureWidget()
         self.figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT)
         self.figure.add_class("wb-explain-roofline")
-        # side by side, so that the tab shows the terms and the chart at once (a tab
-        # page scrolls beyond 600 px); the table takes what the chart leaves
+        # side by side where the terms keep TERMS_MIN_WIDTH beside the chart, so that
+        # the tab shows both at once (a tab page scrolls beyond 600 px); narrower (a
+        # 1280 px laptop), the chart goes below: beside it, the terms' column was so
+        # narrow that each name broke into four lines, two terms a screen
         children = [self.model_choice, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
-                                               layout=widgets.Layout(flex="1 1 auto",
-                                                                     min_width="300px")),
-                                  self.figure])]
+                                               layout=widgets.Layout(
+                                                   flex="1 1 auto",
+                                                   min_width=f"{TERMS_MIN_WIDTH}px")),
+                                  self.figure], layout=widgets.Layout(flex_flow="row wrap"))]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -192,7 +198,7 @@ class ExplainPanel(widgets.VBox):
 def _term_frame(e) -> pd.DataFrame:
     total = e.predicted_s
     shown, small, small_s = e.largest_terms(SMALL_SHARE)
-    rows = [{"term": _breakable(t.name), "count": _count(t.count),
+    rows = [{"term": _breakable(t.name), "count": _count(t.count, t.name),
              "weight": f"{t.weight:.3g}" if t.weight is not None else "",
              "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"}
             for t in shown]
@@ -205,9 +211,11 @@ def _term_frame(e) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _count(value: float | None) -> str:
+def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
+    if name.endswith("_s"):   # a device feature in seconds (f_l1_walk_s), not a count
+        return f"{value * 1e3:.4g} ms (a time)"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
 
 
