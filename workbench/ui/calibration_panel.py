@@ -82,6 +82,8 @@ class CalibrationPanel(widgets.VBox):
         self.progress_label.add_class("wb-progress-label")
         self.scatter = _scatter_figure()
         self.scatter.add_class("wb-scatter")
+        # shown once it has points: empty, it was a chart of nothing on axes 1 to 4
+        self.scatter_box = widgets.Box([self.scatter], layout=widgets.Layout(display="none"))
         self.failures = widgets.HTML()
         self.failures.add_class("wb-failures")
 
@@ -89,7 +91,7 @@ class CalibrationPanel(widgets.VBox):
                     widgets.HBox([self.kernels, self.quick]), self.store,
                     widgets.HBox([self.calibrate_button, self.cancel_button]),
                     widgets.HBox([self.progress, self.progress_label]),
-                    self.scatter, self.failures]
+                    self.scatter_box, self.failures]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -219,6 +221,8 @@ class CalibrationPanel(widgets.VBox):
                               zip(rows["kernel"], rows["variant"], rows["params"],
                                   rows["group_size"])]
             diagonal = self.scatter.data[2]
+            shown = live is not None and len(live) > 0
+            self.scatter_box.layout.display = None if shown else "none"
             if live is not None and len(live):
                 values = np.concatenate([live["time_s"], live["predicted_s"]]) * 1e3
                 values = values[np.isfinite(values) & (values > 0)]
