@@ -30,11 +30,12 @@ SOURCE = "explain"
 DEFAULT = "the shipped default model"
 SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
-#: the roofline chart's size (px): beside the terms in a dashboard of 920 px or more
-#: (a 1366 px screen's), below them in a narrower one
-FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
-#: the least width of the terms and the summary beside the chart (px)
-TERMS_MIN_WIDTH = 480
+#: the roofline chart's size (px): beside the terms in a dashboard of 820 px or more
+#: (a 1280 px laptop's is 846), below them in a narrower one
+FIGURE_WIDTH, FIGURE_HEIGHT = 360, 470
+#: the least width of the terms and the summary beside the chart (px): the longest
+#: names on two lines at most
+TERMS_MIN_WIDTH = 440
 
 
 class ExplainPanel(widgets.VBox):
@@ -61,9 +62,9 @@ class ExplainPanel(widgets.VBox):
         self.figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT)
         self.figure.add_class("wb-explain-roofline")
         # side by side where the terms keep TERMS_MIN_WIDTH beside the chart, so that
-        # the tab shows both at once (a tab page scrolls beyond 600 px); narrower (a
-        # 1280 px laptop), the chart goes below: beside it, the terms' column was so
-        # narrow that each name broke into four lines, two terms a screen
+        # the tab shows both at once (a tab page scrolls beyond 600 px); narrower, the
+        # chart goes below (beside a 400 px chart at 1280 px, the terms' column was so
+        # narrow that each name broke into four lines, two terms a screen)
         children = [self.model_choice, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
                                                layout=widgets.Layout(
