@@ -30,12 +30,13 @@ SOURCE = "explain"
 DEFAULT = "the shipped default model"
 SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
-#: the roofline chart's size (px): beside the terms in a dashboard of 820 px or more
-#: (a 1280 px laptop's is 846), below them in a narrower one
-FIGURE_WIDTH, FIGURE_HEIGHT = 360, 470
+#: the roofline chart's size (px): beside the terms in a dashboard of 840 px or more
+#: (a 1280 px laptop's is 846), below them in a narrower one; its legend one entry a
+#: line below it (two a line were cut at the chart's right edge)
+FIGURE_WIDTH, FIGURE_HEIGHT = 340, 560
 #: the least width of the terms and the summary beside the chart (px): the longest
 #: names on two lines at most
-TERMS_MIN_WIDTH = 440
+TERMS_MIN_WIDTH = 460
 
 
 class ExplainPanel(widgets.VBox):
@@ -68,7 +69,9 @@ class ExplainPanel(widgets.VBox):
         children = [self.model_choice, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
                                                layout=widgets.Layout(
-                                                   flex="1 1 auto",
+                                                   # the basis, not the table's natural
+                                                   # width, decides whether the chart wraps
+                                                   flex=f"1 1 {TERMS_MIN_WIDTH}px",
                                                    min_width=f"{TERMS_MIN_WIDTH}px")),
                                   self.figure], layout=widgets.Layout(flex_flow="row wrap"))]
         if errors is None:
@@ -160,9 +163,8 @@ class ExplainPanel(widgets.VBox):
         figure.update_layout(
             width=FIGURE_WIDTH, title=dict(text=f"roofline of {e.device or 'this device'}",
                                            font=dict(size=13)),
-            legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=10),
-                        entrywidth=0.5, entrywidthmode="fraction"),
-            margin=dict(t=40, b=120, l=60, r=10))
+            legend=dict(orientation="v", yanchor="top", y=-0.16, x=0, font=dict(size=10)),
+            margin=dict(t=40, b=200, l=60, r=10))
         figure.update_xaxes(title=dict(text="flop per byte touched", font=dict(size=11)))
         with self.figure.batch_update():
             self.figure.data = ()
