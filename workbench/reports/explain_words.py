@@ -31,11 +31,12 @@ NEXT_STEP = {
         "local memory and barriers are most of the time: store fewer values to local "
         "memory and pass fewer barriers per output (each work item computing several "
         "outputs from one tile), or try the kernel without the tile: the L1 cache may "
-        "serve the reuse on its own",
+        "serve the reuse on its own (explain both versions)",
     Category.GLOBAL.value:
         "global memory is most of the time: touch fewer bytes, and touch them "
-        "coalesced (neighbouring work items on neighbouring addresses, stride 1); data "
-        "read more than once can be kept in local memory or registers",
+        "coalesced (neighbouring work items on neighbouring addresses, stride 1); values "
+        "that several work items read are often served by the caches, and a local-memory "
+        "tile pays only where it saves more than its copy costs (explain both versions)",
     Category.SERIAL.value:
         "one work item's chain of dependent steps is most of the time: split the chain "
         "(a parallel scan or reduction) so that more work items share it",
@@ -52,8 +53,8 @@ TERM_STEP = (
     ("gt4", "neighbouring work items read addresses more than 4 elements apart "
             "(uncoalesced): map the fastest-varying index to l.0"),
     ("prefetch_local", "the copy of the tile into local memory costs most: a tile "
-                       "reused by more outputs pays for itself, one read a few times "
-                       "may not"),
+                       "reused by many outputs pays for itself, one read a few times "
+                       "may not; explain the kernel without the tile to compare"),
 )
 
 
