@@ -260,11 +260,11 @@ class DashboardPage:
         return [t.strip() for t in
                 self.page.locator(".wb-tabs .lm-TabBar-tab").all_inner_texts()]
 
-    def clipped_tab_titles(self) -> list[str]:
-        """The tab titles drawn narrower than their text (cut off at the right)."""
-        return self.page.evaluate("""() => [...document.querySelectorAll(
-            '.wb-tabs .lm-TabBar-tabLabel')].filter(l => l.scrollWidth > l.clientWidth + 1)
-            .map(l => l.textContent.trim())""")
+    def clipped_tab_titles(self, css: str = ".wb-tabs .lm-TabBar-tabLabel") -> list[str]:
+        """The tab titles (or shown ``css`` elements) narrower than their text (cut off)."""
+        return self.page.evaluate("""css => [...document.querySelectorAll(css)].filter(l =>
+            l.offsetParent !== null && l.scrollWidth > l.clientWidth + 1)
+            .map(l => l.textContent.trim())""", css)
 
     def overflowing(self) -> list[str]:
         """Shown elements past the dashboard's right edge (cut off on a laptop), but

@@ -39,6 +39,8 @@ TABS = {"Properties": "properties", "Explain": "explain", "Calibration": "calibr
 MAX_HEIGHT = 1000
 #: the laptop screens the tab bar must fit (px)
 LAPTOPS = ((1366, 768), (1280, 800))
+#: a widget's words: its label, a button's, a toggle's
+LABELS = ".wb-dashboard .widget-label, .wb-dashboard button"
 
 
 def _driver():
@@ -127,6 +129,8 @@ def test_dashboard_in_a_real_browser(browser_ready):
                     # nothing cut off at the right at 1280 px (the worst predictions'
                     # table and the tuning strategies' row were)
                     assert dash.overflowing() == [], (title, dash.overflowing())
+                    # and no label or button cut short inside its box
+                    assert dash.clipped_tab_titles(LABELS) == [], title
                     heights[title] = dash.dashboard_height()
                 assert max(heights.values()) <= MAX_HEIGHT, heights
                 # the heatmaps open on the shipped block study, not the store's one cell
@@ -135,6 +139,13 @@ def test_dashboard_in_a_real_browser(browser_ready):
                     dash.heatmap_source()
                 assert dash.heatmap_cells() > 1
                 dash.shot("01-heatmap-study")
+                # the controls' labels and buttons whole, on every source (the data-volume
+                # model's read "device m...", "threads/bl...", "rank block sha...")
+                study = dash.heatmap_source()
+                for source in ("data-volume model", "time-tiling model", study):
+                    dash.heatmap_source(source)
+                    dash.page.wait_for_timeout(300)
+                    assert dash.clipped_tab_titles(LABELS) == [], source
 
                 # 2. choose a kernel and sizes: the table shows the library's exact counts
                 table = dash.choose_kernel(KERNEL, params=f"n={PARAMS['n']}", group_size=GROUP)

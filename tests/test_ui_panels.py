@@ -149,6 +149,9 @@ def test_a_users_loopy_kernel_from_the_notebook_namespace_is_picked_and_counted(
     # no size cases: 1024 each, said so, and counted at once (no message it was missing)
     assert picker.params.value == "n=1024" and "n=1024" in panel.heading.value
     assert "sizes: 1024 each until you type your own" in picker.description.value
+    # its group is its own, not "measured" by any campaign
+    assert "group size 128 (built into the kernel)." in picker.description.value
+    assert "measured" not in picker.description.value
     picker.params.value = "n=1024"
     assert panel.counts["f_op_float32_mul"] == 1024
     assert panel.counts["f_thread_groups"] == 8

@@ -269,13 +269,16 @@ class KernelPicker(widgets.VBox):
         fixed = spec.fixed_group_size is not None
         self.group_size.value = group_size or format_group_size(spec.group_sizes()[-1])
         self.group_size.disabled = fixed
-        note = " (built into the kernel)" if fixed else ""
         groups = ", ".join(map(format_group_size, spec.group_sizes()))
+        # a user kernel's group is its own, not one the campaigns measured
+        groups = (f"group size {groups} (built into the kernel)" if fixed
+                  else f"group sizes measured: {groups}")
         guess = (f" (sizes: {GUESSED_SIZE} each until you type your own)"
                  if guessed and spec.parameters else "")
         self.description.value = "<small>" + html.escape(
-            f"{spec.description} Parameters: {', '.join(spec.parameters) or 'none'}"
-            f"{guess}; group sizes measured: {groups}{note}.", quote=False) + "</small>"
+            f"{spec.description.rstrip('.')}. Parameters: "
+            f"{', '.join(spec.parameters) or 'none'}{guess}; {groups}.",
+            quote=False) + "</small>"
 
     # -- callbacks ------------------------------------------------------------------
 

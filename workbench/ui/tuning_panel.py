@@ -112,7 +112,7 @@ class TuningPanel(widgets.VBox):
         self.source = widgets.ToggleButtons(
             options=[("replay the H100 measurements", REPLAY),
                      ("live on this machine", LIVE)], value=REPLAY,
-            style={"button_width": "220px"})
+            style={"button_width": "250px"})   # 220 px cut "replay the H100 measurements"
         self.source.add_class("wb-tuning-source")
         self.device = widgets.Dropdown(description="device",
                                        options=[(d.label, d.index) for d in self._devices],
