@@ -100,3 +100,18 @@ def test_predict_prints_counts_as_explain_does(capsys):
     (row,) = [la for la in out.splitlines() if la.startswith("f_sync_barrier_local ")]
     assert row.split()[-1] == "16,777,216", row
     assert "e+0" not in out.split("physical floor")[0]
+
+
+def test_a_kernel_lifted_to_its_serial_floor_is_told_to_spread_its_loop(tmp_path, capsys):
+    # one work item (no tagged loop): lifted to the serial-work floor, which more work
+    # items lower; it read "only less work or fewer bytes make it faster"
+    source = tmp_path / "seq.py"
+    source.write_text("import loopy as lp\nimport numpy as np\n"
+                      "seq = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]', "
+                      "[lp.GlobalArg('x,y', np.float32, shape='n'), ...], "
+                      "lang_version=(2018, 2))\n")
+    assert main(["explain", f"{source}:seq", "--param", "n=1024"]) == 0
+    out = capsys.readouterr().out
+    assert "limiter: serial work floor" in out
+    assert "to go faster: the prediction is one work item's own chain of work: spread " \
+        "the loop over many work items" in out

@@ -42,6 +42,19 @@ NEXT_STEP = {
         "(a parallel scan or reduction) so that more work items share it",
 }
 
+#: what to change where the prediction is lifted to a floor, by the floor's bound: a
+#: serial or latency floor is one work item's, and more work items lower it
+FLOOR_STEP = {
+    "launch": "the prediction is the launch's fixed cost: give one launch more work (larger "
+              "sizes, or fuse it with the kernels before or after it)",
+    "serial work": "the prediction is one work item's own chain of work: spread the loop "
+                   "over many work items (lp.split_iname with g.0 and l.0 tags)",
+    "loads in flight": "the prediction is one warp's loads, waited for a few at a time: "
+                       "spread the loop over many more work items",
+    "L1 wavefronts": "the prediction is the L1 cache's wavefronts for this access pattern: "
+                     "neighbouring work items on neighbouring addresses need fewer",
+}
+
 #: a prediction within this factor of its physical floor is at the floor
 AT_THE_FLOOR = 1.1
 
@@ -128,8 +141,9 @@ def next_step(explanation) -> str | None:
     caveats = {c.kind for c in explanation.caveats}
     floor = explanation.floor
     if explanation.limiter.endswith(" floor"):
-        return ("the prediction is the physical floor: only less work or fewer bytes "
-                "make it faster")
+        bound = explanation.limiter.removesuffix(" floor")
+        return FLOOR_STEP.get(bound, "the prediction is the physical floor: only less "
+                                     "work or fewer bytes make it faster")
     step = _term_step(explanation)
     if step is None and CaveatKind.LOW_PARALLELISM in caveats:
         step = ("the launch leaves much of the GPU idle: use more work items (one per "
