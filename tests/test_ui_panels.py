@@ -151,6 +151,7 @@ def test_a_users_loopy_kernel_from_the_notebook_namespace_is_picked_and_counted(
     assert "sizes: 1024 each until you type your own" in picker.description.value
     # its group is its own, not "measured" by any campaign
     assert "group size 128 (built into the kernel)." in picker.description.value
+    assert "user kernel my_axpy (loopy's name axpy). Parameters: n" in picker.description.value
     assert "measured" not in picker.description.value
     picker.params.value = "n=1024"
     assert panel.counts["f_op_float32_mul"] == 1024
