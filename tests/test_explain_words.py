@@ -115,3 +115,13 @@ def test_a_kernel_lifted_to_its_serial_floor_is_told_to_spread_its_loop(tmp_path
     assert "limiter: serial work floor" in out
     assert "to go faster: the prediction is one work item's own chain of work: spread " \
         "the loop over many work items" in out
+
+
+def test_the_rooflines_limiting_level_says_what_to_change(capsys):
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--model", "roofline",
+                 "--device-model", "h100"]) == 0
+    out = capsys.readouterr().out
+    level = out.split("limiter: ")[1].split()[0]
+    assert level in ("DRAM", "L2", "L1")
+    assert f"to go faster: {level} traffic limits it" in out \
+        or "to go faster: the bytes from DRAM limit it" in out

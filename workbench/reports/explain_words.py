@@ -37,6 +37,13 @@ NEXT_STEP = {
         "coalesced (neighbouring work items on neighbouring addresses, stride 1); values "
         "that several work items read are often served by the caches, and a local-memory "
         "tile pays only where it saves more than its copy costs (explain both versions)",
+    # the roofline family's limiters: the memory level whose traffic takes longest
+    "DRAM": "the bytes from DRAM limit it: touch fewer distinct bytes (narrower types, "
+            "one pass instead of two) or reuse each byte more while a cache holds it",
+    "L2": "L2 traffic limits it: reuse data nearer, in L1 or local memory (a larger "
+          "block along the dimension that is reused)",
+    "L1": "L1 traffic limits it: fewer accesses per output (keep reused values in "
+          "registers)",
     Category.SERIAL.value:
         "one work item's chain of dependent steps is most of the time: split the chain "
         "(a parallel scan or reduction) so that more work items share it",
