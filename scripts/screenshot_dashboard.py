@@ -10,8 +10,7 @@ until the model is fitted, and saves screenshots of every step (``--shots``) and
 the finished dashboard: its first tab (``--out``, the README's picture) and its
 heatmaps tab (``--heatmap-out``), at a laptop's width.
 
-``tests/test_browser.py`` goes through the same steps with :class:`LabServer` and
-:class:`DashboardPage`, and checks what the page shows between them.
+``tests/test_browser.py`` takes the same steps (:class:`LabServer`, :class:`DashboardPage`).
 """
 
 from __future__ import annotations
@@ -261,6 +260,21 @@ class DashboardPage:
         return [t.strip() for t in
                 self.page.locator(".wb-tabs .lm-TabBar-tab").all_inner_texts()]
 
+    def clipped_tab_titles(self, css: str = ".wb-tabs .lm-TabBar-tabLabel") -> list[str]:
+        """The tab titles (or shown ``css`` elements) narrower than their text (cut off)."""
+        return self.page.evaluate("""css => [...document.querySelectorAll(css)].filter(l =>
+            l.offsetParent !== null && l.scrollWidth > l.clientWidth + 1)
+            .map(l => l.textContent.trim())""", css)
+
+    def overflowing(self) -> list[str]:
+        """Shown elements past the dashboard's right edge (cut off on a laptop), but
+        the heatmaps, which scroll sideways on purpose."""
+        return self.page.evaluate("""() => { const right = document.querySelector(
+            '.wb-dashboard').getBoundingClientRect().right + 2;
+            return [...document.querySelectorAll('.wb-dashboard *')].filter(e => e.offsetParent
+              !== null && !e.closest('.wb-heatmap') && e.getBoundingClientRect().right > right)
+              .slice(0, 5).map(e => `${e.tagName} ${e.className} ${e.textContent.slice(0, 40)}`) }""")
+
     def open_tab(self, title: str):
         """Click the dashboard's tab ``title``; returns its page once it shows."""
         tab = self.el(".wb-tabs").get_by_role("tab", name=title, exact=True)
@@ -398,9 +412,6 @@ class DashboardPage:
         table.wait_for(timeout=60_000)
         self.shot("02-kernel-chosen")
         return table.inner_text()
-
-    def heatmap_count(self) -> int:
-        return self.page.locator(".wb-heatmap").count()
 
     def mark_heatmaps(self) -> None:
         """Tag the heatmaps now on the page, to tell the new one from them later."""

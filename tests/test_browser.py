@@ -37,6 +37,10 @@ TABS = {"Properties": "properties", "Explain": "explain", "Calibration": "calibr
         "Fitted weights": "weights", "Heatmaps": "heatmap",
         "Predicted vs measured": "explorer", "Tuning": "tuning"}
 MAX_HEIGHT = 1000
+#: the laptop screens the tab bar must fit (px)
+LAPTOPS = ((1366, 768), (1280, 800))
+#: a widget's words: its label, a button's, a toggle's
+LABELS = ".wb-dashboard .widget-label, .wb-dashboard button"
 
 
 def _driver():
@@ -110,12 +114,23 @@ def test_dashboard_in_a_real_browser(browser_ready):
 
                 # 1b. a tab per panel: each shows its panel alone, on a laptop's screen
                 assert dash.tab_titles() == list(TABS)
+                # every title whole at a laptop's widths ("Predicted vs measured" was cut)
+                for width, height in LAPTOPS:
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.wait_for_timeout(500)
+                    assert dash.clipped_tab_titles() == [], (width, dash.clipped_tab_titles())
+                page.set_viewport_size({"width": 1280, "height": 1000})
                 heights = {}
                 for title, panel in TABS.items():
                     dash.open_tab(title)
                     shown = [p for p in TABS.values()
                              if dash.el(f".wb-{p}-panel").is_visible()]
                     assert shown == [panel], (title, shown)
+                    # nothing cut off at the right at 1280 px (the worst predictions'
+                    # table and the tuning strategies' row were)
+                    assert dash.overflowing() == [], (title, dash.overflowing())
+                    # and no label or button cut short inside its box
+                    assert dash.clipped_tab_titles(LABELS) == [], title
                     heights[title] = dash.dashboard_height()
                 assert max(heights.values()) <= MAX_HEIGHT, heights
                 # the heatmaps open on the shipped block study, not the store's one cell
@@ -124,6 +139,13 @@ def test_dashboard_in_a_real_browser(browser_ready):
                     dash.heatmap_source()
                 assert dash.heatmap_cells() > 1
                 dash.shot("01-heatmap-study")
+                # the controls' labels and buttons whole, on every source (the data-volume
+                # model's read "device m...", "threads/bl...", "rank block sha...")
+                study = dash.heatmap_source()
+                for source in ("data-volume model", "time-tiling model", study):
+                    dash.heatmap_source(source)
+                    dash.page.wait_for_timeout(300)
+                    assert dash.clipped_tab_titles(LABELS) == [], source
 
                 # 2. choose a kernel and sizes: the table shows the library's exact counts
                 table = dash.choose_kernel(KERNEL, params=f"n={PARAMS['n']}", group_size=GROUP)
@@ -142,6 +164,13 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 roofline = dash.el(".wb-explain-roofline")
                 assert roofline.locator(".scatterlayer .point").count() >= 1
                 assert roofline.bounding_box()["width"] > 300
+                # each term's name on at most two lines at 1280 px (beside the chart,
+                # the names broke into four lines each: two terms a screen)
+                lines = dash.el(".wb-explain-terms table").evaluate(
+                    """t => [...t.querySelectorAll('tbody td:first-child')].map(c => {
+                        const r = document.createRange(); r.selectNodeContents(c);
+                        return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })""")
+                assert lines and max(lines) <= 2, lines
                 assert "limiter" in dash.el(".wb-explain-heading").inner_text()
                 dash.shot("02-explain", dash.el(".wb-explain-panel"))
 

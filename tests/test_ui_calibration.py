@@ -39,6 +39,10 @@ def test_a_calibration_runs_in_the_background_and_reaches_its_total(pocl):
     session = Session()
     panel = CalibrationPanel(session, kernels=TINY, bootstrap=5)
     assert "Portable Computing Language" in panel.device_label.value
+    # no chart of nothing before a run: a line saying why, no axes
+    assert [a.text for a in panel.scatter.layout.annotations] == [
+        "no measurements yet: the chart fills as a calibration measures"]
+    assert panel.scatter.layout.xaxis.visible is False
     job = panel.start()
     assert job.running                         # start() returned while it measures
     assert panel.calibrate_button.disabled and not panel.cancel_button.disabled
@@ -52,6 +56,7 @@ def test_a_calibration_runs_in_the_background_and_reaches_its_total(pocl):
     assert not panel.calibrate_button.disabled and panel.cancel_button.disabled
     # the scatter holds every measurement-kernel row, predicted by the fitted model
     assert len(panel.scatter.data[0].x) == 8 and len(panel.scatter.data[0].y) == 8
+    assert panel.scatter.layout.xaxis.visible and not panel.scatter.layout.annotations
     assert panel.failures.value == "" and panel.errors.value == ""
     # the session now explores the new store with the fitted model
     assert session.store_path == str(snapshot.store_path)

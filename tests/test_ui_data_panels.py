@@ -90,6 +90,11 @@ def test_the_worst_predictions_table_is_sorted_and_follows_the_filters(h100_sess
     assert worst["rel_error"].iloc[0] == pytest.approx(h100_session.data.predictions[
         "rel_error"].max())
     assert worst.loc[0, "kernel"] in panel.worst_table.value
+    # headers in words, and the error once ("61.9% high"), not twice as before
+    table = panel.worst_table.value
+    assert "<th>measured (ms)</th>" in table and "<th>group</th>" in table
+    assert "rel_error" not in table and "_ms" not in table
+    assert table.count(f"{worst['rel_error'].iloc[0]:.1%}") == 1
     panel.kernel_filter.value = ("skinny_matmul",)
     assert set(panel.worst["kernel"]) == {"skinny_matmul"}
     panel.worst_count.value = 2

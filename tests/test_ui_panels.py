@@ -103,10 +103,15 @@ def test_a_bad_parameter_shows_one_line_in_the_error_area_and_does_not_raise(pan
     assert panel.counts == before                 # the last good counts stay
     panel.picker.params.value = "n=256,m=256,l=256,q=3"
     assert "unknown parameter of 'matmul_tiled' 'q'" in panel.errors.text
-    panel.picker.params.value = "n=256"           # missing values, named
-    assert "needs a value for parameter(s) m, l" in panel.errors.text \
-        or "needs a value for parameter(s) l, m" in panel.errors.text
-    assert "no counts" in panel.table.value
+    panel.picker.params.value = "n=256"           # missing values, named, in one line
+    # in the picker's words: where to type them, with the sizes given kept
+    assert panel.errors.messages == {"sizes": "matmul_tiled needs a size for m, l: type "
+                                     "them in the sizes box, e.g. n=256,m=1024,l=1024"} \
+        or panel.errors.messages == {"sizes": "matmul_tiled needs a size for l, m: type "
+                                     "them in the sizes box, e.g. n=256,l=1024,m=1024"}
+    assert "--param" not in panel.errors.text and "choose a kernel" in panel.table.value
+    panel.picker.params.value = "n=lots,m=256"   # a malformed size: that message alone
+    assert list(panel.errors.messages) == ["kernel"], panel.errors.messages
     panel.picker.params.value = "n=256,m=256,l=256"
     assert panel.errors.value == "" and panel.counts["f_op_float32_mul"] == 256 ** 3
 
@@ -141,12 +146,32 @@ def test_a_users_loopy_kernel_from_the_notebook_namespace_is_picked_and_counted(
     assert picker.kernel_select.value == "my_axpy"
     assert ("my_axpy (your kernel)", "my_axpy") in picker.kernel_select.options
     assert picker.group_size.disabled and picker.group_size.value == "128"
+    # no size cases: 1024 each, said so, and counted at once (no message it was missing)
+    assert picker.params.value == "n=1024" and "n=1024" in panel.heading.value
+    assert "sizes: 1024 each until you type your own" in picker.description.value
+    # its group is its own, not "measured" by any campaign
+    assert "group size 128 (built into the kernel)." in picker.description.value
+    assert "user kernel my_axpy (loopy's name axpy). Parameters: n" in picker.description.value
+    assert "measured" not in picker.description.value
     picker.params.value = "n=1024"
     assert panel.counts["f_op_float32_mul"] == 1024
     assert panel.counts["f_thread_groups"] == 8
     # a catalog name typed into the same field selects the catalog kernel
     picker.user_kernel.value = "finite_diff"
     assert session.selection.name == "finite_diff"
+
+
+def test_a_kernel_from_a_file_is_found_again_by_its_name():
+    from pathlib import Path
+    kernels = Path(__file__).resolve().parents[1] / "examples" / "kernels" / "my_kernels.py"
+    session = Session()
+    picker = KernelPicker(session, namespace={}, devices=())
+    picker.user_kernel.value = f"{kernels}:saxpy"
+    assert session.selection.name == "saxpy" and session.selection.params_dict == {
+        "n": 1024}
+    picker.user_kernel.value = "finite_diff"
+    picker.user_kernel.value = "saxpy"      # was "unknown kernel": no file, no variable
+    assert picker.errors.value == "" and session.selection.name == "saxpy"
 
 
 def test_the_device_picker_offers_shipped_data_and_publishes_the_choice():
@@ -208,7 +233,8 @@ def test_the_heatmap_panel_ranks_the_picked_kernels_block_shapes_with_limiters()
     # missing sizes are a message, and so is an impossible block total
     picker.params.value = ""
     panel.rank_button.click()
-    assert "needs a value for parameter(s) n" in panel.errors.text
+    assert "finite_diff needs a size for n: type them in the sizes box" in picker.errors.text
+    assert "pick a kernel first" in panel.errors.text
     picker.params.value = "n=128"
     panel.threads.value = 3
     panel.rank_button.click()

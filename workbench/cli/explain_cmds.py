@@ -17,6 +17,14 @@ from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES
 from workbench.models.explanation import SMALL_SHARE
 from workbench.models.parallelism import OUTSIDE_MODEL
+from workbench.reports.explain_words import (
+    counts_say,
+    limiter_says,
+    negative_terms_say,
+    next_step,
+    overlap_says,
+    side_names,
+)
 
 #: terms below this share of the prediction are summed in one line of the table
 
@@ -100,34 +108,38 @@ def cmd_explain(args) -> int:
         print_json({"source": args.kernel, "model": model_line, **result.to_json(),
                     **({"plot": args.plot} if args.plot else {})})
         return 0
-    print_explanation(result, model_line)
+    print_explanation(result, model_line, counts=counts_say(model))
     print_sequential_hint(candidate)
     if args.plot:
         print(f"roofline chart -> {args.plot}")
     return 0
 
 
-def print_explanation(result, model_line: str) -> None:
+def print_explanation(result, model_line: str, counts: str | None = None) -> None:
     """The explanation as a teacher reads it out: the total, the terms, the overlaps,
-    the floor and the limiter, the roofline and the measurement."""
+    the floor and the limiter, the roofline and the measurement (``counts``: what the
+    count column counts, printed under it)."""
     c = result.candidate
     params = ", ".join(f"{k}={v}" for k, v in c.params) or "no parameters"
     print(model_line)
     print(f"{c.kernel_name} [{c.variant}] {c.dtype} {params}, group "
           f"{'x'.join(map(str, c.group_size))} on {result.device or 'an unnamed device'}: "
           f"predicted {_ms(result.predicted_s)}")
-    print(f"limiter: {result.limiter} ({result.limiter_says})")
+    print(f"limiter: {result.limiter} ({limiter_says(result)})")
     print_table(term_rows(result))
+    if counts:
+        print(f"({counts})")
     for overlap in result.overlaps:
-        print(f"overlap {overlap.says()}")
+        print(f"overlap {overlap_says(overlap)}")
         if overlap.smoothing_s:
             print(f"  the smooth maximum adds {_ms(overlap.smoothing_s)} to the winner")
+        names = side_names(overlap)
         for i, side in enumerate(overlap.sides):
             if i == overlap.winner or side.seconds == 0:
                 continue      # a side that costs nothing (no chain in this kernel)
             top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
                    if t.seconds >= SMALL_SHARE * side.seconds][:3]
-            print(f"  losing side, {side.label}: would have cost {_ms(side.seconds)}"
+            print(f"  losing side, {names[i]}: would have cost {_ms(side.seconds)}"
                   + (" (" + ", ".join(f"{t.name} {_ms(t.seconds)}" for t in top) + ")"
                      if len(side.terms) > 1 else ""))
     floor = result.floor
@@ -155,20 +167,23 @@ def print_explanation(result, model_line: str) -> None:
         error = result.measured_error
         print(f"measured: {_ms(m.seconds)} on {m.device} ({m.store}); the prediction is "
               f"{abs(error):.1%} {'low' if error < 0 else 'high'}")
-    for note in result.notes:
+    for note in [*negative_terms_say(result), *result.notes]:
         print(f"note: {note}")
     for caveat in result.caveats:
         print(f"warning: {caveat.says()}")
     if any(c.kind in OUTSIDE_MODEL for c in result.caveats):
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
+    step = next_step(result)
+    if step is not None:
+        print(f"to go faster: {step}")
 
 
 def term_rows(result) -> list[dict]:
     """The terms, largest first; the smallest summed in one row; then their sum."""
     total = result.predicted_s
     shown, small, small_s = result.largest_terms(SMALL_SHARE)
-    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count),
+    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count, t.name),
              "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
              "seconds": f"{t.seconds:.4e}",
              "share": f"{t.seconds / total:.1%}" if total else ""} for t in shown]
@@ -182,9 +197,11 @@ def term_rows(result) -> list[dict]:
     return rows
 
 
-def _count(value: float | None) -> str:
+def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
+    if name.endswith("_s"):   # a device feature in seconds (f_l1_walk_s), not a count
+        return f"{value * 1e3:.4g} ms (a time)"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
 
 

@@ -201,7 +201,9 @@ def _term_rows(breakdown: Breakdown) -> list[dict]:
             # a device feature in seconds (f_dram_stream_s), not a count of anything
             row.update(kind="input time", value=f"{t.value:.4g} s")
         elif t.kind is TermKind.COUNT:
-            row["value"] = f"{t.value:.6g}"
+            # as explain prints it: 4,718,592, not 4.71859e+06
+            row["value"] = f"{t.value:,.0f}" if float(t.value).is_integer() \
+                else f"{t.value:.4g}"
         else:
             row["value"] = f"{t.value:.4g} s"
         if t.weight is not None:

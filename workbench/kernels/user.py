@@ -163,7 +163,10 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
         return out
 
     return KernelSpec(
-        name=name, role=KernelRole.TEST, description=f"user kernel {knl.name}",
+        name=name, role=KernelRole.TEST,
+        # by the name the user gave it (an unnamed make_kernel is "loopy_kernel")
+        description=f"user kernel {name}" + (f" (loopy's name {knl.name})"
+                                             if knl.name not in (name, "loopy_kernel") else ""),
         parameters=params, variants=("default",), dtypes=dtypes, group_dims=len(group),
         default_group_size_set="", build=build, size_cases=lambda p: (),
         default_p=0, p_choices=(0,), make_inputs=make_inputs,

@@ -219,6 +219,7 @@ class CalibrationPanel(widgets.VBox):
                               zip(rows["kernel"], rows["variant"], rows["params"],
                                   rows["group_size"])]
             diagonal = self.scatter.data[2]
+            _show_axes(self.scatter, live is not None and len(live) > 0)
             if live is not None and len(live):
                 values = np.concatenate([live["time_s"], live["predicted_s"]]) * 1e3
                 values = values[np.isfinite(values) & (values > 0)]
@@ -239,4 +240,19 @@ def _scatter_figure() -> go.FigureWidget:
                       xaxis=dict(type="log", title="measured (ms)"),
                       yaxis=dict(type="log", title="predicted (ms)"),
                       height=380, margin=dict(t=50, b=40, l=60, r=20))
+    _show_axes(fig, False)
     return fig
+
+
+#: what the chart says before it has points (drawn empty, it showed axes of nothing)
+NO_POINTS = "no measurements yet: the chart fills as a calibration measures"
+
+
+def _show_axes(fig: go.FigureWidget, shown: bool) -> None:
+    """The axes once there are points; before, a line saying why there are none.  (The
+    figure stays displayed: one first drawn hidden kept plotly's empty axes.)"""
+    fig.update_xaxes(visible=shown)
+    fig.update_yaxes(visible=shown)
+    fig.layout.annotations = () if shown else (dict(
+        text=NO_POINTS, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5,
+        font=dict(size=14, color="grey")),)

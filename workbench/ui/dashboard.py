@@ -48,6 +48,12 @@ FIRST_STUDY = "star_stencil_3d-nofold"
 #: 900 px, a laptop's screen
 TAB_HEIGHT = 600
 
+#: each tab as wide as its title: ipywidgets gives every tab at most 144 px and shrinks
+#: them all alike, which cut "Predicted vs measured" at a laptop's 1366 px; sized to
+#: their titles, the seven fit an 800 px dashboard (they still shrink below that)
+TAB_STYLE = ("<style>.wb-dashboard .wb-tabs > .lm-TabBar .lm-TabBar-tab"
+             "{flex: 0 1 auto; max-width: none}</style>")
+
 
 def _tab_page(panel: widgets.Widget) -> widgets.Box:
     # a block, not a flex box: flex items would shrink to the height instead of scrolling
@@ -113,7 +119,8 @@ class Dashboard(widgets.VBox):
                                 titles=[title for title, _ in TABS])
         self.tabs.add_class("wb-tabs")
         super().__init__([
-            widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"),
+            widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"
+                         + TAB_STYLE),
             self.picker, self.errors, self.tabs])
         self.add_class("wb-dashboard")
         # the tabs and the header too: every message of the dashboard in turn

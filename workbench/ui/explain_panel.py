@@ -13,6 +13,13 @@ import plotly.graph_objects as go
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.explanation import SMALL_SHARE, explain
+from workbench.reports.explain_words import (
+    counts_say,
+    limiter_says,
+    negative_terms_say,
+    next_step,
+    overlap_says,
+)
 from workbench.reports.roofline_chart import roofline_figure
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.html_table import low_or_high, render_table
@@ -23,9 +30,13 @@ SOURCE = "explain"
 DEFAULT = "the shipped default model"
 SESSION = "the session's model"
 ROOFLINE = "the roofline (H100 description)"
-#: terms below this share of the prediction are summed in one row
-#: the roofline chart's size (px): beside the terms in an 850 px dashboard
-FIGURE_WIDTH, FIGURE_HEIGHT = 400, 470
+#: the roofline chart's size (px): beside the terms in a dashboard of 840 px or more
+#: (a 1280 px laptop's is 846), below them in a narrower one; its legend one entry a
+#: line below it (two a line were cut at the chart's right edge)
+FIGURE_WIDTH, FIGURE_HEIGHT = 340, 560
+#: the least width of the terms and the summary beside the chart (px): the longest
+#: names on two lines at most
+TERMS_MIN_WIDTH = 460
 
 
 class ExplainPanel(widgets.VBox):
@@ -39,7 +50,8 @@ class ExplainPanel(widgets.VBox):
         self._filling = False
 
         self.model_choice = widgets.Dropdown(description="model",
-                                             layout=widgets.Layout(width="460px"))
+                                             layout=widgets.Layout(width="600px",
+                                                                   max_width="100%"))
         self.model_choice.add_class("wb-explain-model")
         self.heading = widgets.HTML()
         self.heading.add_class("wb-explain-heading")
@@ -50,13 +62,18 @@ class ExplainPanel(widgets.VBox):
         self.figure = go.FigureWidget()
         self.figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT)
         self.figure.add_class("wb-explain-roofline")
-        # side by side, so that the tab shows the terms and the chart at once (a tab
-        # page scrolls beyond 600 px); the table takes what the chart leaves
+        # side by side where the terms keep TERMS_MIN_WIDTH beside the chart, so that
+        # the tab shows both at once (a tab page scrolls beyond 600 px); narrower, the
+        # chart goes below (beside a 400 px chart at 1280 px, the terms' column was so
+        # narrow that each name broke into four lines, two terms a screen)
         children = [self.model_choice, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
-                                               layout=widgets.Layout(flex="1 1 auto",
-                                                                     min_width="300px")),
-                                  self.figure])]
+                                               layout=widgets.Layout(
+                                                   # the basis, not the table's natural
+                                                   # width, decides whether the chart wraps
+                                                   flex=f"1 1 {TERMS_MIN_WIDTH}px",
+                                                   min_width=f"{TERMS_MIN_WIDTH}px")),
+                                  self.figure], layout=widgets.Layout(flex_flow="row wrap"))]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -146,9 +163,8 @@ class ExplainPanel(widgets.VBox):
         figure.update_layout(
             width=FIGURE_WIDTH, title=dict(text=f"roofline of {e.device or 'this device'}",
                                            font=dict(size=13)),
-            legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=10),
-                        entrywidth=0.5, entrywidthmode="fraction"),
-            margin=dict(t=40, b=120, l=60, r=10))
+            legend=dict(orientation="v", yanchor="top", y=-0.16, x=0, font=dict(size=10)),
+            margin=dict(t=40, b=200, l=60, r=10))
         figure.update_xaxes(title=dict(text="flop per byte touched", font=dict(size=11)))
         with self.figure.batch_update():
             self.figure.data = ()
@@ -157,7 +173,9 @@ class ExplainPanel(widgets.VBox):
         self.terms_table.value = render_table(
             _term_frame(e), numeric=("count", "weight", "ms", "share"),
             empty="no terms")
-        self.summary.value = "<br>".join(html.escape(line) for line in _summary(e))
+        counts = counts_say(self.model)
+        self.summary.value = "<br>".join(html.escape(line) for line in [
+            *([f"({counts})"] if counts else []), *_summary(e)])
         c = e.candidate
         params = ", ".join(f"{k}={v}" for k, v in c.params) or "no parameters"
         measured = ""
@@ -170,7 +188,8 @@ class ExplainPanel(widgets.VBox):
             f"{html.escape(params)}, group {'x'.join(map(str, c.group_size))} on "
             f"{html.escape(e.device or 'an unnamed device')}: predicted "
             f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
-            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(e.limiter_says)})")
+            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(limiter_says(e))})"
+            + (f"<br>to go faster: {html.escape(step)}" if (step := next_step(e)) else ""))
 
     def _clear(self, why: str) -> None:
         self.explanation = None
@@ -182,7 +201,7 @@ class ExplainPanel(widgets.VBox):
 def _term_frame(e) -> pd.DataFrame:
     total = e.predicted_s
     shown, small, small_s = e.largest_terms(SMALL_SHARE)
-    rows = [{"term": _breakable(t.name), "count": _count(t.count),
+    rows = [{"term": _breakable(t.name), "count": _count(t.count, t.name),
              "weight": f"{t.weight:.3g}" if t.weight is not None else "",
              "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"}
             for t in shown]
@@ -195,9 +214,11 @@ def _term_frame(e) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _count(value: float | None) -> str:
+def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
+    if name.endswith("_s"):   # a device feature in seconds (f_l1_walk_s), not a count
+        return f"{value * 1e3:.4g} ms (a time)"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:.4g}"
 
 
@@ -214,7 +235,7 @@ def _summary(e) -> list[str]:
         f"{name} {seconds / e.predicted_s:.0%}"
         for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
     for overlap in e.overlaps:
-        lines.append(f"overlap {overlap.says()}")
+        lines.append(f"overlap {overlap_says(overlap)}")
     floor = e.floor
     if floor is not None:
         parts = ", ".join(f"{b.value} {s * 1e3:.4g} ms" for b, s in floor.parts)
@@ -226,6 +247,6 @@ def _summary(e) -> list[str]:
         lines.append(f"{e.point.flops:.4g} flop over {e.point.bytes:.4g} bytes "
                      f"({e.point.bytes_kind}): {e.point.intensity:.3g} flop/byte")
     lines += [f"({n})" for n in e.ceilings.notes]
-    lines += [f"note: {n}" for n in e.notes]
+    lines += [f"note: {n}" for n in [*negative_terms_say(e), *e.notes]]
     lines += [f"warning: {c.says()}" for c in e.caveats]
     return lines

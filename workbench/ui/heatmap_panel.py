@@ -106,14 +106,19 @@ class HeatmapPanel(widgets.VBox):
         self.size = widgets.Dropdown(description="sizes")
         self.size.add_class("wb-heatmap-size")
         self.store_controls = widgets.HBox([self.kernel, self.variant, self.size])
+        # labels and the button sized to their words (at the defaults they read
+        # "device m...", "threads/bl..." and "rank block sha...")
+        whole = {"description_width": "initial"}
         self.device_model = widgets.Dropdown(description="device model",
-                                             options=list(DEVICE_MODELS), value="h100")
+                                             options=list(DEVICE_MODELS), value="h100",
+                                             style=whole, layout=widgets.Layout(width="240px"))
         self.device_model.add_class("wb-heatmap-device-model")
         self.threads = widgets.BoundedIntText(value=256, min=1, max=1024,
-                                              description="threads/block",
-                                              layout=widgets.Layout(width="180px"))
+                                              description="threads/block", style=whole,
+                                              layout=widgets.Layout(width="200px"))
         self.threads.add_class("wb-heatmap-threads")
-        self.rank_button = widgets.Button(description="rank block shapes", icon="th")
+        self.rank_button = widgets.Button(description="rank block shapes", icon="th",
+                                          layout=widgets.Layout(width="auto"))
         self.rank_button.add_class("wb-rank-blocks-button")
         self.roofline_controls = widgets.HBox([self.device_model, self.threads,
                                                self.rank_button])

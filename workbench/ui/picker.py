@@ -31,6 +31,10 @@ from workbench.ui.session import (
 )
 
 DEFAULT_KERNEL = "matmul_tiled"
+#: the error source of sizes still to be typed
+SIZES = "sizes"
+#: the size of each parameter of a user kernel until the user types its own
+GUESSED_SIZE = 1024
 
 
 def _is_loopy_kernel(value) -> bool:
@@ -75,7 +79,8 @@ class KernelPicker(widgets.VBox):
         self.kernel_select.add_class("wb-kernel-select")
         self.user_kernel = widgets.Text(
             description="your kernel", continuous_update=False,
-            placeholder="notebook variable, or file.py:name")
+            placeholder="notebook variable, or file.py:name",
+            layout=widgets.Layout(width="420px"))   # the placeholder whole, and a path
         self.user_kernel.add_class("wb-user-kernel")
         self.user_kernel_button = widgets.Button(description="use", button_style="info",
                                                  layout=widgets.Layout(width="60px"))
@@ -148,16 +153,28 @@ class KernelPicker(widgets.VBox):
                 self._syncing = False
             self.publish()
 
-    def publish(self) -> KernelSelection:
+    def publish(self) -> KernelSelection | None:
         """Validate the widgets' values and hand them to the session (raises on bad input).
+
+        Sizes still missing (a user kernel has no default sizes) are one line in the
+        picker's words, under ``sizes``, and no selection until they are typed: every
+        panel used to say so itself, and in the command line's words (``--param``).
 
         The widgets are read and the selection set under the session's lock: of two
         edits handled in two threads, the one published last has read both."""
         with self.session.lock:
+            self.errors.clear(SIZES)     # (a malformed size says so in its own words)
             spec = self._spec(self.kernel_select.value)
+            params = parse_parameters(self.params.value)
+            missing = [p for p in spec.parameters if p not in params]
+            if missing:
+                self.session.selection = None
+                example = ",".join(f"{p}={params.get(p, GUESSED_SIZE)}" for p in spec.parameters)
+                self.errors.show(f"{spec.name} needs a size for {', '.join(missing)}: type "
+                                 f"them in the sizes box, e.g. {example}", SIZES)
+                return None
             selection = KernelSelection.make(
-                spec, self.variant_select.value, self.dtype_select.value,
-                parse_parameters(self.params.value),
+                spec, self.variant_select.value, self.dtype_select.value, params,
                 self.group_size.value.strip() or None)
             self.session.selection = selection
             return selection
@@ -170,6 +187,8 @@ class KernelPicker(widgets.VBox):
             return None
         if ":" in reference or reference.endswith(".py"):
             spec = load_user_kernel(reference)
+        elif reference in self.session.user_kernels:   # one added before, by its name
+            spec = self.session.user_kernels[reference]
         else:
             try:
                 spec = get_kernel(reference)
@@ -239,18 +258,27 @@ class KernelPicker(widgets.VBox):
         dtypes = [d.value for d in spec.dtypes]
         self.dtype_select.options = dtypes
         self.dtype_select.value = dtype if dtype in dtypes else dtypes[0]
+        guessed = params is None and not default_params(spec, self.variant_select.value)
         if params is None:
-            params = default_params(spec, self.variant_select.value)
+            # a user kernel has no size cases: GUESSED_SIZE each, said in the description,
+            # rather than a message that its sizes are missing before it is even shown
+            params = default_params(spec, self.variant_select.value) or {
+                p: GUESSED_SIZE for p in spec.parameters}
         self.params.value = params if isinstance(params, str) else \
             ",".join(f"{k}={v}" for k, v in params.items())
         fixed = spec.fixed_group_size is not None
         self.group_size.value = group_size or format_group_size(spec.group_sizes()[-1])
         self.group_size.disabled = fixed
-        note = " (built into the kernel)" if fixed else ""
         groups = ", ".join(map(format_group_size, spec.group_sizes()))
+        # a user kernel's group is its own, not one the campaigns measured
+        groups = (f"group size {groups} (built into the kernel)" if fixed
+                  else f"group sizes measured: {groups}")
+        guess = (f" (sizes: {GUESSED_SIZE} each until you type your own)"
+                 if guessed and spec.parameters else "")
         self.description.value = "<small>" + html.escape(
-            f"{spec.description} Parameters: {', '.join(spec.parameters) or 'none'}; "
-            f"group sizes measured: {groups}{note}.", quote=False) + "</small>"
+            f"{spec.description.rstrip('.')}. Parameters: "
+            f"{', '.join(spec.parameters) or 'none'}{guess}; {groups}.",
+            quote=False) + "</small>"
 
     # -- callbacks ------------------------------------------------------------------
 

@@ -112,7 +112,7 @@ class TuningPanel(widgets.VBox):
         self.source = widgets.ToggleButtons(
             options=[("replay the H100 measurements", REPLAY),
                      ("live on this machine", LIVE)], value=REPLAY,
-            style={"button_width": "220px"})
+            style={"button_width": "250px"})   # 220 px cut "replay the H100 measurements"
         self.source.add_class("wb-tuning-source")
         self.device = widgets.Dropdown(description="device",
                                        options=[(d.label, d.index) for d in self._devices],
@@ -125,7 +125,8 @@ class TuningPanel(widgets.VBox):
         self.budget = widgets.IntText(value=budget, description="evaluations",
                                       layout=widgets.Layout(width="180px"))
         self.budget.add_class("wb-tuning-budget")
-        self.live_controls = widgets.HBox([self.device, self.size, self.budget])
+        self.live_controls = widgets.HBox([self.device, self.size, self.budget],
+                                          layout=widgets.Layout(flex_flow="row wrap"))
         self.strategies: dict[str, widgets.Checkbox] = {}
         labels = {EXHAUSTIVE: "exhaustive", RANDOM: "random (expected)",
                   "knn": "knn (Lift)", "xgb": "boosted trees"}
@@ -158,7 +159,9 @@ class TuningPanel(widgets.VBox):
         self.table.add_class("wb-tuning-table")
 
         children = [widgets.HBox([self.space, self.source]), self.live_controls,
-                    widgets.HBox([*self.strategies.values(), self.tpe_seeds]),
+                    # wraps: the strategies' row is wider than a 1280 px laptop's dashboard
+                    widgets.HBox([*self.strategies.values(), self.tpe_seeds],
+                                 layout=widgets.Layout(flex_flow="row wrap")),
                     widgets.HBox([self.run_button, self.cancel_button, self.progress,
                                   self.progress_label]),
                     self.note, self.figure_box, self.table]

@@ -1,0 +1,127 @@
+"""An explanation in a student's words (:mod:`workbench.reports.explain_words`): the
+sides of an overlap told apart where they share what they pay for, a negative term
+said for what it is, and what to change first; in ``workbench explain`` and in the
+dashboard's Explain tab.  The numbers stay the explanation's own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.main import main
+from workbench.models.terms import Category, Overlap, OverlapSide, TermShare
+from workbench.reports.explain_words import next_step, overlap_says, side_names
+
+ROOT = Path(__file__).resolve().parents[1]
+MY_KERNELS = ROOT / "examples" / "kernels" / "my_kernels.py"
+
+
+def side(label, *terms):
+    shares = tuple(TermShare(name, s, Category.GLOBAL if "mem" in name or "dram" in name
+                             else Category.ARITHMETIC) for name, s in terms)
+    return OverlapSide(label, sum(s for _, s in terms), shares)
+
+
+def test_sides_that_share_a_category_are_named_by_their_largest_term():
+    overlap = Overlap("smax", (
+        side("global memory", ("f_l1_walk_s", 3e-4)),
+        side("global memory + arithmetic + ...", ("f_mem_access_global_x", 5e-5),
+             ("f_op_float32_add", 1e-5), ("f_dram_y", 2e-5))), 0, 3e-4)
+    names = side_names(overlap)
+    assert names == ["global memory (largest: f_l1_walk_s)",
+                     "global memory + arithmetic + ... (largest: f_mem_access_global_x)"]
+    said = overlap_says(overlap)
+    assert said.startswith("smax: global memory (largest: f_l1_walk_s) wins, 0.3 ms against "
+                           "global memory + arithmetic + ... (largest: f_mem_access_global_x)"
+                           " 0.08 ms")
+    # sides that pay for different things keep their plain labels
+    apart = Overlap("smax", (side("arithmetic", ("f_op_float32_add", 2e-4)),
+                             side("global memory", ("f_dram_y", 1e-4))), 0, 2e-4)
+    assert side_names(apart) == ["arithmetic", "global memory"]
+    assert overlap_says(apart) == apart.says()
+
+
+def test_the_readme_explanation_tells_its_sides_apart_and_says_what_to_change(capsys):
+    # the README's example: it read "... + global memory + ... wins, 0.1456 ms against
+    # global memory 0.07169 ms", global memory on both sides
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [la for la in out.splitlines() if la.startswith("overlap smax")]
+    winner, loser = re.fullmatch(r"overlap smax: (.*) wins, .* against (.*) [0-9.]+ ms "
+                                 r"\(.*\)", line).groups()
+    assert "(largest: f_" in winner and "(largest: f_" in loser and winner != loser
+    assert "(largest: f_" in out.split("limiter:")[1].splitlines()[0]
+    # the counts are a warp's, not every work item's: said under the table
+    assert "(counts are the model's own: operations and local-memory accesses once " \
+        "per warp" in out
+    # the fused multiply-adds' negative term is said for what it is
+    assert "note: f_op_float64_fma_pairs is negative on purpose" in out
+    assert "(DRAM traffic left out of the floor: all the arrays' bytes at the peak rate " \
+        "take at most 0.06447 ms, below the prediction, so it cannot bind)" in out
+    (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
+    assert "local memory" in step and "at most 29.6x faster" in step
+
+
+def test_a_walked_row_is_told_to_give_each_row_to_a_work_group(capsys):
+    assert main(["explain", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096"]) == 0
+    out = capsys.readouterr().out
+    assert "to go faster: each work item walks a row of its own" in out
+    # 1.001x its floor: "at its physical floor", not "at most 1x faster"
+    assert "the kernel is at its physical floor (L1 wavefronts" in out
+    assert "at most 1x faster" not in out
+    # a term in seconds is a time in the count column, not "0.0001986" of something
+    (row,) = [la for la in out.splitlines() if la.startswith("f_l1_walk_s ")]
+    assert " ms (a time) " in row, row
+
+
+def test_the_explain_tab_shows_the_same_words():
+    pytest.importorskip("ipywidgets")
+    from workbench.kernels import resolve_kernel
+    from workbench.ui import ExplainPanel, Session
+    from workbench.ui.session import KernelSelection
+
+    session = Session()
+    session.selection = KernelSelection.make(resolve_kernel("finite_diff"), dtype="float64",
+                                             params={"n": 4096}, group_size="32x16")
+    panel = ExplainPanel(session)
+    e = panel.explanation
+    assert f"to go faster: {next_step(e)}" in panel.heading.value.replace("&#x27;", "'")
+    assert "(largest: f_" in panel.summary.value
+    assert "fma_pairs is negative on purpose" in panel.summary.value
+    assert "once per warp of 32 work items" in panel.summary.value
+
+
+def test_predict_prints_counts_as_explain_does(capsys):
+    # a student compares the two: predict printed 4.71859e+06 where explain 4,718,592
+    assert main(["predict", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    (row,) = [la for la in out.splitlines() if la.startswith("f_sync_barrier_local ")]
+    assert row.split()[-1] == "16,777,216", row
+    assert "e+0" not in out.split("physical floor")[0]
+
+
+def test_a_kernel_lifted_to_its_serial_floor_is_told_to_spread_its_loop(tmp_path, capsys):
+    # one work item (no tagged loop): lifted to the serial-work floor, which more work
+    # items lower; it read "only less work or fewer bytes make it faster"
+    source = tmp_path / "seq.py"
+    source.write_text("import loopy as lp\nimport numpy as np\n"
+                      "seq = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]', "
+                      "[lp.GlobalArg('x,y', np.float32, shape='n'), ...], "
+                      "lang_version=(2018, 2))\n")
+    assert main(["explain", f"{source}:seq", "--param", "n=1024"]) == 0
+    out = capsys.readouterr().out
+    assert "limiter: serial work floor" in out
+    assert "to go faster: the prediction is one work item's own chain of work: spread " \
+        "the loop over many work items" in out
+
+
+def test_the_rooflines_limiting_level_says_what_to_change(capsys):
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--model", "roofline",
+                 "--device-model", "h100"]) == 0
+    out = capsys.readouterr().out
+    level = out.split("limiter: ")[1].split()[0]
+    assert level in ("DRAM", "L2", "L1")
+    assert f"to go faster: {level} traffic limits it" in out \
+        or "to go faster: the bytes from DRAM limit it" in out

@@ -1,0 +1,184 @@
+"""An explanation (:class:`workbench.models.explanation.Explanation`) in words a
+student follows: the overlap's sides told apart, negative terms said for what they
+are, and what to change first.  Wording only: every number is the explanation's own.
+
+An overlap's side is labelled by the categories it pays for (``global memory +
+arithmetic + ...``), and two sides of one overlap often share a category: the
+softmax of a row read "global memory wins ... against global memory + arithmetic",
+which tells a reader nothing.  Where sides share one, each is also named by its
+largest term.  ``workbench explain`` and the dashboard's Explain tab print these.
+"""
+
+from __future__ import annotations
+
+from workbench.models.parallelism import CaveatKind
+from workbench.models.terms import Category, Overlap, OverlapSide
+
+#: what to change first, by what the limiting category pays for
+NEXT_STEP = {
+    Category.LAUNCH.value:
+        "the launch's fixed cost is most of the time: the kernel does too little to "
+        "time anything else; give one launch more work (larger sizes, or fuse it with "
+        "the kernels before or after it)",
+    Category.GROUPS.value:
+        "launching and scheduling work groups is most of the time: give each work "
+        "group more to do (more work items per group, or several outputs per work item)",
+    Category.ARITHMETIC.value:
+        "arithmetic is most of the time: do fewer or cheaper operations (no division or "
+        "special function in the innermost loop, multiply-adds the GPU can fuse, "
+        "float32 where float64 is not needed)",
+    Category.ON_CHIP.value:
+        "local memory and barriers are most of the time: store fewer values to local "
+        "memory and pass fewer barriers per output (each work item computing several "
+        "outputs from one tile), or try the kernel without the tile: the L1 cache may "
+        "serve the reuse on its own (explain both versions)",
+    Category.GLOBAL.value:
+        "global memory is most of the time: touch fewer bytes, and touch them "
+        "coalesced (neighbouring work items on neighbouring addresses, stride 1); values "
+        "that several work items read are often served by the caches, and a local-memory "
+        "tile pays only where it saves more than its copy costs (explain both versions)",
+    # the roofline family's limiters: the memory level whose traffic takes longest
+    "DRAM": "the bytes from DRAM limit it: touch fewer distinct bytes (narrower types, "
+            "one pass instead of two) or reuse each byte more while a cache holds it",
+    "L2": "L2 traffic limits it: reuse data nearer, in L1 or local memory (a larger "
+          "block along the dimension that is reused)",
+    "L1": "L1 traffic limits it: fewer accesses per output (keep reused values in "
+          "registers)",
+    Category.SERIAL.value:
+        "one work item's chain of dependent steps is most of the time: split the chain "
+        "(a parallel scan or reduction) so that more work items share it",
+}
+
+#: what to change where the prediction is lifted to a floor, by the floor's bound: a
+#: serial or latency floor is one work item's, and more work items lower it
+FLOOR_STEP = {
+    "launch": "the prediction is the launch's fixed cost: give one launch more work (larger "
+              "sizes, or fuse it with the kernels before or after it)",
+    "serial work": "the prediction is one work item's own chain of work: spread the loop "
+                   "over many work items (lp.split_iname with g.0 and l.0 tags)",
+    "loads in flight": "the prediction is one warp's loads, waited for a few at a time: "
+                       "spread the loop over many more work items",
+    "L1 wavefronts": "the prediction is the L1 cache's wavefronts for this access pattern: "
+                     "neighbouring work items on neighbouring addresses need fewer",
+}
+
+#: a prediction within this factor of its physical floor is at the floor
+AT_THE_FLOOR = 1.1
+
+#: a more precise step where the largest term says more than its category
+TERM_STEP = (
+    ("walk", "each work item walks a row of its own, so neighbouring work items read "
+             "addresses a row apart: give each row to a work group whose work items read "
+             "neighbouring elements (or store the matrix transposed)"),
+    ("gt4", "neighbouring work items read addresses more than 4 elements apart "
+            "(uncoalesced): map the fastest-varying index to l.0"),
+    ("prefetch_local", "the copy of the tile into local memory costs most: a tile "
+                       "reused by many outputs pays for itself, one read a few times "
+                       "may not; explain the kernel without the tile to compare"),
+)
+
+
+def side_names(overlap: Overlap) -> list[str]:
+    """Each side's label, with its largest term where another side shares a category."""
+    words = [set(s.label.replace(" + ...", "").split(" + ")) for s in overlap.sides]
+    names = []
+    for i, side in enumerate(overlap.sides):
+        shared = any(words[i] & w for j, w in enumerate(words) if j != i)
+        largest = _largest(side)
+        names.append(f"{side.label} (largest: {largest})" if shared and largest
+                     else side.label)
+    return names
+
+
+def overlap_says(overlap: Overlap) -> str:
+    """:meth:`Overlap.says` with the sides told apart (:func:`side_names`)."""
+    said = overlap.says()
+    other = overlap.runner_up
+    if other is None:
+        return said
+    names = side_names(overlap)
+    winner = names[overlap.winner]
+    loser = names[overlap.sides.index(other)]
+    head = f"{overlap.function}: {overlap.winning.label} wins, "
+    tail = f" against {other.label} "
+    if not said.startswith(head) or tail not in said:
+        return said       # a wording of says() this module does not know: as it is
+    rest = said[len(head):]
+    before, after = rest.split(tail, 1)
+    return f"{overlap.function}: {winner} wins, {before} against {loser} {after}"
+
+
+def limiter_says(explanation) -> str:
+    """The limiter's sentence with every overlap's sides told apart."""
+    said = explanation.limiter_says
+    for overlap in explanation.overlaps:
+        said = said.replace(overlap.says(), overlap_says(overlap))
+    return said
+
+
+def counts_say(model) -> str | None:
+    """What the ``count`` column counts, where it is not every work item's operations."""
+    granularity = getattr(model, "granularity", None)
+    if getattr(granularity, "value", granularity) != "subgroup":
+        return None
+    return ("counts are the model's own: operations and local-memory accesses once per "
+            "warp of 32 work items (per sub-group), global accesses in 32-byte sectors, "
+            "barriers per work item; docs/glossary.md")
+
+
+def negative_terms_say(explanation) -> list[str]:
+    """One line per negative term: what a time below zero means here."""
+    lines = []
+    for t in explanation.terms:
+        if t.seconds >= 0:
+            continue
+        if "fma_pairs" in t.name:
+            lines.append(f"{t.name} is negative on purpose: the GPU fuses a multiply "
+                         "and an add into one instruction (FMA), so the model takes back "
+                         "one of the two it counted")
+        else:
+            lines.append(f"{t.name} is negative: its fitted weight is below zero, which "
+                         "prices a bundle of counts that always occur together, not this "
+                         "count alone (docs/glossary.md, 'weight')")
+    return lines
+
+
+def next_step(explanation) -> str | None:
+    """What to change first, in one sentence (None where nothing useful is known)."""
+    caveats = {c.kind for c in explanation.caveats}
+    floor = explanation.floor
+    if explanation.limiter.endswith(" floor"):
+        bound = explanation.limiter.removesuffix(" floor")
+        return FLOOR_STEP.get(bound, "the prediction is the physical floor: only less "
+                                     "work or fewer bytes make it faster")
+    step = _term_step(explanation)
+    if step is None and CaveatKind.LOW_PARALLELISM in caveats:
+        step = ("the launch leaves much of the GPU idle: use more work items (one per "
+                "output element, or split each work item's loop among several)")
+    step = step or NEXT_STEP.get(explanation.limiter)
+    if step is None:
+        return None
+    if floor is None or floor.seconds <= 0:
+        return step
+    ratio = explanation.predicted_s / floor.seconds
+    where = f"{floor.bound.value}, {floor.seconds * 1e3:.4g} ms"
+    if ratio < AT_THE_FLOOR:
+        step += (f". As written, the kernel is at its physical floor ({where}): only "
+                 "such a change of the kernel makes it faster")
+    else:
+        step += (f". As written, the kernel can get at most {ratio:.3g}x faster (its "
+                 f"physical floor: {where})")
+    return step
+
+
+def _term_step(explanation) -> str | None:
+    top = max((t for t in explanation.terms if t.category.value == explanation.limiter),
+              key=lambda t: t.seconds, default=None)
+    if top is None:
+        return None
+    return next((step for word, step in TERM_STEP if word in top.name), None)
+
+
+def _largest(side: OverlapSide) -> str | None:
+    terms = [t for t in side.terms if t.category is not Category.SMOOTHING]
+    return max(terms, key=lambda t: t.seconds).name if terms else None
