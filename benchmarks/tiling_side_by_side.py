@@ -115,7 +115,7 @@ def validation_rows(validation: pd.DataFrame, scheme: str) -> list[dict]:
             why = (f"predicted/measured {r.mean_rel_error_near_best + 1:.2f} on average "
                    f"near the best, Spearman {r.spearman:.2f} over all points: the "
                    "constants that ship (tiling-calibration.json as it is, the form "
-                   "`workbench tiling` prices hexagonal/hybrid tiles with), fitted on "
+                   "`workbench tile-sizes` prices hexagonal/hybrid tiles with), fitted on "
                    "measured problem points of these stores among others: in sample")
         elif scheme in (RESIDENT, PASSES, BOTH, LANES):
             why = (f"predicted/measured {r.mean_rel_error_near_best + 1:.2f} on average "
@@ -164,8 +164,8 @@ def selection_rows(selection: pd.DataFrame, scheme: str) -> list[dict]:
 
 
 BOTH = "hexagonal/hybrid, resident-rows-passes"
-#: the shipped tiling-calibration.json as it is, in the lane-rows form (what `workbench
-#: tiling` and the dashboard price hexagonal/hybrid tiles with): its 2-D constants are
+#: the shipped tiling-calibration.json as it is, in the lane-rows form (the one `workbench
+#: tile-sizes` prices hexagonal/hybrid tiles with by default): its 2-D constants are
 #: round 11's since round 11 (issue 34), 1-D round 7's
 SHIPPED = "hexagonal/hybrid, shipped (resident-lane-rows)"
 OWN = "hexagonal/hybrid, own constants"
