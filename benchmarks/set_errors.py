@@ -17,6 +17,15 @@ import warnings
 from pathlib import Path
 
 
+def dataset_key(model) -> tuple:
+    """What :func:`workbench.cli.model_cmds._load_dataset` builds differently per model."""
+    from workbench.cli.model_cmds import _model_features
+    from workbench.models.expressions.features import TWIN_TIME
+
+    return (str(getattr(model, "granularity", None)), getattr(model, "subgroup_size", None),
+            TWIN_TIME in _model_features(model))
+
+
 def main() -> None:
     if len(sys.argv) < 4:
         sys.exit(__doc__)
@@ -27,10 +36,17 @@ def main() -> None:
 
     store, out, weights = sys.argv[1], sys.argv[2], sys.argv[3:]
     models = [load_model(w) for w in weights]
-    data = _load_dataset([store], None, None, models[0])
-    role = "unseen" if (data["role"] == "unseen").any() else "test"
+    # one dataset per way of loading it (granularity, sub-group, twin times), as the
+    # report loads it for each model: a work-item model's table on a sub-group dataset
+    # (or the reverse) would be another figure
+    datasets = {}
+    for model in models:
+        if (key := dataset_key(model)) not in datasets:
+            datasets[key] = _load_dataset([store], None, None, model)
     result = {}
     for path, model in zip(weights, models):
+        data = datasets[dataset_key(model)]
+        role = "unseen" if (data["role"] == "unseen").any() else "test"
         t = table1(model, data, group_workitems=None, role=role, floors=True)
         result[Path(path).name] = {"geomean": float(t.cross_kernel),
                                    "per_kernel": {k: float(v)

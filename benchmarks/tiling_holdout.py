@@ -136,6 +136,21 @@ def protocol_table(points: pd.DataFrame, shipped, micro, fit=None) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def nine_summary(frame: pd.DataFrame) -> list[str]:
+    """One line per form and protocol of a :func:`protocol_table` frame (``form``
+    added): how many of the nine pairs are within 10 % near the best, the mean and
+    the worst."""
+    lines = []
+    nine = frame[frame["nine"]]
+    for (form, protocol), part in nine.groupby(["form", "protocol"], sort=False):
+        lines.append(f"{form} {protocol:22s}: pairs of the nine within 10 %: "
+                     f"{int((part['rmse_near_best'] <= 0.10).sum())} of "
+                     f"{int(part['rmse_near_best'].notna().sum())}, mean "
+                     f"{100 * part['rmse_near_best'].mean():.1f} %, worst "
+                     f"{100 * part['rmse_near_best'].max():.1f} %")
+    return lines
+
+
 def calls_picks(points: pd.DataFrame, store: Path, new_stores=None,
                 pick_kind: str = "chosen-with-builds", builds: Path | None = None
                 ) -> pd.DataFrame:

@@ -154,13 +154,7 @@ def print_protocols(frame: pd.DataFrame) -> None:
                              values="rmse_near_best", sort=False)
     print("2. RMSE near the best (%), per form and protocol, pool of rounds 1-10:")
     print((100 * wide).round(1).to_string())
-    nine = frame[frame["nine"]]
-    for (form, protocol), part in nine.groupby(["form", "protocol"], sort=False):
-        print(f"{form} {protocol:22s}: pairs of the nine within 10 %: "
-              f"{int((part['rmse_near_best'] <= 0.10).sum())} of "
-              f"{int(part['rmse_near_best'].notna().sum())}, mean "
-              f"{100 * part['rmse_near_best'].mean():.1f} %, worst "
-              f"{100 * part['rmse_near_best'].max():.1f} %")
+    print("\n".join(ho.nine_summary(frame)))
 
 
 def call_rows(mine: pd.DataFrame, ranks: dict) -> pd.DataFrame:

@@ -246,13 +246,7 @@ def main() -> int:
                              values="rmse_near_best", sort=False)
     print("RMSE near the best (%), per form and protocol, on the same pool:")
     print((100 * wide).round(1).to_string())
-    nine = frame[frame["nine"]]
-    for (form, protocol), part in nine.groupby(["form", "protocol"], sort=False):
-        print(f"{form} {protocol:22s}: pairs of the nine within 10 %: "
-              f"{int((part['rmse_near_best'] <= 0.10).sum())} of "
-              f"{int(part['rmse_near_best'].notna().sum())}, mean "
-              f"{100 * part['rmse_near_best'].mean():.1f} %, worst "
-              f"{100 * part['rmse_near_best'].max():.1f} %")
+    print("\n".join(ho.nine_summary(frame)))
     if resolve_store_path(ROUND9_PICKS) is not None:
         print("3. the sizes no call measured before the picks call, scored with the "
               "constants fixed before it (round 7's shipped ones and round 9's):")

@@ -281,7 +281,11 @@ baseline point by 12.7 % on average (the paper: 9 %), while its times are about 
 measured ones for Jacobi, Heat and Laplacian (RMSE near the best 24-53 %): `C_iter` and
 `L` come from the overlapped scheme's microbenchmarks, and the hexagonal code's
 circular-window indexing and two barriers per row are not in them.  On the H100 the
-hybrid tiles run 2.1-2.6x slower than the best overlapped ones."""
+hybrid tiles run 2.1-2.6x slower than the best overlapped ones.  The constants that ship
+now (`tiling-calibration.json`: the lane-rows form, 2-D constants of round 11 of issue
+34, fitted on measured problem points) price the same points in scheme `hexagonal/hybrid,
+shipped (resident-lane-rows)`: RMSE near the best 2.2-6.7 %, 9 of 9 within 10 %, in
+sample (`docs/time-tiling.md` has the out-of-sample figures)."""
 
 SIDE = """side_csv = h100_dir() / "tiling-side-by-side.csv" if h100_dir() else None
 if side_csv is None or not side_csv.exists():

@@ -126,3 +126,17 @@ def test_fused_pairs_and_calls_under_an_affine_if_follow_the_condition():
     guarded = _own("if i < 1024\n  y[i] = a[i]*b[i] + exp(c[i])\nend", "guarded")
     assert fma_pairs(guarded)["float32"] == 1024 / 32
     assert function_calls(guarded)["exp"] == 1024 / 32
+
+
+def test_a_call_counts_in_its_own_precision_not_the_kernels():
+    from workbench.models.function_calls import function_call_values
+
+    # a float32 kernel (its candidate's dtype) whose log reads a float64 array: loopy
+    # counts that log as a float64 special operation, and so must its price
+    mixed = _own("y[i] = exp(a[i]) + log(z[i])", "mixed_precision")
+    assert str(mixed.dtype) == "float32"
+    got = {k: float(v[0]) for k, v in function_call_values([mixed], "dev").items()}
+    assert got["f_op_float32_exp_calls"] == got["f_op_float64_log_calls"] == 4096 / 32
+    assert got["f_op_float32_log_calls"] == got["f_op_float64_exp_calls"] == 0
+    # an exp and a log in different precisions are no mix of either precision
+    assert got["f_op_float32_exp_log_mixes"] == got["f_op_float64_exp_log_mixes"] == 0

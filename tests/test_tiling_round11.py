@@ -143,3 +143,15 @@ def test_the_call_table_scores_each_set_against_the_calls_best_baseline():
     assert row["round11_best_faster_pct"] == pytest.approx(10.0)
     assert row["round11_first_faster_pct"] == pytest.approx(0.0)
     assert row["round7_best_faster_pct"] == pytest.approx(-10.0)
+
+
+def test_narrower_than_the_lanes_is_guarded_and_1d_never_is():
+    # 64 wide on 128 lanes: one pass whose upper lanes check the width and idle
+    assert _compute(64, 128, 0.25) == pytest.approx(1.25 * _compute(64, 128, 0.0))
+    # 1-D: no inner axis, so the share (were a file to give one) changes nothing
+    c0, _ = lane_rows_terms(3e-8, np.array([4]), np.array([100]), [np.array([128])], None,
+                            np.array([128]), 128, np.array([12]), (4096,), 0.1, 2e-12)
+    c1, _ = lane_rows_terms(3e-8, np.array([4]), np.array([100]), [np.array([128])], None,
+                            np.array([128]), 128, np.array([12]), (4096,), 0.1, 2e-12,
+                            0.0, 0.25)
+    assert float(c1[0]) == pytest.approx(float(c0[0]))

@@ -15,6 +15,7 @@ from benchmarks.tiling_side_by_side import (  # noqa: E402
     H100,
     OWN,
     RESIDENT,
+    SHIPPED,
     side_by_side,
 )
 from workbench.measure.store.compressed import resolve_store_path  # noqa: E402
@@ -81,6 +82,35 @@ def test_both_hexagonal_stores_give_every_problem_a_row():
     assert FORMS["resident-rows-passes"] in set(picks["scheme"])
     per_row = picks[picks["scheme"] == RESIDENT]["quantity"]
     assert sorted(per_row) == sorted(set(per_row)) and len(per_row) == 9
+
+
+@pytest.mark.skipif(not all(resolve_store_path(p) for p in HEX),
+                    reason="the hexagonal H100 stores are not shipped here")
+def test_the_shipped_calibration_prices_every_problem_as_it_ships(tmp_path, monkeypatch):
+    """The table shows what ships (issue 34: redo the side-by-side table): the
+    calibration file as it is, in the lane-rows form the CLI uses, not constants derived
+    here; a constant changed in the file changes the shipped rows."""
+    import json
+
+    import pandas as pd
+
+    import benchmarks.tiling_side_by_side as sbs
+
+    found = [resolve_store_path(p) for p in HEX]
+    shipped = pd.DataFrame(sbs.shipped_rows(found))
+    assert set(shipped["scheme"]) == {SHIPPED}
+    rmse = shipped[shipped["quantity"].str.startswith("RMSE within")]
+    assert len(rmse) == 9 and rmse["ours"].between(0, 5).all()
+    doc = json.loads(sbs.CALIBRATION.read_text())
+    doc["schemes"]["hybrid+resident-lane-rows"]["lane_rows"] = 0.5
+    changed = tmp_path / "tiling-calibration.json"
+    changed.write_text(json.dumps(doc))
+    monkeypatch.setattr(sbs, "CALIBRATION", changed)
+    again = pd.DataFrame(sbs.shipped_rows(found))
+    moved = again["ours"].fillna(-1) != shipped["ours"].fillna(-1)
+    assert moved.any() and (again.loc[rmse.index, "ours"] != rmse["ours"]).sum() == 8
+    # and the whole table holds the rows
+    assert SHIPPED in set(side_by_side(HEX, tmp_path / "absent-mb.sqlite")["scheme"])
 
 
 def test_without_the_microbenchmark_store_the_own_rows_say_not_measured(tmp_path):

@@ -38,6 +38,7 @@ PRICED_FUNCTIONS = {"exp": "exp", "expm1": "exp", "exp2": "exp",
                     "log": "log", "log1p": "log", "log2": "log", "log10": "log",
                     "sqrt": "sqrt"}
 _FAMILIES = ("exp", "log", "sqrt")
+_PRECISIONS = ("float32", "float64")
 _MIXES = (("exp", "log"), ("exp", "sqrt"), ("log", "sqrt"))
 _SUBGROUP = 32
 
@@ -47,6 +48,14 @@ def calls_of(knl, families: Mapping[str, str]) -> list[tuple[str, object]]:
     (a loopy kernel) of a function that ``families`` maps to a family, the reduction
     loops around a call included; a call under an affine ``if`` where the condition
     holds, as loopy's ``special`` count of it."""
+    return [(family, count)
+            for family, _, count in typed_calls_of(knl, families, lambda _: "")]
+
+
+def typed_calls_of(knl, families: Mapping[str, str], dtype_of
+                   ) -> list[tuple[str, str, object]]:
+    """:func:`calls_of` with each call's type, ``dtype_of(call)`` (a name such as
+    ``float64``, or "" where unknown): (family, type, calls)."""
     from workbench.models.private_stack import _walk
     from workbench.properties.predicates import count_cut_domain
 
@@ -55,55 +64,84 @@ def calls_of(knl, families: Mapping[str, str]) -> list[tuple[str, object]]:
         expr = getattr(insn, "expression", None)
         if expr is None:
             continue
-        found: list[tuple[str, frozenset]] = []
+        found: list[tuple[str, str, frozenset]] = []
 
         def on_call(call, red, found=found):
             name = getattr(call.function, "name", None)
             if name in families:
-                found.append((families[name], frozenset(red)))
+                found.append((families[name], dtype_of(call), frozenset(red)))
         _walk(expr, on_call, lambda *_: None)
-        out += [(name, count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
-                for name, red in found]
+        out += [(name, dtype,
+                 count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
+                for name, dtype, red in found]
     return out
 
 
 @functools.lru_cache(maxsize=512)
-def _calls(spec, request) -> tuple[tuple[str, object], ...]:
-    """(family, calls per launch at work-item granularity) of every priced call."""
-    from workbench.kernels.base import entry_kernel
+def _calls(spec, request) -> tuple[tuple[str, str, object], ...]:
+    """(family, type, calls per launch at work-item granularity) of every priced call;
+    the type is loopy's inference of the call's own (its arguments'), so a float64 call
+    in a float32 kernel counts where loopy's ``special`` count of it does."""
+    import loopy as lp
+    from loopy.type_inference import TypeReader
 
-    return tuple(calls_of(entry_kernel(spec.build(request)), PRICED_FUNCTIONS))
+    prog = lp.preprocess_program(lp.infer_unknown_types(spec.build(request),
+                                                        expect_completion=True))
+    knl = prog[prog.default_entrypoint.name]
+    types = TypeReader(knl, prog.callables_table)
+
+    def dtype_of(call) -> str:
+        try:
+            found = types(call)
+            return str(getattr(found, "numpy_dtype", found))
+        except Exception:  # noqa: BLE001 - a type loopy cannot say: the kernel's
+            return ""
+
+    return tuple(typed_calls_of(knl, PRICED_FUNCTIONS, dtype_of))
+
+
+def typed_function_calls(candidate: Candidate) -> dict[tuple[str, str], float]:
+    """{(precision, family): calls per sub-group} of ``candidate``; a call whose type
+    is not a float type loopy can name takes the candidate's precision."""
+    params = candidate.params_dict
+    own = "float64" if str(candidate.dtype) == "float64" else "float32"
+    calls = {(dt, fn): 0.0 for dt in _PRECISIONS for fn in _FAMILIES}
+    for name, dtype, poly in _calls(candidate.spec, candidate.request()):
+        calls[dtype if dtype in _PRECISIONS else own, name] += float(
+            poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly
+        ) / _SUBGROUP
+    return calls
 
 
 def function_calls(candidate: Candidate) -> dict[str, float]:
-    """{family (exp, log, sqrt): calls per sub-group} of ``candidate``."""
-    params = candidate.params_dict
+    """{family (exp, log, sqrt): calls per sub-group} of ``candidate``, every
+    precision."""
     calls = dict.fromkeys(_FAMILIES, 0.0)
-    for name, poly in _calls(candidate.spec, candidate.request()):
-        calls[name] += float(poly.eval_with_dict(params)
-                             if hasattr(poly, "eval_with_dict") else poly) / _SUBGROUP
+    for (_, name), value in typed_function_calls(candidate).items():
+        calls[name] += value
     return calls
 
 
 def function_call_values(candidates: Sequence[Candidate], device: str
                          ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate (NaN where a candidate cannot
-    be built); the same on every device."""
+    be built); the same on every device.  A mix pairs calls of one precision."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates))
            for name in (*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES)}
     for i, c in enumerate(candidates):
-        dtype = "float64" if str(c.dtype) == "float64" else "float32"
         try:
-            calls = function_calls(c)
+            calls = typed_function_calls(c)
         except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
             for v in out.values():
                 v[i] = np.nan
             continue
-        for name, value in calls.items():
+        for (dtype, name), value in calls.items():
             out[f"f_op_{dtype}_{name}_calls"][i] = value
-        for a, b in _MIXES:
-            out[f"f_op_{dtype}_{a}_{b}_mixes"][i] = min(calls[a], calls[b])
+        for dtype in _PRECISIONS:
+            for a, b in _MIXES:
+                out[f"f_op_{dtype}_{a}_{b}_mixes"][i] = min(calls[dtype, a],
+                                                            calls[dtype, b])
     return out
 
 
