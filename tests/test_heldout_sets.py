@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout10 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout11 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -16,7 +16,7 @@ from test_catalog import check_numerics, counting_warnings
 
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
-    HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS
+    HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -46,6 +46,9 @@ SETS = {
     "heldout10": (HELDOUT10_SPECS, {"box_muller", "lorenz_ensemble", "column_stats",
          "spectrum_mag_phase", "cosine_similarity_rows", "groupwise_dequant", "rope_rotate",
          "game_of_life", "wave_leapfrog"}),
+    "heldout11": (HELDOUT11_SPECS, {"cross_entropy_rows", "bce_with_logits",
+         "option_payoff_paths", "chaotic_map_iterate", "axis_angle_rotate", "hsv_to_rgb",
+         "morph_erode_dilate", "red_black_relax", "unsharp_mask"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]
