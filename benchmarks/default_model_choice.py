@@ -85,6 +85,12 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains16.json"),
     "linear-fp64-sectors-chains17": ("models/linear-fp64-sectors-chains17.json",
                                      "weights-linear-fp64-sectors-chains17.json"),
+    "linear-fp64-sectors-chains18": ("models/linear-fp64-sectors-chains18.json",
+                                     "weights-linear-fp64-sectors-chains18.json"),
+    "linear-fp64-sectors-chains20": ("models/linear-fp64-sectors-chains20.json",
+                                     "weights-linear-fp64-sectors-chains20.json"),
+    "linear-fp64-sectors-chains22": ("models/linear-fp64-sectors-chains22.json",
+                                     "weights-linear-fp64-sectors-chains22.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -130,6 +136,12 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains16.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains17.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains18.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains20.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains22.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
