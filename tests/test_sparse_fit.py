@@ -106,3 +106,33 @@ def test_a_product_of_a_factor_a_knob_comes_from_the_axes_and_checks():
     assert "the fewest" in fit.reason and len(counted) <= 9
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
+
+
+def test_a_monomial_only_one_counted_point_pins_is_no_fit():
+    # one point off the axes fixes the cross term 1/(xy) and nothing checks it: a count
+    # whose cross part is no monomial (a min of the two knobs) came out wrong elsewhere
+    space = TuningSpace(
+        name="tile", description="numbers only",
+        tune_params={"bx": (8, 16, 32, 64, 128), "by": (1, 2, 4, 8, 16)},
+        group_size=lambda p: (p["bx"], p["by"]), kernel=lambda p: None)
+
+    def truth(p):
+        halo = (1 + 1 / p["bx"]) * (1 + 1 / p["by"])
+        return {"loads": 2.0 ** 20 * halo + min(p["bx"], 8 * p["by"])}
+
+    fit, counted = _fit(space.points(), truth)
+    for p, values in fit.values.items():
+        assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
+    # the same in numbers: one point off the axes is no fit, a second checks it
+    basis = [((0, 0), (0, 0)), ((-1, 0), (0, 0)), ((0, 0), (-1, 0)), ((-1, 0), (-1, 0))]
+    axes = [(1, 1), (2, 1), (4, 1), (1, 2), (1, 4)]
+    for off, expected in (([(4, 4)], None), ([(4, 4), (2, 4)], True)):
+        at = np.array(axes + off, float)
+        every = np.vstack([at, [[2.0, 2.0], [8.0, 2.0]]])
+        values = fewest_terms(basis, at, 1 + 1 / at[:, 0] + 1 / at[:, 1] + 1 / at.prod(axis=1),
+                              every)
+        if expected is None:
+            assert values is None
+        else:
+            assert np.allclose(values, 1 + 1 / every[:, 0] + 1 / every[:, 1]
+                               + 1 / every.prod(axis=1), rtol=1e-12)
