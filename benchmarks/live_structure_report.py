@@ -18,8 +18,9 @@ With ``--second-pass STORE[,STORE]`` (a second exhaustive pass of the same space
 point's reference time is the *slower* of its two passes, and the reference best the
 fastest of those (:func:`two_pass_reference`): one fast outlier in one pass cannot set
 a bar no run reaches (``structure-ranking.md`` section 21: blind2_rgb_gray's best,
-0.3696 ms, measured 0.3875 ms in its second pass).  A point only one pass measured
-keeps that pass's time; the live runs still count as before.  Without it, the single
+0.3696 ms, measured 0.3875 ms in its second pass).  A point the second pass lacks
+keeps its first pass's time; one only the second pass measured is left out (the first
+store is the exhaustive one); the live runs still count as before.  Without it, the single
 store's times are the reference, as ever.
 
 Run: ``python benchmarks/live_structure_report.py RUNS_DIR [--store STORE[,STORE]]

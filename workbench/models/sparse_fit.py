@@ -11,7 +11,8 @@ base, two neighbours along every knob, the checks that differ from it in most kn
 already fix the four that are not, with equations to spare.  Per feature, where
 the counted points fix every monomial's share at every point (the rank of the
 monomials there is their rank over the structure), the joint fit is solved from them
-and checked at two points over; else the fewest monomials that give every counted
+and checked at two points over, each counted point predicted by the others (not one
+alone fixing a monomial, a halo's cross term through one point off the axes); else the fewest monomials that give every counted
 value (to float rounding, value by value) are taken where
 
 - the counted points give at least two independent equations beyond those monomials
@@ -63,6 +64,16 @@ def _equal(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(np.abs(a - b) <= RTOL * np.maximum(np.abs(a), np.abs(b)) + floor))
 
 
+def _each_checked(a: np.ndarray) -> bool:
+    """Every row of ``a`` lies in the span of the others: each counted point is
+    predicted by the rest, so its value checks the fit (a monomial that one point alone
+    fixes, the cross term of a halo through one point off the axes, is fitted to it and
+    checked nowhere, however many points lie on the axes)."""
+    rank = np.linalg.matrix_rank(a)
+    return all(np.linalg.matrix_rank(np.delete(a, i, axis=0)) == rank
+               for i in range(len(a)))
+
+
 def _exact(a: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     """The weights of ``a w = y`` where the columns of ``a`` are independent and the
     solution gives every value to float rounding, else None."""
@@ -89,7 +100,7 @@ def fewest_terms(basis: Sequence[tuple], at_counted: np.ndarray, y: np.ndarray,
         # the counted points fix every monomial's share at every point: the joint fit
         # itself, checked where points are left over
         w = np.linalg.lstsq(full, y, rcond=None)[0]
-        if len(y) < rank + SPARE or not _equal(full @ w, y):
+        if len(y) < rank + SPARE or not _equal(full @ w, y) or not _each_checked(full):
             return None
         return every @ w
     tried = 0
@@ -110,6 +121,8 @@ def fewest_terms(basis: Sequence[tuple], at_counted: np.ndarray, y: np.ndarray,
                 continue
             values = every[:, cols] @ w if cols else np.zeros(len(at_all))
             if first is None:
+                if not _each_checked(full[:, cols]):
+                    return None
                 first = (size, values)
             elif not _equal(values, first[1]):
                 return None
