@@ -61,7 +61,6 @@ def _library_versions() -> str:
                         root / "models" / "point_counts.py",
                         root / "models" / "structure_counts.py",
                         root / "models" / "structure_fit.py",
-                        root / "models" / "sparse_fit.py",
                         root / "models" / "global_bytes.py"]):
         counting.update(path.read_bytes())
     parts.append(f"counting={counting.hexdigest()[:16]}")

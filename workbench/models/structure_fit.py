@@ -17,7 +17,6 @@ from workbench.models.structure_counts import (
     plan_structure,
     plan_tensor,
 )
-from workbench.models.sparse_fit import fit_counted
 
 
 class StructureFit:
@@ -191,16 +190,6 @@ class StructureFit:
         if knob is None and not joint:
             tensor = plan_tensor(self._plan, self.counted, self.points, self.minima)
             if isinstance(tensor, TensorPlan):
-                # the fewest of its monomials through the points counted so far, with
-                # points to spare: no more builds where they suffice
-                values = fit_counted(tensor, self.counted, self.points, self.minima)
-                if values is not None:
-                    self.method = CountMethod.SYMBOLIC
-                    self.reason = ("terms fitted jointly in all knobs, the fewest through "
-                                   f"the {len(self.counted)} points counted: {reason}")
-                    self.values = {p: {n: float(v[j]) for n, v in values.items()}
-                                   for j, p in enumerate(self.points)}
-                    return
                 self._plan = tensor
                 self.reason = f"terms fitted jointly in all knobs: {reason}"
                 self.give({})
