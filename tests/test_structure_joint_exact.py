@@ -115,3 +115,19 @@ def test_a_min_whose_pieces_split_the_axes_from_the_checks():
     fit, _ = _fit(_halo_space().points(), truth)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
+
+
+def test_a_factory_point_loopy_refuses_fails_alone():
+    # review10: lp.add_prefetch on an uneven split raises NotImplementedError, which
+    # aborted the whole ranking with a traceback instead of failing that point
+    from types import SimpleNamespace
+
+    from workbench.models.point_counts import count_candidate
+
+    def refuse(point):
+        raise NotImplementedError("prefetch of an uneven split")
+
+    candidate = SimpleNamespace(space=SimpleNamespace(build=refuse), point={"b": 3},
+                                params_dict={})
+    found, error = count_candidate(candidate, (), None, None)
+    assert found == {} and error == "NotImplementedError: prefetch of an uneven split"

@@ -8,6 +8,7 @@ caches what it returns."""
 from __future__ import annotations
 
 import numpy as np
+from loopy.diagnostic import LoopyError
 
 from workbench.errors import BarvinokMissingError, WorkbenchError
 from workbench.models.expressions.feature_values import build_feature_values
@@ -71,6 +72,12 @@ def reads_barriers(refs) -> bool:
                for r in counted)
 
 
+#: What a user's factory point may raise that makes the point fail, not the ranking:
+#: the workbench's own refusals, bad values, and loopy refusing a transformation it
+#: does not support (``lp.add_prefetch`` on an uneven split raises NotImplementedError).
+USER_BUILD_ERRORS = (WorkbenchError, ValueError, KeyError, LoopyError, NotImplementedError)
+
+
 def count_candidate(c, refs, granularity, subgroup_size):
     """One factory point, built and counted once: the features asked for, and at work-
     item granularity every count, the array bytes and the footprint (what the floors
@@ -81,7 +88,7 @@ def count_candidate(c, refs, granularity, subgroup_size):
         program = c.space.build(c.point)
     except BarvinokMissingError:
         raise
-    except (WorkbenchError, ValueError, KeyError) as err:
+    except USER_BUILD_ERRORS as err:
         return {}, f"{type(err).__name__}: {err}"
     return count_program(program, c.params_dict, refs, granularity, subgroup_size)
 
@@ -121,7 +128,7 @@ def count_program(program, params_dict, refs, granularity, subgroup_size,
         return found, None
     except BarvinokMissingError:
         raise
-    except (WorkbenchError, ValueError, KeyError) as err:
+    except USER_BUILD_ERRORS as err:
         return found, f"{type(err).__name__}: {err}"
 
 
