@@ -98,3 +98,18 @@ def test_heldout11_cases():
     assert values["f_partial_store_sectors"].tolist() == [9 * 32 * WARPS, 0, 0, 0]
     # one value of each 256-byte row; the asian rows are walked (row_walk_features)
     assert values["f_isolated_load_sectors"].tolist() == [0, 0, 32 * WARPS, 0]
+
+
+@pytest.mark.parametrize("kernel, variant, param, says", [
+    ("axis_angle_rotate", "matrix", "n=1048576", "store each field as an array of its own"),
+    ("option_payoff_paths", "european", "npaths=1048576", "one value from a row"),
+])
+def test_explain_says_what_to_change_for_scattered_sectors(kernel, variant, param, says,
+                                                           capsys):
+    from workbench.cli.main import main
+
+    assert main(["explain", kernel, "--variant", variant, "--param", param,
+                 "--group-size", "256"]) == 0
+    (line,) = [la for la in capsys.readouterr().out.splitlines()
+               if la.startswith("to go faster:")]
+    assert says in line
