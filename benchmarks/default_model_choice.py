@@ -91,6 +91,10 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains20.json"),
     "linear-fp64-sectors-chains22": ("models/linear-fp64-sectors-chains22.json",
                                      "weights-linear-fp64-sectors-chains22.json"),
+    "linear-fp64-sectors-chains24": ("models/linear-fp64-sectors-chains24.json",
+                                     "weights-linear-fp64-sectors-chains24.json"),
+    "linear-fp64-sectors-chains25": ("models/linear-fp64-sectors-chains25.json",
+                                     "weights-linear-fp64-sectors-chains25.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -142,6 +146,10 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains20.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains22.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains24.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains25.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -67,6 +67,7 @@ from workbench.models.reread_features import reread_values  # f_dram_reread_<dty
 from workbench.models.row_walk_features import row_walk_values  # f_walk_<dtype>_..., f_op_<dtype>_erfc
 from workbench.models.function_calls import function_call_values  # f_op_<dtype>_{exp,log,sqrt}_calls
 from workbench.models.fma_pairs import fma_pair_values  # f_op_<dtype>_fma_pairs
+from workbench.models.scattered_access_features import scattered_values  # f_partial_store_sectors, ...
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

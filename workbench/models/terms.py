@@ -51,9 +51,11 @@ def category_of(name: str) -> Category:
                         "f_global_barrier_", "f_prefetch_")):
         return Category.ON_CHIP
     # the L1 shares split a global access's sectors; the stack is device memory
-    # behind L1, as a global access is; a walked row's sectors are global accesses
+    # behind L1, as a global access is; a walked row's sectors, a store's partial ones
+    # and a load's isolated ones are global accesses
     if name.startswith(("f_mem_access_global", "f_mem", "f_dram_", "f_l2_",
-                        "f_footprint_bytes", "f_l1_", "f_stack_", "f_walk_")):
+                        "f_footprint_bytes", "f_l1_", "f_stack_", "f_walk_",
+                        "f_partial_store_", "f_isolated_load_")):
         return Category.GLOBAL
     if name == "f_floor_s":
         return Category.FLOOR

@@ -72,6 +72,13 @@ TERM_STEP = (
              "neighbouring elements (or store the matrix transposed)"),
     ("gt4", "neighbouring work items read addresses more than 4 elements apart "
             "(uncoalesced): map the fastest-varying index to l.0"),
+    ("partial_store", "each store writes a sector a work item, in part, and other "
+                      "stores fill it (an array of structures written field by field): "
+                      "store each field as an array of its own (planes), or build the "
+                      "structure in local memory and write it out coalesced"),
+    ("isolated_load", "each work item reads one value from a row no other load reads "
+                      "(one 32-byte sector of each 64 bytes fetched): keep the values read "
+                      "in an array of their own, or read whole rows coalesced"),
     ("prefetch_local", "the copy of the tile into local memory costs most: a tile "
                        "reused by many outputs pays for itself, one read a few times "
                        "may not; explain the kernel without the tile to compare"),

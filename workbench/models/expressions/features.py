@@ -296,6 +296,10 @@ ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sector
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
                      "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
 
+#: sectors a store writes in part and sectors a load reads alone, of the launch
+#: (device features: workbench.models.scattered_access_features)
+SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors")
+
 #: calls of exp, log and sqrt a sub-group, per precision (device features:
 #: workbench.models.function_calls), priced apart from the other special functions
 FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "float64")
@@ -370,7 +374,7 @@ def known_feature_names() -> tuple[str, ...]:
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
               *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
-              *FMA_FEATURES]
+              *FMA_FEATURES, *SCATTER_FEATURES]
     return tuple(names)
 
 
@@ -392,7 +396,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in RECURRENCE_FEATURES or name in SUBSTITUTION_FEATURES \
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
-            or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES:
+            or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES \
+            or name in SCATTER_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()

@@ -1,0 +1,220 @@
+"""Sectors a warp's store writes only in part, and sectors a warp's load reads alone
+(issue #34, round 14).
+
+``f_partial_store_sectors`` (a device feature: 32-byte sectors of the whole launch,
+any element type): per global store instruction whose lanes are a sector or more
+apart along the first work-item axis (each lane writes a sector of its own), the
+sectors the warp's lanes write fewer than 32 bytes of, where another store of the same
+array at the same lane steps fills the gaps (an array of structures written field by
+field; a transposed write with no companion is priced by the store sectors).  Three
+fields of 4 or 8 bytes (12 or 24 bytes a lane: lanes share sectors) are not counted:
+heldout11's ``hsv_to_rgb`` writes them at the rate of three planes.  Nine values a work item
+written at stride 9 (an array of structures: ``rot[i, k]``) are nine instructions of
+32 partial sectors each; the same values as nine planes are nine instructions of 4
+whole sectors.  The sector features count the union of the nine (sector sharing), the
+sectors the array ends up filling: the H100 takes 5.6 times as long for the
+array-of-structures form (``sample_data/h100/access-probe.txt``), since each partial
+write is a transaction of its own in L2.
+
+``f_isolated_load_sectors`` (the same units): per global load instruction whose lanes
+are at least 64 bytes apart along the first work-item axis, the sectors whose
+64-byte neighbour (the other half of their 64-byte DRAM access) the instruction does
+not read, where the array's loads reach at most half its elements (no other warp
+reads the neighbour: a transposed read of a whole array is not counted).  One value read from each 256- or 512-byte row costs 1.9 to 2.6 times as
+much a sector as reads of adjacent sectors (the same probe).
+
+Rows walked along one work item (:mod:`workbench.models.row_walk_features`, a
+sequential loop stepping within the lane's own line) are left out of both: they have
+prices of their own.  Indices that are not affine in the lanes (gathers) are left out
+too.  A model adds these features at prices from the probe, not fitted.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from workbench.kernels.candidate import Candidate
+from workbench.models.device_features import provide_device_features
+from workbench.models.expressions.features import SCATTER_FEATURES
+from workbench.models.row_walk_features import (
+    _LINE,
+    _SECTOR,
+    _SUBGROUP,
+    _coefficient,
+    _evaluate,
+    _flat_index,
+    _lanes,
+)
+
+#: bytes of one DRAM access on the H100: two sectors
+_PAIR = 64
+
+
+def _scattered(addresses: list[float], size: int, direction: str) -> int:
+    """Partial sectors (a store) or isolated sectors (a load) of one warp's access at
+    these byte addresses."""
+    if direction == "store":
+        written = Counter()
+        for a in addresses:
+            for byte in range(int(a), int(a) + size):
+                written[byte // _SECTOR] += 1
+        return sum(1 for n in written.values() if n < _SECTOR)
+    touched = {int(a) // _SECTOR for a in addresses}
+    return sum(1 for s in touched if (s ^ 1) not in touched)
+
+
+@functools.lru_cache(maxsize=512)
+def _accesses(spec, request, params: tuple) -> tuple:
+    """(direction, accesses per launch at work-item granularity, scattered sectors a
+    warp's instruction) of each global access that has any."""
+    import loopy as lp
+    from loopy.kernel.data import LocalInameTag
+    from loopy.statistics import count_inames_domain
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.parallelism import sequential_inames
+    from workbench.models.private_stack import _item_size, _walk
+
+    knl = _kernel(spec, request)
+    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
+    local = {}
+    for n, iname in knl.inames.items():
+        for t in iname.tags:
+            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
+                local[t.axis] = n
+    if 0 not in local:
+        return ()
+    sequential = sequential_inames(knl)
+    names = {n: 0 for n in knl.all_inames()}
+    names.update(dict(params))
+    lanes = _lanes(request)
+    out, seen = [], set()
+    loads: dict[str, list[frozenset]] = {}   # the inames of every load of an array
+    for insn in knl.instructions:
+        expr = getattr(insn, "expression", None)
+        if expr is None:
+            continue
+        found: list[tuple[str, str, tuple, frozenset]] = []
+
+        def on_sub(sub, red, direction, found=found):
+            name = getattr(sub.aggregate, "name", None)
+            if name in arrays:
+                index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
+                found.append((direction, name, index, frozenset(red)))
+        _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
+        for target in insn.assignees:
+            if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
+                on_sub(target, frozenset(), "store")
+        for direction, name, index, red in dict.fromkeys(found):
+            if direction == "load":
+                loads.setdefault(name, []).append(frozenset(insn.within_inames) | red)
+            arg = arrays[name]
+            size = _item_size(arg, request)
+            flat = _flat_index(arg, index)
+            inames = frozenset(insn.within_inames) | red
+            if flat is None or local[0] not in inames or (name, index, inames) in seen:
+                continue
+            seen.add((name, index, inames))
+            lane_step = _coefficient(flat, local[0], names)
+            if lane_step is None or abs(lane_step) <= 1:
+                continue
+            if abs(lane_step) * size < (_PAIR if direction == "load" else _SECTOR):
+                continue   # lanes that share a sector (a 64-byte access, for a load)
+            steps = (_coefficient(flat, s, names) for s in inames & sequential)
+            if abs(lane_step) * size >= _SECTOR and any(
+                    s is not None and 0 < abs(s) * size < _LINE for s in steps):
+                continue   # a walked row (row_walk_features)
+            row_step = (_coefficient(flat, local[1], names) or 0.0) \
+                if 1 in local and local[1] in inames else 0.0
+            addresses = [(a * lane_step + b * row_step) * size for a, b in lanes]
+            low = min(addresses)
+            scattered = _scattered([x - low for x in addresses], size, direction)
+            if scattered:
+                out.append((direction, name, (lane_step, row_step), index,
+                            count_inames_domain(knl, inames), scattered))
+    return _with_gaps(knl, out, loads)
+
+
+def _with_gaps(knl, found: list, loads: dict) -> tuple:
+    """The accesses whose scattered sectors are not filled by other accesses: a store
+    with a companion of the same array at the same lane steps and another index (the
+    fields of an array of structures: the sector sharing counts their union, which the
+    partial writes do not reach); a load of an array whose loads reach at most half
+    its elements (one value a row: the neighbour sector is read by no one; a transposed
+    read of a whole array is not one).  (direction, accesses, sectors, array, loads'
+    inames) of each; the loads' share is checked when the sizes are known."""
+    import loopy as lp
+
+    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
+    out = []
+    for direction, name, steps, index, count, sectors in found:
+        if direction == "store":
+            if not any(d == "store" and n == name and st == steps and ix != index
+                       for d, n, st, ix, *_ in found):
+                continue
+            out.append((direction, count, sectors, None, ()))
+        else:
+            out.append((direction, count, sectors, arrays[name].shape,
+                        tuple(loads.get(name, ()))))
+    return tuple(out)
+
+
+def _half_or_less(knl, shape, inames_of_loads, params: dict) -> bool:
+    """Whether an array's loads (one element each) reach at most half its elements."""
+    from loopy.statistics import count_inames_domain
+    from pymbolic import evaluate
+
+    try:
+        elements = math.prod(float(evaluate(d, params)) for d in shape)
+    except Exception:  # noqa: BLE001 - a size that is not known: not scattered
+        return False
+    reached = sum(_evaluate(count_inames_domain(knl, inames), params)
+                  for inames in inames_of_loads)
+    return 2 * reached <= elements
+
+
+@functools.lru_cache(maxsize=512)
+def _kernel(spec, request):
+    from workbench.kernels.base import entry_kernel
+
+    return entry_kernel(spec.build(request))
+
+
+def scattered_sectors(candidate: Candidate) -> dict[str, float]:
+    """{'store': partial sectors, 'load': isolated sectors} of ``candidate``'s launch."""
+    params = candidate.params_dict
+    request = candidate.request()
+    items = math.prod(request.group_size)
+    per_item = math.ceil(items / _SUBGROUP) / items
+    out = {"store": 0.0, "load": 0.0}
+    for direction, count, per_request, shape, load_inames in _accesses(
+            candidate.spec, request, tuple(sorted(params.items()))):
+        if direction == "load" and not _half_or_less(
+                _kernel(candidate.spec, request), shape, load_inames, params):
+            continue
+        out[direction] += _evaluate(count, params) * per_item * per_request
+    return out
+
+
+def scattered_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.ndarray]:
+    """Both features for every candidate (NaN where a candidate cannot be built)."""
+    candidates = list(candidates)
+    out = {name: np.zeros(len(candidates)) for name in SCATTER_FEATURES}
+    for i, c in enumerate(candidates):
+        try:
+            sectors = scattered_sectors(c)
+        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
+            for v in out.values():
+                v[i] = np.nan
+            continue
+        out["f_partial_store_sectors"][i] = sectors["store"]
+        out["f_isolated_load_sectors"][i] = sectors["load"]
+    return out
+
+
+provide_device_features(SCATTER_FEATURES, scattered_values)
