@@ -98,6 +98,42 @@ def _per_request(step0: float, step1: float, size: int, lanes) -> tuple[int, int
 
 
 @functools.lru_cache(maxsize=512)
+def _arrays_and_local_axes(knl) -> tuple[dict, dict]:
+    """The kernel's global arrays by name, and the inames of local axes 0 and 1."""
+    import loopy as lp
+    from loopy.kernel.data import LocalInameTag
+
+    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
+    local = {}
+    for n, iname in knl.inames.items():
+        for t in iname.tags:
+            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
+                local[t.axis] = n
+    return arrays, local
+
+
+def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
+    """(direction, array, index, reduction inames) of each distinct subscript of a
+    global array in one instruction: its loads, then its stores."""
+    from workbench.models.private_stack import _walk
+
+    expr = getattr(insn, "expression", None)
+    if expr is None:
+        return []
+    found: list[tuple[str, str, tuple, frozenset]] = []
+
+    def on_sub(sub, red, direction):
+        name = getattr(sub.aggregate, "name", None)
+        if name in arrays:
+            index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
+            found.append((direction, name, index, frozenset(red)))
+    _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
+    for target in insn.assignees:
+        if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
+            on_sub(target, frozenset(), "store")
+    return list(dict.fromkeys(found))
+
+
 def _walks(spec, request, params: tuple) -> tuple:
     """(direction, accesses per launch, element bytes, sectors a request, lines a
     request) of each walked access; the accesses are polynomials of the sizes at
@@ -106,21 +142,14 @@ def _walks(spec, request, params: tuple) -> tuple:
     two rows of a 16-wide group that read the same row share its sectors).  A load of
     the same element in two instructions of one loop is one load (a maximum and a
     minimum of one entry: the compiler loads it once)."""
-    import loopy as lp
-    from loopy.kernel.data import LocalInameTag
     from loopy.statistics import count_inames_domain
 
     from workbench.kernels.base import entry_kernel
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size, _walk
+    from workbench.models.private_stack import _item_size
 
     knl = entry_kernel(spec.build(request))
-    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
-    local = {}
-    for n, iname in knl.inames.items():
-        for t in iname.tags:
-            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
-                local[t.axis] = n
+    arrays, local = _arrays_and_local_axes(knl)
     if 0 not in local:
         return ()
     sequential = sequential_inames(knl)
@@ -129,21 +158,7 @@ def _walks(spec, request, params: tuple) -> tuple:
     lanes = _lanes(request)
     out, loads_seen = [], set()
     for insn in knl.instructions:
-        expr = getattr(insn, "expression", None)
-        if expr is None:
-            continue
-        found: list[tuple[str, str, tuple, frozenset]] = []
-
-        def on_sub(sub, red, direction, found=found):
-            name = getattr(sub.aggregate, "name", None)
-            if name in arrays:
-                index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
-                found.append((direction, name, index, frozenset(red)))
-        _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
-        for target in insn.assignees:
-            if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
-                on_sub(target, frozenset(), "store")
-        for direction, name, index, red in dict.fromkeys(found):
+        for direction, name, index, red in _subscripts(insn, arrays):
             arg = arrays[name]
             size = _item_size(arg, request)
             flat = _flat_index(arg, index)

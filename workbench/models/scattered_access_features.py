@@ -45,10 +45,12 @@ from workbench.models.row_walk_features import (
     _LINE,
     _SECTOR,
     _SUBGROUP,
+    _arrays_and_local_axes,
     _coefficient,
     _evaluate,
     _flat_index,
     _lanes,
+    _subscripts,
 )
 
 #: bytes of one DRAM access on the H100: two sectors
@@ -72,21 +74,13 @@ def _scattered(addresses: list[float], size: int, direction: str) -> int:
 def _accesses(spec, request, params: tuple) -> tuple:
     """(direction, accesses per launch at work-item granularity, scattered sectors a
     warp's instruction) of each global access that has any."""
-    import loopy as lp
-    from loopy.kernel.data import LocalInameTag
     from loopy.statistics import count_inames_domain
 
-    from workbench.kernels.base import entry_kernel
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size, _walk
+    from workbench.models.private_stack import _item_size
 
     knl = _kernel(spec, request)
-    arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
-    local = {}
-    for n, iname in knl.inames.items():
-        for t in iname.tags:
-            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
-                local[t.axis] = n
+    arrays, local = _arrays_and_local_axes(knl)
     if 0 not in local:
         return ()
     sequential = sequential_inames(knl)
@@ -96,21 +90,7 @@ def _accesses(spec, request, params: tuple) -> tuple:
     out, seen = [], set()
     loads: dict[str, list[frozenset]] = {}   # the inames of every load of an array
     for insn in knl.instructions:
-        expr = getattr(insn, "expression", None)
-        if expr is None:
-            continue
-        found: list[tuple[str, str, tuple, frozenset]] = []
-
-        def on_sub(sub, red, direction, found=found):
-            name = getattr(sub.aggregate, "name", None)
-            if name in arrays:
-                index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
-                found.append((direction, name, index, frozenset(red)))
-        _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
-        for target in insn.assignees:
-            if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
-                on_sub(target, frozenset(), "store")
-        for direction, name, index, red in dict.fromkeys(found):
+        for direction, name, index, red in _subscripts(insn, arrays):
             if direction == "load":
                 loads.setdefault(name, []).append(frozenset(insn.within_inames) | red)
             arg = arrays[name]
