@@ -92,6 +92,10 @@ def two_pass_reference(first: dict, second: dict | None):
         return max(e.time_s, other.time_s) if other.ok else math.inf
 
     ok = {label: slower(label, e) for label, e in first.items() if e.ok}
+    ok = {label: t for label, t in ok.items() if math.isfinite(t)}
+    if not ok:
+        raise SystemExit("no point of the space was measured ok in every pass given: "
+                         "no 95 % bar can be set")
     label = min(ok, key=ok.get)
     return first[label], ok[label]
 
@@ -166,6 +170,8 @@ def main() -> None:
                                       if k.rsplit("-", 1)[0] in ("tpe", args.strategy)])
         target = best / 0.95
         mine = [traces[k] for k in sorted(traces) if k.rsplit("-", 1)[0] == args.strategy]
+        if not mine or not any(k.startswith("tpe-") for k in traces):
+            raise SystemExit(f"{name}: no runs of {args.strategy} and of tpe under {args.runs}")
         model = (statistics.fmean(c for c, _ in mine), None)
         reached = [_to_target(tr, target) for _, tr in mine]
         # the mean over the strategy's runs (repeats of a seedless order: live noise)

@@ -51,3 +51,14 @@ def test_two_passes_take_each_points_slower_time():
     # a point the second pass lacks keeps its first pass's time
     first["e"] = _evaluation("e", 0.7)
     assert two_pass_reference(first, second)[0].point == "e"
+
+
+def test_no_point_ok_in_every_pass_is_a_clear_message():
+    import pytest
+
+    from benchmarks.live_structure_report import two_pass_reference
+
+    first = {"a": _evaluation("a", 1.0), "b": _evaluation("b", 0.9, ok=False)}
+    second = {"a": _evaluation("a", 1.0, ok=False)}
+    with pytest.raises(SystemExit, match="no 95 % bar"):
+        two_pass_reference(first, second)
