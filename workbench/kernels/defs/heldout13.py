@@ -274,7 +274,8 @@ def _keyframe_inputs(params, dtype, rng) -> dict:
     key_t = np.concatenate([[0.0], np.cumsum(rng.uniform(0.2, 1.0, KEYFRAMES - 1))])
     key_t /= key_t[-1]
     times = rng.uniform(0.0, 1.0, n)
-    near = np.abs(times[:, None] - key_t).min(axis=1) < 1e-4
+    after = np.minimum(np.searchsorted(key_t, times), KEYFRAMES - 1)
+    near = np.minimum(np.abs(times - key_t[after]), np.abs(times - key_t[after - 1])) < 1e-4
     times[near] += 2e-4
     return {"times": np.asarray(np.minimum(times, 0.9999), dtype=dtype.numpy),
             "key_t": np.asarray(key_t, dtype=dtype.numpy),

@@ -219,11 +219,12 @@ def _normal_inputs(variant: str, params, dtype, rng) -> dict:
     todo = np.arange(ntris)
     while len(todo):
         base = (todo // 2) % nverts
-        off = np.stack([rng.choice(MESH_SPREAD, 3, replace=False) for _ in todo])
+        off = rng.integers(0, MESH_SPREAD, (len(todo), 3))
         tris[todo] = (base[:, None] + off) % nverts
         v = verts[tris[todo]]
         nrm = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
-        ok = (np.abs(nrm) > 0.1 * np.linalg.norm(nrm, axis=1, keepdims=True)).all(axis=1)
+        distinct = (off[:, 0] != off[:, 1]) & (off[:, 1] != off[:, 2]) & (off[:, 0] != off[:, 2])
+        ok = distinct & (np.abs(nrm) > 0.1 * np.linalg.norm(nrm, axis=1, keepdims=True)).all(axis=1)
         todo = todo[~ok]
     return {"tris": tris.astype(np.int32), "verts": np.asarray(verts, dtype=dtype.numpy),
             **u.scalar_inputs(dtype, _normal_consts(variant))}
