@@ -169,7 +169,7 @@ def _build_normals(req: BuildRequest) -> lp.TranslationUnit:
         outs = [u.array("area", req.dtype, ("ntris",))]
     # the vertex indices go through private values, as the catalog's gathers do
     knl = u.make_kernel(
-        "{[t]: 0 <= t < ntris}",
+        "[ntris, nverts] -> {[t]: 0 <= t < ntris}",
         f"""
         for t
             <> i0 = tris[t, 0] {{id=i0}}
@@ -196,7 +196,7 @@ def _build_normals(req: BuildRequest) -> lp.TranslationUnit:
          u.array("normals", req.dtype, ("ntris", 3)), *outs,
          *u.scalar_args(req.dtype, _normal_consts(req.variant)),
          *u.size_args("ntris", "nverts")],
-        name="triangle_normals", assumptions="ntris >= 1")
+        name="triangle_normals", assumptions="ntris >= 1 and nverts >= 1")
     return u.split_1d(knl, "t", req.group_size)
 
 
