@@ -220,9 +220,9 @@ def _build_conv(req: BuildRequest) -> lp.TranslationUnit:
 
 def _conv_inputs(variant: str, params, dtype, rng) -> dict:
     nchannels, nsteps = params["nchannels"], params["nsteps"]
-    # the left padding zero (a causal convolution's history); signs mixed in the
-    # filters, so the sums take both signs and the SiLU both of its sides; a bias
-    # that keeps them away from zero
+    # the left padding zero (a causal convolution's history); each channel's filter of
+    # one sign, half the channels negative, so the sums take both signs and the SiLU
+    # both of its sides; a bias of the filter's sign keeps them away from zero
     x = rng.uniform(0.5, 1.5, (nchannels, nsteps + CONV_TAPS - 1))
     x[:, :CONV_TAPS - 1] = 0.0
     w = rng.uniform(0.2, 1.0, (nchannels, CONV_TAPS)) * np.where(
