@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout12 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout13 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -17,7 +17,7 @@ from test_catalog import check_numerics, counting_warnings
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
     HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS, \
-    HELDOUT12_SPECS
+    HELDOUT12_SPECS, HELDOUT13_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -53,6 +53,9 @@ SETS = {
     "heldout12": (HELDOUT12_SPECS, {"huber_loss", "sinusoid_synthesis", "aos_to_soa",
          "kepler_solve", "polyline_length", "clip_by_norm3", "bilateral_filter3",
          "upwind_advect2d", "batchnorm_infer"}),
+    "heldout13": (HELDOUT13_SPECS, {"smoothstep_blend", "sym_eigvals3", "keyframe_sample",
+         "barycentric_interp", "triangle_normals", "quat_slerp", "bezier_eval", "stft_frames",
+         "depthwise_causal_conv"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]

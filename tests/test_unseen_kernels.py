@@ -22,6 +22,7 @@ from workbench.kernels.defs import (
     HELDOUT10_SPECS,
     HELDOUT11_SPECS,
     HELDOUT12_SPECS,
+    HELDOUT13_SPECS,
     HELDOUT3_SPECS,
     HELDOUT4_SPECS,
     HELDOUT5_SPECS,
@@ -56,7 +57,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
                                               *HELDOUT5_SPECS, *HELDOUT6_SPECS,
                                               *HELDOUT7_SPECS, *HELDOUT8_SPECS,
                                               *HELDOUT9_SPECS, *HELDOUT10_SPECS,
-                                              *HELDOUT11_SPECS, *HELDOUT12_SPECS)
+                                              *HELDOUT11_SPECS, *HELDOUT12_SPECS,
+                                              *HELDOUT13_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT

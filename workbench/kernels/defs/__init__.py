@@ -43,7 +43,11 @@ chaotic_map_iterate, axis_angle_rotate, hsv_to_rgb) and :mod:`.heldout11_grid`
 (morph_erode_dilate, red_black_relax, unsharp_mask). A twelfth, written blind after the
 eleventh had been read, held out the same way (``--set heldout12``): :mod:`.heldout12`
 (huber_loss, sinusoid_synthesis, aos_to_soa, kepler_solve, polyline_length, clip_by_norm3)
-and :mod:`.heldout12_grid` (bilateral_filter3, upwind_advect2d, batchnorm_infer).
+and :mod:`.heldout12_grid` (bilateral_filter3, upwind_advect2d, batchnorm_infer). A
+thirteenth, written blind after the twelfth had been read, held out the same way (``--set
+heldout13``): :mod:`.heldout13` (smoothstep_blend, sym_eigvals3, keyframe_sample),
+:mod:`.heldout13_geometry` (barycentric_interp, triangle_normals, quat_slerp) and
+:mod:`.heldout13_grid` (bezier_eval, stft_frames, depthwise_causal_conv).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -59,6 +63,9 @@ from workbench.kernels.defs import (
     heldout11_grid,
     heldout12,
     heldout12_grid,
+    heldout13,
+    heldout13_geometry,
+    heldout13_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -130,28 +137,35 @@ HELDOUT11_SPECS = (*heldout11.SPECS, *heldout11_grid.SPECS)
 #: the eleventh, whose per-kernel results have been read since.
 HELDOUT12_SPECS = (*heldout12.SPECS, *heldout12_grid.SPECS)
 
+#: The thirteenth held-out set (``--set heldout13``), held out like the others; it
+#: replaces the twelfth, whose per-kernel results have been read since.
+HELDOUT13_SPECS = (*heldout13.SPECS, *heldout13_geometry.SPECS, *heldout13_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
                "heldout5": HELDOUT5_SPECS, "heldout6": HELDOUT6_SPECS,
                "heldout7": HELDOUT7_SPECS, "heldout8": HELDOUT8_SPECS,
                "heldout9": HELDOUT9_SPECS, "heldout10": HELDOUT10_SPECS,
-               "heldout11": HELDOUT11_SPECS, "heldout12": HELDOUT12_SPECS}
+               "heldout11": HELDOUT11_SPECS, "heldout12": HELDOUT12_SPECS,
+               "heldout13": HELDOUT13_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
                  *vector.SPECS, *UNSEEN_SPECS, *UNSEEN_WIDE_SPECS, *HELDOUT3_SPECS,
                  *HELDOUT4_SPECS, *HELDOUT5_SPECS, *HELDOUT6_SPECS, *HELDOUT7_SPECS,
                  *HELDOUT8_SPECS, *HELDOUT9_SPECS, *HELDOUT10_SPECS,
-                 *HELDOUT11_SPECS, *HELDOUT12_SPECS)
+                 *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
+           "HELDOUT13_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
            "HELDOUT9_SPECS", "UNSEEN_SETS", "UNSEEN_SPECS",
            "UNSEEN_WIDE_SPECS", "arith", "empty", "heldout10", "heldout10_grid", "heldout11",
-           "heldout11_grid", "heldout12", "heldout12_grid", "heldout3",
+           "heldout11_grid", "heldout12", "heldout12_grid", "heldout13",
+           "heldout13_geometry", "heldout13_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
