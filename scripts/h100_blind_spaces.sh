@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Blind evaluation data on the H100, in one device command (carrying .whl):
-#     [BLIND_SET=blind2|blind3|blind4] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS] [SPACE...]
+#     [BLIND_SET=blind2|blind3|blind4] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
+#         [SPACE...]
 #  1. the blind spaces of the set, examples/spaces/blind_*.py (BLIND_SET=blind, the
 #     default), examples/spaces/blind2_*.py (BLIND_SET=blind2, the second set),
 #     examples/spaces/blind3_*.py (BLIND_SET=blind3, the third set) or

@@ -155,7 +155,8 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
-    assert tpe == ["4.00", "100.00", "50.00", "20.00", "3.00"]     # a blind space never in the design mean
+    # a blind space never in the design mean
+    assert tpe == ["4.00", "100.00", "50.00", "20.00", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
