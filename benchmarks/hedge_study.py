@@ -97,7 +97,8 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
 
 def space_group(space_name: str) -> str:
     """The group a space is summarised in: ``design``, ``held-out``, or its blind set
-    (``blind``, ``blind2``, ``blind3``), never mixed (``strategy_study.py``'s groups)."""
+    (``blind``, ``blind2``, ``blind3``, ``blind4``), never mixed (``strategy_study.py``'s
+    groups)."""
     from strategy_study import blind_set, held_out
 
     return blind_set(space_name) or ("held-out" if held_out(space_name) else "design")

@@ -77,7 +77,7 @@ def held_out(space_name: str) -> bool:
 
 
 def blind(space_name: str) -> bool:
-    """examples/spaces/README.md, "Blind", "Blind, second set" and "Blind, third set":
+    """examples/spaces/README.md, "Blind" and "Blind, second/third/fourth set":
     written after the methods, reported apart (each set a group of its own,
     :func:`blind_set`)."""
     return space_name.startswith("blind")
@@ -85,8 +85,8 @@ def blind(space_name: str) -> bool:
 
 def blind_set(space_name: str) -> str:
     """The blind set of a blind space: ``blind`` (``blind_*``), ``blind2``
-    (``blind2_*``, the second set) or ``blind3`` (``blind3_*``, the third); "" for any
-    other space."""
+    (``blind2_*``, the second set), ``blind3`` (``blind3_*``, the third) or ``blind4``
+    (``blind4_*``, the fourth); "" for any other space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -273,7 +273,8 @@ def main() -> None:
         print_group("held-out spaces", heldout)
     for kept_apart, title in (("blind", "blind spaces"),
                               ("blind2", "blind spaces, second set"),
-                              ("blind3", "blind spaces, third set")):
+                              ("blind3", "blind spaces, third set"),
+                              ("blind4", "blind spaces, fourth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Blind evaluation data on the H100, in one device command (carrying .whl):
-#     [BLIND_SET=blind2|blind3] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS] [SPACE...]
+#     [BLIND_SET=blind2|blind3|blind4] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
+#         [SPACE...]
 #  1. the blind spaces of the set, examples/spaces/blind_*.py (BLIND_SET=blind, the
-#     default), examples/spaces/blind2_*.py (BLIND_SET=blind2, the second set) or
-#     examples/spaces/blind3_*.py (BLIND_SET=blind3, the third set), all issue #33, each
+#     default), examples/spaces/blind2_*.py (BLIND_SET=blind2, the second set),
+#     examples/spaces/blind3_*.py (BLIND_SET=blind3, the third set) or
+#     examples/spaces/blind4_*.py (BLIND_SET=blind4, the fourth set), all issue #33, each
 #     measured exhaustively with -cl-nv-verbose build logs;
 #  2. the same spaces a second time into another store, space by space as long as a
 #     whole space still fits the time (judged by what the space took in pass 1).
@@ -21,7 +23,8 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 # loopy's and pyopencl's caches start empty: the first pass's build costs are first-time
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 set_=${BLIND_SET:-blind}
-case $set_ in blind|blind2|blind3) ;; *) echo "BLIND_SET is blind, blind2 or blind3, not $set_" >&2; exit 2;; esac
+case $set_ in blind|blind2|blind3|blind4) ;;
+  *) echo "BLIND_SET is blind, blind2, blind3 or blind4, not $set_" >&2; exit 2;; esac
 dir="$out/$set_"; mkdir -p "$dir"
 left() { echo $(( end - $(date +%s) )); }
 # the device copy has no git metadata of its own: the dev machine writes the commit
@@ -41,9 +44,12 @@ if [ "$set_" = blind ]; then
 elif [ "$set_" = blind2 ]; then
   spaces=(90:blind2_matvec 96:blind2_outer 65:blind2_gather 84:blind2_resize
           63:blind2_batched_matmul4 84:blind2_rgb_gray)
-else
+elif [ "$set_" = blind3 ]; then
   spaces=(80:blind3_polyval 100:blind3_trmv 90:blind3_potential 75:blind3_spmv_ell
           68:blind3_rmsnorm 75:blind3_tridiag)
+else
+  spaces=(108:blind4_distance 88:blind4_maxpool 71:blind4_row_scatter 84:blind4_kron
+          80:blind4_pointwise_conv 90:blind4_blur_v)
 fi
 tune() {  # store log file seconds
   local store=$1 log=$2 file=$3 seconds=$4 start=$(date +%s)
