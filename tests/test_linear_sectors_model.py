@@ -40,7 +40,7 @@ def test_a_plain_sum_of_weighted_features_with_the_sectors_models_terms():
 
 def test_the_shipped_fit_predicts_an_unseen_3d_stencil_within_a_quarter():
     # unseen's star7_3d (zmarch, 256^3, groups 16x16, float64) measured 0.104 ms on the
-    # H100 (report-unseen-linear-fp64-sectors.txt); this fit predicts 0.082 ms
+    # H100 (report-unseen-linear-fp64-sectors.txt.xz); this fit predicts 0.082 ms
     from workbench.kernels.candidate import Candidate
     from workbench.models import load_model
 
