@@ -40,7 +40,11 @@ from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
 from workbench.tuning.guided import ModelBO, ModelEI, ModelTPE  # registers model-bo, -ei, -tpe
-from workbench.tuning.hedge import ModelHedge, ModelHedgeBase  # registers model-hedge, -hedge-base
+from workbench.tuning.hedge import (  # registers model-hedge, -hedge-base, -hedge-check
+    ModelHedge,
+    ModelHedgeBase,
+    ModelHedgeCheck,
+)
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
