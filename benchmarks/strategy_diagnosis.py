@@ -19,7 +19,8 @@ charged to every replay, as ``hedge_study.py`` does), then replayed with the ear
 
 Run: ``python benchmarks/strategy_diagnosis.py --store S.sqlite --spaces a.py:space,...
 [--seeds 10] [--model linear-nn-residency] [--strategies model-hedge-base,...]
-[--csv OUT]``.
+[--csv OUT]``; ``model-hedge-check@C`` is ``model-hedge-check`` with its
+``CONCORDANCE`` at C.
 """
 
 from __future__ import annotations
@@ -61,6 +62,20 @@ def _logged(early_start):
     logged.__dict__.update(early_start.__dict__)
     logged.log = []
     return logged
+
+
+def _strategy_class(name: str):
+    """A registered strategy by name; ``model-hedge-check@C`` is ``model-hedge-check``
+    with its :attr:`~workbench.tuning.hedge.ModelHedgeCheck.CONCORDANCE` set to C (the
+    sensitivity of section 28)."""
+    from workbench.tuning.guided import GUIDED
+
+    family, _, concordance = name.partition("@")
+    cls = GUIDED[family]
+    if concordance:
+        cls = type(f"{cls.__name__}At{concordance}", (cls,),
+                   {"CONCORDANCE": float(concordance), "family": name})
+    return cls
 
 
 def diagnose_space(ref: str, store: str, model_name: str, strategies, seeds: int) -> list[dict]:
@@ -106,8 +121,8 @@ def diagnose_space(ref: str, store: str, model_name: str, strategies, seeds: int
             if name == "tpe":
                 strategy = OptunaTPE(seed=s)
             else:
-                strategy = _logged(EarlyStart(GUIDED[name](model, model_name, seed=s,
-                                                           ranking=ranking), clock="replay"))
+                strategy = _logged(EarlyStart(_strategy_class(name)(
+                    model, model_name, seed=s, ranking=ranking), clock="replay"))
             result = replay(space, evaluator, strategy, seed=s, until=0.95)
             c = curve(result, best, "overlap")
             runs, cost = c.reach(0.95) or (n, float(c.cost_s[-1]))

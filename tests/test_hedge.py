@@ -323,3 +323,20 @@ def test_early_start_measures_at_least_least_points():
                     budget=Budget(evaluations=5)).run().overlapped <= 1
     with pytest.raises(Exception, match="least must not be negative"):
         EarlyStart(ModelHedge(model, "f", ranking=ranking), least=-1)
+
+
+def test_the_diagnosis_notes_which_source_chose_each_point():
+    from benchmarks.strategy_diagnosis import _logged
+    from workbench.tuning.hedge import ModelHedgeBase
+
+    space = toy_space()
+    model = FormulaModel(toy_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=0.7)
+    logged = _logged(EarlyStart(ModelHedgeBase(model, "f", seed=1, ranking=ranking),
+                                clock="replay"))
+    result = Explorer(space, logged, TableEvaluator(toy_time, cost=0.2),
+                      budget=Budget(evaluations=9)).run()
+    top = ModelHedgeBase.TOP
+    assert len(logged.log) == len(result.evaluations) == 9
+    assert logged.log[:result.overlapped + top] == ["early"] * result.overlapped + ["top"] * top
+    assert set(logged.log[result.overlapped + top:]) <= {"model", "explorer"}
