@@ -5,9 +5,10 @@ Each space is ranked once here (one model, caches fresh, the ranking's wall time
 machine charged to every replay), then replayed with the early start
 (:mod:`workbench.tuning.early`, the replay clock): ``model-ei`` (the earlier headline,
 probes while ranking) and ``model-hedge`` with each ``--variants`` setting
-(``TOP/PRIOR[/EXPLORE[/EARLY]]``: the model's first picks, its prior wins, the
+(``TOP/PRIOR[/EXPLORE[/EARLY[/TIE]]]``: the model's first picks, its prior wins, the
 explorer, ``bo``, ``tpe`` or ``random``, and what is measured while it ranks, ``bo``,
-``random`` or ``probes``; left out: the strategy's defaults), over ``--seeds`` seeds, and
+``random`` or ``probes``, and the tie within which the first picks are spread, log
+time, ``ModelEI.TIE``; left out: the strategy's defaults), over ``--seeds`` seeds, and
 TPE over the same seeds.  Prints per space and per group (design, held-out and each blind
 set apart, :func:`space_group`) the time to
 95 % in oracle measurements (geometric mean), the ratio to TPE and the median runs.
@@ -15,7 +16,8 @@ Run: ``python benchmarks/hedge_study.py --store S.sqlite --spaces a.py:space,...
 [--variants 3/1,2/1] [--seeds 10] [--model linear-nn-residency] [--csv OUT]``; the
 means of several runs' CSVs per group and over all: ``python benchmarks/hedge_study.py
 --means A.csv B.csv ...``.  ``EARLY`` may also be ``bases<N>``: the first N structures'
-base points, then ``bo`` (``model-hedge-base``'s order with N = 1).
+base points, then ``bo`` (``model-hedge-base``'s order with N = 1); a suffix ``x<M>``
+(``bases1x3``) measures at least M early points even if the ranking is done sooner.
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ def _reach95(result, best: float, points: int) -> tuple[float, float]:
 
     c = curve(result, best, "overlap")
     return c.reach(0.95) or (points, float(c.cost_s[-1]))
+
+
+def _tied(strategy, tie: float | None):
+    """``strategy`` with its first picks spread over predictions within ``tie`` (log
+    time) of the model's best instead of ``ModelEI.TIE`` (None: unchanged)."""
+    if tie is not None:
+        strategy.TIE = tie
+    return strategy
 
 
 def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> list[dict]:
@@ -64,11 +74,14 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
     rows = []
 
     def add(name, make, runs, order=None):
-        bases = None
+        bases = least = None
+        if order and "x" in order:     # ...x<M>: at least M early points
+            order, least = order.split("x")[0], int(order.split("x")[1])
         if order and order.startswith("bases"):   # bases<N>: N structures' base points
             order, bases = "bases", int(order[5:] or 1)
         reach = [_reach95(replay(space, evaluator, EarlyStart(make(s), clock="replay",
-                                                               order=order, bases=bases)
+                                                               order=order, bases=bases,
+                                                               least=least)
                                  if make is not None else OptunaTPE(seed=s), seed=s,
                                  until=0.95), best, n) for s in range(runs)]
         rows.append({"space": space.name, "strategy": name, "points": n,
@@ -78,11 +91,12 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
 
     add(f"model-ei:{model_name}+early",
         lambda s: ModelEI(model, model_name, seed=s, ranking=ranking), 1)
-    for top, prior, explore, early in variants:
-        add(f"model-hedge[{top}/{prior:g}/{explore}/{early}]:{model_name}+early",
-            lambda s, top=top, prior=prior, explore=explore: ModelHedge(
+    for top, prior, explore, early, tie in variants:
+        tag = f"/{tie:g}" if tie is not None else ""
+        add(f"model-hedge[{top}/{prior:g}/{explore}/{early}{tag}]:{model_name}+early",
+            lambda s, top=top, prior=prior, explore=explore, tie=tie: _tied(ModelHedge(
                 model, model_name, seed=s, top=top, model_prior=prior, explore=explore,
-                ranking=ranking),
+                ranking=ranking), tie),
             seeds, early)
     add("tpe", None, seeds)
     runs, seconds = random_reach(measured, 0.95)
@@ -157,7 +171,7 @@ def main() -> None:
     from strategy_study import _model, warm_up
 
     variants = [(int(v[0]), float(v[1]), v[2] if len(v) > 2 else None,
-                 v[3] if len(v) > 3 else None)
+                 v[3] if len(v) > 3 else None, float(v[4]) if len(v) > 4 else None)
                 for v in (v.split("/") for v in args.variants.split(","))]
     print(f"# hedge study {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))

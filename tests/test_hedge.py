@@ -265,3 +265,78 @@ def test_hedge_base_measures_the_first_structures_base_then_bos_draws():
     assert sorted(p.label for p in order) == sorted(p.label for p in points)
     with pytest.raises(Exception, match="bases must not be negative"):
         EarlyStart(strategy, bases=-1)
+
+
+def _checked(formula, ranking_s: float):
+    """model-hedge-check on the toy space, early start on the replay clock, points
+    costing 0.2 s: (the wrapped strategy, the points measured, in order)."""
+    from workbench.tuning.hedge import ModelHedgeCheck
+
+    space = toy_space()
+    model = FormulaModel(formula)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=ranking_s)
+    early = EarlyStart(ModelHedgeCheck(model, "f", seed=1, ranking=ranking), clock="replay")
+    evaluator = TableEvaluator(toy_time, cost=0.2)
+    result = Explorer(space, early, evaluator, budget=Budget(evaluations=10)).run()
+    assert result.overlapped == 4 and early.order == "bases"
+    return early.inner, list(evaluator.calls)
+
+
+def test_hedge_check_measures_the_first_picks_only_if_the_model_orders_the_early_points():
+    from workbench.tuning.hedge import ModelHedgeBase, ModelHedgeCheck
+
+    strategy = make_strategy("model-hedge-check", seed=1, model=FormulaModel(toy_time),
+                             label="f")
+    assert isinstance(strategy, ModelHedgeCheck) and isinstance(strategy, ModelHedgeBase)
+    assert STRATEGIES["model-hedge-check"] is ModelHedgeCheck
+    # a model that orders the space as measured: the test passes, the picks follow
+    right, calls = _checked(toy_time, ranking_s=0.7)
+    assert right.checked == 1.0 and right.top == ModelHedgeCheck.TOP
+    order = [right.points[int(i)].label for i in right.order]
+    assert calls[4:4 + right.top] == [p for p in order if p not in calls[:4]][:right.top]
+    assert right.sources[:right.top] == [MODEL] * right.top
+    # the same early points, a model ordering them backwards: no first picks, the
+    # bandit (and the explorer with it) from the first step after the ranking
+    wrong, wrong_calls = _checked(lambda p: 1.0 / toy_time(p), ranking_s=0.7)
+    assert wrong_calls[:4] == calls[:4]
+    assert wrong.checked == 0.0 and wrong.top == 0
+    assert EXPLORER in wrong.sources
+    # nothing measured early: nothing to test, the picks as model-hedge-base's
+    alone = ModelHedgeCheck(FormulaModel(lambda p: 1.0 / toy_time(p)), "f", seed=1)
+    evaluator = TableEvaluator(toy_time, cost=0.2)
+    Explorer(toy_space(), alone, evaluator, budget=Budget(evaluations=3)).run()
+    assert alone.checked is None and alone.top == ModelHedgeCheck.TOP
+
+
+def test_early_start_measures_at_least_least_points():
+    space = toy_space()
+    model = FormulaModel(toy_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=0.0)
+    early = EarlyStart(ModelHedge(model, "f", seed=2, ranking=ranking), clock="replay",
+                       least=3)
+    result = Explorer(space, early, TableEvaluator(toy_time, cost=0.2),
+                      budget=Budget(evaluations=5)).run()
+    assert early.least == 3 and result.overlapped == 3
+    # without it, a ranking this short (its own wall time only) leaves room for one
+    plain = EarlyStart(ModelHedge(model, "f", seed=2, ranking=ranking), clock="replay")
+    assert Explorer(space, plain, TableEvaluator(toy_time, cost=0.2),
+                    budget=Budget(evaluations=5)).run().overlapped <= 1
+    with pytest.raises(Exception, match="least must not be negative"):
+        EarlyStart(ModelHedge(model, "f", ranking=ranking), least=-1)
+
+
+def test_the_diagnosis_notes_which_source_chose_each_point():
+    from benchmarks.strategy_diagnosis import _logged
+    from workbench.tuning.hedge import ModelHedgeBase
+
+    space = toy_space()
+    model = FormulaModel(toy_time)
+    ranking = dataclasses.replace(rank_space(model, space), seconds=0.7)
+    logged = _logged(EarlyStart(ModelHedgeBase(model, "f", seed=1, ranking=ranking),
+                                clock="replay"))
+    result = Explorer(space, logged, TableEvaluator(toy_time, cost=0.2),
+                      budget=Budget(evaluations=9)).run()
+    top = ModelHedgeBase.TOP
+    assert len(logged.log) == len(result.evaluations) == 9
+    assert logged.log[:result.overlapped + top] == ["early"] * result.overlapped + ["top"] * top
+    assert set(logged.log[result.overlapped + top:]) <= {"model", "explorer"}

@@ -12,8 +12,9 @@
   ``model-tpe``: TPE seeded with the model's picks; ``model-ei``: ``model-bo`` with
   its first picks spread over the model's near-ties and the small Gaussian process of
   :mod:`.gp`); :mod:`.hedge`, ``model-hedge``: ``model-ei`` hedged with seeded
-  random draws, a bandit choosing between them, and ``model-hedge-base``, the same
-  with the first structure's base point measured first; :mod:`.early`, any of them
+  random draws, a bandit choosing between them, ``model-hedge-base``, the same
+  with the first structure's base point measured first, and ``model-hedge-check``,
+  whose first picks wait on its model ordering the early points; :mod:`.early`, any of them
   measuring the points its counting builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
@@ -40,12 +41,17 @@ from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import STRATEGIES, make_strategy
 from workbench.tuning.ir_strategies import IRBoostedRanker, IRFeatureKNN  # registers knn, xgb
 from workbench.tuning.guided import ModelBO, ModelEI, ModelTPE  # registers model-bo, -ei, -tpe
-from workbench.tuning.hedge import ModelHedge, ModelHedgeBase  # registers model-hedge, -hedge-base
+from workbench.tuning.hedge import (  # registers model-hedge, -hedge-base, -hedge-check
+    ModelHedge,
+    ModelHedgeBase,
+    ModelHedgeCheck,
+)
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
-           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelTPE",
+           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
+           "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",

@@ -120,7 +120,7 @@ class EarlyStart:
 
     def __init__(self, inner, *, clock: str = "live", early: int | None = None,
                  order: str | None = None, seed: int | None = None,
-                 bases: int | None = None):
+                 bases: int | None = None, least: int | None = None):
         # the wrapped strategy's own preference (``model-hedge``: random draws), else
         # the probes
         preferred = getattr(inner, "EARLY_ORDER", "probes")
@@ -135,6 +135,12 @@ class EarlyStart:
         if bases < 0:
             raise TuningError("bases must not be negative")
         self.bases = bases
+        least = getattr(inner, "EARLY_LEAST", 0) if least is None else int(least)
+        if least < 0:
+            raise TuningError("least must not be negative")
+        #: early points measured before the model's picks even if the ranking is done
+        #: sooner (``model-hedge-draws``: model-free draws the ranking's end does not cut)
+        self.least = least
         self.inner = inner
         self.clock = clock
         self.most = early
@@ -204,6 +210,8 @@ class EarlyStart:
         self._wall = max(wall, float(reported or 0.0))
 
     def _ranking_done(self) -> bool:
+        if len(self._early_done) < self.least:
+            return False
         if self.clock == "live":
             return not self._thread.is_alive()
         return self._early_cost >= self._wall

@@ -202,6 +202,52 @@ class ModelHedgeBase(ModelHedge):
     EARLY_BASES = 1
 
 
-for _strategy in (ModelHedge, ModelHedgeBase):
+class ModelHedgeCheck(ModelHedgeBase):
+    """``model-hedge-base`` whose model must first order the points measured while it
+    ranked (issue #33, ``structure-ranking.md`` section 28).
+
+    Once the ranking is done, the points measured meanwhile (the base point and the
+    explorer's draws) are a free test of the model on this space: of the pairs of them
+    whose predictions differ by more than :attr:`TIE`, the share the model orders as
+    measured.  Below :attr:`CONCORDANCE` the model's ``top`` first picks are not
+    measured: the bandit chooses from the first step after the ranking, as it would
+    after the picks.  With fewer than two such points nothing is tested and the picks
+    are measured, as in ``model-hedge-base``."""
+
+    family = "model-hedge-check"
+    #: the share of the early points' pairs the model must order as measured for its
+    #: first picks to be measured
+    CONCORDANCE = 0.5
+
+    def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
+        seconds = super().start(space, points)
+        self.checked: float | None = None     # the concordance found (None: untested)
+        self._decided = False
+        return seconds
+
+    def concordance(self) -> float | None:
+        """The share of the known points' informative pairs the model orders as
+        measured (None: no such pair)."""
+        rows = [i for i in self.known if self.measured.get(i) is not None]
+        agree = pairs = 0
+        for a, i in enumerate(rows):
+            for j in rows[a + 1:]:
+                predicted = self.logp[i] - self.logp[j]
+                if abs(predicted) <= self.TIE:
+                    continue
+                pairs += 1
+                agree += (predicted > 0) == (self.measured[i] > self.measured[j])
+        return agree / pairs if pairs else None
+
+    def ask(self) -> Point | None:
+        if not self._decided and self.known:
+            self._decided = True
+            self.checked = self.concordance()
+            if self.checked is not None and self.checked < self.CONCORDANCE:
+                self.top = 0      # no first picks: the bandit from the first step
+        return super().ask()
+
+
+for _strategy in (ModelHedge, ModelHedgeBase, ModelHedgeCheck):
     GUIDED[_strategy.family] = _strategy
     STRATEGIES[_strategy.family] = _strategy
