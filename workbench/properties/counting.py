@@ -151,6 +151,26 @@ def _symbolic_subgroups(knl, callables, subgroup_size: int | None):
     return prim.FloorDiv(group + (subgroup_size - 1), subgroup_size)
 
 
+def _unguarded_runs(knl, callables, insn, level, subgroup_size: int | None,
+                    runs_of: dict):
+    """loopy's run count of an instruction without a condition (``_get_insn_count``,
+    with redundant work), shared by the instructions of the same loop nest.
+
+    loopy's count reads an instruction through its ``within_inames`` alone (the
+    domain of those inames, and the hardware axes their tags leave unused), so
+    instructions nested in the same loops have the same count; loopy counts it
+    anew for each, and its unused-axes factor builds the kernel's parameter space,
+    zero polynomial and grid sizes each time, more than the domain's barvinok count
+    on most kernels.  Kept under the key ``(inames, level)`` beside the per-
+    instruction keys of ``runs_of``."""
+    nest = (insn.within_inames, level)
+    runs = runs_of.get(nest)
+    if runs is None:
+        runs = _get_insn_count(knl, callables, insn.id, subgroup_size, True, level)
+        runs_of[nest] = runs
+    return runs
+
+
 def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size: int | None,
            runs_of: dict | None = None):
     knl = entry_kernel(program)
@@ -177,8 +197,8 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
                 # an instruction under an affine ``if``: its domain cut by the condition
                 runs = guarded_runs(knl, callables, insn, level, subgroup_size)
                 if runs is None:
-                    runs = _get_insn_count(knl, callables, insn.id, subgroup_size, True,
-                                           level)
+                    runs = _unguarded_runs(knl, callables, insn, level, subgroup_size,
+                                           runs_of)
                 runs_of[insn.id, level] = runs
             # the counters count one run in plain integers (:class:`_PlainCounts`):
             # made a polynomial here, once per key, as loopy's own sum would be
@@ -281,13 +301,27 @@ def _repeated_arithmetic(expr) -> list:
     return [(e, n - 1) for e, n in outermost.items() if n > 1]
 
 
+def _per_kernel(made: dict, knl, make):
+    """The counters of one kernel, made once for all its instructions, as loopy's
+    ``get_op_map`` and ``get_mem_access_map`` make theirs: a counter holds no state
+    of an instruction (its cache is keyed by the expression, and what an access
+    counts, its strides and type, is the kernel's), while making one infers types
+    afresh and builds the kernel's parameter space and zero polynomial."""
+    if made.get("kernel") is not knl:
+        made.clear()
+        made["kernel"], made["counters"] = knl, make()
+    return made["counters"]
+
+
 def op_counts(program, granularity: Granularity, subgroup_size: int | None,
               runs_of: dict | None = None) -> dict:
     """Operations per key; ``runs_of`` (a dict) shares instructions' run counts with
     :func:`access_counts` of the same program and granularity.  An arithmetic
     subexpression repeated in one instruction is counted once."""
+    made: dict = {}
+
     def per_insn(knl, callables, insn):
-        counter = _OpCounter(knl, callables, None, True)
+        counter = _per_kernel(made, knl, lambda: _OpCounter(knl, callables, None, True))
         counts = counter(insn.assignees) + counter(insn.expression)
         for sub, extra in _repeated_arithmetic(insn.expression):
             counts = counts + _scaled(counter(sub), -extra)
@@ -415,11 +449,13 @@ def _scaled(counts, factor: int):
 
 def access_counts(program, granularity: Granularity, subgroup_size: int | None,
                   runs_of: dict | None = None) -> dict:
+    made: dict = {}
+
     def per_insn(knl, callables, insn):
-        g = _GlobalAccessCounter(knl, callables, None)
-        loc = _LocalAccessCounter(knl, callables, None)
-        own_g = _OwnGlobalAccess(knl, callables, None)
-        own_loc = _OwnLocalAccess(knl, callables, None)
+        g, loc, own_g, own_loc = _per_kernel(made, knl, lambda: tuple(
+            counter(knl, callables, None) for counter in (
+                _GlobalAccessCounter, _LocalAccessCounter, _OwnGlobalAccess,
+                _OwnLocalAccess)))
         reads = [insn.expression, *(a.index for a in insn.assignees
                                     if isinstance(a, (prim.Subscript, LinearSubscript)))]
         counts = sum((g(e) + loc(e) for e in reads[1:]), g(reads[0]) + loc(reads[0]))
