@@ -303,11 +303,11 @@ SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors")
 #: calls of exp, log and sqrt a sub-group, per precision (device features:
 #: workbench.models.function_calls), priced apart from the other special functions
 FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "float64")
-                               for fn in ("exp", "log", "sqrt"))
+                               for fn in ("exp", "log", "sqrt", "sin", "cos", "tan", "atan2"))
 #: calls of two of those functions in one kernel, the smaller count of the two (a
 #: sub-group, per precision; device features: workbench.models.function_calls)
 FUNCTION_MIX_FEATURES = tuple(f"f_op_{dt}_{pair}_mixes" for dt in ("float32", "float64")
-                              for pair in ("exp_log", "exp_sqrt", "log_sqrt"))
+                              for pair in ("exp_log", "exp_sqrt", "log_sqrt", "sin_cos"))
 
 #: multiplications fused into an addition, a sub-group, per precision (device features:
 #: workbench.models.fma_pairs)
