@@ -15,9 +15,15 @@ the kernels in ``benchmarks/round15_probe_kernels.py``).
   neighbours, priced at ~0 by every fit since chains2) and the price a sector of those
   that makes the model's time the measured one (bisection on ``p_ldr`` / ``p_ldr_f64``);
   the price of a precision is the median over the grids beyond the L2 (n = 4096, 8192).
+* **partial-store lines** (with ``--scattered-probe``, round 14's loopy probe,
+  ``sample_data/h100/scattered-probe.txt``): for each array of structures written field
+  by field whose lanes write sectors of their own, the measured time over the 128-byte
+  lines that hold its partial sectors (``f_partial_store_lines``); the price is the
+  median (a bound beside round 14's 9.67 ps a partial sector: the larger of the two).
 
     python benchmarks/trig_stencil_prices.py sample_data/h100/round15-probe.txt \\
-        sample_data/h100/weights-linear-fp64-sectors-chains25.json
+        sample_data/h100/weights-linear-fp64-sectors-chains25.json \\
+        --scattered-probe sample_data/h100/scattered-probe.txt
 """
 
 from __future__ import annotations
@@ -96,6 +102,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("probe")
     parser.add_argument("weights", help="the fitted model whose prediction the prices top up")
+    parser.add_argument("--scattered-probe", help="round 14's loopy probe: the price of a "
+                        "partial-store line")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import importlib.util
@@ -157,6 +165,42 @@ def main() -> None:
         print(f"afr>1 DRAM load sector, {dtype}: {statistics.median(values) * 1e12:.2f} ps "
               f"(median of {len(values)} grids beyond the L2; "
               f"{min(values) * 1e12:.2f}-{max(values) * 1e12:.2f})")
+    if args.scattered_probe:
+        partial_store_lines(args.scattered_probe)
+
+
+def partial_store_lines(path: str) -> None:
+    """Print the time a partial-store line of each array of structures of round 14's
+    loopy probe, and their median."""
+    import importlib.util
+    from pathlib import Path
+
+    from workbench.kernels.candidate import Candidate
+    from workbench.kernels.user import spec_from_loopy
+    from workbench.models.scattered_access_features import scattered_sectors
+
+    here = Path(__file__).resolve().parent / "scattered_access_prices.py"
+    spec = importlib.util.spec_from_file_location("scattered_access_prices", here)
+    sp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sp)
+    measured = probe_times(path)
+    print("\narrays of structures written field by field (round 14's loopy probe): ms, "
+          "partial sectors, their lines, ps a sector, ps a line")
+    per_line = []
+    for dtype in ("float32", "float64"):
+        for fields in (2, 3, 4, 9, 16):
+            s = spec_from_loopy(sp.store_fields(True, fields, dtype))
+            counts = scattered_sectors(Candidate.of(s, {"n": sp.N}, dtype=dtype,
+                                                    group_size=(sp.GROUP,)))
+            t = measured[s.name]
+            if not counts["lines"]:
+                print(f"{s.name:<16} {t * 1e3:8.4f} (lanes share sectors: no partial sector)")
+                continue
+            per_line.append(t / counts["lines"])
+            print(f"{s.name:<16} {t * 1e3:8.4f} {counts['store']:11.4g} {counts['lines']:11.4g} "
+                  f"{t / counts['store'] * 1e12:6.2f} {t / counts['lines'] * 1e12:6.2f}")
+    print(f"partial-store line: {statistics.median(per_line) * 1e12:.2f} ps (median of "
+          f"{len(per_line)}; {min(per_line) * 1e12:.2f}-{max(per_line) * 1e12:.2f})")
 
 
 if __name__ == "__main__":

@@ -296,9 +296,11 @@ ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sector
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
                      "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
 
-#: sectors a store writes in part and sectors a load reads alone, of the launch
-#: (device features: workbench.models.scattered_access_features)
-SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors")
+#: sectors a store writes in part and sectors a load reads alone, of the launch, and
+#: the 128-byte lines of the partial sectors (round 15) (device features:
+#: workbench.models.scattered_access_features)
+SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors",
+                    "f_partial_store_lines")
 
 #: calls of exp, log and sqrt a sub-group, per precision (device features:
 #: workbench.models.function_calls), priced apart from the other special functions
