@@ -105,6 +105,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains30.json"),
     "linear-fp64-sectors-chains31": ("models/linear-fp64-sectors-chains31.json",
                                      "weights-linear-fp64-sectors-chains31.json"),
+    "linear-fp64-sectors-chains32": ("models/linear-fp64-sectors-chains32.json",
+                                     "weights-linear-fp64-sectors-chains32.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -170,6 +172,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains30.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains31.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains32.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
