@@ -31,10 +31,29 @@ def test_the_explog_variants_take_the_exp_and_log_families():
     # explog_chain: v <- log(c + exp(v)); softplus_rounds: log1p(exp(v)) and a sqrt
     explog = Candidate("explog_chain", "default", (128,), (("n", 1024), ("rounds", 4)),
                        "float32")
-    assert function_calls(explog) == {"exp": 128.0, "log": 128.0, "sqrt": 0.0}
+    assert function_calls(explog) == {"exp": 128.0, "log": 128.0, "sqrt": 0.0, "sin": 0.0,
+                                      "cos": 0.0, "tan": 0.0, "atan2": 0.0}
     softplus = Candidate("softplus_rounds", "rounds2", (128,), (("n", 4096),), "float32")
     calls = function_calls(softplus)
     assert calls["exp"] == calls["log"] == calls["sqrt"] > 0
+
+
+def test_sines_and_cosines_are_counted_and_paired_per_precision():
+    from workbench.kernels.defs.heldout12 import KEP_STEPS
+    from workbench.models.function_calls import function_call_values
+
+    # kepler_solve newton: a sine and a cosine of one argument a step (round 15); the
+    # fixed-point iteration: a sine alone, so no pair
+    rows = [Candidate("kepler_solve", v, (128,), (("n", 1024),), dt)
+            for v, dt in (("newton", "float64"), ("fixed_point", "float32"))]
+    got = function_call_values(rows, DEVICE)
+    steps = KEP_STEPS * 1024 / 32
+    np.testing.assert_allclose(got["f_op_float64_sin_calls"], [steps, 0])
+    np.testing.assert_allclose(got["f_op_float64_cos_calls"], [steps, 0])
+    np.testing.assert_allclose(got["f_op_float64_sin_cos_mixes"], [steps, 0])
+    np.testing.assert_allclose(got["f_op_float32_sin_calls"], [0, steps])
+    assert got["f_op_float32_sin_cos_mixes"].tolist() == [0, 0]
+    assert got["f_op_float64_exp_calls"].tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("variant", ["fma", "div", "sqrt", "exp", "log", "pow",

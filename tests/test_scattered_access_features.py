@@ -43,7 +43,7 @@ def _store(fields, aos, dtype=np.float32):
 
 
 def test_names_are_device_features():
-    for name in ("f_partial_store_sectors", "f_isolated_load_sectors"):
+    for name in ("f_partial_store_sectors", "f_isolated_load_sectors", "f_partial_store_lines"):
         assert isinstance(parse_feature_ref(name), DeviceFeature)
 
 
@@ -60,6 +60,17 @@ def test_fields_whose_lanes_share_sectors_are_not_counted():
     assert scattered_sectors(_store(3, True))["store"] == 0
     assert scattered_sectors(_store(3, True, np.float64))["store"] == 0
     assert scattered_sectors(_store(4, True, np.float64))["store"] == 4 * 32 * WARPS
+
+
+def test_the_lines_of_partial_sectors_grow_with_the_lanes_distance():
+    # round 15: 9 float32 fields (36 bytes a lane) span 9 lines a warp's store, 9 float64
+    # fields 18, 16 float64 fields one line a lane; planes have no partial line
+    assert scattered_sectors(_store(9, True))["lines"] == 9 * 9 * WARPS
+    assert scattered_sectors(_store(9, True, np.float64))["lines"] == 9 * 18 * WARPS
+    assert scattered_sectors(_store(16, True, np.float64))["lines"] == 16 * 32 * WARPS
+    assert scattered_sectors(_store(16, False, np.float64))["lines"] == 0
+    assert scattered_values([_store(9, True)], "H100")["f_partial_store_lines"][0] == \
+        9 * 9 * WARPS
 
 
 def test_a_lone_strided_store_is_left_to_the_store_sectors():

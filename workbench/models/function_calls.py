@@ -13,6 +13,12 @@ what its sum already charges a call (``benchmarks/op_chain_prices.py``): a corre
 that may be negative (exp in float64 costs less than the fitted weights charge it).
 Calls of other names (rsqrt, pow, ...) are not counted here.
 
+Round 15 counts sin, cos, tan and atan2 the same way (``f_op_<dtype>_{sin,cos,tan,atan2}_calls``)
+and a sine and a cosine in one kernel (``f_op_<dtype>_sin_cos_mixes``: the smaller count, as
+a Newton step of Kepler's equation takes both of one argument): the trig chains of
+``benchmarks/round15_probe_kernels.py`` measured each on the H100, and a round-15 model prices
+them as round 11's prices exp, log and sqrt (``benchmarks/trig_stencil_prices.py``).
+
 ``f_op_<dtype>_<a>_<b>_mixes`` (``a_b`` one of exp_log, exp_sqrt, log_sqrt; round 12):
 the smaller of the two functions' call counts in one kernel, a sub-group. The op_chain
 rounds that mix two functions (round 12) cost, with every SM full, a few percent less
@@ -36,10 +42,11 @@ from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTI
 #: exponential and logarithm variants of ``f_op_<dtype>_explog`` priced as exp and log)
 PRICED_FUNCTIONS = {"exp": "exp", "expm1": "exp", "exp2": "exp",
                     "log": "log", "log1p": "log", "log2": "log", "log10": "log",
-                    "sqrt": "sqrt"}
-_FAMILIES = ("exp", "log", "sqrt")
+                    "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan",
+                    "atan2": "atan2"}
+_FAMILIES = ("exp", "log", "sqrt", "sin", "cos", "tan", "atan2")
 _PRECISIONS = ("float32", "float64")
-_MIXES = (("exp", "log"), ("exp", "sqrt"), ("log", "sqrt"))
+_MIXES = (("exp", "log"), ("exp", "sqrt"), ("log", "sqrt"), ("sin", "cos"))
 _SUBGROUP = 32
 
 
@@ -114,7 +121,7 @@ def typed_function_calls(candidate: Candidate) -> dict[tuple[str, str], float]:
 
 
 def function_calls(candidate: Candidate) -> dict[str, float]:
-    """{family (exp, log, sqrt): calls per sub-group} of ``candidate``, every
+    """{family (exp, log, sqrt, sin, cos, tan, atan2): calls per sub-group} of ``candidate``, every
     precision."""
     calls = dict.fromkeys(_FAMILIES, 0.0)
     for (_, name), value in typed_function_calls(candidate).items():

@@ -23,6 +23,14 @@ not read, where the array's loads reach at most half its elements (no other warp
 reads the neighbour: a transposed read of a whole array is not counted).  One value read from each 256- or 512-byte row costs 1.9 to 2.6 times as
 much a sector as reads of adjacent sectors (the same probe).
 
+``f_partial_store_lines`` (round 15; the same units, 128-byte lines): the distinct
+lines that hold those partial sectors, per warp's instruction.  The loopy probe of
+round 14 (``sample_data/h100/scattered-probe.txt``) shows the partial-store penalty
+growing with the number of fields beyond one price a sector: float32 9 fields 10.3 ps a
+partial sector, 16 fields 12.4; float64 9 fields 13.2, 16 fields 24.6; about 25 ps a
+line in each case with lanes 64 bytes or more apart, so a model bounds the time by both
+(the larger of the sectors' and the lines' time).
+
 Rows walked along one work item (:mod:`workbench.models.row_walk_features`, a
 sequential loop stepping within the lane's own line) are left out of both: they have
 prices of their own.  Indices that are not affine in the lanes (gathers) are left out
@@ -55,6 +63,15 @@ from workbench.models.row_walk_features import (
 
 #: bytes of one DRAM access on the H100: two sectors
 _PAIR = 64
+
+
+def _partial_lines(addresses: list[float], size: int) -> int:
+    """The 128-byte lines that hold a sector one warp's store writes in part."""
+    written = Counter()
+    for a in addresses:
+        for byte in range(int(a), int(a) + size):
+            written[byte // _SECTOR] += 1
+    return len({s * _SECTOR // _LINE for s, n in written.items() if n < _SECTOR})
 
 
 def _scattered(addresses: list[float], size: int, direction: str) -> int:
@@ -113,10 +130,12 @@ def _accesses(spec, request, params: tuple) -> tuple:
                 if 1 in local and local[1] in inames else 0.0
             addresses = [(a * lane_step + b * row_step) * size for a, b in lanes]
             low = min(addresses)
-            scattered = _scattered([x - low for x in addresses], size, direction)
+            shifted = [x - low for x in addresses]
+            scattered = _scattered(shifted, size, direction)
             if scattered:
+                lines = _partial_lines(shifted, size) if direction == "store" else 0
                 out.append((direction, name, (lane_step, row_step), index,
-                            count_inames_domain(knl, inames), scattered))
+                            count_inames_domain(knl, inames), scattered, lines))
     return _with_gaps(knl, out, loads)
 
 
@@ -127,20 +146,21 @@ def _with_gaps(knl, found: list, loads: dict) -> tuple:
     partial writes do not reach); a load of an array whose loads reach at most half
     its elements (one value a row: the neighbour sector is read by no one; a transposed
     read of a whole array is not one).  (direction, accesses, sectors, array, loads'
-    inames) of each; the loads' share is checked when the sizes are known."""
+    inames, partial lines) of each; the loads' share is checked when the sizes are
+    known."""
     import loopy as lp
 
     arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
     out = []
-    for direction, name, steps, index, count, sectors in found:
+    for direction, name, steps, index, count, sectors, lines in found:
         if direction == "store":
             if not any(d == "store" and n == name and st == steps and ix != index
                        for d, n, st, ix, *_ in found):
                 continue
-            out.append((direction, count, sectors, None, ()))
+            out.append((direction, count, sectors, None, (), lines))
         else:
             out.append((direction, count, sectors, arrays[name].shape,
-                        tuple(loads.get(name, ()))))
+                        tuple(loads.get(name, ())), 0))
     return tuple(out)
 
 
@@ -166,23 +186,26 @@ def _kernel(spec, request):
 
 
 def scattered_sectors(candidate: Candidate) -> dict[str, float]:
-    """{'store': partial sectors, 'load': isolated sectors} of ``candidate``'s launch."""
+    """{'store': partial sectors, 'load': isolated sectors, 'lines': the lines of the
+    partial sectors} of ``candidate``'s launch."""
     params = candidate.params_dict
     request = candidate.request()
     items = math.prod(request.group_size)
     per_item = math.ceil(items / _SUBGROUP) / items
-    out = {"store": 0.0, "load": 0.0}
-    for direction, count, per_request, shape, load_inames in _accesses(
+    out = {"store": 0.0, "load": 0.0, "lines": 0.0}
+    for direction, count, per_request, shape, load_inames, lines in _accesses(
             candidate.spec, request, tuple(sorted(params.items()))):
         if direction == "load" and not _half_or_less(
                 _kernel(candidate.spec, request), shape, load_inames, params):
             continue
-        out[direction] += _evaluate(count, params) * per_item * per_request
+        accesses = _evaluate(count, params) * per_item
+        out[direction] += accesses * per_request
+        out["lines"] += accesses * lines
     return out
 
 
 def scattered_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.ndarray]:
-    """Both features for every candidate (NaN where a candidate cannot be built)."""
+    """Every feature of this module for every candidate (NaN where a candidate cannot be built)."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in SCATTER_FEATURES}
     for i, c in enumerate(candidates):
@@ -194,6 +217,7 @@ def scattered_values(candidates: Sequence[Candidate], device: str) -> dict[str, 
             continue
         out["f_partial_store_sectors"][i] = sectors["store"]
         out["f_isolated_load_sectors"][i] = sectors["load"]
+        out["f_partial_store_lines"][i] = sectors["lines"]
     return out
 
 

@@ -296,18 +296,20 @@ ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sector
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
                      "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
 
-#: sectors a store writes in part and sectors a load reads alone, of the launch
-#: (device features: workbench.models.scattered_access_features)
-SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors")
+#: sectors a store writes in part and sectors a load reads alone, of the launch, and
+#: the 128-byte lines of the partial sectors (round 15) (device features:
+#: workbench.models.scattered_access_features)
+SCATTER_FEATURES = ("f_partial_store_sectors", "f_isolated_load_sectors",
+                    "f_partial_store_lines")
 
 #: calls of exp, log and sqrt a sub-group, per precision (device features:
 #: workbench.models.function_calls), priced apart from the other special functions
 FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "float64")
-                               for fn in ("exp", "log", "sqrt"))
+                               for fn in ("exp", "log", "sqrt", "sin", "cos", "tan", "atan2"))
 #: calls of two of those functions in one kernel, the smaller count of the two (a
 #: sub-group, per precision; device features: workbench.models.function_calls)
 FUNCTION_MIX_FEATURES = tuple(f"f_op_{dt}_{pair}_mixes" for dt in ("float32", "float64")
-                              for pair in ("exp_log", "exp_sqrt", "log_sqrt"))
+                              for pair in ("exp_log", "exp_sqrt", "log_sqrt", "sin_cos"))
 
 #: multiplications fused into an addition, a sub-group, per precision (device features:
 #: workbench.models.fma_pairs)
