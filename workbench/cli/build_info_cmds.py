@@ -9,7 +9,7 @@ from workbench.cli.arg_types import positive_int
 
 SETS = ("catalog", "unseen", "unseen2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
         "heldout8", "heldout9", "heldout10", "heldout11", "heldout12",
-        "heldout13", "2019")
+        "heldout13", "heldout14", "2019")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

@@ -44,7 +44,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                      "unseen", "unseen2", "heldout3", "heldout4",
                                      "heldout5", "heldout6", "heldout7", "heldout8",
                                      "heldout9", "heldout10", "heldout11",
-                                     "heldout12", "heldout13", "timetiling"),
+                                     "heldout12", "heldout13", "heldout14",
+                                     "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -62,7 +63,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "replacing the ninth (read since); heldout11: an "
                         "eleventh, replacing the tenth (read since); heldout12: a "
                         "twelfth, replacing the eleventh (read since); heldout13: a "
-                        "thirteenth, replacing the twelfth (read since); "
+                        "thirteenth, replacing the twelfth (read since); heldout14: a "
+                        "fourteenth, replacing the thirteenth (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",
@@ -260,7 +262,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
         return None
     if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5",
                  "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-                 "heldout11", "heldout12", "heldout13"):
+                 "heldout11", "heldout12", "heldout13", "heldout14"):
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):

@@ -47,7 +47,11 @@ and :mod:`.heldout12_grid` (bilateral_filter3, upwind_advect2d, batchnorm_infer)
 thirteenth, written blind after the twelfth had been read, held out the same way (``--set
 heldout13``): :mod:`.heldout13` (smoothstep_blend, sym_eigvals3, keyframe_sample),
 :mod:`.heldout13_geometry` (barycentric_interp, triangle_normals, quat_slerp) and
-:mod:`.heldout13_grid` (bezier_eval, stft_frames, depthwise_causal_conv).
+:mod:`.heldout13_grid` (bezier_eval, stft_frames, depthwise_causal_conv). A fourteenth,
+written blind after the thirteenth had been read, held out the same way (``--set
+heldout14``): :mod:`.heldout14` (shrink_threshold, tonemap_pixels, trapezoid_rows),
+:mod:`.heldout14_geometry` (ray_box_slab, segment_intersect) and :mod:`.heldout14_grid`
+(curl_div2d, pad_reflect, im2col3x3, pixel_shuffle).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -66,6 +70,9 @@ from workbench.kernels.defs import (
     heldout13,
     heldout13_geometry,
     heldout13_grid,
+    heldout14,
+    heldout14_geometry,
+    heldout14_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -141,6 +148,10 @@ HELDOUT12_SPECS = (*heldout12.SPECS, *heldout12_grid.SPECS)
 #: replaces the twelfth, whose per-kernel results have been read since.
 HELDOUT13_SPECS = (*heldout13.SPECS, *heldout13_geometry.SPECS, *heldout13_grid.SPECS)
 
+#: The fourteenth held-out set (``--set heldout14``), held out like the others; it
+#: replaces the thirteenth, whose per-kernel results have been read since.
+HELDOUT14_SPECS = (*heldout14.SPECS, *heldout14_geometry.SPECS, *heldout14_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -148,24 +159,26 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout7": HELDOUT7_SPECS, "heldout8": HELDOUT8_SPECS,
                "heldout9": HELDOUT9_SPECS, "heldout10": HELDOUT10_SPECS,
                "heldout11": HELDOUT11_SPECS, "heldout12": HELDOUT12_SPECS,
-               "heldout13": HELDOUT13_SPECS}
+               "heldout13": HELDOUT13_SPECS, "heldout14": HELDOUT14_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
                  *vector.SPECS, *UNSEEN_SPECS, *UNSEEN_WIDE_SPECS, *HELDOUT3_SPECS,
                  *HELDOUT4_SPECS, *HELDOUT5_SPECS, *HELDOUT6_SPECS, *HELDOUT7_SPECS,
                  *HELDOUT8_SPECS, *HELDOUT9_SPECS, *HELDOUT10_SPECS,
-                 *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS)
+                 *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
+                 *HELDOUT14_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
-           "HELDOUT13_SPECS",
+           "HELDOUT13_SPECS", "HELDOUT14_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
            "HELDOUT9_SPECS", "UNSEEN_SETS", "UNSEEN_SPECS",
            "UNSEEN_WIDE_SPECS", "arith", "empty", "heldout10", "heldout10_grid", "heldout11",
            "heldout11_grid", "heldout12", "heldout12_grid", "heldout13",
-           "heldout13_geometry", "heldout13_grid", "heldout3",
+           "heldout13_geometry", "heldout13_grid", "heldout14", "heldout14_geometry",
+           "heldout14_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
