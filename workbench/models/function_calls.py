@@ -1,5 +1,5 @@
-"""Calls of exp, log and sqrt, per precision, as features of the expression language
-(issue #34, round 11).
+"""Calls of exp, log and sqrt (round 11) and of sin, cos, tan and atan2 (round 15), per
+precision, as features of the expression language (issue #34).
 
 ``f_op_<dtype>_<fn>_calls`` (``fn`` one of exp, log, sqrt; per sub-group, like loopy's
 operation counts): calls of that function in the kernel's instructions, the reduction
