@@ -8,9 +8,9 @@ so neither side may find the other's work), and ``op_counts`` and ``access_count
 are timed in processor milliseconds, the two sides in turns (old first on every other
 point).  Every count's expression must be the same on both sides (exit 1 otherwise).
 The old side is a file of an older checkout (``git archive COMMIT workbench | tar -x -C
-/tmp/old``); the rest of the workbench is this one's.
+OLD``, ``OLD`` any empty folder); the rest of the workbench is this one's.
 
-Run: ``python benchmarks/counters_ab.py --old /tmp/old/workbench/properties/counting.py``.
+Run: ``python benchmarks/counters_ab.py --old OLD/workbench/properties/counting.py``.
 """
 
 from __future__ import annotations

@@ -68,13 +68,16 @@ def _trace(path, space, clock="costs"):
 
 
 def _reference(paths, space):
-    """The space's evaluations in the first exhaustive store that holds it."""
-    from workbench.errors import TuningError
+    """The space's evaluations in the first exhaustive store that holds it (a store
+    that is not there stops with its message)."""
+    from workbench.errors import StoreError, TuningError
     from workbench.tuning.replay import load_space_evaluations
 
     for path in paths:
         try:
             return load_space_evaluations(path, space)
+        except StoreError as error:
+            raise SystemExit(str(error)) from None
         except TuningError:
             continue
     raise SystemExit(f"{space.name}: in none of the stores {', '.join(paths)}")
@@ -142,6 +145,8 @@ def main() -> None:
     parser.add_argument("--strategy", default="model",
                         help="the model-guided strategy's run to compare (model, model-bo)")
     args = parser.parse_args()
+    if not glob.glob(os.path.join(args.runs, "*.sqlite")):
+        raise SystemExit(f"no run stores (*.sqlite) under {args.runs}")
     warnings.filterwarnings("ignore")
     from workbench.tuning.catalog import resolve_space
     from workbench.tuning.replay import load_space_evaluations

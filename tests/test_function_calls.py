@@ -159,3 +159,49 @@ def test_a_call_counts_in_its_own_precision_not_the_kernels():
     assert got["f_op_float32_log_calls"] == got["f_op_float64_exp_calls"] == 0
     # an exp and a log in different precisions are no mix of either precision
     assert got["f_op_float32_exp_log_mixes"] == got["f_op_float64_exp_log_mixes"] == 0
+
+
+def test_trig_calls_at_two_precisions_in_one_kernel_are_each_counted_as_loopy_does():
+    """loopy renames a function called at two precisions in one kernel (``sin`` and
+    ``sin_0``); each call counts under its own function and type, once a trip of every
+    loop around it (a sequential loop, a reduction), as loopy's ``func:`` operations."""
+    import warnings
+
+    import loopy as lp
+
+    from workbench.models.function_calls import _calls
+
+    warnings.filterwarnings("ignore")
+    knl = lp.make_kernel(
+        ["{[i]: 0 <= i < n}", "{[t]: 0 <= t < m}", "{[k]: 0 <= k < 3}"],
+        """
+        for i
+            <float32> s = 0  {id=init}
+            for t
+                s = s + sin(x[i]) * cos(x[i])  {id=loop, dep=init}
+            end
+            y[i] = s + atan2(x[i], x[i]) + tan(z[i]) + sum(k, sin(z[i] + k))  {dep=loop}
+            w[i] = cos(z[i])
+        end
+        """,
+        [lp.GlobalArg("x, y", np.float32, shape=("n",)),
+         lp.GlobalArg("z, w", np.float64, shape=("n",)), lp.ValueArg("n, m", np.int32)],
+        lang_version=(2018, 2), seq_dependencies=False, name="trig_mix")
+    knl = lp.split_iname(knl, "i", 32, outer_tag="g.0", inner_tag="l.0")
+
+    class Spec:
+        def build(self, request):
+            return knl
+
+    params = {"n": 64, "m": 5}
+    ours: dict = {}
+    for family, dtype, count in _calls(Spec(), None):
+        ours[family, dtype] = ours.get((family, dtype), 0) + count.eval_with_dict(params)
+    assert ours == {("sin", "float32"): 320, ("cos", "float32"): 320,
+                    ("sin", "float64"): 192, ("cos", "float64"): 64,
+                    ("tan", "float64"): 64, ("atan2", "float32"): 64}
+    prog = lp.preprocess_program(lp.infer_unknown_types(knl, expect_completion=True))
+    theirs = {(key.name[len("func:"):], str(key.dtype.numpy_dtype)): 32 * v.eval_with_dict(params)
+              for key, v in lp.get_op_map(prog, subgroup_size=32).count_map.items()
+              if key.name.startswith("func:")}
+    assert ours == theirs

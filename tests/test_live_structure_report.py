@@ -62,3 +62,21 @@ def test_no_point_ok_in_every_pass_is_a_clear_message():
     second = {"a": _evaluation("a", 1.0, ok=False)}
     with pytest.raises(SystemExit, match="no 95 % bar"):
         two_pass_reference(first, second)
+
+
+def test_an_empty_runs_folder_or_a_missing_store_is_a_one_line_message(tmp_path, monkeypatch):
+    import pytest
+
+    from benchmarks import live_structure_report as report
+
+    monkeypatch.setattr(sys, "argv", ["live_structure_report.py", str(tmp_path)])
+    with pytest.raises(SystemExit, match=f"no run stores .* under {tmp_path}$"):
+        report.main()
+    monkeypatch.setattr(sys, "argv", ["live_structure_report.py", str(tmp_path / "absent")])
+    with pytest.raises(SystemExit, match="no run stores"):
+        report.main()
+    from workbench.tuning.catalog import resolve_space
+
+    space = resolve_space("examples/spaces/triad.py:space")
+    with pytest.raises(SystemExit, match="no measurement store at .*absent.sqlite"):
+        report._reference([str(tmp_path / "absent.sqlite")], space)

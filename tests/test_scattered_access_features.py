@@ -124,3 +124,29 @@ def test_explain_says_what_to_change_for_scattered_sectors(kernel, variant, para
     (line,) = [la for la in capsys.readouterr().out.splitlines()
                if la.startswith("to go faster:")]
     assert says in line
+
+
+def _partial_by_hand(fields: int, size: int) -> tuple[int, int]:
+    """(partial sectors, their 128-byte lines) of one warp's stores of an array of
+    structures, field by field, at the fields' own byte addresses."""
+    sectors = lines = 0
+    for field in range(fields):
+        written: dict[int, int] = {}
+        for lane in range(32):
+            start = (lane * fields + field) * size
+            for byte in range(start, start + size):
+                written[byte // 32] = written.get(byte // 32, 0) + 1
+        partial = {s for s, n in written.items() if n < 32}
+        sectors += len(partial)
+        lines += len({s // 4 for s in partial})
+    return sectors, lines
+
+
+@pytest.mark.parametrize("fields, dtype", [(5, np.float64), (7, np.float64), (10, np.float32)])
+def test_partial_lines_of_lanes_a_sector_and_a_fraction_apart(fields, dtype):
+    # 40, 56 and 40 bytes between lanes: not a multiple of the 32-byte sector, each field
+    # at its own offset in the structure
+    sectors, lines = _partial_by_hand(fields, np.dtype(dtype).itemsize)
+    got = scattered_sectors(_store(fields, True, dtype))
+    assert (got["store"], got["lines"]) == (sectors * WARPS, lines * WARPS)
+    assert lines < sectors

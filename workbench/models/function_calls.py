@@ -1,5 +1,5 @@
-"""Calls of exp, log and sqrt, per precision, as features of the expression language
-(issue #34, round 11).
+"""Calls of exp, log and sqrt (round 11) and of sin, cos, tan and atan2 (round 15), per
+precision, as features of the expression language (issue #34).
 
 ``f_op_<dtype>_<fn>_calls`` (``fn`` one of exp, log, sqrt; per sub-group, like loopy's
 operation counts): calls of that function in the kernel's instructions, the reduction
@@ -50,17 +50,30 @@ _MIXES = (("exp", "log"), ("exp", "sqrt"), ("log", "sqrt"), ("sin", "cos"))
 _SUBGROUP = 32
 
 
-def calls_of(knl, families: Mapping[str, str]) -> list[tuple[str, object]]:
+def calls_of(knl, families: Mapping[str, str], callables: Mapping | None = None
+             ) -> list[tuple[str, object]]:
     """(family, calls per launch at work-item granularity) of every call in ``knl``
     (a loopy kernel) of a function that ``families`` maps to a family, the reduction
     loops around a call included; a call under an affine ``if`` where the condition
-    holds, as loopy's ``special`` count of it."""
-    return [(family, count)
-            for family, _, count in typed_calls_of(knl, families, lambda _: "")]
+    holds, as loopy's ``special`` count of it.  ``callables``: the program's callables
+    table, which names each call by its function (see :func:`_function_name`)."""
+    return [(family, count) for family, _, count in
+            typed_calls_of(knl, families, lambda _: "", callables)]
 
 
-def typed_calls_of(knl, families: Mapping[str, str], dtype_of
-                   ) -> list[tuple[str, str, object]]:
+def _function_name(call, callables: Mapping | None) -> str | None:
+    """The function a call calls: loopy renames a function called with arguments of two
+    types in one kernel (``sin`` and ``sin_0``: one callable a type), the callable
+    keeping the function's own name."""
+    name = getattr(call.function, "name", None)
+    if callables is not None and name in callables:
+        own = getattr(callables[name], "name", name)
+        return own if isinstance(own, str) else name
+    return name
+
+
+def typed_calls_of(knl, families: Mapping[str, str], dtype_of,
+                   callables: Mapping | None = None) -> list[tuple[str, str, object]]:
     """:func:`calls_of` with each call's type, ``dtype_of(call)`` (a name such as
     ``float64``, or "" where unknown): (family, type, calls)."""
     from workbench.models.private_stack import _walk
@@ -74,7 +87,7 @@ def typed_calls_of(knl, families: Mapping[str, str], dtype_of
         found: list[tuple[str, str, frozenset]] = []
 
         def on_call(call, red, found=found):
-            name = getattr(call.function, "name", None)
+            name = _function_name(call, callables)
             if name in families:
                 found.append((families[name], dtype_of(call), frozenset(red)))
         _walk(expr, on_call, lambda *_: None)
@@ -104,7 +117,7 @@ def _calls(spec, request) -> tuple[tuple[str, str, object], ...]:
         except Exception:  # noqa: BLE001 - a type loopy cannot say: the kernel's
             return ""
 
-    return tuple(typed_calls_of(knl, PRICED_FUNCTIONS, dtype_of))
+    return tuple(typed_calls_of(knl, PRICED_FUNCTIONS, dtype_of, prog.callables_table))
 
 
 def typed_function_calls(candidate: Candidate) -> dict[tuple[str, str], float]:

@@ -188,8 +188,9 @@ def _erf_calls(spec, request):
     from workbench.kernels.base import entry_kernel
     from workbench.models.function_calls import calls_of
 
-    knl = entry_kernel(spec.build(request))
-    return tuple(count for _, count in calls_of(knl, dict.fromkeys(ERF_FUNCTIONS, "erf")))
+    prog = spec.build(request)
+    return tuple(count for _, count in calls_of(entry_kernel(prog), dict.fromkeys(
+        ERF_FUNCTIONS, "erf"), prog.callables_table))
 
 
 @functools.lru_cache(maxsize=512)

@@ -65,12 +65,19 @@ from workbench.models.row_walk_features import (
 _PAIR = 64
 
 
-def _partial_lines(addresses: list[float], size: int) -> int:
-    """The 128-byte lines that hold a sector one warp's store writes in part."""
+def _bytes_written(addresses: list[float], size: int) -> Counter:
+    """{sector: bytes one warp's store of ``size``-byte items at these addresses writes
+    in it}."""
     written = Counter()
     for a in addresses:
         for byte in range(int(a), int(a) + size):
             written[byte // _SECTOR] += 1
+    return written
+
+
+def _partial_lines(addresses: list[float], size: int) -> int:
+    """The 128-byte lines that hold a sector one warp's store writes in part."""
+    written = _bytes_written(addresses, size)
     return len({s * _SECTOR // _LINE for s, n in written.items() if n < _SECTOR})
 
 
@@ -78,11 +85,7 @@ def _scattered(addresses: list[float], size: int, direction: str) -> int:
     """Partial sectors (a store) or isolated sectors (a load) of one warp's access at
     these byte addresses."""
     if direction == "store":
-        written = Counter()
-        for a in addresses:
-            for byte in range(int(a), int(a) + size):
-                written[byte // _SECTOR] += 1
-        return sum(1 for n in written.values() if n < _SECTOR)
+        return sum(1 for n in _bytes_written(addresses, size).values() if n < _SECTOR)
     touched = {int(a) // _SECTOR for a in addresses}
     return sum(1 for s in touched if (s ^ 1) not in touched)
 

@@ -139,7 +139,8 @@ class EarlyStart:
         if least < 0:
             raise TuningError("least must not be negative")
         #: early points measured before the model's picks even if the ranking is done
-        #: sooner (``model-hedge-draws``: model-free draws the ranking's end does not cut)
+        #: sooner (a strategy's ``EARLY_LEAST``, or ``benchmarks/hedge_study.py``'s
+        #: ``x<M>`` variants: model-free draws the ranking's end does not cut)
         self.least = least
         self.inner = inner
         self.clock = clock
