@@ -86,3 +86,12 @@ def test_numerics(queue, name, variant, dtype):
 def test_counting_is_exact(name, variant):
     spec = get_kernel(name)
     assert counting_warnings(spec.build(spec.request(variant, "float32"))) == []
+
+
+def test_the_command_lines_set_names_are_the_defined_sets():
+    # the CLI lists the sets without importing their kernels; a set added to one list
+    # and not the other would be unreachable (or a choice that fails)
+    from workbench.kernels.defs import UNSEEN_SETS
+    from workbench.kernels.set_names import UNSEEN_SET_NAMES
+
+    assert tuple(UNSEEN_SETS) == UNSEEN_SET_NAMES

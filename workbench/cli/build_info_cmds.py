@@ -6,10 +6,9 @@ import argparse
 import sys
 import time
 from workbench.cli.arg_types import positive_int
+from workbench.kernels.set_names import UNSEEN_SET_NAMES
 
-SETS = ("catalog", "unseen", "unseen2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-        "heldout8", "heldout9", "heldout10", "heldout11", "heldout12",
-        "heldout13", "heldout14", "2019")
+SETS = ("catalog", *UNSEEN_SET_NAMES, "2019")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

@@ -8,6 +8,7 @@ import time
 
 from workbench.cli.common import parse_params, print_json, print_table
 from workbench.kernels import format_group_size, get_kernel, resolve_kernel
+from workbench.kernels.set_names import UNSEEN_SET_NAMES
 from workbench.measure import (
     Campaign,
     CampaignSettings,
@@ -41,11 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time-factor", type=float, default=None,
                    help="smallest case must run this many times the launch overhead")
     p.add_argument("--set", choices=("catalog", "2019", "work-removed", "2019-work-removed",
-                                     "unseen", "unseen2", "heldout3", "heldout4",
-                                     "heldout5", "heldout6", "heldout7", "heldout8",
-                                     "heldout9", "heldout10", "heldout11",
-                                     "heldout12", "heldout13", "heldout14",
-                                     "timetiling"),
+                                     *UNSEEN_SET_NAMES, "timetiling"),
                    default="catalog",
                    help="catalog: the 2018 paper's kernels; 2019: the generated measurement "
                         "kernels; work-removed: the catalog with on-chip work removed; "
@@ -260,9 +257,7 @@ def measurement_specs(which: str, kernels: tuple[str, ...],
     """The kernels of a measurement set; None means the catalog (filtered by name)."""
     if which == "catalog":
         return None
-    if which in ("unseen", "unseen2", "heldout3", "heldout4", "heldout5",
-                 "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-                 "heldout11", "heldout12", "heldout13", "heldout14"):
+    if which in UNSEEN_SET_NAMES:
         from workbench.kernels.defs import UNSEEN_SETS
         specs = UNSEEN_SETS[which]
     elif which in ("2019", "2019-work-removed"):
