@@ -75,3 +75,33 @@ def test_a_chain_through_private_values_is_followed():
 def test_the_features_are_device_features():
     for name in ("f_dependent_loads_float32", "f_dependent_loads_float64"):
         assert isinstance(parse_feature_ref(name), DeviceFeature)
+
+
+def _trig(expression, dtype=np.float32):
+    knl = lp.split_iname(lp.make_kernel(
+        "{[i]: 0 <= i < n}", f"y[i] = {expression}",
+        [lp.GlobalArg("x", dtype, shape=("n",)), lp.GlobalArg("y", dtype, shape=("n",)),
+         lp.ValueArg("n", np.int32)],
+        name="trig", lang_version=(2018, 2), assumptions="n >= 1"),
+        "i", 256, outer_tag="g.0", inner_tag="l.0")
+    return Candidate.of(spec_from_loopy(knl), {"n": 1 << 22}, dtype=np.dtype(dtype).name,
+                        group_size=(256,))
+
+
+def test_trig_calls_floor_a_launch_at_the_measured_round():
+    # round 16: sin, cos and tan at the cheapest measured trig round a sub-group, a sine
+    # and a cosine of one kernel less the measured saving; atan2 at its own round
+    from workbench.models.floors import Bound, candidate_floors, floors_of_device
+
+    floors = floors_of_device("NVIDIA H100 80GB HBM3")
+    prices = dict(floors.trig_call_s)
+    warps = (1 << 22) // 32
+    found = candidate_floors([_trig("sin(x[i]) * cos(x[i]) * sin(2 * x[i])"),
+                              _trig("atan2(x[i], 1.5)", np.float64),
+                              _trig("x[i] * x[i]")], floors)
+    parts = [dict(f.parts) for f in found]
+    assert parts[0][Bound.TRIG] == pytest.approx(
+        warps * (3 * prices["float32", "trig"] + prices["float32", "sin_cos_mix"]))
+    assert found[0].bound is Bound.TRIG
+    assert parts[1][Bound.TRIG] == pytest.approx(warps * prices["float64", "atan2"])
+    assert parts[2][Bound.TRIG] == 0.0
