@@ -1,4 +1,5 @@
-"""Round 16 of #34: chains of dependent global loads (workbench.models.dependent_loads)."""
+"""Round 16 of #34: chains of dependent global loads (workbench.models.dependent_loads) and
+the trig-calls floor (workbench.models.floors)."""
 
 from __future__ import annotations
 
