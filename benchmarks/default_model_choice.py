@@ -107,6 +107,12 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains31.json"),
     "linear-fp64-sectors-chains32": ("models/linear-fp64-sectors-chains32.json",
                                      "weights-linear-fp64-sectors-chains32.json"),
+    "linear-fp64-sectors-chains33": ("models/linear-fp64-sectors-chains33.json",
+                                     "weights-linear-fp64-sectors-chains33.json"),
+    "linear-fp64-sectors-chains34": ("models/linear-fp64-sectors-chains34.json",
+                                     "weights-linear-fp64-sectors-chains34.json"),
+    "linear-fp64-sectors-chains35": ("models/linear-fp64-sectors-chains35.json",
+                                     "weights-linear-fp64-sectors-chains35.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -174,6 +180,12 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains31.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains32.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains33.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains34.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains35.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 

@@ -68,6 +68,7 @@ from workbench.models.row_walk_features import row_walk_values  # f_walk_<dtype>
 from workbench.models.function_calls import function_call_values  # f_op_<dtype>_{exp,log,sqrt}_calls
 from workbench.models.fma_pairs import fma_pair_values  # f_op_<dtype>_fma_pairs
 from workbench.models.scattered_access_features import scattered_values  # f_partial_store_sectors, ...
+from workbench.models.dependent_loads import dependent_load_values  # f_dependent_loads_<dtype>
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

@@ -47,6 +47,15 @@ and, for a launch of fewer work items than the device has lanes, a calibrated fo
   apart in few groups (a lower-triangular product by rows, heldout6) and comes within
   3-9% of matmul_naive's broadcast loads (not bound: that launch fills the lanes).
 
+* **trig calls** (issue #34, round 16): a call of sin, cos or tan takes at least what the
+  cheapest trig round of the ``trig_chain`` calibration microbenchmark took a warp with
+  every SM full (``sin_small``: no range reduction beyond 2 and no other operation), an
+  atan2 its own round, a sine and a cosine of one kernel less what the two took together
+  in one round (``sincos``, its multiply-add out): the special-function pipes and the
+  instructions of the library's sequences are then busy, whatever else the kernel does.
+  Round 15 priced these as a bound inside a model (``chains31``, ``chains32``), which
+  moved the fit; as a floor it moves no weight and holds for every model.
+
 The floor is the largest of them.  :func:`workbench.models.prediction.predict` lifts
 any prediction below it to it and says which bound the model broke.  The figures come
 from the device description (``floors`` in :mod:`workbench.hardware` data), each with
@@ -92,6 +101,7 @@ class Bound(enum.Enum):
     SERIAL = "serial work"
     IN_FLIGHT = "loads in flight"
     L1 = "L1 wavefronts"
+    TRIG = "trig calls"
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,8 @@ class DeviceFloors:
     serial: SerialPrices | None = None
     sms: int = 0
     clock_hz: float = 0.0       # a lane's fused multiply-adds a second (the peak's clock)
+    # (dtype, "trig" | "atan2" | "sin_cos_mix") -> seconds a sub-group's call
+    trig_call_s: tuple[tuple[tuple[str, str], float], ...] = ()
 
     @property
     def lanes(self) -> int:
@@ -163,10 +175,13 @@ class DeviceFloors:
         serial = SerialPrices.of(description, doc)
         f32 = dict(peak).get("float32", 0.0)
         clock = f32 / (2 * serial.lanes) if serial is not None and serial.lanes else 0.0
+        trig = tuple(((dtype, kind), float(v["value"]) * 1e-12)
+                     for dtype, kinds in doc.get("trig_call_ps", {}).items()
+                     for kind, v in kinds.items())
         return cls(description.name, float(doc["launch_s"]["value"]),
                    float(doc["dram_peak_GBps"]["value"]) * 1e9,
                    float(description.l2_bytes.value), peak, serial,
-                   int(description.compute_units.value), clock)
+                   int(description.compute_units.value), clock, trig)
 
 
 @dataclass(frozen=True)
@@ -266,6 +281,24 @@ def _in_flight_seconds(values, i: int, groups: float, group_items: int,
     return seconds
 
 
+def _trig_seconds(candidate: Candidate, prices: dict) -> float:
+    """The trig calls' floor (module docstring); 0 where the kernel cannot be read."""
+    from workbench.models.function_calls import typed_function_calls
+
+    try:
+        calls = typed_function_calls(candidate)
+    except Exception:  # noqa: BLE001 - a kernel that cannot be built: no trig floor
+        return 0.0
+    seconds = 0.0
+    for dtype in ("float32", "float64"):
+        trig = sum(calls.get((dtype, fn), 0.0) for fn in ("sin", "cos", "tan"))
+        seconds += trig * prices.get((dtype, "trig"), 0.0)
+        seconds += calls.get((dtype, "atan2"), 0.0) * prices.get((dtype, "atan2"), 0.0)
+        seconds += min(calls.get((dtype, "sin"), 0.0), calls.get((dtype, "cos"), 0.0)) \
+            * prices.get((dtype, "sin_cos_mix"), 0.0)
+    return max(0.0, seconds)
+
+
 def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
                      predicted: Sequence[float] | None = None) -> list[Floor | None]:
     """The floor of every candidate (None where its kernel cannot be read).
@@ -299,6 +332,7 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
                                               [FootprintRef()])
         footprint[may_bind] = counted[FOOTPRINT_BYTES]
     peak = dict(floors.flop_peak)
+    trig_prices = dict(floors.trig_call_s)
     out: list[Floor | None] = []
     for i, c in enumerate(candidates):
         parts = [(Bound.LAUNCH, floors.launch_s)]
@@ -326,6 +360,8 @@ def candidate_floors(candidates: Sequence[Candidate], floors: DeviceFloors,
         if items[i] and floors.clock_hz > 0:
             parts.append((Bound.L1, busiest_sm_wavefronts(c, floors.sms)
                           / floors.clock_hz))
+        if trig_prices and errors[i] is None:
+            parts.append((Bound.TRIG, _trig_seconds(c, trig_prices)))
         bound, seconds = max(parts, key=lambda p: p[1])
         uncounted = ((Bound.DRAM, float(whole[i])),) if not np.isfinite(touched) \
             and np.isfinite(whole[i]) and i not in binding else ()

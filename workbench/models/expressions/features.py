@@ -311,6 +311,11 @@ FUNCTION_CALL_FEATURES = tuple(f"f_op_{dt}_{fn}_calls" for dt in ("float32", "fl
 FUNCTION_MIX_FEATURES = tuple(f"f_op_{dt}_{pair}_mixes" for dt in ("float32", "float64")
                               for pair in ("exp_log", "exp_sqrt", "log_sqrt", "sin_cos"))
 
+#: loads on the longest chain of dependent global loads beyond its root and one gather, a
+#: sub-group, of the launch, by the last load's precision (round 16; device features:
+#: workbench.models.dependent_loads)
+DEPENDENT_LOAD_FEATURES = ("f_dependent_loads_float32", "f_dependent_loads_float64")
+
 #: multiplications fused into an addition, a sub-group, per precision (device features:
 #: workbench.models.fma_pairs)
 FMA_FEATURES = ("f_op_float32_fma_pairs", "f_op_float64_fma_pairs")
@@ -376,7 +381,7 @@ def known_feature_names() -> tuple[str, ...]:
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
               *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
-              *FMA_FEATURES, *SCATTER_FEATURES]
+              *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES]
     return tuple(names)
 
 
@@ -399,7 +404,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
             or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES \
-            or name in SCATTER_FEATURES:
+            or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
