@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import sys
+import threading
 from collections import OrderedDict
 
 import loopy
@@ -29,6 +30,8 @@ import loopy
 MEMO_SIZE = 16
 
 _MEMO: OrderedDict[bytes, object] = OrderedDict()
+#: a ranking may count in a thread (the early start) while another builds a kernel
+_LOCK = threading.Lock()
 _ORIGINAL = loopy.make_kernel
 
 
@@ -80,12 +83,17 @@ def _make_kernel(*args, **kwargs):
     key = _key(args, kwargs)
     if key is None:
         return _ORIGINAL(*args, **kwargs)
-    if key not in _MEMO:
-        _MEMO[key] = _ORIGINAL(*args, **kwargs)
-        while len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
-    _MEMO.move_to_end(key)
-    return fresh_copy(_MEMO[key])
+    with _LOCK:
+        made = _MEMO.get(key)
+        if made is not None:
+            _MEMO.move_to_end(key)
+    if made is None:
+        made = _ORIGINAL(*args, **kwargs)
+        with _LOCK:
+            _MEMO[key] = made
+            while len(_MEMO) > MEMO_SIZE:
+                _MEMO.popitem(last=False)
+    return fresh_copy(made)
 
 
 @contextlib.contextmanager
