@@ -91,3 +91,20 @@ def test_counts_equal_an_unmemoized_build():
         assert {f.name: str(e) for f, e in memo.counts.items()} == {
             f.name: str(e) for f, e in plain.counts.items()}
         assert sorted(map(str, memo.accesses)) == sorted(map(str, plain.accesses))
+
+
+def test_a_space_memo_goes_with_its_space():
+    import gc
+
+    class Space:      # stands for a TuningSpace: what count_candidate passes
+        pass
+
+    space = Space()
+    with memoized_make_kernel(space):
+        first = _factory(48, lang_version=(2018, 2))
+        again = _factory(48, lang_version=(2018, 2))
+    assert first == again and first is not again
+    assert len(factory_memo._SPACE_MEMOS[space]) == 1
+    del space
+    gc.collect()
+    assert len(factory_memo._SPACE_MEMOS) == 0

@@ -19,17 +19,23 @@ from its caller's module, once that has been resolved as loopy would."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import pickle
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 import loopy
 
-#: distinct make_kernel calls kept (per process); a factory space makes one or a few
+#: distinct make_kernel calls kept per space; a factory space makes one or a few
 MEMO_SIZE = 16
 
+#: the memo of builds not tied to a space
 _MEMO: OrderedDict[bytes, object] = OrderedDict()
+#: each space's own, dropped with it (a process ranks many spaces in turn: kernels of
+#: spaces done with, kept alive, cost the garbage collector more than they save)
+_SPACE_MEMOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: a ranking may count in a thread (the early start) while another builds a kernel
 _LOCK = threading.Lock()
 _ORIGINAL = loopy.make_kernel
@@ -74,7 +80,7 @@ def fresh_copy(program):
     return program.with_kernel(copy)
 
 
-def _make_kernel(*args, **kwargs):
+def _make_kernel(memo, *args, **kwargs):
     if kwargs.get("lang_version") is None:
         version = _caller_lang_version(sys._getframe(1).f_globals)
         if version is None:
@@ -84,25 +90,32 @@ def _make_kernel(*args, **kwargs):
     if key is None:
         return _ORIGINAL(*args, **kwargs)
     with _LOCK:
-        made = _MEMO.get(key)
+        made = memo.get(key)
         if made is not None:
-            _MEMO.move_to_end(key)
+            memo.move_to_end(key)
     if made is None:
         made = _ORIGINAL(*args, **kwargs)
         with _LOCK:
-            _MEMO[key] = made
-            while len(_MEMO) > MEMO_SIZE:
-                _MEMO.popitem(last=False)
+            memo[key] = made
+            while len(memo) > MEMO_SIZE:
+                memo.popitem(last=False)
     return fresh_copy(made)
 
 
 @contextlib.contextmanager
-def memoized_make_kernel():
-    """While inside, ``loopy.make_kernel`` (as ``lp.make_kernel``) is memoized."""
+def memoized_make_kernel(space=None):
+    """While inside, ``loopy.make_kernel`` (as ``lp.make_kernel``) is memoized, in
+    ``space``'s own memo where one is given."""
     if loopy.make_kernel is not _ORIGINAL:     # nested, or patched by someone else
         yield
         return
-    loopy.make_kernel = _make_kernel
+    if space is None:
+        memo = _MEMO
+    else:
+        with _LOCK:
+            memo = _SPACE_MEMOS.setdefault(space, OrderedDict())
+    # a partial adds no Python frame: loopy's and the memo's look at the caller's module
+    loopy.make_kernel = functools.partial(_make_kernel, memo)
     try:
         yield
     finally:

@@ -87,7 +87,7 @@ def count_candidate(c, refs, granularity, subgroup_size):
         # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
         # size is read from the raw kernel, a few ms): the properties have it; the
         # user's make_kernel call, the same at every probe, made once
-        with memoized_make_kernel():
+        with memoized_make_kernel(c.space):
             program = c.space.build(c.point)
     except BarvinokMissingError:
         raise
