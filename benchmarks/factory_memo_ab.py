@@ -4,8 +4,8 @@
 For every space given (default: every ``examples/spaces/*.py`` and
 ``examples/kernels/my_space.py``), a spread sample of points (every structure's first
 point among them) is built both ways, the two in turns (plain first on every other
-point), and timed in processor milliseconds; the memo starts empty for each space and
-its first build is timed too, as a ranking's first probe pays for it.  The two kernels
+point), and timed in processor milliseconds; the memo is the space's own, as in a ranking,
+and its first build is timed too, as a ranking's first probe pays for it.  The two kernels
 must be equal (loopy's ``==`` on the translation units: every instruction, argument,
 domain, iname and option), or the script exits 1.
 
@@ -38,7 +38,7 @@ def main() -> int:
     def build(space, point, memo: bool):
         began = time.process_time()
         if memo:
-            with factory_memo.memoized_make_kernel():
+            with factory_memo.memoized_make_kernel(space):
                 kernel = space.build(point)
         else:
             kernel = space.build(point)
@@ -61,7 +61,6 @@ def main() -> int:
             firsts.setdefault(structure_key(p, knobs), p)
         sample = list(dict.fromkeys([*firsts.values(), *points[::step][:args.points]]))
         build(space, points[-1], memo=False)      # the first build pays for imports
-        factory_memo._MEMO.clear()
         plain_ms = memo_ms = 0.0
         unequal = 0
         for i, p in enumerate(sample):
@@ -76,9 +75,9 @@ def main() -> int:
             unequal += memo_kernel != plain_kernel
         n = len(sample)
         name = ref.rpartition("/")[2].replace(".py:space", "")
+        distinct = len(factory_memo._SPACE_MEMOS[space])
         print(f"{name:<24} {n:>6} {plain_ms / n:>8.2f} {memo_ms / n:>8.2f} "
-              f"{(plain_ms - memo_ms) / n:>7.2f} {len(factory_memo._MEMO):>20} {unequal:>7}",
-              flush=True)
+              f"{(plain_ms - memo_ms) / n:>7.2f} {distinct:>20} {unequal:>7}", flush=True)
         unequal_total += unequal
         plain_total += plain_ms
         memo_total += memo_ms
