@@ -108,3 +108,11 @@ def test_a_space_memo_goes_with_its_space():
     del space
     gc.collect()
     assert len(factory_memo._SPACE_MEMOS) == 0
+
+
+def test_a_space_without_weak_references_uses_the_process_memo():
+    from types import SimpleNamespace
+
+    with memoized_make_kernel(SimpleNamespace()):
+        memo = _factory(40, lang_version=(2018, 2))
+    assert memo == _factory(40, lang_version=(2018, 2))

@@ -109,11 +109,13 @@ def memoized_make_kernel(space=None):
     if loopy.make_kernel is not _ORIGINAL:     # nested, or patched by someone else
         yield
         return
-    if space is None:
-        memo = _MEMO
-    else:
+    memo = _MEMO
+    if space is not None:
         with _LOCK:
-            memo = _SPACE_MEMOS.setdefault(space, OrderedDict())
+            try:
+                memo = _SPACE_MEMOS.setdefault(space, OrderedDict())
+            except TypeError:       # no weak reference to it: the process's memo
+                pass
     # a partial adds no Python frame: loopy's and the memo's look at the caller's module
     loopy.make_kernel = functools.partial(_make_kernel, memo)
     try:
