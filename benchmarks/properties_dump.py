@@ -5,7 +5,8 @@
 the text of every count, the parameters, group size, assumptions, footprints and
 access records at work-item and at sub-group (32) granularity; ``--prepared``
 extracts the sub-group ones with the work-item properties given (``workitem=``: their
-prepared program and barriers), as the ranking now does.  ``compare A.json B.json`` prints every difference and exits 1 on
+prepared program and barriers), as the ranking now does; ``--memo`` builds the points
+with the factory's ``lp.make_kernel`` memoized, as the ranking now does.  ``compare A.json B.json`` prints every difference and exits 1 on
 one.  Run the dump once with ``PYTHONPATH`` at an older checkout (e.g. ``git archive
 COMMIT workbench | tar -x -C /tmp/old``) and once at this one.
 """
@@ -20,7 +21,9 @@ import time
 import warnings
 
 
-def dump(out: str, step: int, prepared: bool) -> None:
+def dump(out: str, step: int, prepared: bool, memo: bool = False) -> None:
+    import contextlib
+
     import workbench
     from workbench.properties import extract_properties
     from workbench.properties.features import Granularity
@@ -32,7 +35,10 @@ def dump(out: str, step: int, prepared: bool) -> None:
               *sorted(glob.glob("tests/spaces/*.py"))]:
         space = resolve_space(f"{f}:space")
         for p in space.points()[::step]:
-            kernel = space.build(p)
+            if memo:
+                from workbench.models.factory_memo import memoized_make_kernel
+            with memoized_make_kernel() if memo else contextlib.nullcontext():
+                kernel = space.build(p)
             workitem = extract_properties(kernel)
             subgroup = extract_properties(kernel, granularity=Granularity.SUBGROUP,
                                           subgroup_size=32,
@@ -77,13 +83,16 @@ def main() -> int:
     d.add_argument("out")
     d.add_argument("--step", type=int, default=1)
     d.add_argument("--prepared", action="store_true")
+    d.add_argument("--memo", action="store_true",
+                   help="build the points as a ranking does, the factory's make_kernel "
+                        "memoized (workbench.models.factory_memo)")
     c = sub.add_parser("compare")
     c.add_argument("a")
     c.add_argument("b")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.command == "dump":
-        dump(args.out, args.step, args.prepared)
+        dump(args.out, args.step, args.prepared, args.memo)
         return 0
     return compare(args.a, args.b)
 

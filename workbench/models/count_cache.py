@@ -59,6 +59,7 @@ def _library_versions() -> str:
                         root / "models" / "expressions" / "features.py",
                         root / "models" / "candidate_features.py",
                         root / "models" / "point_counts.py",
+                        root / "models" / "factory_memo.py",
                         root / "models" / "structure_counts.py",
                         root / "models" / "structure_fit.py",
                         root / "models" / "global_bytes.py"]):

@@ -12,6 +12,7 @@ from loopy.diagnostic import LoopyError
 
 from workbench.errors import BarvinokMissingError, WorkbenchError
 from workbench.models.expressions.feature_values import build_feature_values
+from workbench.models.factory_memo import memoized_make_kernel
 from workbench.models.global_bytes import global_array_bytes, global_footprint_bytes
 from workbench.properties import Granularity, extract_properties
 
@@ -84,8 +85,10 @@ def count_candidate(c, refs, granularity, subgroup_size):
     and other models read later)."""
     try:
         # the point's kernel as built, not wrapped in a KernelSpec (whose work-group
-        # size is read from the raw kernel, a few ms): the properties have it
-        program = c.space.build(c.point)
+        # size is read from the raw kernel, a few ms): the properties have it; the
+        # user's make_kernel call, the same at every probe, made once
+        with memoized_make_kernel(c.space):
+            program = c.space.build(c.point)
     except BarvinokMissingError:
         raise
     except USER_BUILD_ERRORS as err:
