@@ -11,49 +11,22 @@ Each kernel timed by OpenCL profiling events, two warm-up launches and the media
 
 from __future__ import annotations
 
-import importlib.util
-import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cl_array
-
-REPEATS = 10
-
-
-def _builders():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "round15_probe_kernels.py"
-    spec = importlib.util.spec_from_file_location("round15_probe_kernels", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _time(knl, queue, args) -> float:
-    times = []
-    for k in range(2 + REPEATS):
-        event, _ = knl(queue, **args)
-        event.wait()
-        if k >= 2:
-            times.append((event.profile.end - event.profile.start) * 1e-9)
-    return statistics.median(times)
+from device_probe import REPEATS, header, load_benchmark_module, median_time, profiling_queue
 
 
 def main() -> None:
     import loopy as lp
 
-    b = _builders()
+    b = load_benchmark_module("round15_probe_kernels")
     small = len(sys.argv) > 1 and sys.argv[1] == "small"
-    gpus = [d for p in cl.get_platforms() for d in p.get_devices(cl.device_type.GPU)]
-    device = (gpus or cl.get_platforms()[0].get_devices())[0]   # a CPU only for a check
-    context = cl.Context([device])
-    queue = cl.CommandQueue(context,
-                            properties=cl.command_queue_properties.PROFILING_ENABLE)
-    print(f"# {device.name}, driver {device.driver_version}; loopy {lp.VERSION}, pyopencl "
-          f"{cl.VERSION_TEXT}; trig: n = {b.TRIG_N}, group {b.TRIG_GROUP}; stencils: "
+    device, queue = profiling_queue()   # a CPU only for a check
+    print(f"# {header(device)}; "
+          f"trig: n = {b.TRIG_N}, group {b.TRIG_GROUP}; stencils: "
           f"n x n; median of {REPEATS} after 2 warm-up launches")
     print("kernel                        dtype    time_ms")
     began = time.perf_counter()
@@ -67,7 +40,7 @@ def main() -> None:
         y = cl_array.empty_like(x)
         args = {"x": x, "y": y, "n": np.int32(n), "c": np.dtype(dtype).type(c),
                 "d": np.dtype(dtype).type(d)}
-        t = _time(knl, queue, {k: v for k, v in args.items() if k in names})
+        t = median_time(knl, queue, {k: v for k, v in args.items() if k in names})
         print(f"{knl.default_entrypoint.name:29s} {dtype:8s} {t * 1e3:8.4f}", flush=True)
         del x, y
     for knl, dtype, points, size, _ in b.stencil_kernels():
@@ -79,7 +52,7 @@ def main() -> None:
         args = {"u": u, "out": out, "n": np.int32(size),
                 **{c: np.dtype(dtype).type(w) for c, w in
                    (("c0", 0.5), ("c1", 0.125), ("c2", 0.0625))[:2 + (points == 9)]}}
-        t = _time(knl, queue, args)
+        t = median_time(knl, queue, args)
         print(f"{knl.default_entrypoint.name:29s} {dtype:8s} {t * 1e3:8.4f}", flush=True)
         del u, out
     print(f"# {time.perf_counter() - began:.1f} s")

@@ -11,49 +11,22 @@ median of ``REPEATS``; one line a point (kernel, dtype, n, ms).
 
 from __future__ import annotations
 
-import importlib.util
-import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cl_array
-
-REPEATS = 10
-
-
-def _builders():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "round16_chain_kernels.py"
-    spec = importlib.util.spec_from_file_location("round16_chain_kernels", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _time(knl, queue, args) -> float:
-    times = []
-    for k in range(2 + REPEATS):
-        event, _ = knl(queue, **args)
-        event.wait()
-        if k >= 2:
-            times.append((event.profile.end - event.profile.start) * 1e-9)
-    return statistics.median(times)
+from device_probe import REPEATS, header, load_benchmark_module, median_time, profiling_queue
 
 
 def main() -> None:
     import loopy as lp
 
-    b = _builders()
+    b = load_benchmark_module("round16_chain_kernels")
     small = len(sys.argv) > 1 and sys.argv[1] == "small"
-    gpus = [d for p in cl.get_platforms() for d in p.get_devices(cl.device_type.GPU)]
-    device = (gpus or cl.get_platforms()[0].get_devices())[0]   # a CPU only for a check
-    context = cl.Context([device])
-    queue = cl.CommandQueue(context,
-                            properties=cl.command_queue_properties.PROFILING_ENABLE)
-    print(f"# {device.name}, driver {device.driver_version}; loopy {lp.VERSION}, pyopencl "
-          f"{cl.VERSION_TEXT}; group {b.GROUP}; median of {REPEATS} after 2 warm-up launches")
+    device, queue = profiling_queue()   # a CPU only for a check
+    print(f"# {header(device)}; "
+          f"group {b.GROUP}; median of {REPEATS} after 2 warm-up launches")
     print("kernel                        dtype          n    time_ms")
     began = time.perf_counter()
     rng = np.random.default_rng(0)
@@ -63,7 +36,7 @@ def main() -> None:
         for n in (b.SIZES[dtype][:2] if small else b.SIZES[dtype]):
             x = cl_array.to_device(queue, rng.uniform(0.0, 1.0, n).astype(dtype))
             y = cl_array.empty_like(x)
-            t = _time(knl, queue, {"x": x, "tab": tab, "y": y, "n": np.int32(n)})
+            t = median_time(knl, queue, {"x": x, "tab": tab, "y": y, "n": np.int32(n)})
             print(f"{knl.default_entrypoint.name:29s} {dtype:8s} {n:9d} {t * 1e3:10.5f}",
                   flush=True)
             del x, y
