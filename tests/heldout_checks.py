@@ -55,3 +55,24 @@ def numeric_runs(variants):
     alternate down the list."""
     for k, (name, variant) in enumerate(variants):
         yield name, variant, ("float32", "float64")[k % 2]
+
+
+def total_of(counts: dict[str, int], part: str) -> int:
+    """The sum of the counts whose feature name contains ``part``."""
+    return sum(v for k, v in counts.items() if part in k)
+
+
+def check_inputs(name: str, variant: str, dtype: str = "float32") -> dict:
+    """A kernel's check inputs, drawn as its verification draws them (seed 1234)."""
+    import numpy as np
+
+    spec = get_kernel(name)
+    request = spec.request(variant, dtype)
+    return spec.inputs(dict(spec.check_params), request.dtype, np.random.default_rng(1234),
+                       variant)
+
+
+def expected_outputs(name: str, variant: str) -> dict:
+    """What the kernel's reference computes from :func:`check_inputs` (float32)."""
+    spec = get_kernel(name)
+    return spec.expected(check_inputs(name, variant), spec.check_params, variant)

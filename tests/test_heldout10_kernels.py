@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from heldout_checks import check_inputs, total_of
 from test_catalog import nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
@@ -24,57 +25,46 @@ pytestmark = [
 ]
 
 
-def _total(got: dict[str, int], part: str) -> int:
-    return sum(v for k, v in got.items() if part in k)
-
-
-def _check_inputs(name: str, variant: str, dtype: str = "float32") -> dict:
-    spec = get_kernel(name)
-    request = spec.request(variant, dtype)
-    return spec.inputs(dict(spec.check_params), request.dtype, np.random.default_rng(1234),
-                       variant)
-
-
 def test_elementwise_and_row_kernels_count_their_text():
     n = 2000
     got = nonzero_counts("box_muller", "pair", (256,), {"n": n})
     assert got["f_op_float32_special"] == 4 * n and got["f_op_float32_mul"] == 4 * n
-    assert _total(got, "float32_load") == 2 * n == _total(got, "float32_store")
+    assert total_of(got, "float32_load") == 2 * n == total_of(got, "float32_store")
     got = nonzero_counts("spectrum_mag_phase", "power_db", (256,), {"n": n}, "float64")
-    assert got["f_op_float64_special"] == n and _total(got, "float64_store") == n
+    assert got["f_op_float64_special"] == n and total_of(got, "float64_store") == n
     n = 1000
     # an Euler step: 7 additions and 7 multiplications; the state loaded and stored once
     got = nonzero_counts("lorenz_ensemble", "euler", (128,), {"n": n}, "float64")
     assert got["f_op_float64_add"] == got["f_op_float64_mul"] == 7 * LORENZ_STEPS["euler"] * n
-    assert _total(got, "float64_load") == 3 * n == _total(got, "float64_store")
+    assert total_of(got, "float64_load") == 3 * n == total_of(got, "float64_store")
     got = nonzero_counts("column_stats", "mean_std", (128,), {"n": 300})
-    assert _total(got, "float32_load") == 2 * STATS_ROWS * 300
-    assert got["f_op_float32_special"] == 300 and _total(got, "float32_store") == 600
+    assert total_of(got, "float32_load") == 2 * STATS_ROWS * 300
+    assert got["f_op_float32_special"] == 300 and total_of(got, "float32_store") == 600
     got = nonzero_counts("cosine_similarity_rows", "cosine", (128,), {"nr": 500})
     # a in the products and in its own squares, b likewise: four reads per column
-    assert _total(got, "float32_load") == 4 * SIM_COLS * 500
+    assert total_of(got, "float32_load") == 4 * SIM_COLS * 500
     assert got["f_op_float32_div"] == 500
     n = 64 * 40
     got = nonzero_counts("groupwise_dequant", "affine", (256,), {"n": n})
-    assert _total(got, "float32_load") == 3 * n and got["f_op_float32_mul"] == n
+    assert total_of(got, "float32_load") == 3 * n and got["f_op_float32_mul"] == n
 
 
 def test_grid_kernels_count_their_text():
     m, n = 45, 70
     got = nonzero_counts("rope_rotate", "computed", (16, 12), {"m": m, "n": n})
     assert got["f_op_float32_special"] == 2 * m * n
-    assert _total(got, "float32_store") == 2 * m * n
+    assert total_of(got, "float32_store") == 2 * m * n
     got = nonzero_counts("game_of_life", "life", (16, 16), {"m": m, "n": n})
-    assert _total(got, "float32_load") == 9 * m * n and _total(got, "float32_store") == m * n
+    assert total_of(got, "float32_load") == 9 * m * n and total_of(got, "float32_store") == m * n
     # the Laplacian's points, the centre again in the update, the previous level
     got = nonzero_counts("wave_leapfrog", "order4", (16, 16), {"m": m, "n": n})
-    assert _total(got, "float32_load") == (9 + 1 + 1) * m * n
+    assert total_of(got, "float32_load") == (9 + 1 + 1) * m * n
     got = nonzero_counts("wave_leapfrog", "order2", (16, 16), {"m": m, "n": n})
-    assert _total(got, "float32_load") == (5 + 1 + 1) * m * n
+    assert total_of(got, "float32_load") == (5 + 1 + 1) * m * n
 
 
 def test_life_inputs_take_every_rule():
-    board = _check_inputs("game_of_life", "highlife")["board"].astype(np.float64)
+    board = check_inputs("game_of_life", "highlife")["board"].astype(np.float64)
     alive, cnt = board[1:-1, 1:-1] > 0, life_counts(board)
     assert not board[0].any() and not board[:, -1].any()          # a dead border
     # births on 3 (both rules) and on 6 (HighLife only), survivals on 2 and 3, deaths
@@ -82,22 +72,22 @@ def test_life_inputs_take_every_rule():
                   alive & (cnt == 3), alive & ((cnt < 2) | (cnt > 3))):
         assert taken.sum() >= 5
     spec = get_kernel("game_of_life")
-    inputs = _check_inputs("game_of_life", "highlife")
+    inputs = check_inputs("game_of_life", "highlife")
     life = spec.expected(inputs, spec.check_params, "life")["nxt"]
     high = spec.expected(inputs, spec.check_params, "highlife")["nxt"]
     assert (high != life).sum() >= 5
 
 
 def test_inputs_take_every_sign_and_quadrant():
-    u2 = _check_inputs("box_muller", "pair")["u2"]
+    u2 = check_inputs("box_muller", "pair")["u2"]
     assert all(((u2 >= q / 4) & (u2 < (q + 1) / 4)).sum() > 100 for q in range(4))
-    z = _check_inputs("spectrum_mag_phase", "power_db")["z"]
+    z = check_inputs("spectrum_mag_phase", "power_db")["z"]
     power = (z.astype(np.float64) ** 2).sum(axis=1)
     assert (power < 1).sum() > 100 and (power > 1).sum() > 100
     assert len({(a > 0, b > 0) for a, b in z}) == 4
     spec = get_kernel("cosine_similarity_rows")
-    sim = spec.expected(_check_inputs(spec.name, "pearson"), spec.check_params,
+    sim = spec.expected(check_inputs(spec.name, "pearson"), spec.check_params,
                         "pearson")["sim"]
     assert (sim < -0.5).sum() > 50 and (sim > 0.5).sum() > 50
-    q = _check_inputs("groupwise_dequant", "affine")
+    q = check_inputs("groupwise_dequant", "affine")
     assert len(q["zero"]) * QUANT_GROUP == len(q["q"]) and len(set(q["zero"])) > 5

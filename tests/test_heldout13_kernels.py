@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT13_SPECS
 from workbench.kernels.defs.heldout13 import BLEND_EDGES, KEY_STEPS, KEYFRAMES, keyframe_interval
 from workbench.kernels.defs.heldout13_geometry import SLERP_MIN_ANGLE, bary_weights, slerp_dots
@@ -27,32 +27,16 @@ pytestmark = [
 ]
 
 
-def _total(got: dict[str, int], part: str) -> int:
-    return sum(v for k, v in got.items() if part in k)
-
-
-def _check_inputs(name: str, variant: str, dtype: str = "float32") -> dict:
-    spec = get_kernel(name)
-    request = spec.request(variant, dtype)
-    return spec.inputs(dict(spec.check_params), request.dtype, np.random.default_rng(1234),
-                       variant)
-
-
-def _expected(name: str, variant: str) -> dict:
-    spec = get_kernel(name)
-    return spec.expected(_check_inputs(name, variant), spec.check_params, variant)
-
-
 def test_one_dimensional_kernels_count_their_text():
     n = 2000
     got = nonzero_counts("smoothstep_blend", "smootherstep", (256,), {"n": n})
-    assert _total(got, "float32_load") == 3 * n and _total(got, "float32_store") == n
+    assert total_of(got, "float32_load") == 3 * n and total_of(got, "float32_store") == n
     # a square root, an arc cosine and a cosine per eigenvalue written beyond the first
     got = nonzero_counts("sym_eigvals3", "all", (256,), {"n": n})
-    assert got["f_op_float32_special"] == 4 * n and _total(got, "float32_store") == 3 * n
+    assert got["f_op_float32_special"] == 4 * n and total_of(got, "float32_store") == 3 * n
     # six planes, the diagonal read twice (for the trace and for the shift)
     got = nonzero_counts("sym_eigvals3", "largest", (256,), {"n": n})
-    assert got["f_op_float32_special"] == 3 * n and _total(got, "float32_load") == 9 * n
+    assert got["f_op_float32_special"] == 3 * n and total_of(got, "float32_load") == 9 * n
     # a table read per bisection step, four for the interpolation (all data-dependent)
     got = nonzero_counts("keyframe_sample", "linear", (256,), {"n": n})
     assert got["f_mem_access_global_float32_load_stride0"] == (KEY_STEPS + 4) * n
@@ -79,10 +63,10 @@ def test_grid_kernels_count_their_text():
     m, n = 45, 70
     got = nonzero_counts("bezier_eval", "tangent", (16, 16), {"ncurves": m, "nsamples": n})
     assert got["f_mem_access_global_float32_load_stride0"] == 8 * m * n
-    assert _total(got, "float32_store") == 2 * m * n
+    assert total_of(got, "float32_store") == 2 * m * n
     frames = 37
     got = nonzero_counts("stft_frames", "half_hop", (16, 16), {"nframes": frames})
-    assert _total(got, "float32_load") == 2 * STFT_FRAME * frames
+    assert total_of(got, "float32_load") == 2 * STFT_FRAME * frames
     got = nonzero_counts("depthwise_causal_conv", "silu", (16, 16),
                          {"nchannels": m, "nsteps": n})
     assert got["f_mem_access_global_float32_load_stride0"] == (CONV_TAPS + 1) * m * n
@@ -98,15 +82,15 @@ def test_every_size_parameter_is_a_property_parameter():
 
 
 def test_inputs_take_every_clamp_sign_and_arm():
-    mask = _check_inputs("smoothstep_blend", "smoothstep")["mask"]
+    mask = check_inputs("smoothstep_blend", "smoothstep")["mask"]
     lo, hi = BLEND_EDGES
     assert min((mask < lo).sum(), (mask > hi).sum(), ((mask > lo) & (mask < hi)).sum()) > 500
-    w = bary_weights(_check_inputs("barycentric_interp", "masked"))
+    w = bary_weights(check_inputs("barycentric_interp", "masked"))
     inside = w.min(axis=1) >= 0
     assert inside.sum() > 500 and (~inside).sum() > 500
-    out = _expected("barycentric_interp", "masked")["out"]
+    out = expected_outputs("barycentric_interp", "masked")["out"]
     assert (out == np.float32(0.25)).sum() == (~inside).sum()
-    q = _check_inputs("quat_slerp", "slerp")
+    q = check_inputs("quat_slerp", "slerp")
     dots = slerp_dots(q)
     assert (dots < 0).sum() > 500 and (dots > 0).sum() > 500
     # equal pairs: the angle's lower clamp, and float32 dots above one (the upper one)
@@ -115,13 +99,13 @@ def test_inputs_take_every_clamp_sign_and_arm():
     d32 = np.abs(q0[:, 0] * q1[:, 0] + q0[:, 1] * q1[:, 1] + q0[:, 2] * q1[:, 2]
                  + q0[:, 3] * q1[:, 3])
     assert (d32 > 1).sum() > 5
-    nrm = _expected("triangle_normals", "unit")["normals"]
+    nrm = expected_outputs("triangle_normals", "unit")["normals"]
     for c in range(3):
         assert (nrm[:, c] < 0).sum() > 300 and (nrm[:, c] > 0).sum() > 300
-    y = _expected("depthwise_causal_conv", "plain")["y"]
+    y = expected_outputs("depthwise_causal_conv", "plain")["y"]
     assert (y < -0.3).sum() > 500 and (y > 0.3).sum() > 500
     # every interval of the curve is hit, both ends included
-    assert set(keyframe_interval(_check_inputs("keyframe_sample", "linear"))) == \
+    assert set(keyframe_interval(check_inputs("keyframe_sample", "linear"))) == \
         set(range(KEYFRAMES - 1))
 
 
@@ -132,16 +116,16 @@ def test_variants_differ_where_they_should():
                             ("quat_slerp", "slerp", "nlerp", "q_out"),
                             ("bezier_eval", "point", "tangent", "x_out"),
                             ("depthwise_causal_conv", "plain", "silu", "y")):
-        first, second = _expected(name, a)[out], _expected(name, b)[out]
+        first, second = expected_outputs(name, a)[out], expected_outputs(name, b)[out]
         assert (np.abs(first - second) > 1e-3 * np.abs(first)).sum() > 100, name
     # the closed form against the three eigenvalues: all distinct, the middle one too
-    eig = _expected("sym_eigvals3", "all")
+    eig = expected_outputs("sym_eigvals3", "all")
     assert (eig["eig_max"] > eig["eig_mid"] + 0.4).all()
     assert (eig["eig_mid"] > eig["eig_min"] + 0.4).all()
     # frames overlap by three quarters or by half
     for variant, hop in (("quarter_hop", STFT_FRAME // 4), ("half_hop", STFT_FRAME // 2)):
-        x = _check_inputs("stft_frames", variant)
-        frames = _expected("stft_frames", variant)["frames"]
+        x = check_inputs("stft_frames", variant)
+        frames = expected_outputs("stft_frames", variant)["frames"]
         window = x["window"].astype(np.float64)
         np.testing.assert_allclose(frames[1, 1:STFT_FRAME - hop] / window[1:STFT_FRAME - hop],
                                    frames[0, hop + 1:] / window[hop + 1:], rtol=1e-6)

@@ -9,6 +9,7 @@ model design.
 from __future__ import annotations
 
 import pytest
+from heldout_checks import total_of
 from test_catalog import nonzero_counts
 
 from workbench.kernels.defs.heldout8_grid import ESCAPE_ITERATIONS
@@ -20,32 +21,28 @@ pytestmark = [
 ]
 
 
-def _total(got: dict[str, int], part: str) -> int:
-    return sum(v for k, v in got.items() if part in k)
-
-
 def test_products_butterflies_fractals_and_lookups_count_their_text():
     n = 1000
     got = nonzero_counts("quaternion_product", "soa", (128,), {"n": n})
     assert got["f_op_float32_mul"] == 16 * n and got["f_op_float32_add"] == 12 * n
-    assert _total(got, "float32_store") == 4 * n
+    assert total_of(got, "float32_store") == 4 * n
     n = 1024
     got = nonzero_counts("fft_butterfly", "sincos", (128,), {"n": n}, "float64")
     assert got["f_op_float64_special"] == 2 * n          # a cosine and a sine per pair
-    assert _total(got, "float64_store") == 4 * n
+    assert total_of(got, "float64_store") == 4 * n
     got = nonzero_counts("fft_butterfly", "table", (128,), {"n": n})
-    assert _total(got, "float32_load") == 6 * n and "f_op_float32_special" not in got
+    assert total_of(got, "float32_load") == 6 * n and "f_op_float32_special" not in got
     m, n = 45, 70
     got = nonzero_counts("mandelbrot_escape", "julia", (16, 12), {"m": m, "n": n})
     assert got["f_op_float32_mul"] == (10 * ESCAPE_ITERATIONS + 4) * m * n
-    assert _total(got, "float32_store") == 2 * m * n and _total(got, "load") == 0
+    assert total_of(got, "float32_store") == 2 * m * n and total_of(got, "load") == 0
     m, n = 48, 80
     got = nonzero_counts("kron_product", "accumulate", (16, 16), {"m": m, "n": n})
-    assert _total(got, "float32_load") == 3 * m * n
+    assert total_of(got, "float32_load") == 3 * m * n
     n = 1000
     got = nonzero_counts("ray_sphere_hit", "two_spheres", (128,), {"n": n})
     assert got["f_op_float32_special"] == 2 * n          # a square root per sphere
-    assert _total(got, "float32_load") == 6 * n
+    assert total_of(got, "float32_load") == 6 * n
 
 
 @pytest.mark.parametrize("variant", ["mandelbrot", "julia"])
