@@ -74,7 +74,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 7 min 48 s with -n 2 (2,188 tests, 2026-11-27, 07:42 UTC; each notebook runs once)
+# 6 min 54 s with -n 2 (2,352 tests, 2026-11-27, 10:02 UTC; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
