@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout14 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout15 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -17,7 +17,7 @@ from test_catalog import check_numerics, counting_warnings
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
     HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS, \
-    HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS
+    HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -59,6 +59,9 @@ SETS = {
     "heldout14": (HELDOUT14_SPECS, {"shrink_threshold", "tonemap_pixels", "trapezoid_rows",
          "ray_box_slab", "segment_intersect", "curl_div2d", "pad_reflect", "im2col3x3",
          "pixel_shuffle"}),
+    "heldout15": (HELDOUT15_SPECS, {"quadratic_roots", "srgb_to_lab", "iir_channels",
+         "project_points", "sdf_march", "median_filter", "gauss_blur_pass",
+         "grad_orientation", "givens_rotate_rows"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]
