@@ -50,7 +50,8 @@ def _build_quadratic(req: BuildRequest) -> lp.TranslationUnit:
     u.require(req, _QUAD_VARIANTS, 1)
     stores = ["x1[i] = q / a {dep=q}"]
     if req.variant == "both_roots":
-        stores.append("x2[i] = is_real * (c / q) + (one - is_real) * (one_half * sq / fabs(a)) {dep=q}")
+        stores.append("x2[i] = is_real * (c / q) "
+                      "+ (one - is_real) * (one_half * sq / fabs(a)) {dep=q}")
     body = "\n            ".join(stores)
     knl = u.make_kernel(
         "{[i]: 0 <= i < n}",
@@ -146,10 +147,11 @@ SRGB_KNEE = 0.04045
 LAB_KNEE = (6.0 / 29.0) ** 3
 _LAB_CONSTS = (("one", 1.0), ("knee", SRGB_KNEE), ("inv_slope", 1 / 12.92),
                ("a_offset", 0.055), ("inv_a_scale", 1 / 1.055), ("gamma", 2.4),
-               *((f"m{r}{k}", SRGB_TO_XYZ[r][k] / WHITE_D65[r]) for r in range(3) for k in range(3)))
-_LAB_EXTRA = (("lab_knee", LAB_KNEE), ("third", 1.0 / 3.0), ("lin_slope", 1.0 / (3 * (6.0 / 29.0) ** 2)),
-              ("lin_offset", 4.0 / 29.0), ("l_scale", 116.0), ("l_offset", 16.0),
-              ("a_scale", 500.0), ("b_scale", 200.0))
+               *((f"m{r}{k}", SRGB_TO_XYZ[r][k] / WHITE_D65[r])
+                 for r in range(3) for k in range(3)))
+_LAB_EXTRA = (("lab_knee", LAB_KNEE), ("third", 1.0 / 3.0),
+              ("lin_slope", 1.0 / (3 * (6.0 / 29.0) ** 2)), ("lin_offset", 4.0 / 29.0),
+              ("l_scale", 116.0), ("l_offset", 16.0), ("a_scale", 500.0), ("b_scale", 200.0))
 _LAB_OUTPUTS: Mapping[str, tuple[str, str, str]] = {"lab": ("lum", "a_star", "b_star"),
                                                      "xyz": ("x_out", "y_out", "z_out")}
 _CHANNELS = ("r", "g", "b")

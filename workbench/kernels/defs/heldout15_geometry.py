@@ -108,7 +108,8 @@ def _project_inputs(variant: str, params, dtype, rng) -> dict:
         if not bad.any():
             break
         pts[bad, :2] = np.c_[rng.uniform(-6, 6, bad.sum()), rng.uniform(-3, 5, bad.sum())]
-    planes = {f"pts_{a}": np.ascontiguousarray(pts[:, k], dtype=dtype.numpy) for k, a in enumerate(_AXES)}
+    planes = {f"pts_{a}": np.ascontiguousarray(pts[:, k], dtype=dtype.numpy)
+              for k, a in enumerate(_AXES)}
     return (planes | {"view_proj": np.asarray(camera_matrix(), dtype=dtype.numpy)}
             | u.scalar_inputs(dtype, _PROJ_CONSTS))
 
