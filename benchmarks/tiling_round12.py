@@ -104,11 +104,11 @@ def plan() -> dict:
     return out
 
 
-def read_times(path: Path = TIMES) -> pd.DataFrame:
-    xz = Path(f"{path}.xz")
+def read_csv(path: Path) -> pd.DataFrame:
+    """A CSV, or its ``.xz`` beside it (as the repository ships the call's files)."""
     if path.exists():
         return pd.read_csv(path)
-    with lzma.open(xz, "rt") as f:
+    with lzma.open(f"{path}.xz", "rt") as f:
         return pd.read_csv(f)
 
 
@@ -169,9 +169,9 @@ def problem_rows(times: pd.DataFrame, ranks: dict, kind: str = "chosen-shipped")
 
 
 def ranks_of(path: Path = BUILDS, kind: str = "chosen-shipped") -> dict:
-    if not path.exists():
+    if not path.exists() and not Path(f"{path}.xz").exists():
         return {}
-    b = pd.read_csv(path)
+    b = read_csv(path)
     b = b[b["picked"] & (b["kind"] == kind)]
     return {(s, z): list(p.sort_values("rank")["label"])
             for (s, z), p in b.groupby(["stencil", "sizes"])}
@@ -204,7 +204,7 @@ def main() -> int:
         args.plan.write_text(json.dumps(plan(), indent=1) + "\n")
         print(f"written: {args.plan}")
         return 0
-    times = read_times(args.times)
+    times = read_csv(args.times)
     print("1. every point: median over rounds of each round's minimum, ms; spread = "
           "(slowest - fastest round) / median")
     t = point_table(times)
