@@ -295,6 +295,23 @@ def choose(rows: dict) -> str:
                                     + rows[w]["unseen2_geomean_rel_error"]))
 
 
+def reason(rows: dict, chosen: str, stamp: str) -> str:
+    """Why ``chosen`` is the default, for ``default-model.json``."""
+    tied = tied_candidates(rows)
+    loko = ("cross-kernel leave-one-kernel-out error over the catalog's non-microbenchmark "
+            "kernels, float32 and float64, all group sizes")
+    if len(tied) == 1:
+        why = f"lowest {loko} ({rows[chosen]['loko_all_catalog_kernels']:.2%})"
+    else:
+        lowest = min(rows[w]["loko_all_catalog_kernels"] for w in tied)
+        why = (f"{loko} {rows[chosen]['loko_all_catalog_kernels']:.2%}, within "
+               f"{TIE_BAND * 100:.2f} points of the lowest ({lowest:.2%}; {len(tied)} candidates "
+               f"tied), and the lowest geometric mean over the blind-era sets heldout10-14 among them "
+               f"({rows[chosen][BLIND_ERA_KEY]:.2%})")
+    return (f"{why}; the unseen sets (never fitted) are reported beside it; "
+            f"benchmarks/default_model_choice.py, {stamp}")
+
+
 def blind_era_errors(weights_files) -> dict:
     """``{weights file: {set: error, ..., BLIND_ERA_KEY: geometric mean}}`` over
     :data:`BLIND_ERA`, each set by ``benchmarks/set_errors.py`` (its store decompressed from
@@ -379,7 +396,7 @@ def main() -> None:
             rows[w] = {**rows[w], "blind_era": {n: figures[n] for n in BLIND_ERA},
                        BLIND_ERA_KEY: figures[BLIND_ERA_KEY]}
         for w in tied:
-            print(f"tied (LOKO within {TIE_BAND:.2%} of the lowest): {w} LOKO "
+            print(f"tied (LOKO within {TIE_BAND * 100:.2f} points of the lowest): {w} LOKO "
                   f"{rows[w]['loko_all_catalog_kernels']:.2%}, heldout10-14 "
                   f"{rows[w][BLIND_ERA_KEY]:.2%} ("
                   + ", ".join(f"{n} {v:.2%}" for n, v in rows[w]["blind_era"].items())
@@ -392,15 +409,7 @@ def main() -> None:
           f"microbenchmark catalog kernels (all group sizes): {chosen}; {stamp}, "
           f"{time.time() - start:.0f} s")
     if args.write:
-        tie = (f"; {len(tied)} candidates within {TIE_BAND:.2%} of the lowest LOKO, the "
-               f"lowest geometric mean over heldout10-14 "
-               f"({rows[chosen][BLIND_ERA_KEY]:.2%})" if len(tied) > 1 else "")
-        record.update(weights=chosen, reason=(
-            f"lowest cross-kernel leave-one-kernel-out error over the catalog's non-"
-            f"microbenchmark kernels, float32 and float64, all group sizes "
-            f"({rows[chosen]['loko_all_catalog_kernels']:.1%}{tie}); the unseen sets (never "
-            f"fitted) are reported beside it; benchmarks/default_model_choice.py, {stamp}"),
-            compared=rows)
+        record.update(weights=chosen, reason=reason(rows, chosen, stamp), compared=rows)
         path.write_text(json.dumps(record, indent=2) + "\n")
 
 

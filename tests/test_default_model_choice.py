@@ -43,3 +43,13 @@ def test_a_lone_lowest_needs_no_blind_era_figures():
 def test_a_tie_without_the_blind_era_figures_is_refused():
     with pytest.raises(ValueError, match="b"):
         choose({"a": row(0.0722, blind=0.12), "b": row(0.0723)})
+
+
+def test_the_reason_names_the_tie_and_its_break():
+    from benchmarks.default_model_choice import reason
+
+    rows = {"chains24": row(0.0722, blind=0.1201), "chains35": row(0.0727, blind=0.1033)}
+    text = reason(rows, choose(rows), "now")
+    assert "7.27%, within 0.10 points of the lowest (7.22%; 2 candidates tied)" in text
+    assert "heldout10-14 among them (10.33%)" in text
+    assert reason({"a": row(0.0722)}, "a", "now").startswith("lowest cross-kernel")
