@@ -52,6 +52,17 @@ def test_a_reflected_index_is_read_at_the_stride_of_its_interior():
     assert got["f_mem_access_global_float32_store_stride1"] == N
 
 
+def test_a_clamp_by_an_if_is_read_at_the_stride_of_its_interior():
+    clamped = _kernel("""
+        for i
+            <int32> k = i - 1 {id=k}
+            <int32> s = if(k < 0, 0, k) {id=s, dep=k}
+            out[i] = a[s] {dep=s}
+        end
+        """)
+    assert _counts(clamped)["f_mem_access_global_float32_load_stride1"] == N
+
+
 def test_a_gather_and_a_running_temporary_are_left_alone():
     gather = _kernel("""
         for i

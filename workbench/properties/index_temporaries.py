@@ -7,8 +7,8 @@ names none, so loopy takes the access as uniform over the sub-group: one sector 
 from cache, and no DRAM traffic, for what is a plain 2-D copy's read.  Here such a
 temporary (assigned once, from inames, integer parameters and other such temporaries) is
 replaced in the global indices by its definition, and each comparison in it (and an
-``if``, ``min`` or ``max`` of such terms) by the value it takes at the middle of the domain
-with every parameter large.  A border test (``k < 0``, ``a > n - 1``, ``i >= 1``) changes at
+``if`` that chooses by one) by the value it takes at the middle of the domain with every
+parameter large.  A border test (``k < 0``, ``a > n - 1``, ``i >= 1``) changes at
 a few rows or columns only; everywhere else the index is the affine expression the device
 reads at a plain copy's rate (an H100 2-D copy probe: clamped, reflected and shifted
 indices at 0.93-0.99 of a plain copy's bandwidth, ``sample_data/h100/copy2d-probe.txt.xz``).
@@ -63,7 +63,7 @@ def _middle(knl) -> dict[str, int] | None:
 
 class _AtMiddle(IdentityMapper):
     """Substitutes the resolvable temporaries and evaluates the comparisons (and the
-    ``if``, ``min`` and ``max`` that choose by them) at the middle point."""
+    ``if`` that chooses by one) at the middle point."""
 
     def __init__(self, definitions: dict, env: dict):
         super().__init__()
@@ -98,16 +98,6 @@ class _AtMiddle(IdentityMapper):
 
     def map_if(self, expr, *args, **kwargs):
         return self.rec(expr.then if self._truth(expr.condition) else expr.else_)
-
-    def map_call(self, expr, *args, **kwargs):
-        name = getattr(expr.function, "name", None)
-        if name in ("min", "max") and len(expr.parameters) == 2:
-            a, b = (self.rec(p) for p in expr.parameters)
-            from pymbolic import evaluate
-
-            va, vb = evaluate(a, self.env), evaluate(b, self.env)
-            return a if (va <= vb) == (name == "min") else b
-        return super().map_call(expr, *args, **kwargs)
 
 
 class _InGlobalIndices(IdentityMapper):
