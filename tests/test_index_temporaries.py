@@ -79,4 +79,17 @@ def test_a_gather_and_a_running_temporary_are_left_alone():
         end
         """)
     assert index_resolver(entry_kernel(prepare(running))) is None
+    in_a_loop = lp.make_kernel(
+        ["{[i]: 0 <= i < n}", "{[c]: 0 <= c < 4}"], """
+        for i
+            for c
+                <int32> k = 4 * i + c {id=k}
+                out[i] = a[k] {id=o, dep=k}
+            end
+        end
+        """, [lp.GlobalArg("a", np.float32, shape=("4 * n",)),
+              lp.GlobalArg("out", np.float32, shape=("n",)), lp.ValueArg("n", np.int32)],
+        name="in_a_loop", assumptions="n >= 2", lang_version=(2018, 2))
+    in_a_loop = lp.split_iname(in_a_loop, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    assert index_resolver(entry_kernel(prepare(in_a_loop))) is None
     assert index_resolver(entry_kernel(prepare(_kernel(CLAMPED)))) is not None

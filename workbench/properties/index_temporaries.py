@@ -14,7 +14,7 @@ reads at a plain copy's rate (an H100 2-D copy probe: clamped, reflected and shi
 indices at 0.93-0.99 of a plain copy's bandwidth, ``sample_data/h100/copy2d-probe.txt.xz``).
 
 A temporary read from an array (a gather's ``k = idx[i]``), assigned more than once (a
-running value) or depending on one that is, is left alone: loopy's reading of it does not
+running value) or inside a sequential loop, or depending on one that is, is left alone: loopy's reading of it does not
 change.
 """
 
@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import loopy as lp
 import pymbolic.primitives as prim
+from loopy.kernel.data import GroupInameTag, LocalInameTag
 from loopy.symbolic import IdentityMapper, get_dependencies
 
 #: the value every size parameter takes where a comparison is evaluated
@@ -126,9 +127,14 @@ def index_resolver(knl) -> Callable | None:
     for insn in knl.instructions:
         for name in insn.assignee_var_names():
             writers.setdefault(name, []).append(insn)
+    # assigned once per work item, outside any sequential loop: the value a work item's
+    # later instruction reads is the definition's at that work item's index
+    parallel = {name for name in knl.all_inames()
+                if knl.iname_tags_of_type(name, (LocalInameTag, GroupInameTag))}
     candidates = {name: w[0].expression for name, w in writers.items()
                   if name in private and len(w) == 1 and isinstance(w[0], lp.Assignment)
-                  and isinstance(w[0].assignee, prim.Variable)}
+                  and isinstance(w[0].assignee, prim.Variable)
+                  and w[0].within_inames <= parallel}
     scalars = {a.name for a in knl.args if isinstance(a, lp.ValueArg)}
     known = set(knl.all_inames()) | scalars
     definitions: dict = {}
