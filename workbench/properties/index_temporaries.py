@@ -30,8 +30,6 @@ from loopy.symbolic import IdentityMapper, get_dependencies
 #: the value every size parameter takes where a comparison is evaluated
 LARGE = 1 << 20
 
-_LOGIC = (prim.Comparison, prim.LogicalAnd, prim.LogicalOr, prim.LogicalNot)
-
 
 def _middle(knl) -> dict[str, int] | None:
     """Every iname at the middle of its bounds and every parameter at :data:`LARGE`, or
