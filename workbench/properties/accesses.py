@@ -31,6 +31,7 @@ from loopy.symbolic import WalkMapper
 
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Direction
+from workbench.properties.index_temporaries import index_resolver
 from workbench.properties.predicates import cut_by_condition
 
 
@@ -138,12 +139,14 @@ def kernel_accesses(program: lp.TranslationUnit) -> KernelAccesses:
               if isinstance(a, lp.ArrayArg)
               and getattr(a, "address_space", lp.AddressSpace.GLOBAL) == lp.AddressSpace.GLOBAL}
     instructions = []
+    # a global index held in a private temporary, seen through (index_temporaries)
+    resolve = index_resolver(knl) or (lambda e: e)
     for insn in knl.instructions:
         if not isinstance(insn, lp.MultiAssignmentBase):
             continue
         subs = []
-        for direction, exprs in ((Direction.LOAD, [insn.expression]),
-                                 (Direction.STORE, list(insn.assignees))):
+        for direction, exprs in ((Direction.LOAD, [resolve(insn.expression)]),
+                                 (Direction.STORE, [resolve(a) for a in insn.assignees])):
             collector = SubscriptCollector(set(arrays))
             for e in exprs:
                 collector(e)

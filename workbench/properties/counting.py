@@ -38,6 +38,7 @@ from loopy.symbolic import LinearSubscript
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
+from workbench.properties.index_temporaries import index_resolver
 from workbench.properties.predicates import guarded_runs, with_parameters_of
 
 #: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
@@ -452,17 +453,20 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None,
     made: dict = {}
 
     def per_insn(knl, callables, insn):
-        g, loc, own_g, own_loc = _per_kernel(made, knl, lambda: tuple(
+        g, loc, own_g, own_loc, resolve = _per_kernel(made, knl, lambda: (*(
             counter(knl, callables, None) for counter in (
                 _GlobalAccessCounter, _LocalAccessCounter, _OwnGlobalAccess,
-                _OwnLocalAccess)))
-        reads = [insn.expression, *(a.index for a in insn.assignees
-                                    if isinstance(a, (prim.Subscript, LinearSubscript)))]
+                _OwnLocalAccess)), index_resolver(knl) or (lambda e: e)))
+        # a global index held in a private temporary, seen through (index_temporaries)
+        expression = resolve(insn.expression)
+        assignees = [resolve(a) for a in insn.assignees]
+        reads = [expression, *(a.index for a in assignees
+                               if isinstance(a, (prim.Subscript, LinearSubscript)))]
         counts = sum((g(e) + loc(e) for e in reads[1:]), g(reads[0]) + loc(reads[0]))
-        for sub, extra in _repeated_global_loads(knl, insn.expression):
+        for sub, extra in _repeated_global_loads(knl, expression):
             counts = counts + _scaled(g(sub), -extra)
         counts = counts.with_set_attributes(direction="load")
-        for assignee in insn.assignees:
+        for assignee in assignees:
             counts = counts + (own_g(assignee) + own_loc(assignee)).with_set_attributes(
                 direction="store")
         return counts

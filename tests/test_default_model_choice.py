@@ -1,0 +1,55 @@
+"""The default-model choice's tie rule (round 17 of #34): pure functions on comparison rows,
+no fitting."""
+
+import pytest
+
+from benchmarks.default_model_choice import BLIND_ERA_KEY, choose, tied_candidates
+
+
+def row(loko, blind=None, unseen=0.08, unseen2=0.07):
+    out = {"loko_all_catalog_kernels": loko, "unseen_geomean_rel_error": unseen,
+           "unseen2_geomean_rel_error": unseen2}
+    if blind is not None:
+        out[BLIND_ERA_KEY] = blind
+    return out
+
+
+def test_candidates_within_a_tenth_of_a_point_are_tied_and_the_blind_era_sets_decide():
+    # rounds 15 and 16: 7.27 % against 7.22 % was a loss; now a tie, broken by heldout10-14
+    rows = {"chains24": row(0.0722, blind=0.1201), "chains35": row(0.0727, blind=0.1082),
+            "far": row(0.0833, blind=0.05)}
+    assert tied_candidates(rows) == ["chains24", "chains35"]
+    assert choose(rows) == "chains35"
+
+
+def test_the_band_edge_is_inside_and_beyond_it_is_out():
+    rows = {"a": row(0.0722, blind=0.12), "b": row(0.0732, blind=0.10),
+            "c": row(0.0733, blind=0.01)}
+    assert tied_candidates(rows) == ["a", "b"]
+    assert choose(rows) == "b"
+
+
+def test_equal_blind_era_figures_go_to_the_lower_unseen_sum():
+    rows = {"a": row(0.0722, blind=0.11, unseen=0.0768, unseen2=0.0754),
+            "b": row(0.0725, blind=0.11, unseen=0.0763, unseen2=0.0762)}
+    assert choose(rows) == "a"
+
+
+def test_a_lone_lowest_needs_no_blind_era_figures():
+    rows = {"a": row(0.0722), "b": row(0.0740)}
+    assert choose(rows) == "a"
+
+
+def test_a_tie_without_the_blind_era_figures_is_refused():
+    with pytest.raises(ValueError, match="b"):
+        choose({"a": row(0.0722, blind=0.12), "b": row(0.0723)})
+
+
+def test_the_reason_names_the_tie_and_its_break():
+    from benchmarks.default_model_choice import reason
+
+    rows = {"chains24": row(0.0722, blind=0.1201), "chains35": row(0.0727, blind=0.1033)}
+    text = reason(rows, choose(rows), "now")
+    assert "7.27%, within 0.10 points of the lowest (7.22%; 2 candidates tied)" in text
+    assert "heldout10-14 among them (10.33%)" in text
+    assert reason({"a": row(0.0722)}, "a", "now").startswith("lowest cross-kernel")
