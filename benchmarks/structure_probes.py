@@ -1,0 +1,103 @@
+"""Benchmark: where a factory space's ranking cost comes from, structure by structure.
+
+For every space given (``benchmarks/ranking.py``'s groups: ``examples``, ``blind``,
+``blind2``, ``blind3``, ``blind4``, or ``FILE.py:space``), ranks all points once with
+one model in this process (no counting processes, no disk cache) and prints, per
+structure (:mod:`workbench.models.structure_counts`): its points, the probes built and
+counted for it (its own and, for a ``shared`` one, those that showed its counts equal
+to an earlier structure's), the processor milliseconds those probes took and their
+mean, and how it was counted.  The space's line says the ranking's processor ms per
+variant, its probes per variant and the ms a probe costs: a space whose structures
+hold few points pays a whole set of probes for few variants.
+
+Run: ``python benchmarks/structure_probes.py [--spaces examples,blind4] [--model linear-nn]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+import warnings
+from collections import defaultdict
+
+
+def _rank_timed(model, space):
+    """Rank ``space`` once; (processor s, the counting report, per structure's label
+    the processor ms of each probe counted for it)."""
+    import workbench.models.candidate_features as features
+
+    probes: list[tuple[object, float]] = []
+    count = features.count_candidate
+
+    def timed(c, *args):
+        began = time.process_time()
+        try:
+            return count(c, *args)
+        finally:
+            probes.append((c.point, 1e3 * (time.process_time() - began)))
+
+    from workbench.tuning.ranking import rank_space
+
+    features.count_candidate = timed      # one process: every probe passes here
+    try:
+        began = time.process_time()
+        rank_space(model, space)
+        seconds = time.process_time() - began
+    finally:
+        features.count_candidate = count
+    report = features.counting_report(space)
+    # a probe is its structure's, or a split structure's part's whose knobs it has
+    spent: dict[str, list[float]] = defaultdict(list)
+    for point, ms in probes:
+        owner = next((r for r in report if all(point[k] == v for k, v in r.structure)),
+                     None)
+        spent[owner.label if owner is not None else point.label].append(ms)
+    return seconds, report, spent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spaces", default="examples,blind,blind2,blind3,blind4")
+    parser.add_argument("--model", default="linear-nn")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="structure-probes-")
+    os.environ["WORKBENCH_COUNT_CACHE"] = "off"
+    os.environ["WORKBENCH_RANK_JOBS"] = "1"
+    from ranking import MODELS, expand_spaces
+
+    from workbench.models import load_model
+    from workbench.models.candidate_features import forget_counts
+    from workbench.tuning.catalog import resolve_space
+
+    model = load_model(MODELS[args.model])
+    print(f"host: {platform.node()}, {os.cpu_count()} cores, python "
+          f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+          f", one process, model {args.model}, load average "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"{'space / structure':<40} {'points':>6} {'probes':>6} {'probe ms':>9} "
+          f"{'ms/probe':>8} {'ms/variant':>10} {'probes/variant':>14}  method")
+    for ref in expand_spaces(args.spaces).split(","):
+        space = resolve_space(ref)
+        forget_counts(space)
+        seconds, report, spent = _rank_timed(model, space)
+        n = len(space.points())
+        probes = sum(len(v) for v in spent.values())
+        probe_ms = sum(sum(v) for v in spent.values())
+        name = ref.rpartition("/")[2].replace(".py:space", "")
+        print(f"{name:<40} {n:>6} {probes:>6} {probe_ms:>9.0f} "
+              f"{probe_ms / max(probes, 1):>8.1f} {1e3 * seconds / n:>10.2f} "
+              f"{probes / n:>14.3f}  load {os.getloadavg()[0]:.1f}", flush=True)
+        for r in report:
+            times = spent.get(r.label, [])
+            print(f"    {r.label:<36} {r.points:>6} {len(times):>6} {sum(times):>9.0f} "
+                  f"{sum(times) / max(len(times), 1):>8.1f} {'':>10} {'':>14}  "
+                  f"{r.method.value}{': ' + r.reason[:90] if r.reason else ''}")
+    print(f"load average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
