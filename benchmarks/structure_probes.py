@@ -5,10 +5,12 @@ For every space given (``benchmarks/ranking.py``'s groups: ``examples``, ``blind
 one model in this process (no counting processes, no disk cache) and prints, per
 structure (:mod:`workbench.models.structure_counts`): its points, the probes built and
 counted for it (its own and, for a ``shared`` one, those that showed its counts equal
-to an earlier structure's), the processor milliseconds those probes took and their
-mean, and how it was counted.  The space's line says the ranking's processor ms per
-variant, its probes per variant and the ms a probe costs: a space whose structures
-hold few points pays a whole set of probes for few variants.
+to an earlier structure's), the processor milliseconds those probes took, their mean,
+the mean of the user's factory in them (``build``: the ``kernel(point)`` call, with its
+``make_kernel`` memoized as in a ranking), and how it was counted.  The space's line
+says the ranking's processor ms per variant, the factory's share of it, its probes
+per variant and the ms a probe costs: a space whose structures hold few points pays
+a whole set of probes for few variants.
 
 Run: ``python benchmarks/structure_probes.py [--spaces examples,blind4] [--model linear-nn]``.
 """
@@ -26,11 +28,13 @@ from collections import defaultdict
 
 def _rank_timed(model, space):
     """Rank ``space`` once; (processor s, the counting report, per structure's label
-    the processor ms of each probe counted for it)."""
+    the processor ms of each probe counted for it, and of the user's factory in each)."""
     import workbench.models.candidate_features as features
 
     probes: list[tuple[object, float]] = []
+    builds: dict[object, float] = {}
     count = features.count_candidate
+    factory = space.kernel
 
     def timed(c, *args):
         began = time.process_time()
@@ -39,23 +43,35 @@ def _rank_timed(model, space):
         finally:
             probes.append((c.point, 1e3 * (time.process_time() - began)))
 
+    def timed_build(point):
+        began = time.process_time()
+        try:
+            return factory(point)
+        finally:
+            builds[point] = 1e3 * (time.process_time() - began)
+
     from workbench.tuning.ranking import rank_space
 
     features.count_candidate = timed      # one process: every probe passes here
+    object.__setattr__(space, "kernel", timed_build)   # the user's factory, in the probe
     try:
         began = time.process_time()
         rank_space(model, space)
         seconds = time.process_time() - began
     finally:
         features.count_candidate = count
+        object.__setattr__(space, "kernel", factory)
     report = features.counting_report(space)
     # a probe is its structure's, or a split structure's part's whose knobs it has
     spent: dict[str, list[float]] = defaultdict(list)
+    built: dict[str, list[float]] = defaultdict(list)
     for point, ms in probes:
         owner = next((r for r in report if all(point[k] == v for k, v in r.structure)),
                      None)
-        spent[owner.label if owner is not None else point.label].append(ms)
-    return seconds, report, spent
+        label = owner.label if owner is not None else point.label
+        spent[label].append(ms)
+        built[label].append(builds.get(point, 0.0))
+    return seconds, report, spent, built
 
 
 def main() -> None:
@@ -79,22 +95,26 @@ def main() -> None:
           f", one process, model {args.model}, load average "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"{'space / structure':<40} {'points':>6} {'probes':>6} {'probe ms':>9} "
-          f"{'ms/probe':>8} {'ms/variant':>10} {'probes/variant':>14}  method")
+          f"{'ms/probe':>8} {'build ms':>8} {'ms/variant':>10} {'build ms/variant':>16} "
+          f"{'probes/variant':>14}  method")
     for ref in expand_spaces(args.spaces).split(","):
         space = resolve_space(ref)
         forget_counts(space)
-        seconds, report, spent = _rank_timed(model, space)
+        seconds, report, spent, built = _rank_timed(model, space)
         n = len(space.points())
         probes = sum(len(v) for v in spent.values())
         probe_ms = sum(sum(v) for v in spent.values())
+        build_ms = sum(sum(v) for v in built.values())
         name = ref.rpartition("/")[2].replace(".py:space", "")
         print(f"{name:<40} {n:>6} {probes:>6} {probe_ms:>9.0f} "
-              f"{probe_ms / max(probes, 1):>8.1f} {1e3 * seconds / n:>10.2f} "
+              f"{probe_ms / max(probes, 1):>8.1f} {build_ms / max(probes, 1):>8.1f} "
+              f"{1e3 * seconds / n:>10.2f} {build_ms / n:>16.2f} "
               f"{probes / n:>14.3f}  load {os.getloadavg()[0]:.1f}", flush=True)
         for r in report:
-            times = spent.get(r.label, [])
+            times, builds = spent.get(r.label, []), built.get(r.label, [])
             print(f"    {r.label:<36} {r.points:>6} {len(times):>6} {sum(times):>9.0f} "
-                  f"{sum(times) / max(len(times), 1):>8.1f} {'':>10} {'':>14}  "
+                  f"{sum(times) / max(len(times), 1):>8.1f} "
+                  f"{sum(builds) / max(len(builds), 1):>8.1f} {'':>10} {'':>16} {'':>14}  "
                   f"{r.method.value}{': ' + r.reason[:90] if r.reason else ''}")
     print(f"load average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
