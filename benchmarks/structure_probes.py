@@ -12,7 +12,11 @@ says the ranking's processor ms per variant, the factory's share of it, its prob
 per variant and the ms a probe costs: a space whose structures hold few points pays
 a whole set of probes for few variants.
 
-Run: ``python benchmarks/structure_probes.py [--spaces examples,blind4] [--model linear-nn]``.
+``--profile FILE`` writes a cProfile listing of all the rankings (a processor-time
+clock; the 80 costliest functions by cumulative time) to FILE.
+
+Run: ``python benchmarks/structure_probes.py [--spaces examples,blind4] [--model linear-nn]
+[--profile FILE]``.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spaces", default="examples,blind,blind2,blind3,blind4")
     parser.add_argument("--model", default="linear-nn")
+    parser.add_argument("--profile", metavar="FILE")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="structure-probes-")
@@ -97,6 +102,11 @@ def main() -> None:
     print(f"{'space / structure':<40} {'points':>6} {'probes':>6} {'probe ms':>9} "
           f"{'ms/probe':>8} {'build ms':>8} {'ms/variant':>10} {'build ms/variant':>16} "
           f"{'probes/variant':>14}  method")
+    profiler = None
+    if args.profile:
+        import cProfile
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
     for ref in expand_spaces(args.spaces).split(","):
         space = resolve_space(ref)
         forget_counts(space)
@@ -117,6 +127,11 @@ def main() -> None:
                   f"{sum(builds) / max(len(builds), 1):>8.1f} {'':>10} {'':>16} {'':>14}  "
                   f"{r.method.value}{': ' + r.reason[:90] if r.reason else ''}")
     print(f"load average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    if profiler is not None:
+        import pstats
+        profiler.disable()
+        with open(args.profile, "w") as out:
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(80)
 
 
 if __name__ == "__main__":
