@@ -1,7 +1,7 @@
 """Benchmark: where a factory space's ranking cost comes from, structure by structure.
 
 For every space given (``benchmarks/ranking.py``'s groups: ``examples``, ``blind``,
-``blind2``, ``blind3``, ``blind4``, or ``FILE.py:space``), ranks all points once with
+``blind2`` to ``blind5``, or ``FILE.py:space``), ranks all points once with
 one model in this process (no counting processes, no disk cache) and prints, per
 structure (:mod:`workbench.models.structure_counts`): its points, the probes built and
 counted for it (its own and, for a ``shared`` one, those that showed its counts equal
