@@ -2,6 +2,8 @@
 structure (or split structure's part) it belongs to, as many as the ranking's report
 says that structure counted."""
 
+from pathlib import Path
+
 import pytest
 
 from workbench.models import load_model
@@ -9,11 +11,15 @@ from workbench.models.candidate_features import forget_counts
 from workbench.tuning.catalog import resolve_space
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 @pytest.fixture
-def probes_module(monkeypatch, tmp_path):
+def probes_module(monkeypatch):
     monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
     monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
-    monkeypatch.syspath_prepend("benchmarks")
+    monkeypatch.chdir(ROOT)           # the spaces and weights are named from the root
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import structure_probes
     return structure_probes
 
