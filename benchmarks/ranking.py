@@ -15,7 +15,7 @@ many were counted point by point, and how many points were built and counted in 
 examples`` stands for every ``examples/spaces/*.py`` but the blind ones (``blind_*``,
 ``blind2_*``, ``blind3_*``, ``blind4_*``, ``blind5_*``: kept out of all design,
 ``examples/spaces/README.md``) and ``examples/kernels/my_space.py``; ``blind``,
-``blind2``, ``blind3``, ``blind4`` and ``blind5`` stand for their set's files, which a ranking of
+``blind2`` to ``blind5`` stand for their set's files, which a ranking of
 its own must name (after the method is fixed);
 ``--jobs N`` sets the counting processes (``WORKBENCH_RANK_JOBS``; 1 for the one-process
 figure of the goal).  "again" is a second ranking of the same space in a fresh

@@ -10,7 +10,9 @@ counted) twice, on fresh copies of the space with the disk cache off: per struct
 (symbolic or per point, and why), the seconds of both, and every feature value that
 differs (relative difference above 1e-9; NaN equals NaN).  Exits 1 on a mismatch.
 
-Run: ``python benchmarks/structure_counts.py [--spaces FILE.py:space,...]
+``--spaces`` takes ``benchmarks/ranking.py``'s group names too (``blind4``, ``blind5``).
+
+Run: ``python benchmarks/structure_counts.py [--spaces FILE.py:space,...|blind5]
 [--models linear,overlap,linear-nn,linear-sectors] [--jobs N]``.  About 0.1 s per point per model on a
 2-core machine (the per-point pass dominates).
 """
@@ -89,6 +91,8 @@ def main() -> int:
                         help="counting processes (default: WORKBENCH_RANK_JOBS or all cores)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
+    from ranking import expand_spaces
+    args.spaces = expand_spaces(args.spaces)
     os.environ["WORKBENCH_COUNT_CACHE"] = "off"
     if args.jobs:
         os.environ["WORKBENCH_RANK_JOBS"] = str(args.jobs)
