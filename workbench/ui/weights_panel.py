@@ -168,6 +168,13 @@ def short_headers(labels: Sequence[str]) -> dict[str, str]:
     return {label: label if counts[text] > 1 else text for label, text in short.items()}
 
 
+def breakable_name(prop: str) -> str:
+    """A property's name, escaped, that may break after each underscore: whole, the
+    longest (``f_mem_access_global_float32_load_frac1of2``) pushed the second model's
+    interval and the ratio past the right edge of a 1366 px laptop's JupyterLab."""
+    return html.escape(prop).replace("_", "_<wbr>")
+
+
 def weights_table_html(weights: pd.DataFrame) -> str:
     """Rows = properties (in first-seen order), a value and interval column per model;
     an interval that spans zero is marked, since such a weight is not determined."""
@@ -189,7 +196,7 @@ def weights_table_html(weights: pd.DataFrame) -> str:
     rows = []
     for prop in properties:
         cells = [f"<td>{html.escape(str(labels[prop]))}</td>",
-                 f"<td><code>{html.escape(prop)}</code></td>"]
+                 f'<td><code style="white-space:normal">{breakable_name(prop)}</code></td>']
         values = []
         for m in models:
             r = by_key.get((m, prop))
