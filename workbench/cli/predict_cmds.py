@@ -145,8 +145,11 @@ def cmd_predict(args) -> int:
         print(f"measured on {measured['device']}: the work-removed twin, "
               f"{measured[TWIN_TIME] * 1e3:.4f} ms")
     shown = total * 1e3 if result.unit == "s" else total
-    print(f"{spec.name} {params} group {head['group_size']}: predicted "
-          f"{shown:.4f} {unit} ({model.family})")
+    # named as explain and the reports name a row (a bare {'n': 8192} left the variant
+    # and the dtype to guess)
+    sizes = ", ".join(f"{k}={v}" for k, v in candidate.params) or "no parameters"
+    print(f"{spec.name} [{candidate.variant}] {candidate.dtype} {sizes}, group "
+          f"{head['group_size']}: predicted {shown:.4f} {unit} ({model.family})")
     print_table(_term_rows(breakdown))
     for note in breakdown.notes:
         print(f"note: {note}")
