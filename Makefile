@@ -52,7 +52,6 @@ demo: setup
 	@echo; echo "== Predicting a kernel from its code alone, and why (the shipped default model) =="
 	@$(PY) -m workbench explain finite_diff --param n=4096 --dtype float64 \
 	  --store sample_data/h100/measurements-fp64.sqlite --plot $(DEMO)/roofline.html
-	@echo "the kernel on the H100's roofline: $(DEMO)/roofline.html"
 	@echo; echo "== The catalog, and the symbolic properties of one kernel =="
 	@$(PY) -m workbench kernels > $(DEMO)/kernels.txt
 	@$(PY) -m workbench properties matmul_tiled --variant square --param n=1024,m=1024,l=1024 \

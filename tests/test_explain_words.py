@@ -125,3 +125,30 @@ def test_the_rooflines_limiting_level_says_what_to_change(capsys):
     assert level in ("DRAM", "L2", "L1")
     assert f"to go faster: {level} traffic limits it" in out \
         or "to go faster: the bytes from DRAM limit it" in out
+
+
+BLUR = '''
+import loopy as lp
+import numpy as np
+
+blur = lp.make_kernel(
+    "{[i, j]: 1 <= i < h-1 and 1 <= j < w-1}",
+    "out[i, j] = (img[i-1, j] + img[i, j-1] + img[i, j] + img[i, j+1] + img[i+1, j]) / 5.0f",
+    [lp.GlobalArg("img, out", np.float32, shape=("h", "w")), ...],
+    lang_version=(2018, 2), name="blur")
+blur = lp.split_iname(blur, "i", 16, outer_tag="g.1", inner_tag="l.1")
+blur = lp.split_iname(blur, "j", 16, outer_tag="g.0", inner_tag="l.0")
+'''
+
+
+def test_a_limiter_under_half_the_time_is_not_called_most_of_it(tmp_path, capsys):
+    # a student's blur: global memory limits it at well under half the time, and the
+    # advice read "global memory is most of the time" beside "(45% of the time"
+    kernel = tmp_path / "student.py"
+    kernel.write_text(BLUR)
+    assert main(["explain", f"{kernel}:blur", "--param", "h=4096,w=4096"]) == 0
+    out = capsys.readouterr().out
+    share = float(re.search(r"^limiter: [^(]*\((\d+)% of the time", out, re.M).group(1))
+    assert share < 50
+    (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
+    assert "takes the largest share of the time" in step and "most of the time" not in step

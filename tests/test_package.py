@@ -131,7 +131,7 @@ def test_the_wheel_predicts_outside_the_checkout(tmp_path):
     imported = Path(re.search(r"^IMPORTED (.+)$", ran.stdout, re.M).group(1))
     assert imported.is_relative_to(target), imported   # the wheel's, not the checkout's
     assert "the shipped h100 default" in ran.stdout
-    assert re.search(r"finite_diff \{'n': 4096\} group \S+: predicted [0-9.]+ ms",
+    assert re.search(r"finite_diff \[default\] float32 n=4096, group \S+: predicted [0-9.]+ ms",
                      ran.stdout), ran.stdout
     # python -m workbench, as the README says, runs the same installed package
     module = subprocess.run([sys.executable, "-m", "workbench", "predict", "finite_diff",

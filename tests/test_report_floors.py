@@ -89,3 +89,14 @@ def test_a_row_without_a_floor_keeps_the_model_time_even_when_negative():
                          "time_s": [1e-3, 2e-3], "device": ["some CPU"] * 2})
     got = predictions(Unfloored(), data)
     assert list(got["predicted_s"]) == [-1e-3, 2e-3] == list(got["model_s"])
+
+
+def test_a_store_of_unseen_kernels_alone_says_so_instead_of_an_empty_table(column_sums,
+                                                                            capsys):
+    capsys.readouterr()
+    assert main(["report", "--store", str(column_sums), "--weights", str(WEIGHTS)]) == 0
+    out = capsys.readouterr().out
+    first, unseen = out.split("Table 1, unseen kernels")
+    assert "(no test kernels in these stores: the unseen ones follow)" in first
+    assert "Cross-kernel geometric mean" not in first
+    assert "row_sum_squares" in unseen and "Cross-kernel geometric mean" in unseen

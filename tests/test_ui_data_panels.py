@@ -134,6 +134,11 @@ def test_the_weights_panel_shows_intervals_for_two_devices(h100_session, tmp_pat
                                  "Other GPU, unified-linear"]
     # an interval that spans zero is marked as undetermined
     assert "spans zero" in table
+    assert "in orange: a weight the data do not determine" in table
+    # the names may break after an underscore: whole, they pushed the second model's
+    # interval past the right edge of JupyterLab on a 1366 px laptop
+    assert '<code style="white-space:normal;overflow-wrap:anywhere">f_op_float32_add</code>' \
+        in table
 
 
 def test_adding_a_missing_model_file_is_a_message(h100_session):

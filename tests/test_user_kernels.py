@@ -122,6 +122,18 @@ def test_a_misspelt_kernel_variable_is_matched_against_the_files_kernels_only(ca
     assert "saxpy" in known and not {"np", "lp", "LANG", "SIZES"} & set(known)
 
 
+def test_a_file_without_its_variable_names_the_kernels_it_defines(capsys):
+    # a newcomer's first try: the file alone; the answer names its kernels, not np or lp
+    assert main(["predict", str(KERNELS)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "is named FILE.py:VARIABLE" in err and f"(e.g. {KERNELS}:" in err
+    defined = err.split("it defines ")[1].split(" (e.g.")[0].split(", ")
+    assert "saxpy" in defined and not {"np", "lp", "LANG"} & set(defined)
+    assert main(["predict", "no_such_file.py"]) == 2
+    assert capsys.readouterr().err == "workbench: error: no such file: no_such_file.py\n"
+
+
 def test_a_group_size_the_device_cannot_launch_is_refused_with_its_limit(capsys):
     for extra in ([], ["--weights", str(H100 / "weights-linear.json")],
                   ["--model", "roofline", "--device-model", "h100"]):

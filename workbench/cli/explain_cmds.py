@@ -35,12 +35,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        epilog="The words of its output (sectors, AFR, smax, waves, "
                               "floors): docs/glossary.md.")
     p.add_argument("kernel", help="catalog kernel, or FILE.py:VARIABLE")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE")
-    p.add_argument("--variant")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="size parameter, repeatable (n=1024) or comma-separated")
+    p.add_argument("--variant", help="a catalog kernel's variant (see 'workbench kernels'; "
+                                     "default: its first)")
     p.add_argument("--dtype", default=None,
                    help="float32 or float64 (default: the kernel's own; float32 for "
                         "catalog kernels)")
-    p.add_argument("--group-size")
+    p.add_argument("--group-size", help="work-group size, e.g. 256 or 16x16 (default: "
+                                        "the kernel's own)")
     p.add_argument("--weights", metavar="MODEL.json", help="a fitted model file (default: "
                                                            "the shipped default model)")
     p.add_argument("--model", choices=sorted(MODEL_FAMILIES),

@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="A first look, no GPU needed: workbench explain finite_diff --param n=4096 "
                "(the shipped H100 model; your own kernel: FILE.py:VARIABLE). Every "
                "command: docs/cli.md; every word the commands print: docs/glossary.md.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                title="commands")
     kernel_cmds.add_parsers(sub)
     measure_cmds.add_parsers(sub)
     build_info_cmds.add_parsers(sub)

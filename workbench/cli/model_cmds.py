@@ -360,8 +360,12 @@ def cmd_report(args) -> int:
             print(floor_note)
         print("Table 1: predicted vs actual execution times (ms), geometric mean of "
               "relative error")
-        print(t1.layout().to_string(index=False, na_rep="",
-                                    float_format=lambda v: f"{v:.4g}"))
+        if len(t1.per_kernel):
+            print(t1.layout().to_string(index=False, na_rep="",
+                                        float_format=lambda v: f"{v:.4g}"))
+        else:   # an empty table with a blank "Cross-kernel geometric mean" read as a fault
+            print("(no test kernels in these stores" + (": the unseen ones follow)"
+                                                       if unseen is not None else ")"))
         if unseen is not None:
             print("\nTable 1, unseen kernels (in no fit): predicted vs actual (ms)")
             print(unseen.layout().to_string(index=False, na_rep="",

@@ -30,10 +30,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("predict", help="predict the run time of a kernel")
     p.add_argument("kernel", help="catalog kernel, or FILE.py:VARIABLE")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE")
-    p.add_argument("--variant")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="size parameter, repeatable (n=1024) or comma-separated")
+    p.add_argument("--variant", help="a catalog kernel's variant (see 'workbench kernels'; "
+                                     "default: its first)")
     p.add_argument("--dtype", default=None, help="float32 or float64 (default: the kernel's own; float32 for catalog kernels)")
-    p.add_argument("--group-size")
+    p.add_argument("--group-size", help="work-group size, e.g. 256 or 16x16 (default: "
+                                        "the kernel's own)")
     p.add_argument("--weights", metavar="MODEL.json", help="a fitted model file")
     p.add_argument("--model", choices=sorted(MODEL_FAMILIES),
                    help="model family; one that needs no calibration (roofline) predicts "
@@ -142,8 +145,11 @@ def cmd_predict(args) -> int:
         print(f"measured on {measured['device']}: the work-removed twin, "
               f"{measured[TWIN_TIME] * 1e3:.4f} ms")
     shown = total * 1e3 if result.unit == "s" else total
-    print(f"{spec.name} {params} group {head['group_size']}: predicted "
-          f"{shown:.4f} {unit} ({model.family})")
+    # named as explain and the reports name a row (a bare {'n': 8192} left the variant
+    # and the dtype to guess)
+    sizes = ", ".join(f"{k}={v}" for k, v in candidate.params) or "no parameters"
+    print(f"{spec.name} [{candidate.variant}] {candidate.dtype} {sizes}, group "
+          f"{head['group_size']}: predicted {shown:.4f} {unit} ({model.family})")
     print_table(_term_rows(breakdown))
     for note in breakdown.notes:
         print(f"note: {note}")

@@ -182,19 +182,34 @@ def load_user_object(ref: str, what: str = "user kernel", offers=None):
     """
     path, _, var = ref.rpartition(":")
     if not path or not var:
-        raise WorkbenchError(f"a {what} is named FILE.py:VARIABLE, got {ref!r}")
+        named = f"a {what} is named FILE.py:VARIABLE, got {ref!r}"
+        if not ref.endswith(".py"):
+            raise WorkbenchError(named)
+        if not Path(ref).is_file():
+            raise WorkbenchError(f"no such file: {ref}")
+        # a file alone: say which names it offers (the first try of most newcomers)
+        known = _offered(_run_user_file(ref), offers)
+        raise WorkbenchError(named + (f"; it defines {', '.join(known)} (e.g. "
+                                      f"{ref}:{known[0]})" if known else ""))
     if not Path(path).is_file():
         raise WorkbenchError(f"no such file: {path}")
+    namespace = _run_user_file(path)
+    if var not in namespace:
+        raise UnknownNameError(f"variable in {path}", var, _offered(namespace, offers))
+    return namespace[var]
+
+
+def _run_user_file(path: str) -> dict:
     try:
-        namespace = runpy.run_path(path)
+        return runpy.run_path(path)
     except Exception as err:  # noqa: BLE001 - the user's file, any error is theirs
         raise WorkbenchError(f"error while loading {path}: {type(err).__name__}: {err}"
                              ) from None
-    if var not in namespace:
-        raise UnknownNameError(f"variable in {path}", var,
-                               [k for k, v in namespace.items() if not k.startswith("_")
-                                and (offers is None or offers(v))])
-    return namespace[var]
+
+
+def _offered(namespace: dict, offers) -> list[str]:
+    return sorted(k for k, v in namespace.items() if not k.startswith("_")
+                  and (offers is None or offers(v)))
 
 
 def load_user_kernel(ref: str) -> KernelSpec:

@@ -14,26 +14,27 @@ from __future__ import annotations
 from workbench.models.parallelism import CaveatKind
 from workbench.models.terms import Category, Overlap, OverlapSide
 
-#: what to change first, by what the limiting category pays for
+#: what to change first, by what the limiting category pays for ("the largest share",
+#: not "most": a limiter at 45% of the time read as a contradiction)
 NEXT_STEP = {
     Category.LAUNCH.value:
-        "the launch's fixed cost is most of the time: the kernel does too little to "
+        "the launch's fixed cost takes the largest share of the time: the kernel does too little to "
         "time anything else; give one launch more work (larger sizes, or fuse it with "
         "the kernels before or after it)",
     Category.GROUPS.value:
-        "launching and scheduling work groups is most of the time: give each work "
+        "launching and scheduling work groups takes the largest share of the time: give each work "
         "group more to do (more work items per group, or several outputs per work item)",
     Category.ARITHMETIC.value:
-        "arithmetic is most of the time: do fewer or cheaper operations (no division or "
+        "arithmetic takes the largest share of the time: do fewer or cheaper operations (no division or "
         "special function in the innermost loop, multiply-adds the GPU can fuse, "
         "float32 where float64 is not needed)",
     Category.ON_CHIP.value:
-        "local memory and barriers are most of the time: store fewer values to local "
+        "local memory and barriers take the largest share of the time: store fewer values to local "
         "memory and pass fewer barriers per output (each work item computing several "
         "outputs from one tile), or try the kernel without the tile: the L1 cache may "
         "serve the reuse on its own (explain both versions)",
     Category.GLOBAL.value:
-        "global memory is most of the time: touch fewer bytes, and touch them "
+        "global memory takes the largest share of the time: touch fewer bytes, and touch them "
         "coalesced (neighbouring work items on neighbouring addresses, stride 1); values "
         "that several work items read are often served by the caches, and a local-memory "
         "tile pays only where it saves more than its copy costs (explain both versions)",
@@ -45,7 +46,7 @@ NEXT_STEP = {
     "L1": "L1 traffic limits it: fewer accesses per output (keep reused values in "
           "registers)",
     Category.SERIAL.value:
-        "one work item's chain of dependent steps is most of the time: split the chain "
+        "one work item's chain of dependent steps takes the largest share of the time: split the chain "
         "(a parallel scan or reduction) so that more work items share it",
 }
 

@@ -47,7 +47,7 @@ class ExplorerPanel(widgets.VBox):
         self.group_filter = widgets.SelectMultiple(description="groups", layout=layout)
         self.group_filter.add_class("wb-explorer-groups")
         self.role_filter = widgets.ToggleButtons(options=ROLES, value="all",
-                                                 style={"button_width": "110px"})
+                                                 style={"button_width": "130px"})  # "measurement" whole
         self.role_filter.add_class("wb-explorer-role")
         self.size_filter = widgets.Text(description="sizes", placeholder="n>=4096, m=512",
                                         continuous_update=False)

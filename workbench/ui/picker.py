@@ -98,7 +98,8 @@ class KernelPicker(widgets.VBox):
         self.device_choices = devices if devices is not None else available_devices()
         self.device_select = widgets.Dropdown(
             description="device", options=[(c.label, c) for c in self.device_choices],
-            value=None, layout=widgets.Layout(width="520px"))
+            # wide enough for pocl's name and platform (cut at 520 px)
+            value=None, layout=widgets.Layout(width="720px"))
         self.device_select.add_class("wb-device-select")
         self.description = widgets.HTML()
         self.description.add_class("wb-kernel-description")

@@ -168,6 +168,12 @@ def short_headers(labels: Sequence[str]) -> dict[str, str]:
     return {label: label if counts[text] > 1 else text for label, text in short.items()}
 
 
+#: a property's name may break where it must: whole, the longest
+#: (``f_mem_access_global_float32_load_frac1of2``) pushed the second model's interval and
+#: the ratio past the right edge of JupyterLab on a 1366 px laptop
+BREAKABLE = "white-space:normal;overflow-wrap:anywhere"
+
+
 def weights_table_html(weights: pd.DataFrame) -> str:
     """Rows = properties (in first-seen order), a value and interval column per model;
     an interval that spans zero is marked, since such a weight is not determined."""
@@ -187,9 +193,10 @@ def weights_table_html(weights: pd.DataFrame) -> str:
                  f"{one_line}>{html.escape(short[models[0]])} / "
                  f"{html.escape(short[models[1]])}</th>")
     rows = []
+    undetermined = False
     for prop in properties:
         cells = [f"<td>{html.escape(str(labels[prop]))}</td>",
-                 f"<td><code>{html.escape(prop)}</code></td>"]
+                 f'<td><code style="{BREAKABLE}">{html.escape(prop)}</code></td>']
         values = []
         for m in models:
             r = by_key.get((m, prop))
@@ -198,6 +205,7 @@ def weights_table_html(weights: pd.DataFrame) -> str:
                 values.append(math.nan)
                 continue
             spans_zero = r.ci_low <= 0 <= r.ci_high
+            undetermined |= spans_zero
             mark = ' title="the interval spans zero: not determined by the data"' \
                    ' style="color:#b05000"' if spans_zero else ""
             cells += [f'<td class="num"{mark}>{r.value:.3e}</td>',
@@ -210,5 +218,9 @@ def weights_table_html(weights: pd.DataFrame) -> str:
         rows.append("<tr>" + "".join(cells) + "</tr>")
     if not rows:
         raise ModelError("the models have no parameters to show")
+    # the colour alone, explained only on hover, meant nothing to a first reader
+    legend = ('<div class="wb-weights-legend" style="font-size:12px;color:#b05000">in '
+              "orange: a weight the data do not determine (its interval spans zero)"
+              "</div>") if undetermined else ""
     return (f'{STYLE}<table class="wb-table"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+            f'<tbody>{"".join(rows)}</tbody></table>{legend}')
