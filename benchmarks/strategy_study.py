@@ -209,6 +209,10 @@ def main() -> None:
                         help="also the model strategies measuring while they rank "
                              "(workbench.tuning.early), charged with the overlap and "
                              "serially")
+    parser.add_argument("--overlap-charge", choices=("alone", "beside"), default="alone",
+                        help="time each model's ranking alone, or beside the host's "
+                             "share of measuring the early points (what a live run on "
+                             "this machine pays: workbench.tuning.beside)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import pandas as pd
@@ -235,6 +239,7 @@ def main() -> None:
     print("command: python " + " ".join(sys.argv))
     print("load average (1, 5, 15 min) at the start: "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    print(f"ranking timed: {args.overlap_charge}")
     print("store: " + args.store + "; models: " + args.models + f"; seeds: {args.seeds}"
           + "; guided: " + ",".join(families))
     print("libraries: " + ", ".join(f"{k} {versions[k]}" for k in sorted(versions)
@@ -254,6 +259,7 @@ def main() -> None:
         comparison = compare_strategies(
             space, evaluator, models, tpe_seeds=args.seeds, guided=families,
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
+            overlap_charge=args.overlap_charge,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))
