@@ -7,9 +7,10 @@ model's first pick and of the best of ``model-hedge-base``'s three spread first 
 in the model's order and with the tie taken fewest loop iterations first
 (``model-hedge-loops``); then the count of first picks within 95 % and their geometric
 mean, for each tie tolerance ``--exact`` (log predictions within it are one; the
-shipped :data:`~workbench.tuning.loop_ties.EXACT` first).
+shipped :data:`~workbench.tuning.loop_ties.EXACT` first; at most ``model-ei``'s ``TIE``,
+0.02, the near-tie its first picks are spread over).
 
-Run: ``python benchmarks/loop_ties.py --store S --spaces F.py:space,... [--exact 1e-6,0.01,0.05]``
+Run: ``python benchmarks/loop_ties.py --store S --spaces F.py:space,... [--exact 1e-6,0.005,0.02]``
 (several ``--store``/``--spaces`` pairs as ``STORE=SPACES`` arguments instead).
 """
 
@@ -45,7 +46,7 @@ def main() -> None:
     parser.add_argument("pairs", nargs="*", help="STORE=F.py:space,...")
     parser.add_argument("--store")
     parser.add_argument("--spaces")
-    parser.add_argument("--exact", default="1e-6,0.01,0.05")
+    parser.add_argument("--exact", default="1e-6,0.005,0.02")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     from strategy_study import _model, warm_up

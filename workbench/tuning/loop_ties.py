@@ -59,15 +59,17 @@ def loop_trips(kernel) -> int:
 
 
 def fewer_trips_first(space: TuningSpace, points: Sequence[Point], logp: np.ndarray,
-                      order: np.ndarray) -> np.ndarray:
+                      order: np.ndarray, within: float | None = None) -> np.ndarray:
     """``order`` with the points tied exactly with its first (log predictions within
-    :data:`EXACT`) sorted by :func:`loop_trips`, fewest first (stable: the model's order
-    among equals).  A point that does not build keeps its place after the others."""
+    ``within``, default :data:`EXACT`) sorted by :func:`loop_trips`, fewest first
+    (stable: the model's order among equals).  A point that does not build goes after
+    the others."""
+    within = EXACT if within is None else within
     order = np.asarray(order)
     if not len(order) or not np.isfinite(logp[order[0]]):
         return order
     head = float(logp[order[0]])
-    tied = [int(i) for i in order if np.isfinite(logp[i]) and abs(logp[i] - head) <= EXACT]
+    tied = [int(i) for i in order if np.isfinite(logp[i]) and abs(logp[i] - head) <= within]
     if len(tied) < 2:
         return order
 
@@ -99,8 +101,9 @@ class ModelHedgeLoops(ModelHedgeBase):
         import time
 
         began = time.perf_counter()
+        # never wider than the near-tie its first picks are spread over
         order = fewer_trips_first(self._space, self.points, logp,
-                                  ModelHedgeBase._order(logp))
+                                  ModelHedgeBase._order(logp), min(EXACT, self.TIE))
         self.tie_s += time.perf_counter() - began
         return order
 
