@@ -64,3 +64,21 @@ def test_registered_and_its_first_pick_is_the_most_unrolled_tie():
                                "formula")
     assert strategy.start(space, space.points()) >= strategy.tie_s > 0
     assert strategy.points[int(strategy.order[0])].label == "g=64,unroll=16"
+
+
+def test_hedge_trips_measures_the_same_three_picks_fewest_trips_first():
+    from tests.test_guided import FormulaModel
+    from workbench.tuning.hedge import ModelHedgeBase
+    from workbench.tuning.loop_ties import ModelHedgeTrips
+
+    assert STRATEGIES["model-hedge-trips"] is ModelHedgeTrips
+    space = summing_space()
+    formula = FormulaModel(lambda p: (1.0 if p["g"] == 64 else 1.01) * (1 + p["unroll"] / 1e3))
+    plain, trips = ModelHedgeBase(formula, "f"), ModelHedgeTrips(formula, "f")
+    plain.start(space, space.points())
+    assert trips.start(space, space.points()) >= trips.tie_s > 0
+    first = [space.points()[int(i)] for i in plain.order[:3]]
+    again = [space.points()[int(i)] for i in trips.order[:3]]
+    assert {p.label for p in again} == {p.label for p in first}
+    assert [p["unroll"] for p in again] == sorted((p["unroll"] for p in first), reverse=True)
+    assert list(trips.order[3:]) == list(plain.order[3:])
