@@ -15,7 +15,9 @@ knob equal, while the more unrolled one ran faster in 12 of 20 spaces' geometric
 work item (:func:`loop_trips`, read from the point's built kernel) first, the model's
 order otherwise.  No constant is fitted; the points are built here, and their build is
 charged with the ranking.  ``model-hedge-loops`` is ``model-hedge-base`` with that
-order.
+order.  ``model-hedge-trips`` keeps ``model-hedge-base``'s three spread first picks and
+only measures them fewest loop iterations first (:func:`picks_fewest_trips_first`).
+Neither beat ``model-hedge-base`` over the 35 development spaces (section 34).
 """
 
 from __future__ import annotations
