@@ -7,7 +7,7 @@ next's).  Points that differ only in how far a loop is unrolled get the same cou
 the same prediction to the last digit, and the ranking's order among them is the
 space's order of points.  On the 35 development spaces (``structure-ranking.md``
 section 34) the model predicts every pair of points that differ only in an unrolling
-knob equal, while the more unrolled one ran faster in 12 of 20 spaces' geometric means
+knob equal, while the more unrolled one ran faster in 13 of 20 spaces' geometric means
 (0.97x over the 20; 0.81-0.85x on colsum, logsumexp and rmsnorm, 1.07x slower on cmac).
 
 :func:`fewer_trips_first` reorders only the model's *exact* ties at the top of its order
