@@ -8,7 +8,9 @@ host (the kernel built and its code generated, :func:`workbench.tuning.live.prep
 while the ranking counts.  One process per call, caches empty (the caller points
 ``XDG_CACHE_HOME`` at a fresh folder): ``MODE`` ``alone`` ranks the space;
 ``beside`` ranks it while a thread prepares the space's points one after another (the
-worst case: no device time between them).  Run:
+worst case: no device time between them); ``busy`` ranks it while a thread keeps one core
+busy *without* the interpreter lock (:func:`workbench.tuning.beside.busy_outside_lock`):
+against ``beside``, what the lock costs on top of the cores (section 34).  Run:
 ``XDG_CACHE_HOME=$(mktemp -d) python benchmarks/ranking_beside_measuring.py SPACE TRIAL MODE``.
 """
 
@@ -45,7 +47,14 @@ def main() -> None:
             prepare_point(space, points[(37 * prepared[0] + 11 * trial) % len(points)])
             prepared[0] += 1
 
-    worker = threading.Thread(target=prepare) if mode == "beside" else None
+    def busy() -> None:
+        from workbench.tuning.beside import busy_outside_lock
+
+        while not stop.is_set():
+            busy_outside_lock(0.05)
+
+    work = {"beside": prepare, "busy": busy}.get(mode)
+    worker = threading.Thread(target=work) if work is not None else None
     if worker is not None:
         worker.start()
     load = os.getloadavg()[0]

@@ -2,7 +2,8 @@
 TPE (issue #33, ``structure-ranking.md`` section 28).
 
 Each space is ranked once here (one model, caches fresh, its wall time on this machine
-charged to every replay, as ``hedge_study.py`` does), then replayed with the early start
+charged to every replay, as ``hedge_study.py`` does; timed beside the host's share of
+measuring the early points unless ``--overlap-charge alone``: section 34), then replayed with the early start
 (the replay clock) over ``--seeds`` seeds.  Prints per space:
 
 * ``share95``: the share of points within 95 % of the best (a random draw's chance);
@@ -78,7 +79,8 @@ def _strategy_class(name: str):
     return cls
 
 
-def diagnose_space(ref: str, store: str, model_name: str, strategies, seeds: int) -> list[dict]:
+def diagnose_space(ref: str, store: str, model_name: str, strategies, seeds: int,
+                   overlap_charge: str = "beside") -> list[dict]:
     import numpy as np
 
     from strategy_study import _model
@@ -98,7 +100,15 @@ def diagnose_space(ref: str, store: str, model_name: str, strategies, seeds: int
     oracle = min((e for e in measured if e.ok), key=lambda e: e.time_s).cost_s
     points = space.points()
     n = len(points)
-    ranking = rank_space(model, space, points)
+    if overlap_charge == "beside":   # timed as strategy_study.py's --early rows are
+        from workbench.tuning.beside import ranking_beside
+        from workbench.tuning.early import BASES, bases_then_draws
+
+        with ranking_beside(space, bases_then_draws(space, points, BASES, 0),
+                            evaluator.evaluations):
+            ranking = rank_space(model, space, points)
+    else:
+        ranking = rank_space(model, space, points)
     times = {e.point.label: e.time_s for e in measured if e.ok}
     eff = {p.label: best / times[p.label] if p.label in times else 0.0 for p in points}
     base = structure_probes(space, points)[0][0]
@@ -153,6 +163,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--model", default="linear-nn-residency")
     parser.add_argument("--csv")
+    parser.add_argument("--overlap-charge", choices=("alone", "beside"), default="beside",
+                        help="time the ranking alone or beside the host's share of "
+                             "measuring the early points (workbench.tuning.beside)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import pandas as pd
@@ -162,12 +175,13 @@ def main() -> None:
     print(f"# strategy diagnosis {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     print("command: python " + " ".join(sys.argv))
+    print(f"ranking timed: {args.overlap_charge}")
     warm_up({args.model: _model(args.model)})
     rows = []
     for ref in args.spaces.split(","):
         began = time.perf_counter()
         rows += diagnose_space(ref, args.store, args.model, args.strategies.split(","),
-                               args.seeds)
+                               args.seeds, args.overlap_charge)
         print(f"  {ref.split('/')[-1]}: {time.perf_counter() - began:.0f} s",
               file=sys.stderr, flush=True)
     table = pd.DataFrame(rows)

@@ -35,6 +35,12 @@ linear-sectors,linear-nn-residency]
 [--seeds 10] [--store sample_data/h100/user-spaces.sqlite] [--spaces a.py:space,...]
 [--early] [--guided model-ei,model-hedge] [--charge-from CSV [--charge-row model:linear]]``
 
+With ``--early`` each model's one ranking is timed beside the host's share of measuring
+the early points (``--overlap-charge beside``, :mod:`workbench.tuning.beside`: what a live
+run that measures while it ranks pays on this machine; ``structure-ranking.md`` section
+34), and every row of that model, the ones without early start too, is charged that
+time; ``--overlap-charge alone`` times it alone, as before section 34.
+
 ``model-hedge`` (:mod:`workbench.tuning.hedge`) is ``model-ei`` hedged with ``bo``'s
 model-free step, which also chooses what is measured while it ranks
 (``structure-ranking.md`` section 20).
@@ -210,7 +216,14 @@ def main() -> None:
                         help="also the model strategies measuring while they rank "
                              "(workbench.tuning.early), charged with the overlap and "
                              "serially")
+    parser.add_argument("--overlap-charge", choices=("alone", "beside"),
+                        help="time each model's ranking alone, or beside the host's "
+                             "share of measuring the early points (what a live run on "
+                             "this machine pays: workbench.tuning.beside); default: "
+                             "beside with --early, else alone")
     args = parser.parse_args()
+    if args.overlap_charge is None:
+        args.overlap_charge = "beside" if args.early else "alone"
     warnings.filterwarnings("ignore")
     import pandas as pd
 
@@ -236,6 +249,7 @@ def main() -> None:
     print("command: python " + " ".join(sys.argv))
     print("load average (1, 5, 15 min) at the start: "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    print(f"ranking timed: {args.overlap_charge}")
     print("store: " + args.store + "; models: " + args.models + f"; seeds: {args.seeds}"
           + "; guided: " + ",".join(families))
     print("libraries: " + ", ".join(f"{k} {versions[k]}" for k in sorted(versions)
@@ -255,6 +269,7 @@ def main() -> None:
         comparison = compare_strategies(
             space, evaluator, models, tpe_seeds=args.seeds, guided=families,
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
+            overlap_charge=args.overlap_charge,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))

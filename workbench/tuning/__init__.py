@@ -46,11 +46,16 @@ from workbench.tuning.hedge import (  # registers model-hedge, -hedge-base, -hed
     ModelHedgeBase,
     ModelHedgeCheck,
 )
+from workbench.tuning.loop_ties import (  # registers model-hedge-loops, -hedge-trips
+    ModelHedgeLoops,
+    ModelHedgeTrips,
+)
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
            "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
+           "ModelHedgeLoops", "ModelHedgeTrips",
            "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",

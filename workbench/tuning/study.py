@@ -91,6 +91,23 @@ def _charged(c: Curve, recorded: Mapping[str, RankingCost] | None, names: Sequen
     return Curve(c.label, c.fraction, c.cost_s - c.choosing_s + seconds, seconds), note
 
 
+def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided,
+            best: float, overlap_charge: str) -> tuple[Curve, str]:
+    """The model's one ranking replayed (its curve), alone or beside the host's share
+    of measuring the headline's early points (seed 0's: the first structure's base
+    point, then random draws), and what a row's note adds to say which."""
+    if overlap_charge == "alone":
+        return curve(replay(space, evaluator, ordered, until=1.0), best), ""
+    from workbench.tuning.beside import ranking_beside
+    from workbench.tuning.early import BASES, bases_then_draws
+
+    host = bases_then_draws(space, space.points(), BASES, 0)
+    with ranking_beside(space, host, evaluator.evaluations) as share:
+        c = curve(replay(space, evaluator, ordered, until=1.0), best)
+    return c, (f"; ranked beside the host's share of measuring ({share.points} points "
+               f"prepared, {share.prepare_s:.2f} s)")
+
+
 def _shift(reach: Mapping[float, tuple[float, float]], by: float
            ) -> dict[float, tuple[float, float]]:
     return {t: (r[0], r[1] + by) for t, r in reach.items()}
@@ -133,7 +150,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        guided_seeds: int | None = None,
                        seeded: Mapping[str, Callable[[int], Strategy]] = (),
                        recorded: Mapping[str, RankingCost] | None = None,
-                       early: bool = False
+                       early: bool = False, overlap_charge: str = "alone"
                        ) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
@@ -143,8 +160,17 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     strategy of ``seeded`` (name: factory of the seed, e.g. ``bo``).  ``early``: each
     model strategy also measuring while it ranks (:mod:`workbench.tuning.early`, the
     replay clock), charged both ways: ``+early`` with the ranking beside the early
-    points, ``+early (serial charge)`` with it before them, as without overlap."""
+    points, ``+early (serial charge)`` with it before them, as without overlap.
+    ``overlap_charge``: ``alone`` times each model's one ranking alone; ``beside``
+    times it beside the host's share of measuring the early points
+    (:mod:`workbench.tuning.beside`: what a live run that measures while it ranks pays
+    on this machine), and every row of that model is charged that time."""
+    from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
+
+    if overlap_charge not in OVERLAP_CHARGES:
+        raise TuningError(f"overlap_charge is one of {', '.join(OVERLAP_CHARGES)}, "
+                          f"not {overlap_charge!r}")
 
     measured = evaluator.measured
     best = optimum(measured)
@@ -165,8 +191,10 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         ordered = ModelGuided(model, label)
         family_name = getattr(model, "family", "model")
         # on a fresh copy of the space: nothing another model counted is reused
-        c = curve(replay(dataclasses.replace(space), evaluator, ordered, until=1.0), best)
+        c, beside = _ranked(dataclasses.replace(space), evaluator, ordered, best,
+                            overlap_charge)
         c, note = _charged(c, recorded, (f"model:{label}", f"model:{family_name}"), n)
+        note += beside
         comparison.curves.append(c)
         comparison.rows.append(_row(space.name, f"model:{label}",
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
@@ -184,6 +212,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                                             until=max(TARGETS))
             charged, note = charge(recorded, (f"{family}:{label}",
                                               f"{family}:{family_name}"), n, choosing)
+            note += beside
             first = Curve(first.label, first.fraction,
                           first.cost_s - first.choosing_s + charged, charged)
             comparison.curves.append(first)
@@ -192,7 +221,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                                         choosing_charged=note))
         if early:
             _early_rows(comparison, space, evaluator, best, n, model, label,
-                        ordered.ranking, guided, seeds, recorded)
+                        ordered.ranking, guided, seeds, recorded, beside)
     for label, make_plain in dict(strategies).items():
         _forget_features()
         try:
@@ -234,7 +263,8 @@ EARLY_CHARGING = (
 
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
                 model, label: str, ranking, guided: Sequence[str], seeds: int,
-                recorded: Mapping[str, RankingCost] | None = None) -> None:
+                recorded: Mapping[str, RankingCost] | None = None,
+                beside: str = "") -> None:
     """Rows of the model strategies measuring while they rank, on the model's one
     ranking, in both chargings; the replay clock runs on the ranking's cost measured
     now, or recorded (``recorded``, as :func:`~workbench.tuning.costs.charge` finds it)."""
@@ -242,6 +272,7 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
     from workbench.tuning.guided import GUIDED
 
     charged, note = charge(recorded, (f"model:{label}",), n, float(ranking.seconds))
+    note += beside
     ranking = dataclasses.replace(ranking, seconds=charged)
 
     makers = {"model": (lambda seed: ModelGuided(model, label, ranking=ranking), 1)}
