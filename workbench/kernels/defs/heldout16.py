@@ -45,7 +45,8 @@ def _scaled(p: int) -> tuple[int, ...]:
 
 #: the light's and the half vector's directions (unit length), the material
 LIGHT_DIR = tuple(np.array((0.3, 0.5, 0.81)) / np.linalg.norm((0.3, 0.5, 0.81)))
-HALF_DIR = tuple((np.array(LIGHT_DIR) + (0, 0, 1)) / np.linalg.norm(np.array(LIGHT_DIR) + (0, 0, 1)))
+_HALFWAY = np.array(LIGHT_DIR) + (0.0, 0.0, 1.0)    # the viewer looks down z
+HALF_DIR = tuple(_HALFWAY / np.linalg.norm(_HALFWAY))
 AMBIENT, DIFFUSE, SPECULAR, SHININESS = 0.1, 0.7, 0.4, 24.0
 _PHONG_CONSTS = (("zero", 0.0), ("one", 1.0), *zip(("lx", "ly", "lz"), LIGHT_DIR),
                  ("ka", AMBIENT), ("kd", DIFFUSE))
@@ -60,8 +61,9 @@ def _phong_consts(variant: str):
 def _build_phong(req: BuildRequest) -> lp.TranslationUnit:
     u.require(req, _PHONG_VARIANTS, 1)
     if req.variant == "blinn_phong":
-        tail = """<> ndh = (x * hx + y * hy + z * hz) * inv_len {id=ndh, dep=inv_len}
-            shade[i] = ka + kd * fmax(ndl, zero) + ks * fmax(ndh, zero) ** shininess {dep=ndl:ndh}"""
+        tail = ("<> ndh = (x * hx + y * hy + z * hz) * inv_len {id=ndh, dep=inv_len}\n"
+                "            shade[i] = ka + kd * fmax(ndl, zero) + ks * fmax(ndh, zero) "
+                "** shininess {dep=ndl:ndh}")
     else:
         tail = "shade[i] = ka + kd * fmax(ndl, zero) {dep=ndl}"
     knl = u.make_kernel(
@@ -183,8 +185,8 @@ def _trilinear_inputs(params, dtype, rng) -> dict:
     # few exactly 1 (the last cell's far corner); values positive
     pts = rng.uniform(-0.1, 1.1, (3, n))
     pts[:, rng.random(n) < 0.02] = 1.0
-    return {"px": np.asarray(pts[0], dtype=dtype.numpy), "py": np.asarray(pts[1], dtype=dtype.numpy),
-            "pz": np.asarray(pts[2], dtype=dtype.numpy),
+    return {**{p: np.asarray(pts[k], dtype=dtype.numpy)
+               for k, p in enumerate(("px", "py", "pz"))},
             "vol": u.random_array(rng, (VOLUME,) * 3, dtype, low=0.5, high=1.5),
             **u.scalar_inputs(dtype, _TRI_CONSTS)}
 

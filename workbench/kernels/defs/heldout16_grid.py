@@ -9,7 +9,11 @@ What the set is for, and the other kernels, are in :mod:`.heldout16`.
 * ``structure_tensor_corners``: a corner measure per pixel from the 3 x 3 window sums of
   the products of given gradient planes: Noble's det / trace or the smaller eigenvalue.
 * ``affine_warp``: an image warped by an affine map: each output pixel's source point,
-  clamped to the image, sampled bilinearly; one plane or three sharing the weights.
+  clamped to the image, sampled bilinearly; one plane or three sharing the weights. The
+  clamp's upper bound is the int32 size minus one, and loopy (numpy's promotion) makes
+  int32 against float32 a double: in the float32 variants the source point, its cell
+  and its weights are computed in double, the samples in float32, as a user's kernel
+  written this way gets them (the device measured it so).
 * ``autocorr_lags``: the autocorrelation of each row of a batch of signals over a
   window, one work item per (row, lag), raw or divided by the zero-lag energy.
 * ``catmull_rom_resample``: a signal resampled at a fixed ratio by the 4-tap
@@ -229,7 +233,8 @@ STRUCTURE_TENSOR_CORNERS = KernelSpec(
 
 #: the map from output (column, row) to source (x, y): a rotation by 0.3 rad, a scale
 #: of 1.15 and a shift, so that part of the output falls outside the source
-WARP = ((1.15 * np.cos(0.3), -1.15 * np.sin(0.3), 6.0), (1.15 * np.sin(0.3), 1.15 * np.cos(0.3), -9.0))
+WARP = ((1.15 * np.cos(0.3), -1.15 * np.sin(0.3), 6.0),
+        (1.15 * np.sin(0.3), 1.15 * np.cos(0.3), -9.0))
 _WARP_CONSTS = (("zero", 0.0), *((f"a{r}{c}", WARP[r][c]) for r in range(2) for c in range(3)))
 _WARP_PLANES: Mapping[str, tuple[str, ...]] = {"gray": ("",), "rgb": ("_r", "_g", "_b")}
 
@@ -246,8 +251,8 @@ def _build_warp(req: BuildRequest) -> lp.TranslationUnit:
         src = f"src{p}"
         lines += [f"<> top{p} = {src}[ky, kx] + wx * ({src}[ky, kx + 1] - {src}[ky, kx]) "
                   f"{{id=top{p}, dep=kx:ky:wx}}",
-                  f"<> bot{p} = {src}[ky + 1, kx] + wx * ({src}[ky + 1, kx + 1] - {src}[ky + 1, kx]) "
-                  f"{{id=bot{p}, dep=kx:ky:wx}}",
+                  f"<> bot{p} = {src}[ky + 1, kx] + wx * ({src}[ky + 1, kx + 1] "
+                  f"- {src}[ky + 1, kx]) {{id=bot{p}, dep=kx:ky:wx}}",
                   f"out{p}[i, j] = top{p} + wy * (bot{p} - top{p}) {{dep=top{p}:bot{p}:wy}}"]
     body = "\n            ".join(lines)
     planes = _WARP_PLANES[req.variant]
