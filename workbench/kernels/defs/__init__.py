@@ -55,7 +55,10 @@ heldout14``): :mod:`.heldout14` (shrink_threshold, tonemap_pixels, trapezoid_row
 fourteenth had been read, held out the same way (``--set heldout15``): :mod:`.heldout15`
 (quadratic_roots, srgb_to_lab, iir_channels), :mod:`.heldout15_geometry` (project_points,
 sdf_march) and :mod:`.heldout15_grid` (median_filter, gauss_blur_pass, grad_orientation,
-givens_rotate_rows).
+givens_rotate_rows). A sixteenth, written blind after the fifteenth had been read, held
+out the same way (``--set heldout16``): :mod:`.heldout16` (phong_shade, trilinear_sample,
+line_fit_rows, sigma_clip_rows) and :mod:`.heldout16_grid` (yuv420_to_rgb,
+structure_tensor_corners, affine_warp, autocorr_lags, catmull_rom_resample).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
