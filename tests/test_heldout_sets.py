@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout15 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout16 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -17,7 +17,8 @@ from test_catalog import check_numerics, counting_warnings
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
     HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS, \
-    HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS
+    HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS, \
+    HELDOUT16_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -62,6 +63,9 @@ SETS = {
     "heldout15": (HELDOUT15_SPECS, {"quadratic_roots", "srgb_to_lab", "iir_channels",
          "project_points", "sdf_march", "median_filter", "gauss_blur_pass",
          "grad_orientation", "givens_rotate_rows"}),
+    "heldout16": (HELDOUT16_SPECS, {"phong_shade", "trilinear_sample", "line_fit_rows",
+         "sigma_clip_rows", "yuv420_to_rgb", "structure_tensor_corners", "affine_warp",
+         "autocorr_lags", "catmull_rom_resample"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]
