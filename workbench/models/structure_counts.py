@@ -176,23 +176,31 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
 
 
 def _edge_checks(points, knobs, base, probes) -> tuple[list, list]:
-    """Checks at the ends of every knob's range that no probe reaches, the fewest
-    points that reach them all, and per check the knob to blame if it alone fails.
+    """Checks at every value of every knob that no probe reaches (the ends of its
+    range first), the fewest points that reach them all, and per check the knob to
+    blame if it alone fails.
 
     A count is a sum of monomials in a knob only while the kernel keeps its shape, and
     loopy changes the shape at the ends of a range: a loop or local axis of length one
     is dropped with its tree and barriers, a split whose outer loop runs once loses it.
     A fit through the inner values alone would carry a barrier count to a group with
-    one lane along the tree (issue #33: a column sum's ``by = 1``)."""
+    one lane along the tree (issue #33: a column sum's ``by = 1``).  Inside the range
+    too: two monomials along a knob of four values pass through the three its probes
+    take whatever the count is at the fourth (a prefetch's local stores per sub-group,
+    ``2 + 4/wpt`` for ``wpt >= 2`` but 8 at ``wpt = 1``: the fit through 1, 4 and 8
+    gave ``wpt = 2`` 4.5 for 4, issue #33's blind5 syrk), so a value no fit or check
+    point takes is never accepted unseen."""
+    ends = set()
     uncovered = set()
     for k in knobs:
         values = [p[k] for p in points]
-        uncovered |= {(k, v) for v in (min(values), max(values))
-                      if not any(q[k] == v for q in probes)}
+        ends |= {(k, min(values)), (k, max(values))}
+        uncovered |= {(k, v) for v in values if not any(q[k] == v for q in probes)}
     rest = [p for p in points if p not in probes]
     edges, blames = [], []
     while uncovered and rest:
-        best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered),
+        best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered & ends),
+                                        len({(k, p[k]) for k in knobs} & uncovered),
                                         len(_differing(p, base, knobs)),
                                         _spread(p, base, knobs)))
         reached = {(k, best[k]) for k in knobs} & uncovered
@@ -318,6 +326,20 @@ def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
                   for w, t in zip(weights, h)) for h in hypotheses]
 
 
+def exact_counts(fitted: np.ndarray, counts) -> np.ndarray:
+    """A fitted feature's values, those within float rounding of an integer made that
+    integer where every count it was fitted and checked on is one (a count of
+    accesses or operations: a fit's ``4718591.999999999`` is 4718592); else as they
+    are."""
+    counts = np.asarray(list(counts), dtype=float)
+    counts = counts[np.isfinite(counts)]
+    if not len(counts) or np.any(counts != np.round(counts)):
+        return fitted
+    nearest = np.round(fitted)
+    close = np.abs(fitted - nearest) <= 4 * RTOL * np.maximum(np.abs(nearest), 1.0)
+    return np.where(close, nearest, fitted)
+
+
 def evaluate_terms(terms: Terms, ratios: np.ndarray) -> np.ndarray:
     """A fitted feature at points given as ratios to the base (points x knobs)."""
     out = np.zeros(len(ratios))
@@ -393,7 +415,7 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
         at_points = [evaluate_terms(t, ratios) for t in good]
         if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
             return None, f"{name} has several fits that the check cannot tell apart", None
-        out[name] = at_points[0]
+        out[name] = exact_counts(at_points[0], values.values())
     reason = _take_minima(out, pairs, counted, plan.probes, points)
     return (None, reason, None) if reason else (out, "", None)
 
@@ -516,7 +538,7 @@ def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
             blame = plan.blames[first] if first < len(plan.blames) else None
             return None, f"{name}'s joint fit differs from its count at " \
                 f"{plan.checks[first].label}", blame
-        out[name] = design(at_all) @ weights
+        out[name] = exact_counts(design(at_all) @ weights, [*y, *c])
     reason = _take_minima(out, pairs, counted, plan.probes, points)
     return (None, reason, None) if reason else (out, "", None)
 
