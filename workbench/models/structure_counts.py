@@ -171,14 +171,16 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
     if len(rest) <= 1:
         return "too few points to check a fit"
     check = max(rest, key=lambda p: (len(_differing(p, base, knobs)), _spread(p, base, knobs)))
-    edges, blames = _edge_checks(points, knobs, base, [*used, check])
+    edges, blames = _edge_checks(points, knobs, base, [*used, check],
+                                 every_value=per_knob > 1)
     return StructurePlan(knobs, base, tuple(axes), (check, *edges), (None, *blames))
 
 
-def _edge_checks(points, knobs, base, probes) -> tuple[list, list]:
-    """Checks at every value of every knob that no probe reaches (the ends of its
-    range first), the fewest points that reach them all, and per check the knob to
-    blame if it alone fails.
+def _edge_checks(points, knobs, base, probes, every_value: bool = False
+                 ) -> tuple[list, list]:
+    """Checks at the ends of every knob's range that no probe reaches (with
+    ``every_value``, then at every value inside it too), the fewest points that reach
+    them all, and per check the knob to blame if it alone fails.
 
     A count is a sum of monomials in a knob only while the kernel keeps its shape, and
     loopy changes the shape at the ends of a range: a loop or local axis of length one
@@ -188,29 +190,36 @@ def _edge_checks(points, knobs, base, probes) -> tuple[list, list]:
     too: two monomials along a knob of four values pass through the three its probes
     take whatever the count is at the fourth (a prefetch's local stores per sub-group,
     ``2 + 4/wpt`` for ``wpt >= 2`` but 8 at ``wpt = 1``: the fit through 1, 4 and 8
-    gave ``wpt = 2`` 4.5 for 4, issue #33's blind5 syrk), so a value no fit or check
-    point takes is never accepted unseen."""
-    ends = set()
-    uncovered = set()
+    gave ``wpt = 2`` 4.5 for 4, issue #33's blind5 syrk).  So the second round's plan
+    (two neighbours per knob, whose two-term fits nothing along the knob checks)
+    checks every value; the first round's one monomial per knob is checked along it
+    by the ends."""
+    ends, inside = set(), set()
     for k in knobs:
-        values = [p[k] for p in points]
-        ends |= {(k, min(values)), (k, max(values))}
-        uncovered |= {(k, v) for v in values if not any(q[k] == v for q in probes)}
+        values = {p[k] for p in points}
+        missed = {(k, v) for v in values if not any(q[k] == v for q in probes)}
+        ends |= missed & {(k, min(values)), (k, max(values))}
+        if every_value:
+            inside |= missed - ends
     rest = [p for p in points if p not in probes]
     edges, blames = [], []
-    while uncovered and rest:
-        best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered & ends),
-                                        len({(k, p[k]) for k in knobs} & uncovered),
-                                        len(_differing(p, base, knobs)),
-                                        _spread(p, base, knobs)))
-        reached = {(k, best[k]) for k in knobs} & uncovered
-        if not reached:
-            break
-        edges.append(best)
-        rest.remove(best)
-        uncovered -= reached
-        blamed = {k for k, _ in reached}
-        blames.append(blamed.pop() if len(blamed) == 1 else None)
+    # the ends first, as they were chosen before any value inside was checked: the
+    # checks only grow, so a fit they took is no less checked than it was
+    for uncovered in (ends, inside):
+        while uncovered and rest:
+            best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered),
+                                            len(_differing(p, base, knobs)),
+                                            _spread(p, base, knobs)))
+            reached = {(k, best[k]) for k in knobs} & uncovered
+            if not reached:
+                break
+            edges.append(best)
+            rest.remove(best)
+            if uncovered is ends:
+                inside -= {(k, best[k]) for k in knobs}
+            uncovered -= reached
+            blamed = {k for k, _ in reached}
+            blames.append(blamed.pop() if len(blamed) == 1 else None)
     return edges, blames
 
 
@@ -423,6 +432,8 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
 
 #: the most monomials of a joint fit (its points are counted: more costs more)
 MAX_JOINT_TERMS = 16
+#: a joint fit's absolute tolerance, relative to its largest count (near zero counts)
+JOINT_ATOL = 1e-13
 
 
 @dataclass(frozen=True)
@@ -528,11 +539,14 @@ def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
             return _design(r, basis)
         a = design(at_fit)
         weights, *_ = np.linalg.lstsq(a, y, rcond=None)
+        # each count to float rounding of itself; the absolute part is a solver's
+        # rounding near a zero count only (RTOL of the largest count passed a term
+        # lost where it is 4e-9 of the count)
         if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(design(at_all)) or not np.allclose(
-                a @ weights, y, rtol=RTOL, atol=RTOL * np.abs(y).max(initial=0)):
+                a @ weights, y, rtol=RTOL, atol=JOINT_ATOL * np.abs(y).max(initial=0)):
             return None, f"{name} fits no sum of its monomials", None
         miss = ~np.isclose(design(at_check) @ weights, c, rtol=RTOL,
-                           atol=RTOL * np.abs(c).max(initial=0))
+                           atol=JOINT_ATOL * np.abs(c).max(initial=0))
         if miss.any():
             first = int(np.argmax(miss))
             blame = plan.blames[first] if first < len(plan.blames) else None
