@@ -72,3 +72,19 @@ def test_fitted_integer_counts_are_made_integers_and_others_left():
     assert list(exact_counts(fitted, [8.0, 16.0])) == [4718592.0, 9437184.0, 2.5, 7.0]
     assert list(exact_counts(fitted, [0.5, 16.0])) == list(fitted)
     assert list(exact_counts(fitted, [np.nan, 3.0])) == [4718592.0, 9437184.0, 2.5, 7.0]
+
+
+def test_the_count_cache_key_changes_with_the_structure_fitting_code(monkeypatch):
+    # a structure's fitted or shared counts are cached as its points' counts: a change
+    # to how they are fitted, checked or shared must miss the old entries
+    from pathlib import Path
+
+    from workbench.models import count_cache
+
+    read = Path.read_bytes
+    before = count_cache._library_versions.__wrapped__()
+    for name in ("structure_counts.py", "structure_fit.py", "structure_share.py"):
+        monkeypatch.setattr(Path, "read_bytes", lambda self, name=name: read(self) + (
+            b"#" if self.name == name else b""))
+        assert count_cache._library_versions.__wrapped__() != before, name
+        monkeypatch.setattr(Path, "read_bytes", read)
