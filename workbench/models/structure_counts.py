@@ -14,9 +14,10 @@ structure:
    ``e`` in -3..3), else by two; the terms of all knobs are joined by matching their
    weights (:func:`fit_feature`), which gives every feature as a sum of monomials
    with exact rational weights;
-3. a further point that differs from the base in as many knobs as possible is
-   counted and every fitted feature must equal its count there (up to float
-   rounding); otherwise the whole structure is counted point by point, and the
+3. a further point that differs from the base in as many knobs as possible, and
+   points at the ends of every knob's range (with two neighbours per knob, at every
+   value of it: :func:`_edge_checks`) are counted and every fitted feature must equal
+   its count there (up to float rounding); otherwise the whole structure is counted point by point, and the
    ranking's report says which and why (:class:`StructureCount`).
 
 A feature that is the minimum of two others (a load/store pairing, ``min(loads,
