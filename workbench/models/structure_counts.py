@@ -17,8 +17,9 @@ structure:
 3. a further point that differs from the base in as many knobs as possible, and
    points at the ends of every knob's range (with two neighbours per knob, at every
    value of it: :func:`_edge_checks`) are counted and every fitted feature must equal
-   its count there (up to float rounding); otherwise the whole structure is counted point by point, and the
-   ranking's report says which and why (:class:`StructureCount`).
+   its count there (up to float rounding); otherwise the whole structure is counted
+   point by point, and the ranking's report says which and why
+   (:class:`StructureCount`).
 
 A feature that is the minimum of two others (a load/store pairing, ``min(loads,
 stores)``, which no sum of monomials fits where the two cross) is not fitted: the
