@@ -70,7 +70,9 @@ def test_sums_of_monomials_fitted_exactly_from_few_points():
 
     fit, counted = _solve(_space(), truth)
     assert fit.method is CountMethod.SYMBOLIC
-    assert counted <= 8 < len(fit.points)
+    # 9: the second round checks every value of every knob (wpt = 2, which its base
+    # and two neighbours along wpt miss; issue #33's blind5 syrk)
+    assert counted <= 9 < len(fit.points)
     for p, values in fit.values.items():
         for name, v in truth(p).items():
             assert math.isclose(values[name], v, rel_tol=1e-9, abs_tol=1e-9), (p, name)
@@ -304,6 +306,8 @@ def test_one_knob_with_a_log_term_is_fitted_along_it():
                 "launch": 1.0}
 
     fit, counted = _solve_with(points, ("unroll",), truth)
-    assert fit.method is CountMethod.SYMBOLIC and counted < len(points)
+    # two terms along g0 take three of its six values; the second round checks the
+    # other three (issue #33: a value no probe takes is not accepted unseen)
+    assert fit.method is CountMethod.SYMBOLIC and counted == len(points)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9)

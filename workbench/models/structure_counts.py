@@ -14,10 +14,12 @@ structure:
    ``e`` in -3..3), else by two; the terms of all knobs are joined by matching their
    weights (:func:`fit_feature`), which gives every feature as a sum of monomials
    with exact rational weights;
-3. a further point that differs from the base in as many knobs as possible is
-   counted and every fitted feature must equal its count there (up to float
-   rounding); otherwise the whole structure is counted point by point, and the
-   ranking's report says which and why (:class:`StructureCount`).
+3. a further point that differs from the base in as many knobs as possible, and
+   points at the ends of every knob's range (with two neighbours per knob, at every
+   value of it: :func:`_edge_checks`) are counted and every fitted feature must equal
+   its count there (up to float rounding); otherwise the whole structure is counted
+   point by point, and the ranking's report says which and why
+   (:class:`StructureCount`).
 
 A feature that is the minimum of two others (a load/store pairing, ``min(loads,
 stores)``, which no sum of monomials fits where the two cross) is not fitted: the
@@ -171,38 +173,55 @@ def plan_structure(points: Sequence, structural: Sequence[str], *, per_knob: int
     if len(rest) <= 1:
         return "too few points to check a fit"
     check = max(rest, key=lambda p: (len(_differing(p, base, knobs)), _spread(p, base, knobs)))
-    edges, blames = _edge_checks(points, knobs, base, [*used, check])
+    edges, blames = _edge_checks(points, knobs, base, [*used, check],
+                                 every_value=per_knob > 1)
     return StructurePlan(knobs, base, tuple(axes), (check, *edges), (None, *blames))
 
 
-def _edge_checks(points, knobs, base, probes) -> tuple[list, list]:
-    """Checks at the ends of every knob's range that no probe reaches, the fewest
-    points that reach them all, and per check the knob to blame if it alone fails.
+def _edge_checks(points, knobs, base, probes, every_value: bool = False
+                 ) -> tuple[list, list]:
+    """Checks at the ends of every knob's range that no probe reaches (with
+    ``every_value``, then at every value inside it too), the fewest points that reach
+    them all, and per check the knob to blame if it alone fails.
 
     A count is a sum of monomials in a knob only while the kernel keeps its shape, and
     loopy changes the shape at the ends of a range: a loop or local axis of length one
     is dropped with its tree and barriers, a split whose outer loop runs once loses it.
     A fit through the inner values alone would carry a barrier count to a group with
-    one lane along the tree (issue #33: a column sum's ``by = 1``)."""
-    uncovered = set()
+    one lane along the tree (issue #33: a column sum's ``by = 1``).  Inside the range
+    too: two monomials along a knob of four values pass through the three its probes
+    take whatever the count is at the fourth (a prefetch's local stores per sub-group,
+    ``2 + 4/wpt`` for ``wpt >= 2`` but 8 at ``wpt = 1``: the fit through 1, 4 and 8
+    gave ``wpt = 2`` 4.5 for 4, issue #33's blind5 syrk).  So the second round's plan
+    (two neighbours per knob, whose two-term fits nothing along the knob checks)
+    checks every value; the first round's one monomial per knob is checked along it
+    by the ends."""
+    ends, inside = set(), set()
     for k in knobs:
-        values = [p[k] for p in points]
-        uncovered |= {(k, v) for v in (min(values), max(values))
-                      if not any(q[k] == v for q in probes)}
+        values = {p[k] for p in points}
+        missed = {(k, v) for v in values if not any(q[k] == v for q in probes)}
+        ends |= missed & {(k, min(values)), (k, max(values))}
+        if every_value:
+            inside |= missed - ends
     rest = [p for p in points if p not in probes]
     edges, blames = [], []
-    while uncovered and rest:
-        best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered),
-                                        len(_differing(p, base, knobs)),
-                                        _spread(p, base, knobs)))
-        reached = {(k, best[k]) for k in knobs} & uncovered
-        if not reached:
-            break
-        edges.append(best)
-        rest.remove(best)
-        uncovered -= reached
-        blamed = {k for k, _ in reached}
-        blames.append(blamed.pop() if len(blamed) == 1 else None)
+    # the ends first, as they were chosen before any value inside was checked: the
+    # checks only grow, so a fit they took is no less checked than it was
+    for uncovered in (ends, inside):
+        while uncovered and rest:
+            best = max(rest, key=lambda p: (len({(k, p[k]) for k in knobs} & uncovered),
+                                            len(_differing(p, base, knobs)),
+                                            _spread(p, base, knobs)))
+            reached = {(k, best[k]) for k in knobs} & uncovered
+            if not reached:
+                break
+            edges.append(best)
+            rest.remove(best)
+            if uncovered is ends:
+                inside -= {(k, best[k]) for k in knobs}
+            uncovered -= reached
+            blamed = {k for k, _ in reached}
+            blames.append(blamed.pop() if len(blamed) == 1 else None)
     return edges, blames
 
 
@@ -318,6 +337,20 @@ def _join(axes: Sequence[list[tuple[int, float]]], total: float) -> list[Terms]:
                   for w, t in zip(weights, h)) for h in hypotheses]
 
 
+def exact_counts(fitted: np.ndarray, counts) -> np.ndarray:
+    """A fitted feature's values, those within float rounding of an integer made that
+    integer where every count it was fitted and checked on is one (a count of
+    accesses or operations: a fit's ``4718591.999999999`` is 4718592); else as they
+    are."""
+    counts = np.asarray(list(counts), dtype=float)
+    counts = counts[np.isfinite(counts)]
+    if not len(counts) or np.any(counts != np.round(counts)):
+        return fitted
+    nearest = np.round(fitted)
+    close = np.abs(fitted - nearest) <= 4 * RTOL * np.maximum(np.abs(nearest), 1.0)
+    return np.where(close, nearest, fitted)
+
+
 def evaluate_terms(terms: Terms, ratios: np.ndarray) -> np.ndarray:
     """A fitted feature at points given as ratios to the base (points x knobs)."""
     out = np.zeros(len(ratios))
@@ -393,7 +426,7 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
         at_points = [evaluate_terms(t, ratios) for t in good]
         if any(not np.allclose(a, at_points[0], rtol=RTOL, atol=0) for a in at_points[1:]):
             return None, f"{name} has several fits that the check cannot tell apart", None
-        out[name] = at_points[0]
+        out[name] = exact_counts(at_points[0], values.values())
     reason = _take_minima(out, pairs, counted, plan.probes, points)
     return (None, reason, None) if reason else (out, "", None)
 
@@ -401,6 +434,8 @@ def fit_structure(plan: StructurePlan, counted: Mapping[object, Mapping[str, flo
 
 #: the most monomials of a joint fit (its points are counted: more costs more)
 MAX_JOINT_TERMS = 16
+#: a joint fit's absolute tolerance, relative to its largest count (near zero counts)
+JOINT_ATOL = 1e-13
 
 
 @dataclass(frozen=True)
@@ -506,17 +541,20 @@ def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,
             return _design(r, basis)
         a = design(at_fit)
         weights, *_ = np.linalg.lstsq(a, y, rcond=None)
+        # each count to float rounding of itself; the absolute part is a solver's
+        # rounding near a zero count only (RTOL of the largest count passed a term
+        # lost where it is 4e-9 of the count)
         if np.linalg.matrix_rank(a) < np.linalg.matrix_rank(design(at_all)) or not np.allclose(
-                a @ weights, y, rtol=RTOL, atol=RTOL * np.abs(y).max(initial=0)):
+                a @ weights, y, rtol=RTOL, atol=JOINT_ATOL * np.abs(y).max(initial=0)):
             return None, f"{name} fits no sum of its monomials", None
         miss = ~np.isclose(design(at_check) @ weights, c, rtol=RTOL,
-                           atol=RTOL * np.abs(c).max(initial=0))
+                           atol=JOINT_ATOL * np.abs(c).max(initial=0))
         if miss.any():
             first = int(np.argmax(miss))
             blame = plan.blames[first] if first < len(plan.blames) else None
             return None, f"{name}'s joint fit differs from its count at " \
                 f"{plan.checks[first].label}", blame
-        out[name] = design(at_all) @ weights
+        out[name] = exact_counts(design(at_all) @ weights, [*y, *c])
     reason = _take_minima(out, pairs, counted, plan.probes, points)
     return (None, reason, None) if reason else (out, "", None)
 
