@@ -37,7 +37,10 @@ counted.  ``f_dram_peak_stream_s`` is the same bytes at the DRAM peak of the dev
 description's floors (3,352 GB/s on the H100): the catalog's own DRAM
 microbenchmarks (``global_access``, ``vector_scale_add`` in float64) run up to 9%
 faster than the measured copy's 3,015 GB/s allows, so only the peak keeps the time
-below every catalog measurement (at most 0.98 of it).
+below every catalog measurement (at most 0.98 of it).  ``f_dram_inflight_s`` (round 18) is
+``f_dram_stream_s`` at the share of that bandwidth a stream with the launch's bytes a work
+item in flight reaches (:mod:`workbench.models.inflight`: one float32 value in and one out a
+work item reaches 0.785 of it in 1-D groups, 0.716 in 2-D groups).
 """
 
 from __future__ import annotations
@@ -215,20 +218,31 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     )
     from workbench.models.floors import floors_of_device
 
+    from workbench.models.expressions.features import StandardFeature, parse_feature
+    from workbench.models.inflight import is_two_d, stream_share
+
     candidates = list(candidates)
     out = np.zeros(len(candidates))
     floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
     if floors is None or not bandwidth or not candidates:
-        return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy()}
-    counted, errors = candidate_feature_values(candidates, [FootprintRef()])
+        return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
+                "f_dram_inflight_s": out.copy()}
+    counted, errors = candidate_feature_values(
+        candidates, [FootprintRef(), StandardFeature("f_thread_groups",
+                                                     parse_feature("f_thread_groups"))])
     footprint = np.nan_to_num(np.asarray(counted[FOOTPRINT_BYTES], dtype=float), nan=0.0)
+    items = np.array([float(counted["f_thread_groups"][i]) * float(np.prod(c.group_size or (1,)))
+                      for i, c in enumerate(candidates)])
+    share = np.array([stream_share(footprint[i] / items[i] if items[i] > 0 else np.nan,
+                                   is_two_d(c.group_size)) for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
                               + rereads["f_dram_reread_float64_sectors"])
     beyond = np.maximum(0.0, footprint - floors.l2_bytes) + reread_bytes
     beyond[[e is not None for e in errors]] = np.nan
     return {"f_dram_stream_s": beyond / bandwidth,
-            "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps}
+            "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
+            "f_dram_inflight_s": beyond / (bandwidth * share)}
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)
