@@ -126,6 +126,10 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains34.json"),
     "linear-fp64-sectors-chains35": ("models/linear-fp64-sectors-chains35.json",
                                      "weights-linear-fp64-sectors-chains35.json"),
+    "linear-fp64-sectors-chains36": ("models/linear-fp64-sectors-chains36.json",
+                                     "weights-linear-fp64-sectors-chains36.json"),
+    "linear-fp64-sectors-chains37": ("models/linear-fp64-sectors-chains37.json",
+                                     "weights-linear-fp64-sectors-chains37.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -199,6 +203,10 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains34.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains35.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains36.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains37.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
