@@ -45,6 +45,20 @@ def test_the_shares_are_the_probes_and_the_calibration_is_bandwidth_json():
                if layout == "flat" and b >= 20)
 
 
+def test_the_stencil_shares_are_round_15s_stencils():
+    from workbench.models.inflight import CALIBRATION_GBPS, STENCIL_SHARE
+
+    rates = {"float32": [], "float64": []}
+    for line in (PROBE.parent / "round15-probe.txt").read_text().splitlines():
+        if line.startswith("stencil") and "_n8192_" in line:
+            _, dtype, ms = line.split()
+            rates[dtype].append(2 * 8192 ** 2 * (4 if dtype == "float32" else 8)
+                                / (float(ms) * 1e-3) / 1e9)
+    assert len(rates["float32"]) == len(rates["float64"]) == 6
+    assert sum(rates["float32"]) / 6 / CALIBRATION_GBPS == pytest.approx(STENCIL_SHARE[0], abs=0.001)
+    assert sum(rates["float64"]) / 6 / CALIBRATION_GBPS == pytest.approx(STENCIL_SHARE[2], abs=0.001)
+
+
 def test_the_share_rises_with_the_bytes_and_is_lower_in_two_d_groups():
     from workbench.models.inflight import is_two_d, stream_share
 
@@ -65,3 +79,20 @@ def test_a_one_value_copy_streams_slower_than_a_loop_over_a_row():
     # out = alpha x + beta y: two float32 values in and one out, 12 bytes a work item
     assert ratio[0] == pytest.approx(1 / 0.901, rel=1e-3)
     assert ratio[1] == pytest.approx(1.0)      # 64 entries a row, twice: the calibration's
+    stencil = values["f_dram_stencil_stream_s"] / values["f_dram_stream_s"]
+    assert stencil[0] == ratio[0] and stencil[1] == 1.0     # neither re-reads in 2-D groups
+
+
+def test_a_two_d_stencil_streams_at_the_stencils_rate():
+    from workbench.models.inflight import stencil_share
+    from workbench.models.reread_features import dram_stream_values
+
+    # nine loads of u a work item from global memory, one store: 8 bytes an item; the
+    # prefetching variant reads its neighbours from local memory and streams as a copy
+    direct, tiled = (Candidate("stencil9_prefetch", v, (16, 16), (("n", 8192),))
+                     for v in ("direct", "prefetch"))
+    values = dram_stream_values([direct, tiled], DEVICE)
+    inflight = values["f_dram_inflight_s"] / values["f_dram_stream_s"]
+    stencil = values["f_dram_stencil_stream_s"] / values["f_dram_stream_s"]
+    assert inflight == pytest.approx([1 / 0.716] * 2, rel=1e-2)
+    assert stencil == pytest.approx([1 / stencil_share(8.0), 1 / 0.716], rel=1e-2)

@@ -29,6 +29,12 @@ linear between its rows, the 8-byte row's below 8 bytes and 1 from 24 bytes on: 
 with a loop of loads over many elements a work item keeps the calibration's rate.  The bytes
 an item are the footprint beyond L2's share of the launch's work items, so a stencil whose
 neighbours come from L1 and L2 counts the value it brings in, not the loads it issues.
+
+Such a stencil streams slower than a copy of the same bytes an item: round 15's 2-D 5- and
+9-point stencils (``round15-probe.txt``) reach 0.609 of the calibration in float32 and 0.843
+in float64, against the 2-D copies' 0.716 and 0.924.  ``f_dram_stencil_stream_s`` prices a
+kernel in 2-D groups whose global loads read at least twice its footprint's bytes at
+:data:`STENCIL_SHARE`, and every other kernel as ``f_dram_inflight_s``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,14 @@ import numpy as np
 ITEM_BYTES = (8.0, 12.0, 16.0, 24.0)
 FLAT_SHARE = (0.785, 0.901, 0.954, 1.0)
 GRID_SHARE = (0.716, 0.859, 0.924, 1.0)
+#: a 2-D stencil's share (loads that re-read their neighbours' values, at least
+#: :data:`REREAD_RATIO` times the footprint): round 15's 5- and 9-point stencils on an
+#: 8192 x 8192 grid in groups of 32 x 8, 16 x 16 and 64 x 4 (``round15-probe.txt``), the mean
+#: rate over the six, counting both grids once: float32 (8 bytes an item) 1,837 GB/s, float64
+#: (16) 2,541 GB/s; 1 from 24 bytes on as the streams
+STENCIL_SHARE = (0.609, 0.609 + (0.843 - 0.609) / 2, 0.843, 1.0)
+#: loaded bytes over footprint bytes from which a kernel's loads count as a stencil's
+REREAD_RATIO = 2.0
 #: the calibration's rate the shares divide (bandwidth.json's dram figure, GB/s)
 CALIBRATION_GBPS = 3015.0
 
@@ -50,6 +64,13 @@ def stream_share(item_bytes: float, two_d: bool) -> float:
     if not np.isfinite(item_bytes) or item_bytes <= 0:
         return 1.0
     return float(np.interp(item_bytes, ITEM_BYTES, GRID_SHARE if two_d else FLAT_SHARE))
+
+
+def stencil_share(item_bytes: float) -> float:
+    """:func:`stream_share` for a 2-D stencil's re-reading loads (:data:`STENCIL_SHARE`)."""
+    if not np.isfinite(item_bytes) or item_bytes <= 0:
+        return 1.0
+    return float(np.interp(item_bytes, ITEM_BYTES, STENCIL_SHARE))
 
 
 def is_two_d(group_size) -> bool:

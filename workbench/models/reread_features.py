@@ -56,6 +56,7 @@ from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
 
 _SECTOR = 32
+_ITEM_BYTES = {"float32": 4, "float64": 8, "int32": 4}
 
 
 
@@ -218,23 +219,35 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     )
     from workbench.models.floors import floors_of_device
 
-    from workbench.models.expressions.features import StandardFeature, parse_feature
-    from workbench.models.inflight import is_two_d, stream_share
+    from workbench.models.expressions.features import (
+        StandardFeature,
+        parse_feature,
+        parse_feature_ref,
+    )
+    from workbench.models.inflight import REREAD_RATIO, is_two_d, stencil_share, stream_share
 
     candidates = list(candidates)
     out = np.zeros(len(candidates))
     floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
     if floors is None or not bandwidth or not candidates:
         return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
-                "f_dram_inflight_s": out.copy()}
+                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy()}
+    loads = {d: f"f_mem_access_global_{d}_load" for d in _ITEM_BYTES}
     counted, errors = candidate_feature_values(
         candidates, [FootprintRef(), StandardFeature("f_thread_groups",
-                                                     parse_feature("f_thread_groups"))])
+                                                     parse_feature("f_thread_groups")),
+                     *(parse_feature_ref(n) for n in loads.values())])
     footprint = np.nan_to_num(np.asarray(counted[FOOTPRINT_BYTES], dtype=float), nan=0.0)
     items = np.array([float(counted["f_thread_groups"][i]) * float(np.prod(c.group_size or (1,)))
                       for i, c in enumerate(candidates)])
-    share = np.array([stream_share(footprint[i] / items[i] if items[i] > 0 else np.nan,
-                                   is_two_d(c.group_size)) for i, c in enumerate(candidates)])
+    per_item = np.where(items > 0, footprint / np.where(items > 0, items, 1.0), np.nan)
+    share = np.array([stream_share(per_item[i], is_two_d(c.group_size))
+                      for i, c in enumerate(candidates)])
+    loaded = sum(np.nan_to_num(np.asarray(counted[n], dtype=float)) * _ITEM_BYTES[d]
+                 for d, n in loads.items())
+    stencil = np.array([stencil_share(per_item[i]) if is_two_d(c.group_size)
+                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0 else share[i]
+                        for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
                               + rereads["f_dram_reread_float64_sectors"])
@@ -242,7 +255,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     beyond[[e is not None for e in errors]] = np.nan
     return {"f_dram_stream_s": beyond / bandwidth,
             "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
-            "f_dram_inflight_s": beyond / (bandwidth * share)}
+            "f_dram_inflight_s": beyond / (bandwidth * share),
+            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil)}
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)
