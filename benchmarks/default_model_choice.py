@@ -130,6 +130,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains36.json"),
     "linear-fp64-sectors-chains37": ("models/linear-fp64-sectors-chains37.json",
                                      "weights-linear-fp64-sectors-chains37.json"),
+    "linear-fp64-sectors-chains38": ("models/linear-fp64-sectors-chains38.json",
+                                     "weights-linear-fp64-sectors-chains38.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -207,6 +209,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains36.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains37.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains38.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
@@ -379,6 +383,9 @@ def main() -> None:
         if not (label and model_file and weights):
             parser.error(f"--candidate {text!r}: expected LABEL=MODEL.json,WEIGHTS.json")
         CANDIDATES[label] = (model_file, weights)
+    unknown = sorted(set(args.only or ()) - set(CANDIDATES))
+    if unknown:
+        parser.error(f"--only: no candidate named {', '.join(unknown)}")
     warnings.filterwarnings("ignore")
     start = time.time()
     rows = {}
