@@ -140,8 +140,9 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
         for i, side in enumerate(overlap.sides):
             if i == overlap.winner or side.seconds == 0:
                 continue      # a side that costs nothing (no chain in this kernel)
-            top = [t for t in sorted(side.terms, key=lambda t: -t.seconds)
-                   if t.seconds >= SMALL_SHARE * side.seconds][:3]
+            # by size: a subtracted overlap's sides (- smin(A, M)) are negative
+            top = [t for t in sorted(side.terms, key=lambda t: -abs(t.seconds))
+                   if abs(t.seconds) >= SMALL_SHARE * abs(side.seconds)][:3]
             print(f"  losing side, {names[i]}: would have cost {_ms(side.seconds)}"
                   + (" (" + ", ".join(f"{t.name} {_ms(t.seconds)}" for t in top) + ")"
                      if len(side.terms) > 1 else ""))

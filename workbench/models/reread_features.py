@@ -37,7 +37,10 @@ counted.  ``f_dram_peak_stream_s`` is the same bytes at the DRAM peak of the dev
 description's floors (3,352 GB/s on the H100): the catalog's own DRAM
 microbenchmarks (``global_access``, ``vector_scale_add`` in float64) run up to 9%
 faster than the measured copy's 3,015 GB/s allows, so only the peak keeps the time
-below every catalog measurement (at most 0.98 of it).
+below every catalog measurement (at most 0.98 of it).  ``f_dram_inflight_s`` (round 18) is
+``f_dram_stream_s`` at the share of that bandwidth a stream with the launch's bytes a work
+item in flight reaches (:mod:`workbench.models.inflight`: one float32 value in and one out a
+work item reaches 0.785 of it in 1-D groups, 0.716 in 2-D groups).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
 
 _SECTOR = 32
+_ITEM_BYTES = {"float32": 4, "float64": 8, "int32": 4}
 
 
 
@@ -215,20 +219,44 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     )
     from workbench.models.floors import floors_of_device
 
+    from workbench.models.expressions.features import (
+        StandardFeature,
+        parse_feature,
+        parse_feature_ref,
+    )
+    from workbench.models.inflight import REREAD_RATIO, is_two_d, stencil_share, stream_share
+
     candidates = list(candidates)
     out = np.zeros(len(candidates))
     floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
     if floors is None or not bandwidth or not candidates:
-        return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy()}
-    counted, errors = candidate_feature_values(candidates, [FootprintRef()])
+        return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
+                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy()}
+    loads = {d: f"f_mem_access_global_{d}_load" for d in _ITEM_BYTES}
+    counted, errors = candidate_feature_values(
+        candidates, [FootprintRef(), StandardFeature("f_thread_groups",
+                                                     parse_feature("f_thread_groups")),
+                     *(parse_feature_ref(n) for n in loads.values())])
     footprint = np.nan_to_num(np.asarray(counted[FOOTPRINT_BYTES], dtype=float), nan=0.0)
+    items = np.array([float(counted["f_thread_groups"][i]) * float(np.prod(c.group_size or (1,)))
+                      for i, c in enumerate(candidates)])
+    per_item = np.where(items > 0, footprint / np.where(items > 0, items, 1.0), np.nan)
+    share = np.array([stream_share(per_item[i], is_two_d(c.group_size))
+                      for i, c in enumerate(candidates)])
+    loaded = sum(np.nan_to_num(np.asarray(counted[n], dtype=float)) * _ITEM_BYTES[d]
+                 for d, n in loads.items())
+    stencil = np.array([stencil_share(per_item[i]) if is_two_d(c.group_size)
+                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0 else share[i]
+                        for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
                               + rereads["f_dram_reread_float64_sectors"])
     beyond = np.maximum(0.0, footprint - floors.l2_bytes) + reread_bytes
     beyond[[e is not None for e in errors]] = np.nan
     return {"f_dram_stream_s": beyond / bandwidth,
-            "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps}
+            "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
+            "f_dram_inflight_s": beyond / (bandwidth * share),
+            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil)}
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)

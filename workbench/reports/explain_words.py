@@ -137,6 +137,7 @@ def counts_say(model) -> str | None:
 def negative_terms_say(explanation) -> list[str]:
     """One line per negative term: what a time below zero means here."""
     lines = []
+    added = [(t.name, t.seconds) for t in explanation.terms if t.seconds > 0]
     for t in explanation.terms:
         if t.seconds >= 0:
             continue
@@ -144,6 +145,9 @@ def negative_terms_say(explanation) -> list[str]:
             lines.append(f"{t.name} is negative on purpose: the GPU fuses a multiply "
                          "and an add into one instruction (FMA), so the model takes back "
                          "one of the two it counted")
+        elif any(name == t.name and abs(seconds + t.seconds) <= 1e-9 * seconds
+                 for name, seconds in added):
+            continue    # an overlap takes back what the sum charged: its lines say so
         else:
             lines.append(f"{t.name} is negative: its fitted weight is below zero, which "
                          "prices a bundle of counts that always occur together, not this "

@@ -13,6 +13,7 @@ a power, ``exp``) is one term, named by its text.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import pymbolic.primitives as prim
@@ -77,7 +78,10 @@ class _Reader:
         sides = []
         for arg in call.parameters:
             parts = self.terms(arg, scale, record=False)
-            sides.append(OverlapSide(side_label(parts), scale * self.value(arg),
+            # a subtracted overlap (the time one side hides of another, ``- smin(A, M)``)
+            # has sides of negative seconds: each is named by what it would pay for
+            named = parts if scale >= 0 else [replace(t, seconds=-t.seconds) for t in parts]
+            sides.append(OverlapSide(side_label(named), scale * self.value(arg),
                                      tuple(t for t in parts if t.seconds)))
         seconds = scale * self.value(call)
         largest = (function == "smax") == (scale >= 0)
