@@ -60,6 +60,17 @@ def loop_trips(kernel) -> int:
     return total
 
 
+
+def _trips_of(space: TuningSpace, points: Sequence[Point]):
+    """A point's :func:`loop_trips` by index into ``points``; a point that does not
+    build sorts last (infinite trips): its measurement will say why."""
+    def trips(i: int) -> float:
+        try:
+            return float(loop_trips(space.build(points[i])))
+        except Exception:  # noqa: BLE001 - its measurement will say why
+            return float("inf")
+    return trips
+
 def fewer_trips_first(space: TuningSpace, points: Sequence[Point], logp: np.ndarray,
                       order: np.ndarray, within: float | None = None) -> np.ndarray:
     """``order`` with the points tied exactly with its first (log predictions within
@@ -75,11 +86,7 @@ def fewer_trips_first(space: TuningSpace, points: Sequence[Point], logp: np.ndar
     if len(tied) < 2:
         return order
 
-    def trips(i: int) -> float:
-        try:
-            return float(loop_trips(space.build(points[i])))
-        except Exception:  # noqa: BLE001 - its measurement will say why
-            return float("inf")
+    trips = _trips_of(space, points)
 
     ranked = sorted(tied, key=trips)
     taken = set(ranked)
@@ -119,11 +126,7 @@ def picks_fewest_trips_first(space: TuningSpace, points: Sequence[Point],
     if len(head) < 2:
         return order
 
-    def trips(i: int) -> float:
-        try:
-            return float(loop_trips(space.build(points[i])))
-        except Exception:  # noqa: BLE001 - its measurement will say why
-            return float("inf")
+    trips = _trips_of(space, points)
 
     return np.array(sorted(head, key=trips) + [int(i) for i in order[top:]])
 
