@@ -544,9 +544,9 @@ DCT8_BLOCKS = KernelSpec(
     role=KernelRole.UNSEEN,
     description=f"The orthonormal {DCT_SIZE}-point DCT-II of each of n blocks (rows of "
                 f"{DCT_SIZE}, one work item per block): each coefficient a sum over the "
-                f"block of a sample times a cosine computed in the kernel (of an int32 "
-                f"index product times a constant, which loopy promotes to double in "
-                f"float32 too), scaled for the DC term or the others.",
+                f"block of a sample times a cosine computed in the kernel (of a constant "
+                f"times the index product, in the kernel's precision), scaled for the DC "
+                f"term or the others.",
     parameters=("n",),
     variants=("orthonormal",),
     dtypes=u.FLOATS,
