@@ -97,6 +97,8 @@ def test_inputs_take_every_clamp_sign_and_arm():
     arg = expected_outputs("argmax_rows", "first_max")["position"]
     assert min((arg == 0).sum(), (arg == ARGMAX_SAMPLES - 1).sum()) > 30
     assert ((arg > 0) & (arg < ARGMAX_SAMPLES - 1)).sum() > 300
+    rows = check_inputs("argmax_rows", "first_max")["x"]
+    assert ((rows == rows.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum() > 50   # ties
     p = check_inputs("particle_bounce", "restitution")
     step = {"x": p["x"] + 0.05 * p["vx"], "y": p["y"] + 0.05 * (p["vy"] - 9.81 * 0.05)}
     for c in "xy":                       # each wall of each axis crossed, most not

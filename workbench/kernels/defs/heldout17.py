@@ -250,6 +250,10 @@ def _argmax_inputs(params, dtype, rng) -> dict:
     # some rows peak at the first sample (never replaced), some at the last
     x[rng.random(n) < 0.1, 0] = 10.0
     x[rng.random(n) < 0.1, -1] = 9.0
+    # and some rows' maximum repeated later in the row (a tie: the first one counts)
+    first = x.argmax(axis=1)
+    tied = np.flatnonzero((rng.random(n) < 0.15) & (first < ARGMAX_SAMPLES - 1))
+    x[tied, rng.integers(first[tied] + 1, ARGMAX_SAMPLES)] = x[tied, first[tied]]
     return {"x": np.asarray(x, dtype=dtype.numpy)}
 
 
