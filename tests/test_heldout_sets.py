@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout16 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout17 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -18,7 +18,7 @@ from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPECS, HELDOUT7_SPECS, \
     HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS, \
     HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS, \
-    HELDOUT16_SPECS
+    HELDOUT16_SPECS, HELDOUT17_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -66,6 +66,9 @@ SETS = {
     "heldout16": (HELDOUT16_SPECS, {"phong_shade", "trilinear_sample", "line_fit_rows",
          "sigma_clip_rows", "yuv420_to_rgb", "structure_tensor_corners", "affine_warp",
          "autocorr_lags", "catmull_rom_resample"}),
+    "heldout17": (HELDOUT17_SPECS, {"loan_payment", "geodetic_to_ecef", "argmax_rows",
+         "particle_bounce", "sh9_basis", "dct8_blocks", "bayer_superpixel",
+         "census_transform3x3", "vignette_correct"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]

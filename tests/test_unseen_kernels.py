@@ -26,6 +26,7 @@ from workbench.kernels.defs import (
     HELDOUT14_SPECS,
     HELDOUT15_SPECS,
     HELDOUT16_SPECS,
+    HELDOUT17_SPECS,
     HELDOUT3_SPECS,
     HELDOUT4_SPECS,
     HELDOUT5_SPECS,
@@ -62,7 +63,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
                                               *HELDOUT9_SPECS, *HELDOUT10_SPECS,
                                               *HELDOUT11_SPECS, *HELDOUT12_SPECS,
                                               *HELDOUT13_SPECS, *HELDOUT14_SPECS,
-                                              *HELDOUT15_SPECS, *HELDOUT16_SPECS)
+                                              *HELDOUT15_SPECS, *HELDOUT16_SPECS,
+                                              *HELDOUT17_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT
