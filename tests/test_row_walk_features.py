@@ -104,3 +104,18 @@ def test_a_launch_of_fewer_groups_than_sms_walks_on_as_many_sms_as_groups():
     assert v["f_l1_walk_s"][0] == pytest.approx(1024 * 64 / 8 / floors.clock_hz)
     # a launch of many waves: an even share of every SM, as before
     assert v["f_l1_walk_s"][1] == pytest.approx(2 ** 20 * 64 / floors.sms / floors.clock_hz)
+
+
+def test_a_row_held_in_registers_is_walked_once():
+    """Round 19: sigma_clip_rows (heldout16) reads its row of 40 samples in three loops;
+    the compiler keeps it in registers, so only the first pass walks it (float32 and
+    float64: 160 and 320 bytes, under REGISTER_ROW_BYTES)."""
+    from workbench.models.row_walk_features import REGISTER_ROW_BYTES, row_walk_values
+
+    n = 1 << 12
+    rows = [Candidate("sigma_clip_rows", "mean", (256,), (("n", n),), d)
+            for d in ("float32", "float64")]
+    v = row_walk_values(rows, DEVICE)
+    assert v["f_walk_float32_load_sectors"][0] == n * 40
+    assert v["f_walk_float64_load_sectors"][1] == n * 40
+    assert 40 * 8 <= REGISTER_ROW_BYTES
