@@ -321,6 +321,11 @@ DEPENDENT_LOAD_FEATURES = ("f_dependent_loads_float32", "f_dependent_loads_float
 #: workbench.models.fma_pairs)
 FMA_FEATURES = ("f_op_float32_fma_pairs", "f_op_float64_fma_pairs")
 
+#: additions and multiplications (less fused pairs) that compute global loads' addresses,
+#: a sub-group, per precision (round 19; device features: workbench.models.address_arithmetic)
+ADDRESS_ARITHMETIC_FEATURES = ("f_op_float32_address_add", "f_op_float32_address_mul",
+                               "f_op_float64_address_add", "f_op_float64_address_mul")
+
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
 _ACCESS_FILTER = re.compile(
@@ -382,7 +387,8 @@ def known_feature_names() -> tuple[str, ...]:
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
               *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
-              *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES]
+              *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES,
+              *ADDRESS_ARITHMETIC_FEATURES]
     return tuple(names)
 
 
@@ -405,7 +411,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
             or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES \
-            or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES:
+            or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES \
+            or name in ADDRESS_ARITHMETIC_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
