@@ -48,12 +48,12 @@ ERF_FUNCTIONS = frozenset({"erf", "erfc"})
 _SECTOR = 32
 _LINE = 128
 _SUBGROUP = 32
-#: the most bytes of a walked row one work item can hold in registers for a later
-#: loop to read again (128 of the 255 32-bit registers a CUDA thread may use, half,
-#: the rest for the kernel's other values): heldout16's sigma_clip_rows keeps its row
-#: of 40 samples (160 bytes in float32, 320 in float64) at 92-179 registers a work
-#: item and walks it from memory once for its three passes (round 19)
-REGISTER_ROW_BYTES = 512
+#: bytes of one 32-bit register: a walked row is held where the build's registers a work
+#: item number at least its 32-bit words (round 19: heldout16's sigma_clip_rows keeps its
+#: row of 40 samples, 40 and 80 words, at 92-179 registers a work item and walks it from
+#: memory once for its three passes; heldout11's cross_entropy_rows, 128 words at 32
+#: registers, walks its row in each of its passes)
+_REGISTER_BYTES = 4
 
 
 def _flat_index(arg, index) -> object:
@@ -141,12 +141,12 @@ def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
 
 
 def _held_row(knl, name: str, index: tuple, inames: frozenset, walked: frozenset,
-              size: int) -> tuple | None:
+              size: int, registers: float) -> tuple | None:
     """The row a walked load reads, named independently of its loop's iname (the
-    array, the index with the walked inames renamed, the other inames), where the row
-    is small enough per work item for the compiler to keep in registers: walked inames
-    of constant length whose elements take at most :data:`REGISTER_ROW_BYTES`.  None
-    where it is not (a row of parametric length, or a longer one)."""
+    array, the index with the walked inames renamed, the other inames), where the
+    compiler keeps it in registers: walked inames of constant length whose elements
+    take no more 32-bit words than the build's ``registers`` a work item.  None where it
+    does not (a row of parametric length, a longer one, registers unknown)."""
     from pymbolic import var
     from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
 
@@ -156,21 +156,23 @@ def _held_row(knl, name: str, index: tuple, inames: frozenset, walked: frozenset
             elements *= int(knl.get_constant_iname_length(iname))
         except Exception:  # noqa: BLE001 - a length that depends on the sizes
             return None
-    if elements * size > REGISTER_ROW_BYTES:
+    if not elements * size <= registers * _REGISTER_BYTES:
         return None
     rename = SubstitutionMapper(make_subst_func(
         {iname: var(f"_walked{n}") for n, iname in enumerate(sorted(walked))}))
     return (name, tuple(rename(i) for i in index), inames - walked)
 
 
-def _walks(spec, request, params: tuple) -> tuple:
+def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tuple:
     """(direction, accesses per launch, element bytes, sectors a request, lines a
     request) of each walked access; the accesses are polynomials of the sizes at
     work-item granularity (a warp's instruction is 32 of them); the sectors and lines
     a request from the first warp's lanes (two lanes 64 bytes apart share a line; the
     two rows of a 16-wide group that read the same row share its sectors).  A load of
     the same element in two instructions of one loop is one load (a maximum and a
-    minimum of one entry: the compiler loads it once)."""
+    minimum of one entry: the compiler loads it once), and a row a work item already
+    read in an earlier loop and holds in its ``registers`` (:func:`_held_row`) is not
+    walked again."""
     from loopy.statistics import count_inames_domain
 
     from workbench.kernels.base import entry_kernel
@@ -207,7 +209,7 @@ def _walks(spec, request, params: tuple) -> tuple:
             if not walked:
                 continue
             if direction == "load":
-                held = _held_row(knl, name, index, inames, walked, size)
+                held = _held_row(knl, name, index, inames, walked, size, registers)
                 if held is not None and held in rows_held:
                     continue
                 if held is not None:
@@ -248,11 +250,12 @@ def _evaluate(poly, params: dict) -> float:
     return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
 
 
-def walk_and_erf(candidate: Candidate
+def walk_and_erf(candidate: Candidate, registers: float = float("nan")
                  ) -> tuple[dict[tuple[str, str], float], float, float]:
     """({(element dtype, 'load' or 'store'): sectors} of walked rows, the walked
     loads' L1 lines (wavefronts), erf/erfc calls per sub-group, work groups) of
-    ``candidate``; 8-byte elements are float64's, others float32's."""
+    ``candidate``, whose build has ``registers`` a work item (NaN: unknown, no row is
+    held); 8-byte elements are float64's, others float32's."""
     params = candidate.params_dict
     request = candidate.request()
     # warps' instructions per work item's: a group narrower than a warp (or not a
@@ -262,7 +265,7 @@ def walk_and_erf(candidate: Candidate
     sectors = {(d, k): 0.0 for d in ("float32", "float64") for k in ("load", "store")}
     lines = 0.0
     for direction, count, size, per_sectors, per_lines in _walks(
-            candidate.spec, request, tuple(sorted(params.items()))):
+            candidate.spec, request, tuple(sorted(params.items())), registers):
         requests = _evaluate(count, params) * per_item
         sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
         if direction == "load":
@@ -277,6 +280,7 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     """Every feature of this module for every candidate on ``device`` (NaN where a
     candidate cannot be built; ``f_l1_walk_s`` 0 on a device without floors)."""
     from workbench.models.floors import floors_of_device
+    from workbench.models.occupancy_features import resources
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
@@ -285,7 +289,7 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     for i, c in enumerate(candidates):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
         try:
-            sectors, lines, calls, groups = walk_and_erf(c)
+            sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
         except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
             for v in out.values():
                 v[i] = np.nan
