@@ -108,5 +108,8 @@ def test_a_window_walked_by_a_loop_is_no_stencil():
     life = Candidate("game_of_life", "life", (16, 16), (("m", 4096), ("n", 4096)), "float32")
     values = dram_stream_values([window, life], DEVICE)
     assert values["f_dram_inflight_s"][0] > 0
-    assert values["f_dram_stencil_stream_s"][0] == values["f_dram_inflight_s"][0]
-    assert values["f_dram_stencil_stream_s"][1] > 1.1 * values["f_dram_inflight_s"][1]
+    assert values["f_dram_neighbour_stream_s"][0] == values["f_dram_inflight_s"][0]
+    # round 18's rule took the window for a stencil; its feature keeps that
+    assert values["f_dram_stencil_stream_s"][0] > 1.1 * values["f_dram_inflight_s"][0]
+    for name in ("f_dram_stencil_stream_s", "f_dram_neighbour_stream_s"):
+        assert values[name][1] > 1.1 * values["f_dram_inflight_s"][1]

@@ -261,7 +261,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
     if floors is None or not bandwidth or not candidates:
         return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
-                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy()}
+                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy(),
+                "f_dram_neighbour_stream_s": out.copy()}
     loads = {d: f"f_mem_access_global_{d}_load" for d in _ITEM_BYTES}
     counted, errors = candidate_feature_values(
         candidates, [FootprintRef(), StandardFeature("f_thread_groups",
@@ -275,10 +276,13 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
                       for i, c in enumerate(candidates)])
     loaded = sum(np.nan_to_num(np.asarray(counted[n], dtype=float)) * _ITEM_BYTES[d]
                  for d, n in loads.items())
-    stencil = np.array([stencil_share(per_item[i]) if is_two_d(c.group_size)
-                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0
-                        and not _loads_walk_a_window_or_none(c) else share[i]
-                        for i, c in enumerate(candidates)])
+    rereading = [is_two_d(c.group_size) and loaded[i] >= REREAD_RATIO * footprint[i] > 0
+                 for i, c in enumerate(candidates)]
+    stencil = np.array([stencil_share(per_item[i]) if rereading[i] else share[i]
+                        for i in range(len(candidates))])
+    # round 19: a kernel whose loads walk a window re-reads from L1, at a stream's rate
+    neighbour = np.array([stencil[i] if rereading[i] and not _loads_walk_a_window_or_none(c)
+                          else share[i] for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
                               + rereads["f_dram_reread_float64_sectors"])
@@ -287,7 +291,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     return {"f_dram_stream_s": beyond / bandwidth,
             "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
             "f_dram_inflight_s": beyond / (bandwidth * share),
-            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil)}
+            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil),
+            "f_dram_neighbour_stream_s": beyond / (bandwidth * neighbour)}
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)

@@ -288,14 +288,15 @@ REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_
 #: workbench.models.reread_features)
 REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
                    "f_dram_stream_s", "f_dram_peak_stream_s", "f_dram_inflight_s",
-                   "f_dram_stencil_stream_s")
+                   "f_dram_stencil_stream_s", "f_dram_neighbour_stream_s")
 
 #: sectors of rows walked along one work item (lanes a sector apart), and calls of the
 #: error function, and the walked loads' L1 wavefronts in seconds (device features:
 #: workbench.models.row_walk_features)
 ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sectors",
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
-                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
+                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s",
+                     "f_l1_walk_held_s")
 
 #: sectors a store writes in part and sectors a load reads alone, of the launch, and
 #: the 128-byte lines of the partial sectors (round 15) (device features:
