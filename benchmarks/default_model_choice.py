@@ -135,6 +135,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains38.json"),
     "linear-fp64-sectors-chains39": ("models/linear-fp64-sectors-chains39.json",
                                      "weights-linear-fp64-sectors-chains39.json"),
+    "linear-fp64-sectors-chains40": ("models/linear-fp64-sectors-chains40.json",
+                                     "weights-linear-fp64-sectors-chains40.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -216,6 +218,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains38.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains39.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains40.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
