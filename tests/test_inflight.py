@@ -96,3 +96,25 @@ def test_a_two_d_stencil_streams_at_the_stencils_rate():
     stencil = values["f_dram_stencil_stream_s"] / values["f_dram_stream_s"]
     assert inflight == pytest.approx([1 / 0.716] * 2, rel=1e-2)
     assert stencil == pytest.approx([1 / stencil_share(8.0), 1 / 0.716], rel=1e-2)
+
+
+def test_a_window_walked_by_a_loop_is_no_stencil():
+    """Round 19: autocorr_lags (heldout16) re-reads its 64-sample window from L1 over a
+    sequential loop; a neighbour stencil without a loop, or with a loop of a few
+    unrolled taps, keeps the stencil's rate."""
+    from workbench.models.reread_features import dram_stream_values
+
+    window = Candidate("autocorr_lags", "normalized", (16, 16), (("m", 2048), ("n", 2048)),
+                       "float32")
+    life = Candidate("game_of_life", "life", (16, 16), (("m", 4096), ("n", 4096)), "float32")
+    # four taps in a loop (heldout13): unrolled into neighbour loads, a stencil
+    taps = Candidate("depthwise_causal_conv", "plain", (16, 16),
+                     (("nchannels", 2048), ("nsteps", 4096)), "float32")
+    values = dram_stream_values([window, life, taps], DEVICE)
+    assert values["f_dram_inflight_s"][0] > 0
+    assert values["f_dram_neighbour_stream_s"][0] == values["f_dram_inflight_s"][0]
+    # round 18's rule took the window for a stencil; its feature keeps that
+    assert values["f_dram_stencil_stream_s"][0] > 1.1 * values["f_dram_inflight_s"][0]
+    for name in ("f_dram_stencil_stream_s", "f_dram_neighbour_stream_s"):
+        assert values[name][1] > 1.1 * values["f_dram_inflight_s"][1]
+        assert values[name][2] > 1.1 * values["f_dram_inflight_s"][2]

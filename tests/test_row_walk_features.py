@@ -104,3 +104,35 @@ def test_a_launch_of_fewer_groups_than_sms_walks_on_as_many_sms_as_groups():
     assert v["f_l1_walk_s"][0] == pytest.approx(1024 * 64 / 8 / floors.clock_hz)
     # a launch of many waves: an even share of every SM, as before
     assert v["f_l1_walk_s"][1] == pytest.approx(2 ** 20 * 64 / floors.sms / floors.clock_hz)
+
+
+def test_a_row_held_in_registers_is_walked_once():
+    """Round 19: sigma_clip_rows (heldout16) reads its row of 40 samples in three loops;
+    its build keeps the row in registers (92 and 179 a work item), so only the first
+    pass walks it (f_l1_walk_held_s a third of f_l1_walk_s); with the estimate's
+    registers (32 and 39) every pass does, as heldout11's cross_entropy_rows (128
+    samples at 32 registers) walks each pass."""
+    from pathlib import Path
+
+    from workbench.models import occupancy_features
+    from workbench.models.occupancy_features import build_info_in_use, use_build_info
+    from workbench.models.row_walk_features import row_walk_values
+
+    n = 1 << 12
+    rows = [Candidate("sigma_clip_rows", "mean", (256,), (("n", n),), d)
+            for d in ("float32", "float64")]
+    before = build_info_in_use()
+    try:
+        use_build_info(None)
+        v = row_walk_values(rows, DEVICE)
+        assert list(v["f_l1_walk_held_s"]) == list(v["f_l1_walk_s"])
+        assert v["f_walk_float32_load_sectors"][0] == 3 * n * 40
+        use_build_info([str(Path(__file__).parents[1] / "sample_data" / "h100"
+                            / "build-info-heldout16.json")])
+        held = row_walk_values(rows, DEVICE)
+        assert list(held["f_l1_walk_s"]) == list(v["f_l1_walk_s"])    # round 18's, as it was
+        assert held["f_l1_walk_held_s"] == pytest.approx(v["f_l1_walk_s"] / 3)
+        assert held["f_l1_walk_s"][0] > 0
+    finally:
+        use_build_info(None)
+        occupancy_features._IN_USE.extend(before)

@@ -56,6 +56,9 @@ from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
 
 _SECTOR = 32
+#: the most neighbour loads a work item of round 15's stencils makes (the 9-point one): a
+#: loop of at most as many steps is a stencil's neighbours, not a window walked (round 19)
+STENCIL_POINTS = 9
 _ITEM_BYTES = {"float32": 4, "float64": 8, "int32": 4}
 
 
@@ -207,6 +210,46 @@ def _measured_dram_Bps(device: str) -> float | None:
     return None
 
 
+@functools.lru_cache(maxsize=512)
+def _loads_walk_a_window(spec, request) -> bool:
+    """Whether a global load's index steps along a sequential loop (a window each work
+    item walks: an autocorrelation's sum over its lags' window).  Such a kernel's loads
+    read its footprint many times over, but the re-reads come from L1 over the loop's
+    steps, not from the neighbours' loads of the same instant that round 15's stencils
+    (no loop: each work item's five or nine neighbour loads) measured (round 19).  A
+    loop of at most :data:`STENCIL_POINTS` steps of constant length is not a window."""
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.parallelism import sequential_inames
+    from workbench.models.row_walk_features import _arrays_and_local_axes, _subscripts
+    from loopy.symbolic import get_dependencies
+
+    knl = entry_kernel(spec.build(request))
+    arrays, _ = _arrays_and_local_axes(knl)
+    sequential = {n for n in sequential_inames(knl) if not _short_loop(knl, n)}
+    for insn in knl.instructions:
+        for direction, _name, index, red in _subscripts(insn, arrays):
+            loops = (frozenset(insn.within_inames) | red) & sequential
+            if direction == "load" and loops & get_dependencies(index):
+                return True
+    return False
+
+
+def _short_loop(knl, iname: str) -> bool:
+    """A loop of constant length no longer than :data:`STENCIL_POINTS` (the compiler
+    unrolls it into neighbour loads, as heldout13's depthwise_causal_conv's four taps)."""
+    try:
+        return int(knl.get_constant_iname_length(iname)) <= STENCIL_POINTS
+    except Exception:  # noqa: BLE001 - a length that depends on the sizes
+        return False
+
+
+def _loads_walk_a_window_or_none(candidate: Candidate) -> bool:
+    try:
+        return _loads_walk_a_window(candidate.spec, candidate.request())
+    except Exception:  # noqa: BLE001 - a kernel that cannot be built: the rule as before
+        return False
+
+
 def dram_stream_values(candidates: Sequence[Candidate], device: str
                        ) -> dict[str, np.ndarray]:
     """``f_dram_stream_s`` and ``f_dram_peak_stream_s`` of every candidate on ``device``
@@ -231,7 +274,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     floors, bandwidth = floors_of_device(device), _measured_dram_Bps(device)
     if floors is None or not bandwidth or not candidates:
         return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
-                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy()}
+                "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy(),
+                "f_dram_neighbour_stream_s": out.copy()}
     loads = {d: f"f_mem_access_global_{d}_load" for d in _ITEM_BYTES}
     counted, errors = candidate_feature_values(
         candidates, [FootprintRef(), StandardFeature("f_thread_groups",
@@ -245,9 +289,13 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
                       for i, c in enumerate(candidates)])
     loaded = sum(np.nan_to_num(np.asarray(counted[n], dtype=float)) * _ITEM_BYTES[d]
                  for d, n in loads.items())
-    stencil = np.array([stencil_share(per_item[i]) if is_two_d(c.group_size)
-                        and loaded[i] >= REREAD_RATIO * footprint[i] > 0 else share[i]
-                        for i, c in enumerate(candidates)])
+    rereading = [is_two_d(c.group_size) and loaded[i] >= REREAD_RATIO * footprint[i] > 0
+                 for i, c in enumerate(candidates)]
+    stencil = np.array([stencil_share(per_item[i]) if rereading[i] else share[i]
+                        for i in range(len(candidates))])
+    # round 19: a kernel whose loads walk a window re-reads from L1, at a stream's rate
+    neighbour = np.array([stencil[i] if rereading[i] and not _loads_walk_a_window_or_none(c)
+                          else share[i] for i, c in enumerate(candidates)])
     rereads = reread_values(candidates, device)
     reread_bytes = _SECTOR * (rereads["f_dram_reread_float32_sectors"]
                               + rereads["f_dram_reread_float64_sectors"])
@@ -256,7 +304,8 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     return {"f_dram_stream_s": beyond / bandwidth,
             "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
             "f_dram_inflight_s": beyond / (bandwidth * share),
-            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil)}
+            "f_dram_stencil_stream_s": beyond / (bandwidth * stencil),
+            "f_dram_neighbour_stream_s": beyond / (bandwidth * neighbour)}
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)

@@ -23,6 +23,12 @@ the H100).  Not fitted: a model takes the larger (smooth maximum) of its sum and
 time.  ``row_walk``'s ``sum`` rows run at 0.85 to 0.95 of it beyond a wave (2^20 rows
 of 64: 0.257 ms for 0.272 ms measured in float32).
 
+``f_l1_walk_held_s`` (round 19): ``f_l1_walk_s`` less the re-reads of a row that the
+work item read in an earlier loop and the build keeps in its registers (a row of
+constant length whose 32-bit words the build's registers a work item number at least):
+heldout16's sigma_clip_rows reads its row of 40 samples in three loops at 92-179
+registers a work item, and ``f_l1_walk_s`` charged each pass (4.3-6.1x over in float32).
+
 ``f_op_float32_erfc`` and ``f_op_float64_erfc`` (per sub-group): calls of ``erf`` and
 ``erfc``, which loopy counts as one ``special`` operation each; the library's error
 function is a long sequence of instructions (``erfc_chain``: about 38 ps a warp's call
@@ -48,6 +54,12 @@ ERF_FUNCTIONS = frozenset({"erf", "erfc"})
 _SECTOR = 32
 _LINE = 128
 _SUBGROUP = 32
+#: bytes of one 32-bit register: a walked row is held where the build's registers a work
+#: item number at least its 32-bit words (round 19: heldout16's sigma_clip_rows keeps its
+#: row of 40 samples, 40 and 80 words, at 92-179 registers a work item and walks it from
+#: memory once for its three passes; heldout11's cross_entropy_rows, 128 words at 32
+#: registers, walks its row in each of its passes)
+_REGISTER_BYTES = 4
 
 
 def _flat_index(arg, index) -> object:
@@ -134,14 +146,39 @@ def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
     return list(dict.fromkeys(found))
 
 
-def _walks(spec, request, params: tuple) -> tuple:
+def _held_row(knl, name: str, index: tuple, inames: frozenset, walked: frozenset,
+              size: int, registers: float) -> tuple | None:
+    """The row a walked load reads, named independently of its loop's iname (the
+    array, the index with the walked inames renamed, the other inames), where the
+    compiler keeps it in registers: walked inames of constant length whose elements
+    take no more 32-bit words than the build's ``registers`` a work item.  None where it
+    does not (a row of parametric length, a longer one, registers unknown)."""
+    from pymbolic import var
+    from pymbolic.mapper.substitutor import SubstitutionMapper, make_subst_func
+
+    elements = 1
+    for iname in walked:
+        try:
+            elements *= int(knl.get_constant_iname_length(iname))
+        except Exception:  # noqa: BLE001 - a length that depends on the sizes
+            return None
+    if not elements * size <= registers * _REGISTER_BYTES:
+        return None
+    rename = SubstitutionMapper(make_subst_func(
+        {iname: var(f"_walked{n}") for n, iname in enumerate(sorted(walked))}))
+    return (name, tuple(rename(i) for i in index), inames - walked)
+
+
+def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tuple:
     """(direction, accesses per launch, element bytes, sectors a request, lines a
-    request) of each walked access; the accesses are polynomials of the sizes at
+    request, whether it re-reads a row held in registers) of each walked access; the accesses are polynomials of the sizes at
     work-item granularity (a warp's instruction is 32 of them); the sectors and lines
     a request from the first warp's lanes (two lanes 64 bytes apart share a line; the
     two rows of a 16-wide group that read the same row share its sectors).  A load of
     the same element in two instructions of one loop is one load (a maximum and a
-    minimum of one entry: the compiler loads it once)."""
+    minimum of one entry: the compiler loads it once); a row a work item already read
+    in an earlier loop and holds in its ``registers`` (:func:`_held_row`) is read again
+    from them, not walked (round 19)."""
     from loopy.statistics import count_inames_domain
 
     from workbench.kernels.base import entry_kernel
@@ -156,7 +193,7 @@ def _walks(spec, request, params: tuple) -> tuple:
     names = {n: 0 for n in knl.all_inames()}
     names.update(dict(params))
     lanes = _lanes(request)
-    out, loads_seen = [], set()
+    out, loads_seen, rows_held = [], set(), set()
     for insn in knl.instructions:
         for direction, name, index, red in _subscripts(insn, arrays):
             arg = arrays[name]
@@ -172,13 +209,21 @@ def _walks(spec, request, params: tuple) -> tuple:
             lane_step = _coefficient(flat, local[0], names)
             if lane_step is None or abs(lane_step) * size < _SECTOR:
                 continue
-            steps = (_coefficient(flat, s, names) for s in inames & sequential)
-            if not any(s is not None and 0 < abs(s) * size < _LINE for s in steps):
+            walked = frozenset(s for s in inames & sequential
+                               if (lambda c: c is not None and 0 < abs(c) * size < _LINE)(
+                                   _coefficient(flat, s, names)))
+            if not walked:
                 continue
+            if direction == "load":
+                held = _held_row(knl, name, index, inames, walked, size, registers)
+                reread = held is not None and held in rows_held
+                if held is not None:
+                    rows_held.add(held)
             row_step = (_coefficient(flat, local[1], names) or 0.0) \
                 if 1 in local and local[1] in inames else 0.0
             sectors, lines = _per_request(lane_step, row_step, size, lanes)
-            out.append((direction, count_inames_domain(knl, inames), size, sectors, lines))
+            out.append((direction, count_inames_domain(knl, inames), size, sectors, lines,
+                        direction == "load" and reread))
     return tuple(out)
 
 
@@ -211,11 +256,13 @@ def _evaluate(poly, params: dict) -> float:
     return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
 
 
-def walk_and_erf(candidate: Candidate
+def walk_and_erf(candidate: Candidate, registers: float = float("nan")
                  ) -> tuple[dict[tuple[str, str], float], float, float]:
     """({(element dtype, 'load' or 'store'): sectors} of walked rows, the walked
-    loads' L1 lines (wavefronts), erf/erfc calls per sub-group, work groups) of
-    ``candidate``; 8-byte elements are float64's, others float32's."""
+    loads' L1 lines (wavefronts: all, and less the re-reads of rows held in registers),
+    erf/erfc calls per sub-group, work groups) of
+    ``candidate``, whose build has ``registers`` a work item (NaN: unknown, no row is
+    held); 8-byte elements are float64's, others float32's."""
     params = candidate.params_dict
     request = candidate.request()
     # warps' instructions per work item's: a group narrower than a warp (or not a
@@ -223,16 +270,17 @@ def walk_and_erf(candidate: Candidate
     items = math.prod(request.group_size)
     per_item = math.ceil(items / _SUBGROUP) / items
     sectors = {(d, k): 0.0 for d in ("float32", "float64") for k in ("load", "store")}
-    lines = 0.0
-    for direction, count, size, per_sectors, per_lines in _walks(
-            candidate.spec, request, tuple(sorted(params.items()))):
+    lines = held_lines = 0.0
+    for direction, count, size, per_sectors, per_lines, reread in _walks(
+            candidate.spec, request, tuple(sorted(params.items())), registers):
         requests = _evaluate(count, params) * per_item
         sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
         if direction == "load":
             lines += requests * per_lines
+            held_lines += 0.0 if reread else requests * per_lines
     calls = sum(_evaluate(c, params) for c in _erf_calls(candidate.spec, request))
     groups = _evaluate(_groups(candidate.spec, request), params) if lines else 0.0
-    return sectors, lines, calls * per_item, groups
+    return sectors, (lines, held_lines), calls * per_item, groups
 
 
 def row_walk_values(candidates: Sequence[Candidate], device: str
@@ -240,6 +288,7 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     """Every feature of this module for every candidate on ``device`` (NaN where a
     candidate cannot be built; ``f_l1_walk_s`` 0 on a device without floors)."""
     from workbench.models.floors import floors_of_device
+    from workbench.models.occupancy_features import resources
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
@@ -248,7 +297,7 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     for i, c in enumerate(candidates):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
         try:
-            sectors, lines, calls, groups = walk_and_erf(c)
+            sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
         except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
             for v in out.values():
                 v[i] = np.nan
@@ -260,7 +309,8 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
         # as it has groups (work_imbalance.busiest_sm_wavefronts: an even share of
         # the SMs, or one group's where that is more)
         sms = min(floors.sms, groups) if clock_hz and groups >= 1 else 0
-        out["f_l1_walk_s"][i] = lines / (sms * clock_hz) if sms else 0.0
+        out["f_l1_walk_s"][i] = lines[0] / (sms * clock_hz) if sms else 0.0
+        out["f_l1_walk_held_s"][i] = lines[1] / (sms * clock_hz) if sms else 0.0
     return out
 
 

@@ -288,14 +288,15 @@ REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_
 #: workbench.models.reread_features)
 REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
                    "f_dram_stream_s", "f_dram_peak_stream_s", "f_dram_inflight_s",
-                   "f_dram_stencil_stream_s")
+                   "f_dram_stencil_stream_s", "f_dram_neighbour_stream_s")
 
 #: sectors of rows walked along one work item (lanes a sector apart), and calls of the
 #: error function, and the walked loads' L1 wavefronts in seconds (device features:
 #: workbench.models.row_walk_features)
 ROW_WALK_FEATURES = ("f_walk_float32_load_sectors", "f_walk_float32_store_sectors",
                      "f_walk_float64_load_sectors", "f_walk_float64_store_sectors",
-                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s")
+                     "f_op_float32_erfc", "f_op_float64_erfc", "f_l1_walk_s",
+                     "f_l1_walk_held_s")
 
 #: sectors a store writes in part and sectors a load reads alone, of the launch, and
 #: the 128-byte lines of the partial sectors (round 15) (device features:
@@ -320,6 +321,11 @@ DEPENDENT_LOAD_FEATURES = ("f_dependent_loads_float32", "f_dependent_loads_float
 #: multiplications fused into an addition, a sub-group, per precision (device features:
 #: workbench.models.fma_pairs)
 FMA_FEATURES = ("f_op_float32_fma_pairs", "f_op_float64_fma_pairs")
+
+#: additions and multiplications (less fused pairs) that compute global loads' addresses,
+#: a sub-group, per precision (round 19; device features: workbench.models.address_arithmetic)
+ADDRESS_ARITHMETIC_FEATURES = ("f_op_float32_address_add", "f_op_float32_address_mul",
+                               "f_op_float64_address_add", "f_op_float64_address_mul")
 
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
@@ -382,7 +388,8 @@ def known_feature_names() -> tuple[str, ...]:
               *VOLUME_FEATURES, *LOCAL_FEATURES, *RECURRENCE_FEATURES,
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
               *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
-              *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES]
+              *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES,
+              *ADDRESS_ARITHMETIC_FEATURES]
     return tuple(names)
 
 
@@ -405,7 +412,8 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in REUSE_STACK_FEATURES or name in REREAD_FEATURES \
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
             or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES \
-            or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES:
+            or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES \
+            or name in ADDRESS_ARITHMETIC_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
