@@ -43,7 +43,8 @@ def header(device) -> str:
 
 
 def median_time(knl, queue, args) -> float:
-    """Seconds: the median of REPEATS launches after WARM_UP, by profiling events."""
+    """Seconds: the median of REPEATS launches after WARM_UP, by profiling events (``knl`` a
+    kernel, or its executor so that it is compiled once)."""
     times = []
     for k in range(WARM_UP + REPEATS):
         event, _ = knl(queue, **args)

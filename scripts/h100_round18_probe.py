@@ -11,24 +11,12 @@ GB/s of every byte that crosses DRAM: the k planes read and the output written).
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 
 import numpy as np
 import pyopencl.array as cl_array
-from device_probe import REPEATS, WARM_UP, header, load_benchmark_module, profiling_queue
-
-
-def _median_time(run, queue, args) -> float:
-    """Seconds: the median of REPEATS launches after WARM_UP (one executor: compiled once)."""
-    times = []
-    for j in range(WARM_UP + REPEATS):
-        event, _ = run(queue, **args)
-        event.wait()
-        if j >= WARM_UP:
-            times.append((event.profile.end - event.profile.start) * 1e-9)
-    return statistics.median(times)
+from device_probe import REPEATS, header, load_benchmark_module, median_time, profiling_queue
 
 
 def main() -> None:
@@ -55,7 +43,7 @@ def main() -> None:
                 m = n // b.COLS
                 args = {"x": x.reshape(k, m, b.COLS), "out": out.reshape(m, b.COLS),
                         "m": np.int32(m), "w": np.int32(b.COLS)}
-            t = _median_time(run, queue, args)
+            t = median_time(run, queue, args)
             gbs = (k + 1) * n * size / t * 1e-9
             print(f"{knl.default_entrypoint.name:31s} {dtype:8s} {layout:6s} {k:2d} "
                   f"{group[0]:3d}x{group[1]:<3d} {n:10d} {t * 1e3:10.5f} {gbs:8.1f}", flush=True)

@@ -25,6 +25,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ADDRESS_ARITHMETIC_FEATURES
+from workbench.properties.symbolic import count_at
 
 _SUBGROUP = 32
 _FLOATS = ("float32", "float64")
@@ -128,8 +129,7 @@ def address_ops(candidate: Candidate) -> dict[tuple[str, str], float]:
     params = candidate.params_dict
     out = {(d, op): 0.0 for d in _FLOATS for op in ("add", "mul")}
     for name, op, poly in _address_ops(candidate.spec, candidate.request()):
-        out[name, op] += float(poly.eval_with_dict(params)
-                               if hasattr(poly, "eval_with_dict") else poly) / _SUBGROUP
+        out[name, op] += count_at(poly, params) / _SUBGROUP
     return out
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import DEPENDENT_LOAD_FEATURES
+from workbench.properties.symbolic import count_at
 #: loads of a chain not counted: its root and one gather
 UNCOUNTED_LEVELS = 2
 _SUBGROUP = 32
@@ -124,8 +125,7 @@ def dependent_loads(candidate: Candidate) -> tuple[str, float]:
     if not levels:
         return dtype, 0.0
     params = candidate.params_dict
-    items = float(points.eval_with_dict(params) if hasattr(points, "eval_with_dict")
-                  else points)
+    items = count_at(points, params)
     return dtype, levels * items / _SUBGROUP
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FMA_FEATURES
+from workbench.properties.symbolic import count_at
 
 _SUBGROUP = 32
 _FLOATS = {"float32", "float64"}
@@ -102,8 +103,7 @@ def fma_pairs(candidate: Candidate) -> dict[str, float]:
     params = candidate.params_dict
     out = dict.fromkeys(sorted(_FLOATS), 0.0)
     for name, poly in _pairs(candidate.spec, candidate.request()):
-        out[name] += float(poly.eval_with_dict(params)
-                           if hasattr(poly, "eval_with_dict") else poly) / _SUBGROUP
+        out[name] += count_at(poly, params) / _SUBGROUP
     return out
 
 

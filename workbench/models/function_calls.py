@@ -37,6 +37,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTION_MIX_FEATURES
+from workbench.properties.symbolic import count_at
 
 #: the functions counted apart, by the family whose measured price they take (the
 #: exponential and logarithm variants of ``f_op_<dtype>_explog`` priced as exp and log)
@@ -127,9 +128,7 @@ def typed_function_calls(candidate: Candidate) -> dict[tuple[str, str], float]:
     own = "float64" if str(candidate.dtype) == "float64" else "float32"
     calls = {(dt, fn): 0.0 for dt in _PRECISIONS for fn in _FAMILIES}
     for name, dtype, poly in _calls(candidate.spec, candidate.request()):
-        calls[dtype if dtype in _PRECISIONS else own, name] += float(
-            poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly
-        ) / _SUBGROUP
+        calls[dtype if dtype in _PRECISIONS else own, name] += count_at(poly, params) / _SUBGROUP
     return calls
 
 

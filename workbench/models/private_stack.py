@@ -16,6 +16,7 @@ import functools
 import numpy as np
 
 from workbench.kernels.candidate import Candidate
+from workbench.properties.symbolic import count_at
 
 #: functions priced as exponentials or logarithms
 EXPLOG_FUNCTIONS = frozenset({"exp", "log", "expm1", "log1p", "exp2", "log2", "log10"})
@@ -112,15 +113,10 @@ def _item_size(temporary, request) -> int:
     return np.dtype(dtype.numpy_dtype).itemsize
 
 
-def _evaluate(poly, params: dict) -> float:
-    value = poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly
-    return float(value)
-
-
 def stack_and_explog(candidate: Candidate) -> tuple[float, float]:
     """(stack sectors, exp/log calls) of ``candidate``, per sub-group of 32."""
     stack, explog = _counts(candidate.spec, candidate.request())
     params = candidate.params_dict
-    sectors = sum(_evaluate(c, params) * size for c, size in stack) / _SUBGROUP
-    calls = sum(_evaluate(c, params) for c in explog) / _SUBGROUP
+    sectors = sum(count_at(c, params) * size for c, size in stack) / _SUBGROUP
+    calls = sum(count_at(c, params) for c in explog) / _SUBGROUP
     return sectors, calls

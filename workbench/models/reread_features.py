@@ -54,6 +54,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
+from workbench.properties.symbolic import count_at
 
 _SECTOR = 32
 #: the most neighbour loads a work item of round 15's stencils makes (the 9-point one): a
@@ -139,16 +140,12 @@ def _rereads(spec, request):
     return tuple(out)
 
 
-def _evaluate(poly, params: dict) -> float:
-    return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
-
-
 def reread_accesses(candidate: Candidate) -> tuple[tuple[float, float, float, int], ...]:
     """(re-read accesses, first-pass accesses, work items, element bytes) of each of
     ``candidate``'s re-reads (none: an empty tuple)."""
     params = candidate.params_dict
-    return tuple((min(_evaluate(a, params), _evaluate(b, params)), _evaluate(b, params),
-                  _evaluate(c, params), size)
+    return tuple((min(count_at(a, params), count_at(b, params)), count_at(b, params),
+                  count_at(c, params), size)
                  for a, b, c, size in _rereads(candidate.spec, candidate.request()))
 
 

@@ -48,6 +48,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ROW_WALK_FEATURES
+from workbench.properties.symbolic import count_at
 
 #: functions priced as the error function
 ERF_FUNCTIONS = frozenset({"erf", "erfc"})
@@ -252,10 +253,6 @@ def _groups(spec, request):
         if any(isinstance(t, GroupInameTag) for t in iname.tags)))
 
 
-def _evaluate(poly, params: dict) -> float:
-    return float(poly.eval_with_dict(params) if hasattr(poly, "eval_with_dict") else poly)
-
-
 def walk_and_erf(candidate: Candidate, registers: float = float("nan")
                  ) -> tuple[dict[tuple[str, str], float], float, float]:
     """({(element dtype, 'load' or 'store'): sectors} of walked rows, the walked
@@ -273,13 +270,13 @@ def walk_and_erf(candidate: Candidate, registers: float = float("nan")
     lines = held_lines = 0.0
     for direction, count, size, per_sectors, per_lines, reread in _walks(
             candidate.spec, request, tuple(sorted(params.items())), registers):
-        requests = _evaluate(count, params) * per_item
+        requests = count_at(count, params) * per_item
         sectors["float64" if size == 8 else "float32", direction] += requests * per_sectors
         if direction == "load":
             lines += requests * per_lines
             held_lines += 0.0 if reread else requests * per_lines
-    calls = sum(_evaluate(c, params) for c in _erf_calls(candidate.spec, request))
-    groups = _evaluate(_groups(candidate.spec, request), params) if lines else 0.0
+    calls = sum(count_at(c, params) for c in _erf_calls(candidate.spec, request))
+    groups = count_at(_groups(candidate.spec, request), params) if lines else 0.0
     return sectors, (lines, held_lines), calls * per_item, groups
 
 

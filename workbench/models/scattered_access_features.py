@@ -55,11 +55,11 @@ from workbench.models.row_walk_features import (
     _SUBGROUP,
     _arrays_and_local_axes,
     _coefficient,
-    _evaluate,
     _flat_index,
     _lanes,
     _subscripts,
 )
+from workbench.properties.symbolic import count_at
 
 #: bytes of one DRAM access on the H100: two sectors
 _PAIR = 64
@@ -176,7 +176,7 @@ def _half_or_less(knl, shape, inames_of_loads, params: dict) -> bool:
         elements = math.prod(float(evaluate(d, params)) for d in shape)
     except Exception:  # noqa: BLE001 - a size that is not known: not scattered
         return False
-    reached = sum(_evaluate(count_inames_domain(knl, inames), params)
+    reached = sum(count_at(count_inames_domain(knl, inames), params)
                   for inames in inames_of_loads)
     return 2 * reached <= elements
 
@@ -201,7 +201,7 @@ def scattered_sectors(candidate: Candidate) -> dict[str, float]:
         if direction == "load" and not _half_or_less(
                 _kernel(candidate.spec, request), shape, load_inames, params):
             continue
-        accesses = _evaluate(count, params) * per_item
+        accesses = count_at(count, params) * per_item
         out[direction] += accesses * per_request
         out["lines"] += accesses * lines
     return out

@@ -342,6 +342,13 @@ class _Int64Guard:
             raise _NeedsExact
 
 
+def count_at(count, params: Mapping[str, object]) -> float:
+    """One of loopy's counts (a piecewise quasi-polynomial, or a plain number where the
+    count is constant) at one point of its parameters.  For one point, not for sweeps:
+    :func:`evaluate_many` is the vectorized path."""
+    return float(count.eval_with_dict(params) if hasattr(count, "eval_with_dict") else count)
+
+
 def evaluate_many(exprs: Mapping[object, Expression], params: Mapping[str, object]
                   ) -> dict[object, np.ndarray]:
     """Evaluate several expressions over the same parameter arrays, sharing work.
