@@ -64,7 +64,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "fourteenth, replacing the thirteenth (read since); heldout15: "
                         "a fifteenth, replacing the fourteenth (read since); heldout16: "
                         "a sixteenth, replacing the fifteenth (read since); heldout17: "
-                        "a seventeenth, replacing the sixteenth (read since); "
+                        "a seventeenth, replacing the sixteenth (read since); heldout18: "
+                        "an eighteenth, replacing the seventeenth (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",

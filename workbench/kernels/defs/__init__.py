@@ -62,7 +62,11 @@ structure_tensor_corners, affine_warp, autocorr_lags, catmull_rom_resample). A
 seventeenth, written blind after the sixteenth had been read, held out the same way
 (``--set heldout17``): :mod:`.heldout17` (loan_payment, geodetic_to_ecef, argmax_rows,
 particle_bounce, sh9_basis, dct8_blocks) and :mod:`.heldout17_grid` (bayer_superpixel,
-census_transform3x3, vignette_correct).
+census_transform3x3, vignette_correct). An eighteenth, written blind after the seventeenth
+had been read, held out the same way (``--set heldout18``): :mod:`.heldout18`
+(kahan_row_sum, batched_cholesky4, heat_index, lif_neurons, spring_chain_forces,
+point_in_polygon) and :mod:`.heldout18_grid` (nonmax_suppress, gray_scott_step,
+box_filter_sat).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -91,6 +95,8 @@ from workbench.kernels.defs import (
     heldout16_grid,
     heldout17,
     heldout17_grid,
+    heldout18,
+    heldout18_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -182,6 +188,10 @@ HELDOUT16_SPECS = (*heldout16.SPECS, *heldout16_grid.SPECS)
 #: replaces the sixteenth, whose per-kernel results have been read since.
 HELDOUT17_SPECS = (*heldout17.SPECS, *heldout17_grid.SPECS)
 
+#: The eighteenth held-out set (``--set heldout18``), held out like the others; it
+#: replaces the seventeenth, whose per-kernel results have been read since.
+HELDOUT18_SPECS = (*heldout18.SPECS, *heldout18_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -191,7 +201,7 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout11": HELDOUT11_SPECS, "heldout12": HELDOUT12_SPECS,
                "heldout13": HELDOUT13_SPECS, "heldout14": HELDOUT14_SPECS,
                "heldout15": HELDOUT15_SPECS, "heldout16": HELDOUT16_SPECS,
-               "heldout17": HELDOUT17_SPECS}
+               "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
@@ -200,11 +210,11 @@ CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stenc
                  *HELDOUT8_SPECS, *HELDOUT9_SPECS, *HELDOUT10_SPECS,
                  *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
                  *HELDOUT14_SPECS, *HELDOUT15_SPECS, *HELDOUT16_SPECS,
-                 *HELDOUT17_SPECS)
+                 *HELDOUT17_SPECS, *HELDOUT18_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
            "HELDOUT13_SPECS", "HELDOUT14_SPECS", "HELDOUT15_SPECS",
-           "HELDOUT16_SPECS", "HELDOUT17_SPECS",
+           "HELDOUT16_SPECS", "HELDOUT17_SPECS", "HELDOUT18_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
@@ -213,7 +223,8 @@ __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPE
            "heldout11_grid", "heldout12", "heldout12_grid", "heldout13",
            "heldout13_geometry", "heldout13_grid", "heldout14", "heldout14_geometry",
            "heldout14_grid", "heldout15", "heldout15_geometry", "heldout15_grid", "heldout16",
-           "heldout16_grid", "heldout17", "heldout17_grid", "heldout3",
+           "heldout16_grid", "heldout17", "heldout17_grid", "heldout18",
+           "heldout18_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
