@@ -16,8 +16,8 @@ from test_catalog import nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
 from workbench.kernels.defs import HELDOUT18_SPECS
-from workbench.kernels.defs.heldout18 import CHOL_PACKED, KAHAN_SAMPLES, LIF_STEPS, \
-    POLY_VERTS, heat_arms, spring_forces
+from workbench.kernels.defs.heldout18 import CHOL_PACKED, KAHAN_SAMPLES, LIF_STEPS, heat_arms
+from workbench.kernels.defs.heldout18_geometry import POLY_VERTS, spring_forces
 from workbench.kernels.defs.heldout18_grid import BOX_RADIUS, nms_offsets
 from workbench.properties import kernel_properties
 
