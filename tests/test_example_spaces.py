@@ -61,20 +61,29 @@ SPACES = {
     "blind5_channel_affine": (84, {"nb": 1, "nc": 4, "s": 8192}),
     "blind5_embedding_bag": (70, {"nbag": 16, "v": 64}),
     "blind5_nearest_centroid": (80, {"n": 2048}),
+    "blind6_block_match": (120, {"h": 16, "w": 128}),
+    "blind6_depthwise_conv": (84, {"c": 2, "h": 16, "w": 512}),
+    "blind6_transpose_add": (78, {"n": 128}),
+    "blind6_banded_matvec": (112, {"n": 4096}),
+    "blind6_adam": (95, {"n": 8192}),
+    "blind6_haar2d": (96, {"n": 1024}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
 #: matrix per group, loopy put the prefetched x in private memory unless told
 EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          # two local copies of the one array A (loopy merges two identical rules)
-         "blind5_syrk": "tx=16,ty=4,wpt=2,local=1,kt=8"}
+         "blind5_syrk": "tx=16,ty=4,wpt=2,local=1,kt=8",
+         # a copy of B's window on two of the group's three lane axes (loopy adds the
+         # third to the copy's loops)
+         "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_plus_six_plus_six_plus_six_plus_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_five_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -83,30 +92,34 @@ def test_six_design_six_held_out_and_five_plus_six_plus_six_plus_six_plus_six_bl
     blind3 = {f for f in files if f.startswith("blind3_")}
     blind4 = {f for f in files if f.startswith("blind4_")}
     blind5 = {f for f in files if f.startswith("blind5_")}
+    blind6 = {f for f in files if f.startswith("blind6_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
-    assert len(blind4) == 6 and len(blind5) == 6
-    assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5) == 6
+    assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6
+    assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
-               for f in held_out | blind | blind2 | blind3 | blind4 | blind5)
+               for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
     fifth = readme.index("## Blind, fifth set (issue #33, 2026-11-27, midday)")
+    sixth = readme.index("## Blind, sixth set (issue #33, 2026-11-27, afternoon)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
     assert all(f"`{f}.py`" in readme[third:fourth] for f in blind3)
     assert all(f"`{f}.py`" in readme[fourth:fifth] for f in blind4)
-    assert all(f"`{f}.py`" in readme[fifth:] for f in blind5)
+    assert all(f"`{f}.py`" in readme[fifth:sixth] for f in blind5)
+    assert all(f"`{f}.py`" in readme[sixth:] for f in blind6)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
+    assert not any(f"`{f}.py`" in readme[sixth:] for f in blind5)
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
                                    "blind3_trmv", "blind4_kron",
-                                   "blind5_embedding_bag"])
+                                   "blind5_embedding_bag", "blind6_haar2d"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -138,10 +151,13 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind4")) == 6
     assert stems("blind5") == {s for s in SPACES if s.startswith("blind5_")}
     assert len(stems("blind5")) == 6
+    assert stems("blind6") == {s for s in SPACES if s.startswith("blind6_")}
+    assert len(stems("blind6")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
-                  "examples/spaces/blind5_trmm.py:space"):
+                  "examples/spaces/blind5_trmm.py:space",
+                  "examples/spaces/blind6_adam.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -154,7 +170,7 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
         assert held_out(name) == (not name.startswith("user_"))
         assert blind_set(name) == {"blind_": "blind", "blind2": "blind2",
                                    "blind3": "blind3", "blind4": "blind4",
-                                   "blind5": "blind5"}.get(name[:6], "")
+                                   "blind5": "blind5", "blind6": "blind6"}.get(name[:6], "")
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -169,13 +185,13 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
             for space, x in (("user_triad", 2.0), ("user_rowsum", 8.0),
                              ("blind2_gather", 100.0), ("blind3_tridiag", 50.0),
                              ("blind4_kron", 20.0), ("blind5_syrk", 30.0),
-                             ("heldout_cmac", 3.0))]
+                             ("blind6_adam", 40.0), ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
-        "design", "blind2", "blind3", "blind4", "blind5", "held-out"]
+        "design", "blind2", "blind3", "blind4", "blind5", "blind6", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
-    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "3.00"]
+    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -190,6 +206,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind3_") == stem.startswith("blind3_")
     assert full.name.startswith("blind4_") == stem.startswith("blind4_")
     assert full.name.startswith("blind5_") == stem.startswith("blind5_")
+    assert full.name.startswith("blind6_") == stem.startswith("blind6_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
