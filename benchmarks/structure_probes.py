@@ -80,7 +80,7 @@ def _rank_timed(model, space):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spaces", default="examples,blind,blind2,blind3,blind4")
+    parser.add_argument("--spaces", default="examples,blind,blind2,blind3,blind4,blind5")
     parser.add_argument("--model", default="linear-nn")
     parser.add_argument("--profile", metavar="FILE")
     args = parser.parse_args()
