@@ -1,0 +1,143 @@
+"""model-hedge-stream: the ranking arrives structure by structure (workbench.tuning.stream)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from workbench.measure.store import Status
+from workbench.tuning.early import EarlyStart
+from workbench.tuning.evaluation import Cost, Evaluation
+from workbench.tuning.hedge import MODEL
+from workbench.tuning.replay import ReplayEvaluator, replay
+from workbench.tuning.space import TuningSpace
+from workbench.tuning.stream import (
+    ModelHedgeStream,
+    StreamedRanking,
+    StructureArrival,
+    rank_streamed,
+    structure_order,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def flag_space() -> TuningSpace:
+    """A prefetch flag (its structure needs no more probes here) and a split size; the
+    prefetching kernel stages ``x`` in local memory."""
+    import loopy as lp
+
+    def kernel(p):
+        knl = lp.make_kernel("{[i]: 0 <= i < 4096}", "y[i] = 2*x[i] + x[i]*x[i]",
+                             [lp.GlobalArg("x, y", np.float32, shape=(4096,))],
+                             name="flagged", lang_version=(2018, 2))
+        knl = lp.split_iname(knl, "i", p["g"], outer_tag="g.0", inner_tag="l.0")
+        if p["pre"]:
+            knl = lp.add_prefetch(knl, "x", ["i_inner"], default_tag="l.auto")
+        return knl
+
+    return TuningSpace(name="flagged", description="flag", tune_params={
+        "pre": (1, 0), "g": (32, 64, 128, 256, 512)}, restrictions=(),
+        group_size=lambda p: (p["g"],), problem={}, kernel=kernel)
+
+
+def test_structures_counted_flags_off_first():
+    space = flag_space()
+    order = structure_order(space, space.points())
+    # the space lists pre=1 first; its flag is on: counted last
+    assert [key for key, _ in order] == [(("pre", 0),), (("pre", 1),)]
+    assert sum(len(members) for _, members in order) == len(space.points())
+
+
+def test_a_streamed_ranking_predicts_as_the_whole_one_and_publishes_in_order():
+    from workbench.models import load_model
+    from workbench.tuning.ranking import rank_space
+
+    model = load_model(os.path.join(ROOT, "sample_data/h100/weights-linear-non-negative.json"))
+    space = flag_space()
+    whole = rank_space(model, space)
+    published = []
+    streamed = rank_streamed(model, TuningSpace(**{f: getattr(space, f) for f in (
+        "name", "description", "tune_params", "restrictions", "group_size", "problem",
+        "kernel")}), space.points(), publish=published.append)
+    assert [a.structure for a in published] == [(("pre", 0),), (("pre", 1),)]
+    assert published[0].done_s <= published[1].done_s == streamed.seconds
+    by_label = {c.point.label: float(t) for c, t in zip(whole.candidates, whole.predicted_s)}
+    got = {label: t for a in published for label, t in zip(a.labels, a.predicted_s)}
+    assert got == by_label                 # exact: the same counts, the same model
+    assert [c.point.label for c in streamed.whole.ranked] == \
+        [c.point.label for c in whole.ranked]
+
+
+def _synthetic(space, times):
+    """A streamed ranking of two structures (ready at 1 and 1.5 s, the whole at 2.5 s),
+    predictions = the measured times, and the recorded evaluations (0.4 s each)."""
+    from workbench.kernels.candidate import Candidate
+    from workbench.models.prediction import make_ranking
+
+    points = space.points()
+    evaluations = {p.label: Evaluation(p, Status.OK, times[p.label],
+                                       {Cost.BUILD: 0.2, Cost.RUN: 0.2}) for p in points}
+    arrivals = []
+    for done, flag in ((1.0, 0), (1.5, 1)):
+        members = [p for p in points if p["pre"] == flag]
+        arrivals.append(StructureArrival((("pre", flag),), tuple(p.label for p in members),
+                                         tuple(times[p.label] for p in members), done))
+    whole = make_ranking([Candidate.of_point(space, p) for p in points],
+                         np.array([times[p.label] for p in points]), 0.0)
+    import dataclasses
+    whole = dataclasses.replace(whole, seconds=2.5)
+    return StreamedRanking(tuple(arrivals), whole), evaluations
+
+
+def test_a_partial_pick_only_for_a_new_best_and_only_once_counted():
+    space = flag_space()
+    times = {p.label: 1e-3 * (1 + p["pre"]) * (2 + abs(p["g"] - 128) / 128)
+             for p in space.points()}
+    # the flag-on structure's best is predicted faster: make it so
+    times = {label: (t / 4 if "pre=1" in label else t) for label, t in times.items()}
+    streamed, _ = _synthetic(space, times)
+    strategy = ModelHedgeStream(ranking=streamed, label="m")
+    strategy.start(space, space.points())
+    assert strategy.stream_pick(0.5, set()) is None            # nothing counted yet
+    first = strategy.stream_pick(1.0, set())
+    assert "pre=0" in first and "g=128" in first
+    assert strategy.stream_pick(1.4, {first}) is None          # no new best yet
+    second = strategy.stream_pick(1.5, {first})
+    assert "pre=1" in second and "g=128" in second
+    assert strategy.stream_pick(2.0, {first, second}) is None
+
+
+def test_replayed_partial_picks_wait_for_their_structure_and_count_as_model_picks():
+    space = flag_space()
+    times = {p.label: 1e-3 * (2 + abs(p["g"] - 128) / 128) * (0.5 if p["pre"] else 1)
+             for p in space.points()}
+    streamed, evaluations = _synthetic(space, times)
+    inner = ModelHedgeStream(ranking=streamed, label="m", seed=0)
+    early = EarlyStart(inner, clock="replay")
+    result = replay(space, ReplayEvaluator(space, evaluations), early)
+    labels = [e.point.label for e in result.evaluations]
+    spent = np.concatenate([[0.0], np.cumsum([e.cost_s for e in result.evaluations])])
+    ready = {0: 1.0, 1: 1.5}
+    assert inner.partial
+    for label in inner.partial:
+        i = labels.index(label)
+        # asked once the early points so far had run past its structure's arrival
+        assert spent[i] >= ready["pre=1" in label] - 1e-9
+        assert i < result.overlapped               # and before the whole ranking
+    # told once the ranking is done as the model's picks, credited to it (the bandit's
+    # record: an early draw is told as the explorer's and records no source)
+    assert inner.sources[:len(inner.partial)] == [MODEL] * len(inner.partial)
+    assert len(inner.sources) == len(labels) - result.overlapped + len(inner.partial)
+
+
+def test_registered_for_the_cli_and_the_study():
+    from workbench.tuning.guided import GUIDED
+    from workbench.tuning.strategies import STRATEGIES, make_strategy
+
+    assert GUIDED["model-hedge-stream"] is ModelHedgeStream
+    assert STRATEGIES["model-hedge-stream"] is ModelHedgeStream
+    with pytest.raises(Exception):
+        make_strategy("model-hedge-stream")              # needs a model
