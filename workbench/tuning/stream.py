@@ -7,7 +7,14 @@ picks waited for the ranking's last structure while TPE's first draws were lucky
 Here the ranking arrives **structure by structure**, cheapest to count first
 (:func:`structure_order`), each structure's predictions published the moment they
 are computed (:func:`rank_streamed`: one :func:`~workbench.tuning.ranking.rank_space`
-per structure, so every count comes from the same fits, checked as ever).
+per *wave* of structures, so every count comes from the same fits, checked as ever).
+A wave takes structures until their planned probes reach the counting processes
+(:func:`waves`): on the 2-core VM every structure is a wave of its own; on the GPU
+host's 16 cores a wave of a few structures keeps the cores busy.  What streaming
+costs: counts two structures share in a whole ranking (an ``unroll`` flag, section 19)
+are shared only within a wave, and a wave's last probes leave cores idle; the
+ranking's end comes up to 1.4x later (``benchmarks/stream_check.py``), its first
+structure after a fifth to a half of it.
 
 Which structures first.  A structure's counting cost is its probes times a probe's
 cost.  A flag knob turned on (``prefetch``, ``local``, ``unroll`` = 1) adds a
