@@ -141,3 +141,46 @@ def test_registered_for_the_cli_and_the_study():
     assert STRATEGIES["model-hedge-stream"] is ModelHedgeStream
     with pytest.raises(Exception):
         make_strategy("model-hedge-stream")              # needs a model
+
+
+def test_live_partial_picks_come_from_structures_published_by_the_ranking_thread(monkeypatch):
+    """The live clock: the ranking's thread publishes each structure as it is counted,
+    and a partial pick is measured before the whole ranking is done, only from the
+    structures published by then."""
+    import time
+    import warnings
+
+    from workbench.models import load_model
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.replay import load_space_evaluations
+    from workbench.tuning.runner import Budget, Explorer
+
+    warnings.filterwarnings("ignore")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
+    space = resolve_space(f"{ROOT}/examples/spaces/heldout_batched_gemm.py:space")
+    recorded = load_space_evaluations(f"{ROOT}/sample_data/h100/user-spaces.sqlite", space)
+    inner = ModelHedgeStream(load_model(
+        f"{ROOT}/sample_data/h100/weights-linear-non-negative.json"), "linear-nn")
+    published_when: dict[str, int] = {}
+
+    class Device(ReplayEvaluator):
+        calls: list = []
+
+        def evaluate(self, point):
+            for arrival in list(inner.arrived):     # what the thread had published
+                for label in arrival.labels:
+                    published_when.setdefault(label, len(self.calls))
+            self.calls.append(point.label)
+            time.sleep(0.1)
+            return super().evaluate(point)
+
+    strategy = EarlyStart(inner, clock="live")
+    device = Device(space, recorded)
+    result = Explorer(space, strategy, device, budget=Budget(evaluations=12)).run()
+    assert len(inner.streamed.arrivals) == 4 and 0 < result.overlapped < 12
+    early = device.calls[:result.overlapped]
+    partial = [label for label in inner.partial if label in early]
+    assert partial                   # a model pick while the ranking still ran
+    for label in partial:            # from a structure published before it was asked
+        assert published_when[label] <= device.calls.index(label)
