@@ -8,8 +8,11 @@ with counts cold (no disk cache of counts, loopy's caches emptied), in one proce
 this machine's counting processes; the points whose predictions differ (must be 0),
 each structure in the streamed order (flags on, planned probes, points) and the
 seconds its predictions were ready, and both rankings' wall and processor seconds.
-Run: ``python benchmarks/stream_check.py [--model linear-nn-residency] --spaces
-FILE.py:space,...`` (ranking.py's group names too: examples, blind, ..., blind5).
+With ``--stores A.sqlite,B.sqlite`` (exhaustive measurements): each structure's
+best-predicted point (what ``model-hedge-stream`` picks when the structure arrives, if
+it is a new best), its measured share of the space's best and its measuring cost.
+Run: ``python benchmarks/stream_check.py [--model linear-nn-residency] [--stores ...]
+--spaces FILE.py:space,...`` (ranking.py's group names too: examples, blind, ..., blind5).
 """
 
 from __future__ import annotations
@@ -49,11 +52,22 @@ def _refs(spec: str) -> list[str]:
     return out
 
 
+def _holds(store: str, space) -> bool:
+    from workbench.errors import TuningError
+    from workbench.tuning import load_space_evaluations
+
+    try:
+        return bool(load_space_evaluations(store, space))
+    except TuningError:
+        return False
+
+
 def main() -> None:
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="stream-check-")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="linear-nn-residency")
     parser.add_argument("--spaces", required=True)
+    parser.add_argument("--stores", help="exhaustive measurements, comma-separated")
     args = parser.parse_args()
     import numpy as np
 
@@ -111,13 +125,28 @@ def main() -> None:
                        (math.isnan(whole[label]) and math.isnan(streamed.get(label, 0.0))))]
         mismatches += len(bad)
         arrivals = results["streamed"][2].arrivals
+        measured = {}
+        if args.stores:
+            from workbench.tuning import load_space_evaluations
+
+            measured = load_space_evaluations(
+                [p for p in args.stores.split(",") if _holds(p, space)], space)
+            top = min((e for e in measured.values() if e.ok), key=lambda e: e.time_s)
+            space_best, best_cost = top.time_s, top.cost_s
         order = structure_order(space, space.points())
         parts = []
         for (key, members), arrival in zip(order, arrivals):
             label = ",".join(f"{k}={v}" for k, v in key) or "(one)"
             best = np.nanmin(np.array(arrival.predicted_s, dtype=float))
-            parts.append(f"{label} [{_flags_on(key, space)} on, {len(members)} pts, best "
-                         f"{best * 1e3:.4g} ms] {arrival.done_s:.2f} s")
+            line = (f"{label} [{_flags_on(key, space)} on, {len(members)} pts, best "
+                    f"{best * 1e3:.4g} ms] {arrival.done_s:.2f} s")
+            if measured:
+                pick = arrival.labels[int(np.nanargmin(np.array(arrival.predicted_s,
+                                                                dtype=float)))]
+                e = measured[pick]
+                line += (f"; pick {pick}: {space_best / e.time_s if e.ok else 0:.2f} of the "
+                         f"best, costs {e.cost_s:.2f} s (the best point {best_cost:.2f} s)")
+            parts.append(line)
         w, s = results["whole"][1], results["streamed"][1]
         print(f"{space.name}: {len(whole)} points, {len(bad)} mismatching; whole "
               f"{w.wall_s:.2f} s ({w.cpu_s:.2f} CPU s), streamed {s.wall_s:.2f} s "

@@ -184,3 +184,48 @@ def test_live_partial_picks_come_from_structures_published_by_the_ranking_thread
     assert partial                   # a model pick while the ranking still ran
     for label in partial:            # from a structure published before it was asked
         assert published_when[label] <= device.calls.index(label)
+
+
+def test_the_study_charges_a_streamed_ranking_timed_beside_the_host(monkeypatch):
+    from workbench.models import load_model
+    from workbench.tuning.study import compare_strategies
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    space = flag_space()
+    times = {p.label: 1e-3 * (2 + abs(p["g"] - 128) / 128) for p in space.points()}
+    evaluations = {p.label: Evaluation(p, Status.OK, times[p.label],
+                                       {Cost.BUILD: 0.01, Cost.RUN: 0.01})
+                   for p in space.points()}
+    model = load_model(os.path.join(ROOT, "sample_data/h100/weights-linear-non-negative.json"))
+    comparison = compare_strategies(space, ReplayEvaluator(space, evaluations), {"m": model},
+                                    tpe_seeds=0, guided=["model-hedge-stream"],
+                                    guided_seeds=1, early=True, overlap_charge="beside")
+    rows = {r["strategy"]: r for r in comparison.rows}
+    streamed = rows["model-hedge-stream:m+early"]
+    assert "streamed ranking beside the host's share" in streamed["choosing_charged"]
+    ready = [float(x) for x in streamed["choosing_charged"].split("ready at ")[1]
+             .rstrip(" s").split(", ")]
+    # charged its own ranking's end: the last structure's arrival, timed here
+    assert len(ready) == 2 and streamed["choosing_s"] == pytest.approx(ready[-1], abs=0.01)
+
+
+def test_study_groups_reads_each_group_from_the_file_name(tmp_path):
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    for group, values in (("user", (2.0, 8.0)), ("blind5", (4.0, 1.0))):
+        pd.DataFrame({"space": ["a", "b"], "strategy": ["model-hedge-stream:m+early (mean of "
+                                                        "10 seeds)"] * 2,
+                      "oracle_x_95": values, "speedup_vs_tpe_95": [1.0, 1.0],
+                      "runs_to_95": [1.0, 3.0]}).to_csv(tmp_path / f"study-{group}-beside.csv",
+                                                         index=False)
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks/study_groups.py"),
+                          str(tmp_path / "study-user-beside.csv"),
+                          str(tmp_path / "study-blind5-beside.csv")],
+                         capture_output=True, text=True, check=True).stdout
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert lines["older"][-4:] == ["2", "4.000", "1.000", "2.000"]
+    assert lines["blind5"][-4:-2] == ["2", "2.000"]
+    assert lines["all"][-4:-2] == ["4", "2.828"]
