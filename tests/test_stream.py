@@ -229,3 +229,30 @@ def test_study_groups_reads_each_group_from_the_file_name(tmp_path):
     assert lines["older"][-4:] == ["2", "4.000", "1.000", "2.000"]
     assert lines["blind5"][-4:-2] == ["2", "2.000"]
     assert lines["all"][-4:-2] == ["4", "2.828"]
+
+
+def test_no_peeking_at_records_not_measured():
+    """Replayed with every record it did not measure made 100x faster than the best,
+    the stream measures exactly the same points (its ranking is given, its clock reads
+    only the costs of what it measured)."""
+    import dataclasses
+
+    from workbench.tuning.runner import Budget
+
+    space = flag_space()
+    times = {p.label: 1e-3 * (2 + abs(p["g"] - 128) / 128) * (0.5 if p["pre"] else 1)
+             for p in space.points()}
+    streamed, evaluations = _synthetic(space, times)
+
+    def sequence(records):
+        strategy = EarlyStart(ModelHedgeStream(ranking=streamed, label="m", seed=1),
+                              clock="replay")
+        result = replay(space, ReplayEvaluator(space, records), strategy,
+                        budget=Budget(evaluations=7))
+        return [e.point.label for e in result.evaluations]
+
+    first = sequence(evaluations)
+    best = min(times.values())
+    hidden = {k: e if k in first else dataclasses.replace(e, time_s=best / 100)
+              for k, e in evaluations.items()}
+    assert len(first) == 7 and sequence(hidden) == first

@@ -12,9 +12,11 @@ A wave takes structures until their planned probes reach the counting processes
 (:func:`waves`): on the 2-core VM every structure is a wave of its own; on the GPU
 host's 16 cores a wave of a few structures keeps the cores busy.  What streaming
 costs: counts two structures share in a whole ranking (an ``unroll`` flag, section 19)
-are shared only within a wave, and a wave's last probes leave cores idle; the
-ranking's end comes up to 1.4x later (``benchmarks/stream_check.py``), its first
-structure after a fifth to a half of it.
+are shared only within a wave, and a wave's last probes leave cores idle: on the 2-core
+VM the streamed ranking ends 1.27x later than the whole one (geometric mean over the 41
+development spaces; up to 3.3x where many small split parts lose their parallel
+counting), and its first structure arrives after 0.35x the whole one's time
+(``structure-ranking.md`` section 38; ``benchmarks/stream_check.py``).
 
 Which structures first.  A structure's counting cost is its probes times a probe's
 cost.  A flag knob turned on (``prefetch``, ``local``, ``unroll`` = 1) adds a
