@@ -14,7 +14,8 @@
   :mod:`.gp`); :mod:`.hedge`, ``model-hedge``: ``model-ei`` hedged with seeded
   random draws, a bandit choosing between them, ``model-hedge-base``, the same
   with the first structure's base point measured first, and ``model-hedge-check``,
-  whose first picks wait on its model ordering the early points; :mod:`.early`, any of them
+  whose first picks wait on its model ordering the early points; :mod:`.stream`,
+  ``model-hedge-stream``, whose model picks start as the ranking's structures arrive; :mod:`.early`, any of them
   measuring the points its counting builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
@@ -50,12 +51,13 @@ from workbench.tuning.loop_ties import (  # registers model-hedge-loops, -hedge-
     ModelHedgeLoops,
     ModelHedgeTrips,
 )
+from workbench.tuning.stream import ModelHedgeStream  # registers model-hedge-stream
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
            "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
-           "ModelHedgeLoops", "ModelHedgeTrips",
+           "ModelHedgeLoops", "ModelHedgeStream", "ModelHedgeTrips",
            "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",

@@ -233,7 +233,7 @@ class EarlyStart:
     def ask(self) -> Point | None:
         if self._ranking_s is None:
             while self._queue and not self._ranking_done():
-                point = self._bo_point() or self._queue.pop(0)
+                point = self._stream_point() or self._bo_point() or self._queue.pop(0)
                 if point.label not in self._early_done:
                     self._asked_early = True
                     return point
@@ -244,6 +244,24 @@ class EarlyStart:
             if point is None or point.label not in self._early_done:
                 return point
             self.inner.tell(self._early_done[point.label])   # known: not measured again
+
+    def _stream_point(self) -> Point | None:
+        """A strategy whose ranking arrives structure by structure (``stream_pick``,
+        :mod:`workbench.tuning.stream`): its pick among the structures counted by now
+        (replay: the early points' costs so far; live: the ranking's thread's time),
+        taken off the queue."""
+        pick = getattr(self.inner, "stream_pick", None)
+        if pick is None:
+            return None
+        elapsed = self._early_cost if self.clock == "replay" \
+            else time.perf_counter() - self._began
+        label = pick(elapsed, set(self._early_done))
+        if label is None:
+            return None
+        point = next(p for p in self.points if p.label == label)
+        if point in self._queue:
+            self._queue.remove(point)
+        return point
 
     def _bo_point(self) -> Point | None:
         """``order="bo"``: past the first random draws, the unmeasured point of largest

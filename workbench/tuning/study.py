@@ -108,6 +108,19 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
                f"prepared, {share.prepare_s:.2f} s)")
 
 
+def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
+              guided: Sequence[str], overlap_charge: str) -> tuple | None:
+    """(the streamed ranking, its rows' note) where a family of ``guided`` streams
+    (:mod:`workbench.tuning.stream`), else None."""
+    from workbench.tuning.guided import GUIDED
+
+    if not any(getattr(GUIDED[f], "STREAMS", False) for f in guided):
+        return None
+    from workbench.tuning.stream import streamed_beside
+
+    return streamed_beside(model, space, evaluator.evaluations, overlap_charge)
+
+
 def _shift(reach: Mapping[float, tuple[float, float]], by: float
            ) -> dict[float, tuple[float, float]]:
     return {t: (r[0], r[1] + by) for t, r in reach.items()}
@@ -200,19 +213,25 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                                     {t: c.reach(t) for t in TARGETS}, c.choosing_s,
                                     ms_per_variant=1e3 * c.choosing_s / n,
                                     choosing_charged=note))
+        # a strategy whose ranking streams is given its own, made structure by
+        # structure (counts cold) and timed as the whole one is
+        streamed = _streamed(model, space, evaluator, guided, overlap_charge)
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
+            own, own_note = streamed if getattr(cls, "STREAMS", False) \
+                else (ordered.ranking, beside)
 
-            def make(seed, cls=cls, label=label, ranking=ordered.ranking):
+            def make(seed, cls=cls, label=label, ranking=own):
                 return cls(model, label, seed=seed, ranking=ranking)
 
             name = f"{family}:{label}" + (f" (mean of {runs} seeds)" if runs > 1 else "")
             mean, first, choosing = _seeded(space, evaluator, best, n, name, make, runs,
                                             until=max(TARGETS))
-            charged, note = charge(recorded, (f"{family}:{label}",
-                                              f"{family}:{family_name}"), n, choosing)
-            note += beside
+            charged, note = charge(None if own is not ordered.ranking else recorded,
+                                   (f"{family}:{label}", f"{family}:{family_name}"), n,
+                                   choosing)
+            note += own_note
             first = Curve(first.label, first.fraction,
                           first.cost_s - first.choosing_s + charged, charged)
             comparison.curves.append(first)
@@ -221,7 +240,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                                         choosing_charged=note))
         if early:
             _early_rows(comparison, space, evaluator, best, n, model, label,
-                        ordered.ranking, guided, seeds, recorded, beside)
+                        ordered.ranking, guided, seeds, recorded, beside, streamed)
     for label, make_plain in dict(strategies).items():
         _forget_features()
         try:
@@ -264,7 +283,7 @@ EARLY_CHARGING = (
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
                 model, label: str, ranking, guided: Sequence[str], seeds: int,
                 recorded: Mapping[str, RankingCost] | None = None,
-                beside: str = "") -> None:
+                beside: str = "", streamed: tuple | None = None) -> None:
     """Rows of the model strategies measuring while they rank, on the model's one
     ranking, in both chargings; the replay clock runs on the ranking's cost measured
     now, or recorded (``recorded``, as :func:`~workbench.tuning.costs.charge` finds it)."""
@@ -278,8 +297,10 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
     makers = {"model": (lambda seed: ModelGuided(model, label, ranking=ranking), 1)}
     for family in guided:
         cls = GUIDED[family]
-        makers[family] = ((lambda seed, cls=cls: cls(model, label, seed=seed,
-                                                    ranking=ranking)),
+        # a streamed ranking is charged what it cost here (its arrivals' times)
+        own = streamed[0] if streamed and getattr(cls, "STREAMS", False) else ranking
+        makers[family] = ((lambda seed, cls=cls, own=own: cls(model, label, seed=seed,
+                                                              ranking=own)),
                           seeds if cls.stochastic else 1)
     for family, (make, runs) in makers.items():
         reach: dict = {c: {t: [] for t in TARGETS} for c in ("overlap", "serial")}
@@ -298,12 +319,16 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
         name = f"{family}:{label}+early"
         comparison.curves.append(Curve(name, first.fraction, first.cost_s,
                                        first.choosing_s))
+        streams = family != "model" and streamed and getattr(GUIDED[family], "STREAMS",
+                                                             False)
+        row_charged, row_note = (streamed[0].seconds, streamed[1]) if streams \
+            else (charged, note)
         for charging, suffix in (("overlap", ""), ("serial", " (serial charge)")):
             mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
                     for t, v in reach[charging].items()}
             comparison.rows.append(_row(space.name, f"{name}{suffix}{seeded}", mean,
-                                        charged, ms_per_variant=1e3 * charged / n,
-                                        choosing_charged=note,
+                                        row_charged, ms_per_variant=1e3 * row_charged / n,
+                                        choosing_charged=row_note,
                                         measured_before_ranking=float(np.mean(overlapped))))
 
 

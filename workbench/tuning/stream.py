@@ -1,0 +1,322 @@
+"""``model-hedge-stream``: the model's picks start before the whole space is ranked
+(issue #33, ``structure-ranking.md`` section 38).
+
+``model-hedge-base`` ranks the whole space before its first model pick; on the spaces
+it lost (the best point cheap to measure, the ranking 0.5-2 s on 2 cores) the first
+picks waited for the ranking's last structure while TPE's first draws were lucky.
+Here the ranking arrives **structure by structure**, cheapest to count first
+(:func:`structure_order`), each structure's predictions published the moment they
+are computed (:func:`rank_streamed`: one :func:`~workbench.tuning.ranking.rank_space`
+per *wave* of structures, so every count comes from the same fits, checked as ever).
+A wave takes structures until their planned probes reach the counting processes
+(:func:`waves`): on the 2-core VM every structure is a wave of its own; on the GPU
+host's 16 cores a wave of a few structures keeps the cores busy.  What streaming
+costs: counts two structures share in a whole ranking (an ``unroll`` flag, section 19)
+are shared only within a wave, and a wave's last probes leave cores idle: on the 2-core
+VM the streamed ranking ends 1.27x later than the whole one (geometric mean over the 41
+development spaces; up to 3.3x where many small split parts lose their parallel
+counting), and its first structure arrives after 0.35x the whole one's time
+(``structure-ranking.md`` section 38; ``benchmarks/stream_check.py``).
+
+Which structures first.  A structure's counting cost is its probes times a probe's
+cost.  A flag knob turned on (``prefetch``, ``local``, ``unroll`` = 1) adds a
+transformation: the user's factory runs it and loopy preprocesses and counts a
+kernel with more instructions (a ``local=1`` probe 70-80 ms against 26-29 ms,
+section 33), and such structures also need the joint fit's extra probes; so
+structures are counted fewest flags on first, then fewest planned probes, then in the
+space's order.  The cheap structures are also the plain kernels, whose predictions
+the model gets most right.
+
+When a partial ranking is trusted over an early draw.  Within a structure the kernel's
+shape is fixed and its counts are exact monomials in the knobs, so the model's order
+*within* counted structures is as good as its order over the whole space; what it
+cannot know is whether an uncounted structure holds a faster point.  So, while the
+ranking runs (:class:`~workbench.tuning.early.EarlyStart` asks :meth:`stream_pick`
+before each early draw), the counted points' best prediction is measured whenever it
+is a **new best**: the first structure's best once it arrives, then a later
+structure's best only if it is predicted faster than every partial pick so far by more
+than the model's tie (:attr:`~workbench.tuning.guided.ModelEI.TIE`); otherwise the
+explorer's draw goes on.  At most ``top`` such picks: they are the model's first
+picks, measured earlier (credited to the model, counted against ``top``: once the
+ranking is done, ``model-hedge-base`` goes on with ``top`` minus them).  A space of one
+structure streams nothing and is ``model-hedge-base`` exactly.
+
+Honest clocks.  Live, the ranking runs in :class:`EarlyStart`'s thread and a
+structure is available once its predictions are published.  The replay is given a
+:class:`StreamedRanking` run for real on this machine beside the host's share of
+measuring (:func:`streamed_beside`, :class:`~workbench.tuning.beside.HostWork`): each
+structure becomes available when the early points' recorded costs so far pass the
+time its predictions were really ready, the same rule as the whole ranking's end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.tuning.evaluation import Evaluation
+from workbench.tuning.guided import GUIDED
+from workbench.tuning.hedge import MODEL, ModelHedgeBase
+from workbench.tuning.space import Point, TuningSpace
+from workbench.tuning.strategies import STRATEGIES
+
+
+@dataclass(frozen=True)
+class StructureArrival:
+    """One structure's predictions and when, since the ranking began, they were ready."""
+
+    structure: tuple[tuple[str, object], ...]
+    labels: tuple[str, ...]
+    predicted_s: tuple[float, ...]
+    done_s: float
+
+
+@dataclass(frozen=True, eq=False)
+class StreamedRanking:
+    """A ranking made structure by structure: the arrivals in order, and the whole
+    (:class:`~workbench.models.prediction.Ranking`, ``seconds`` the last arrival's)."""
+
+    arrivals: tuple[StructureArrival, ...]
+    whole: object
+
+    @property
+    def seconds(self) -> float:
+        return float(self.whole.seconds)
+
+
+def _flags_on(key: tuple[tuple[str, object], ...], space: TuningSpace) -> int:
+    """Knobs of the structure that are on/off flags (values within {0, 1}) and on."""
+    on = 0
+    for name, value in key:
+        values = space.tune_params.get(name, ())
+        if values and set(values) <= {0, 1} and bool(value):
+            on += 1
+    return on
+
+
+def structure_order(space: TuningSpace, points: Sequence[Point]
+                    ) -> list[tuple[tuple[tuple[str, object], ...], list[Point]]]:
+    """The space's structures (key, points), cheapest to count first (module
+    docstring): fewest flags on, then fewest planned probes, then the space's order."""
+    from collections import defaultdict
+
+    from workbench.models.structure_counts import (
+        StructurePlan,
+        plan_structure,
+        structural_knobs,
+        structure_key,
+    )
+
+    structural = structural_knobs(space) if getattr(space, "template", None) is None \
+        else tuple(getattr(space, "structure", ()) or ())
+    groups: dict = defaultdict(list)
+    for p in points:
+        groups[structure_key(p, structural)].append(p)
+
+    def probes(members) -> int:
+        plan = plan_structure(members, structural) if len(members) > 1 else None
+        return len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+
+    keyed = [((_flags_on(key, space), probes(members), i), key, members)
+             for i, (key, members) in enumerate(groups.items())]
+    return [(key, members) for _, key, members in sorted(keyed, key=lambda k: k[0])]
+
+
+def waves(space: TuningSpace, points: Sequence[Point], jobs: int
+          ) -> list[list[tuple[tuple[tuple[str, object], ...], list[Point]]]]:
+    """The structures of :func:`structure_order` in consecutive waves, each ranked in
+    one call: a wave takes structures until their planned probes reach ``jobs`` (the
+    counting processes), so that a host of many cores keeps them busy (a structure of
+    5 probes alone would leave 11 of 16 idle) while a 2-core host streams structure by
+    structure; structures of one wave may share counts as in a whole ranking."""
+    from workbench.models.structure_counts import StructurePlan, plan_structure, \
+        structural_knobs
+
+    structural = structural_knobs(space) if getattr(space, "template", None) is None \
+        else tuple(getattr(space, "structure", ()) or ())
+    out, wave, planned = [], [], 0
+    for key, members in structure_order(space, points):
+        plan = plan_structure(members, structural) if len(members) > 1 else None
+        wave.append((key, members))
+        planned += len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+        if planned >= jobs:
+            out.append(wave)
+            wave, planned = [], 0
+    if wave:
+        out.append(wave)
+    return out
+
+
+def rank_streamed(model, space: TuningSpace, points: Sequence[Point],
+                  publish: Callable[[StructureArrival], None] | None = None,
+                  jobs: int | None = None) -> StreamedRanking:
+    """``points`` ranked by ``model`` in waves of structures, cheapest first
+    (:func:`waves`; ``jobs``: the counting processes, default this host's); ``publish``
+    is called with each structure's arrival as soon as its wave's predictions are
+    computed."""
+    from workbench.models.candidate_features import counting_report, rank_jobs
+    from workbench.models.prediction import make_ranking
+    from workbench.tuning.ranking import rank_space
+
+    points = list(points)
+    began = time.perf_counter()
+    arrivals, by_label, errors = [], {}, {}
+    for wave in waves(space, points, rank_jobs() if jobs is None else jobs):
+        part = rank_space(model, space, [p for _, members in wave for p in members])
+        done = time.perf_counter() - began
+        predicted = {c.point.label: float(t) for c, t in zip(part.candidates,
+                                                             part.predicted_s)}
+        for i, c in enumerate(part.candidates):
+            by_label[c.point.label] = (c, predicted[c.point.label])
+            errors[c.point.label] = part.errors[i] if part.errors else None
+        for key, members in wave:
+            labels = tuple(p.label for p in members)
+            arrival = StructureArrival(key, labels, tuple(predicted[lab] for lab in labels),
+                                       done)
+            arrivals.append(arrival)
+            if publish is not None:
+                publish(arrival)
+    candidates = [by_label[p.label][0] for p in points]
+    whole = make_ranking(candidates, np.array([by_label[p.label][1] for p in points]),
+                         began, [errors[p.label] for p in points])
+    whole = dataclasses.replace(whole, seconds=arrivals[-1].done_s if arrivals else 0.0,
+                                counting=counting_report(space))
+    return StreamedRanking(tuple(arrivals), whole)
+
+
+def forget_loopy_disk_caches() -> None:
+    """Empty loopy's persistent caches (preprocessing, scheduling, code generation) in
+    this process's cache folder: a second ranking of a space in one process (a replay
+    ranking it whole, then streamed) would otherwise find the first one's kernels
+    there and be charged less than a live run's cold ranking."""
+    from pytools.persistent_dict import PersistentDict, WriteOncePersistentDict
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("loopy") or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, (PersistentDict, WriteOncePersistentDict)):
+                value.clear()
+
+
+@contextlib.contextmanager
+def cold_counts():
+    """A context in which counts are neither read from nor left in the process's disk
+    cache of counts (a fresh one, removed after) and loopy's caches start empty."""
+    from workbench.models.candidate_features import flush_saves
+
+    flush_saves()
+    forget_loopy_disk_caches()
+    before = os.environ.get("WORKBENCH_COUNT_CACHE")
+    with tempfile.TemporaryDirectory(prefix="workbench-stream-") as folder:
+        os.environ["WORKBENCH_COUNT_CACHE"] = os.path.join(folder, "counts.sqlite")
+        try:
+            yield
+        finally:
+            flush_saves()
+            if before is None:
+                os.environ.pop("WORKBENCH_COUNT_CACHE", None)
+            else:
+                os.environ["WORKBENCH_COUNT_CACHE"] = before
+
+
+def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
+                    overlap_charge: str = "beside") -> tuple[StreamedRanking, str]:
+    """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
+    real here beside the host's share of measuring the headline's early points (as
+    :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
+    note for the rows."""
+    from workbench.tuning.beside import ranking_beside
+    from workbench.tuning.early import BASES, bases_then_draws
+
+    space = dataclasses.replace(space)
+    points = space.points()
+    with cold_counts():
+        if overlap_charge == "alone":
+            return rank_streamed(model, space, points), "; streamed ranking timed alone"
+        host = bases_then_draws(space, points, BASES, 0)
+        with ranking_beside(space, host, evaluations) as share:
+            streamed = rank_streamed(model, space, points)
+    times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
+    return streamed, (f"; streamed ranking beside the host's share ({share.points} points "
+                      f"prepared), structures ready at {times} s")
+
+
+class ModelHedgeStream(ModelHedgeBase):
+    """``model-hedge-base`` whose model picks start as the ranking's structures arrive
+    (module docstring)."""
+
+    family = "model-hedge-stream"
+    #: :func:`~workbench.tuning.study.compare_strategies` gives it a
+    #: :class:`StreamedRanking` made beside the host's work
+    STREAMS = True
+
+    def __init__(self, model=None, label: str | None = None, seed: int = 0,
+                 top: int | None = None, ranking=None, model_prior: float | None = None,
+                 explore: str | None = None):
+        given = ranking if isinstance(ranking, StreamedRanking) else None
+        super().__init__(model, label, seed=seed, top=top,
+                         ranking=given.whole if given is not None else ranking,
+                         model_prior=model_prior, explore=explore)
+        self.streamed = given
+        #: arrivals published so far (live: by the ranking's thread, as they come)
+        self.arrived: list[StructureArrival] = []
+        #: labels of the points measured as partial picks, and their predictions
+        self.partial: dict[str, float] = {}
+
+    def start(self, space: TuningSpace, points: Sequence[Point]) -> float:
+        self.partial.clear()
+        self.arrived.clear()
+        if self.streamed is None and self.ranking is None:
+            self.streamed = rank_streamed(self.model, space, points,
+                                          publish=self.arrived.append)
+        elif self.streamed is not None:
+            self.arrived.extend(self.streamed.arrivals)
+        if self.streamed is not None:
+            self.ranking = self.streamed.whole
+        return super().start(space, points)
+
+    def stream_pick(self, elapsed_s: float, measured: set[str]) -> str | None:
+        """The label of the point to measure next as a partial pick, given the seconds
+        since the ranking began and the labels measured so far (None: none)."""
+        if len(self.partial) >= self.top:
+            return None
+        best_label, best = None, math.inf
+        for arrival in list(self.arrived):
+            if arrival.done_s > elapsed_s:
+                continue
+            for label, t in zip(arrival.labels, arrival.predicted_s):
+                if math.isfinite(t) and t > 0 and t < best and label not in measured:
+                    best_label, best = label, t
+        if best_label is None:
+            return None
+        if self.partial and math.log(best) >= \
+                math.log(min(self.partial.values())) - self.TIE:
+            return None      # no new best among the counted structures
+        self.partial[best_label] = best
+        return best_label
+
+    def know(self, evaluation: Evaluation) -> None:
+        """An early point; a partial pick is the model's pick, told as one."""
+        if evaluation.point.label in self.partial:
+            self._asked = MODEL
+            self.tell(evaluation)
+            return
+        super().know(evaluation)
+
+
+GUIDED[ModelHedgeStream.family] = ModelHedgeStream
+STRATEGIES[ModelHedgeStream.family] = ModelHedgeStream
+
+__all__ = ["ModelHedgeStream", "StreamedRanking", "StructureArrival", "cold_counts",
+           "forget_loopy_disk_caches", "rank_streamed", "streamed_beside",
+           "structure_order", "waves"]
