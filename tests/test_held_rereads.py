@@ -51,3 +51,15 @@ def test_rows_beyond_the_registers_and_other_items_rereads_are_not_held(name, va
                                                                         params):
     held, _ = _held(name, variant, group, params, "float32", 32)
     assert sum(held.values()) == 0.0
+
+
+def test_the_walk_bound_walks_a_held_block_once_for_its_sums():
+    """The walked-row bound (``f_l1_walk_held_s``) charges dct8_blocks' block of 8 once,
+    not once an output (``f_l1_walk_s``, round 18's, is unchanged)."""
+    from workbench.models.row_walk_features import walk_and_erf
+
+    c = Candidate("dct8_blocks", "orthonormal", (256,), (("n", 4096),), "float32")
+    _, (lines, held_lines), _, _ = walk_and_erf(c, 64)
+    assert lines > 0
+    assert held_lines == pytest.approx(lines / 8)
+    assert walk_and_erf(c)[1] == (lines, lines)   # registers unknown: nothing held
