@@ -46,6 +46,8 @@ def test_a_row_read_in_three_loops_is_loaded_once_where_registers_hold_it():
     ("cross_entropy_rows", "smoothed", (256,), (("nr", 4096),)),   # 128 samples a row
     ("rms_norm_rows", "row_major", (256,), (("nr", 4096),)),       # 64 samples a row
     ("matmul_naive", "default", (16, 16), (("n", 256),)),         # other work items' loads
+    # d[i] and d[j]: two elements a work item, one only for the work items i = j
+    ("diag_scale_matrix", "symmetric", (16, 16), (("m", 256), ("n", 256))),
 ])
 def test_rows_beyond_the_registers_and_other_items_rereads_are_not_held(name, variant, group,
                                                                         params):

@@ -46,6 +46,10 @@ _REGISTER_BYTES = 4
 #: the sizes' length is never listed: its length is not constant)
 _MOST_ELEMENTS = 4096
 _DTYPES = ("float32", "float64", "int32")
+#: values of the hardware inames (one tuple a trial, an entry an iname in name order) at
+#: which a work item's elements are named
+_HARDWARE_TRIALS = tuple(tuple(int(v) for v in row) for row in
+                         np.random.default_rng(20).integers(64, 4096, size=(3, 8)))
 
 
 def _load_subscripts(knl, arrays) -> tuple[dict, set]:
@@ -73,10 +77,12 @@ def _load_subscripts(knl, arrays) -> tuple[dict, set]:
     return {a: list(v) for a, v in loads.items()}, stored
 
 
-def _elements(knl, arg, index, inames, sequential, params) -> list[int] | None:
-    """The flat element offsets one work item's instances of a subscript read (one a
-    point of its sequential inames' domain, hardware inames at 0), or None where they
-    cannot be listed."""
+def _elements(knl, arg, index, inames, sequential, params) -> list[tuple] | None:
+    """The elements one work item's instances of a subscript read (one a point of its
+    sequential inames' domain, with the hardware inames at 0), each named by its flat
+    offsets at :data:`_HARDWARE_TRIALS` (two subscripts read one element where every
+    offset agrees: ``d[i]`` and ``d[j]`` differ, though the work item (0, 0) reads both
+    at 0), or None where they cannot be listed."""
     import islpy as isl
     from pymbolic.mapper.evaluator import EvaluationMapper
 
@@ -112,16 +118,18 @@ def _elements(knl, arg, index, inames, sequential, params) -> list[int] | None:
     (domain.to_set() if isinstance(domain, isl.BasicSet) else domain).foreach_point(on_point)
     if len(points) > _MOST_ELEMENTS:
         return None
-    base = {**{n: 0 for n in knl.all_inames()}, **params}
     out = []
     for point in points or [{}]:
-        try:
-            value = EvaluationMapper({**base, **point})(flat)
-        except Exception:  # noqa: BLE001 - an index through loaded data
-            return None
-        if not float(value).is_integer():
-            return None
-        out.append(int(value))
+        element = []
+        for trial in _HARDWARE_TRIALS:
+            try:
+                value = EvaluationMapper({**params, **dict(zip(hardware, trial)), **point})(flat)
+            except Exception:  # noqa: BLE001 - an index through loaded data
+                return None
+            if not float(value).is_integer():
+                return None
+            element.append(int(value))
+        out.append(tuple(element))
     return out
 
 
