@@ -65,3 +65,13 @@ def test_the_walk_bound_walks_a_held_block_once_for_its_sums():
     assert lines > 0
     assert held_lines == pytest.approx(lines / 8)
     assert walk_and_erf(c)[1] == (lines, lines)   # registers unknown: nothing held
+
+
+def test_the_held_values_of_all_arrays_together_must_fit_the_registers():
+    """unseen's batched_small_gemm at 16x16: a work item re-reads 64 values of A and 64
+    of B over its passes; each alone fits 64 registers, both do not: none held."""
+    params = (("nb", 64),)
+    held, _ = _held("batched_small_gemm", "direct", (16, 16), params, "float32", 64)
+    assert sum(held.values()) == 0.0
+    held, _ = _held("batched_small_gemm", "direct", (16, 16), params, "float32", 128)
+    assert held["float32"] > 0.0

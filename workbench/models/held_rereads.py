@@ -16,10 +16,13 @@ f_held_reread_float32_load_sectors)``), in its sum and in its overlap's memory s
 An array's loads are held where, for one work item (every hardware iname at 0, the sizes
 at the candidate's values), the elements its load subscripts read over their own
 sequential (and unrolled) inames can be listed (no index that reads another array, at
-most :data:`_MOST_ELEMENTS` instances), the distinct elements' 32-bit words are no more
-than the build's registers a work item (round 19's test for a held row: the compiler's
-figure where a build-info file gives it, the estimate otherwise), and no instruction of
-the kernel stores to the array.  Its held sectors are its load sectors times ``1 -
+most :data:`_MOST_ELEMENTS` instances), no instruction of the kernel stores to the
+array, and the distinct elements' 32-bit words of every such array of the kernel
+together are no more than the build's registers a work item (round 19's test for a held
+row: the compiler's figure where a build-info file gives it, the estimate otherwise).
+Together, not each alone: unseen's batched_small_gemm (16x16, float32) re-reads 64
+values of A and 64 of B a work item at 64 registers, and holding either (each alone
+fits) put it 25% -> 30% off.  Its held sectors are its load sectors times ``1 -
 distinct / instances``, the instances counted as the sector features count them: a
 subscript once per instruction, and the same subscript over the same inames in two
 instructions once (the sector features' sharing merges them).  A matmul's re-reads
@@ -150,7 +153,7 @@ def _held_shares(spec, request, params: tuple, registers: float) -> dict[str, fl
     loads, stored = _load_subscripts(knl, arrays)
     sequential = sequential_inames(knl)
     values = dict(params)
-    out = {}
+    out, words = {}, 0.0
     for name, subscripts in loads.items():
         if name in stored:
             continue
@@ -162,10 +165,12 @@ def _held_shares(spec, request, params: tuple, registers: float) -> dict[str, fl
             instances += len(found)
             distinct.update(found)
         else:
-            words = len(distinct) * _item_size(arrays[name], request) / _REGISTER_BYTES
-            if instances > len(distinct) and words <= registers:
+            if instances > len(distinct):
                 out[name] = 1.0 - len(distinct) / instances
-    return out
+                words += len(distinct) * _item_size(arrays[name], request) / _REGISTER_BYTES
+    # the held arrays' values together in the build's registers, or none held (a small
+    # GEMM's row of A and column of B at 64 registers: 128 words, neither held)
+    return out if words <= registers else {}
 
 
 def held_sectors(candidate: Candidate, registers: float) -> dict[str, float]:
