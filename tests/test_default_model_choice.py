@@ -6,6 +6,7 @@ import pytest
 from benchmarks.default_model_choice import (
     BLIND_ERA,
     BLIND_ERA_KEY,
+    BLIND_ERA_NAME,
     choose,
     lacking_blind_era,
     tied_candidates,
@@ -57,14 +58,23 @@ def test_the_reason_names_the_tie_and_its_break():
     rows = {"chains24": row(0.0722, blind=0.1201), "chains35": row(0.0727, blind=0.1033)}
     text = reason(rows, choose(rows), "now")
     assert "7.27%, within 0.10 points of the lowest (7.22%; 2 candidates tied)" in text
-    assert "heldout10-16 among them (10.33%)" in text
+    assert "heldout10-17 among them (10.33%)" in text
     assert reason({"a": row(0.0722)}, "a", "now").startswith("lowest cross-kernel")
 
 
-def test_round_19_breaks_ties_over_heldout10_16_and_recomputes_older_figures():
-    assert BLIND_ERA == tuple(f"heldout{k}" for k in range(10, 17))
+def test_round_19_breaks_ties_over_the_blind_era_and_recomputes_older_figures():
     # a row stored by round 18 (heldout10-15) is computed again
     old = {**row(0.0727, blind=0.1033), "blind_era": {f"heldout{k}": 0.1 for k in range(10, 16)}}
     new = {**row(0.0725, blind=0.1098), "blind_era": {n: 0.1 for n in BLIND_ERA}}
     rows = {"chains35": old, "chains36": new, "bare": row(0.0726)}
     assert lacking_blind_era(rows, tied_candidates(rows)) == ["bare", "chains35"]
+
+
+def test_round_20_breaks_ties_over_heldout10_17_and_recomputes_round_19s_figures():
+    assert BLIND_ERA == tuple(f"heldout{k}" for k in range(10, 18))
+    assert BLIND_ERA_NAME == "heldout10-17"
+    # a row stored by round 19 (heldout10-16) is computed again
+    old = {**row(0.0665, blind=0.1024), "blind_era": {f"heldout{k}": 0.1 for k in range(10, 17)}}
+    new = {**row(0.0664, blind=0.1011), "blind_era": {n: 0.1 for n in BLIND_ERA}}
+    rows = {"chains38": old, "chains41": new}
+    assert lacking_blind_era(rows, tied_candidates(rows)) == ["chains38"]

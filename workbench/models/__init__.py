@@ -70,6 +70,7 @@ from workbench.models.fma_pairs import fma_pair_values  # f_op_<dtype>_fma_pairs
 from workbench.models.scattered_access_features import scattered_values  # f_partial_store_sectors, ...
 from workbench.models.dependent_loads import dependent_load_values  # f_dependent_loads_<dtype>
 from workbench.models.address_arithmetic import address_arithmetic_values  # f_op_<dtype>_address_*
+from workbench.models.held_rereads import held_reread_values  # f_held_reread_<dtype>_load_sectors
 from workbench.models.parallelism import Caveat, CaveatKind, LaunchUse
 from workbench.models.roofline.family import FittedRoofline, RooflineModel
 from workbench.models.unified.linear import (

@@ -327,6 +327,13 @@ FMA_FEATURES = ("f_op_float32_fma_pairs", "f_op_float64_fma_pairs")
 ADDRESS_ARITHMETIC_FEATURES = ("f_op_float32_address_add", "f_op_float32_address_mul",
                                "f_op_float64_address_add", "f_op_float64_address_mul")
 
+#: the load sectors of the sector features that re-read, in the same work item, elements
+#: it holds in registers, of the launch (round 20; device features:
+#: workbench.models.held_rereads)
+HELD_REREAD_FEATURES = ("f_held_reread_float32_load_sectors",
+                        "f_held_reread_float64_load_sectors",
+                        "f_held_reread_int32_load_sectors")
+
 FeatureRef = StandardFeature | OutputFeature | AccessFilter | DeviceFeature | FootprintFeature
 
 _ACCESS_FILTER = re.compile(
@@ -389,7 +396,7 @@ def known_feature_names() -> tuple[str, ...]:
               *SUBSTITUTION_FEATURES, *REUSE_STACK_FEATURES, *REREAD_FEATURES,
               *ROW_WALK_FEATURES, *FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES,
               *FMA_FEATURES, *SCATTER_FEATURES, *DEPENDENT_LOAD_FEATURES,
-              *ADDRESS_ARITHMETIC_FEATURES]
+              *ADDRESS_ARITHMETIC_FEATURES, *HELD_REREAD_FEATURES]
     return tuple(names)
 
 
@@ -413,7 +420,7 @@ def parse_feature_ref(name: str) -> FeatureRef:
             or name in ROW_WALK_FEATURES or name in FUNCTION_CALL_FEATURES \
             or name in FUNCTION_MIX_FEATURES or name in FMA_FEATURES \
             or name in SCATTER_FEATURES or name in DEPENDENT_LOAD_FEATURES \
-            or name in ADDRESS_ARITHMETIC_FEATURES:
+            or name in ADDRESS_ARITHMETIC_FEATURES or name in HELD_REREAD_FEATURES:
         return DeviceFeature(name)
     if name == FOOTPRINT:
         return FootprintFeature()
