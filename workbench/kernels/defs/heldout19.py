@@ -388,8 +388,10 @@ def gmm(pts, centers, log_norm, inv_var) -> np.ndarray:
 def _gmm_inputs(params, dtype, rng) -> dict:
     n = params["n"]
     # components spread over [-6, 6]^2 with variances 0.25 to 4 and random weights (the
-    # log-normaliser log w - log(2 pi var)); points near components and far from all,
-    # redrawn while a log-likelihood lies within 0.05 of zero
+    # log-normaliser log w - log(2 pi var)); points near components and far from all
+    # (there every exp of an unshifted log-density underflows, and shifted by another
+    # component's than the largest some overflow), redrawn while a log-likelihood lies
+    # within 0.05 of zero
     centers = rng.uniform(-6.0, 6.0, (GMM_K, 2))
     var = rng.uniform(0.25, 4.0, GMM_K)
     w = rng.uniform(0.5, 2.0, GMM_K)
@@ -397,7 +399,7 @@ def _gmm_inputs(params, dtype, rng) -> dict:
 
     def draw(k):
         near = centers[rng.integers(0, GMM_K, k)] + rng.normal(0.0, 1.5, (k, 2))
-        return np.where(rng.random((k, 1)) < 0.8, near, rng.uniform(-12.0, 12.0, (k, 2)))
+        return np.where(rng.random((k, 1)) < 0.8, near, rng.uniform(-40.0, 40.0, (k, 2)))
     pts = draw(n)
     for _ in range(200):
         bad = np.abs(gmm(pts, centers, log_norm, 1 / var)) < 0.05

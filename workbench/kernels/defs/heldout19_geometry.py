@@ -87,15 +87,17 @@ def _ray_inputs(params, dtype, rng) -> dict:
     n = params["n"]
     # triangles in the unit cube; rays from a point 2 to 6 away aimed at a point of the
     # triangle's plane drawn with barycentrics -0.4 to 1.2 (inside and beyond each of
-    # the three edges), a fifth of them aimed the other way (behind), a few parallel to
-    # the plane; redrawn within 1e-3 of an edge or a parallel-ray determinant
+    # the three edges) with directions of lengths 0.3 to 3 times the distance, a fifth
+    # of them aimed the other way (behind), a few parallel to the plane; redrawn within
+    # 1e-3 of an edge or a parallel-ray determinant
     def draw(k):
         tri = rng.uniform(0.0, 1.0, (k, 9))
         b = rng.uniform(-0.4, 1.2, (k, 2))
         v0, e1, e2 = tri[:, :3], tri[:, 3:6] - tri[:, :3], tri[:, 6:] - tri[:, :3]
         target = v0 + b[:, :1] * e1 + b[:, 1:] * e2
         o = target + rng.normal(size=(k, 3)) * rng.uniform(2.0, 6.0, (k, 1)) / np.sqrt(3)
-        d = target - o
+        # the plane is then at t = 1 / scale, rarely the miss's -1
+        d = (target - o) * rng.uniform(0.3, 3.0, (k, 1))
         d[rng.random(k) < 0.2] *= -1
         parallel = rng.random(k) < 0.03
         d[parallel] = e1[parallel] + 0.5 * e2[parallel]

@@ -38,7 +38,7 @@ _CLAMPED = """
             <int32> right = j + (j < n - 1) {id=right}"""
 
 
-def _shifted(img: np.ndarray) -> dict[str, np.ndarray]:
+def clamped_neighbours(img: np.ndarray) -> dict[str, np.ndarray]:
     """The image's four clamped neighbours of every pixel."""
     padded = np.pad(img, 1, mode="edge")
     return {"up": padded[:-2, 1:-1], "down": padded[2:, 1:-1], "left": padded[1:-1, :-2],
@@ -81,7 +81,7 @@ def perona_malik(img) -> np.ndarray:
     """(float64) one step with zero flux across the image's edges."""
     img = np.asarray(img, np.float64)
     total = np.zeros_like(img)
-    for nb in _shifted(img).values():
+    for nb in clamped_neighbours(img).values():
         d = nb - img
         total += d / (1 + d * d / PM_K ** 2)
     return img + PM_STEP * total
@@ -151,7 +151,7 @@ def _build_lcn(req: BuildRequest) -> lp.TranslationUnit:
     return u.split_2d(knl, "i", "j", req.group_size)
 
 
-def _windows(img) -> np.ndarray:
+def windows3x3(img) -> np.ndarray:
     padded = np.pad(np.asarray(img, np.float64), 1, mode="edge")
     m, n = padded.shape[0] - 2, padded.shape[1] - 2
     return np.stack([padded[r:r + m, c:c + n] for r in range(3) for c in range(3)])
@@ -159,7 +159,7 @@ def _windows(img) -> np.ndarray:
 
 def lcn(img) -> np.ndarray:
     """(float64) each pixel less its window's mean over the window's deviation."""
-    w = _windows(img)
+    w = windows3x3(img)
     mean = w.mean(axis=0)
     var = np.maximum((w * w).mean(axis=0) - mean * mean, 0.0)
     return (w[4] - mean) / np.sqrt(var + LCN_EPS)
@@ -174,7 +174,7 @@ def _lcn_inputs(params, dtype, rng) -> dict:
     flat[: shape[0] // 2, : shape[1] // 2] = True
     img[flat] = 0.5 + rng.uniform(-0.05, 0.05, flat.sum())
     for _ in range(200):
-        w = _windows(img)
+        w = windows3x3(img)
         bad = np.abs(w[4] - w.mean(axis=0)) < np.where(flat, 2e-3, 1e-2)
         if not bad.any():
             break
