@@ -65,7 +65,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "a fifteenth, replacing the fourteenth (read since); heldout16: "
                         "a sixteenth, replacing the fifteenth (read since); heldout17: "
                         "a seventeenth, replacing the sixteenth (read since); heldout18: "
-                        "an eighteenth, replacing the seventeenth (read since); "
+                        "an eighteenth, replacing the seventeenth (read since); heldout19: "
+                        "a nineteenth, replacing the eighteenth (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",

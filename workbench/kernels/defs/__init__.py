@@ -66,7 +66,12 @@ census_transform3x3, vignette_correct). An eighteenth, written blind after the s
 had been read, held out the same way (``--set heldout18``): :mod:`.heldout18`
 (kahan_row_sum, batched_cholesky4, heat_index, lif_neurons),
 :mod:`.heldout18_geometry` (spring_chain_forces, point_in_polygon) and
-:mod:`.heldout18_grid` (nonmax_suppress, gray_scott_step, box_filter_sat).
+:mod:`.heldout18_grid` (nonmax_suppress, gray_scott_step, box_filter_sat). A nineteenth,
+written blind after the eighteenth had been read, held out the same way
+(``--set heldout19``): :mod:`.heldout19` (welford_var_rows, mish_activation,
+bisect_cubic_roots, batched_det4, gmm_loglik), :mod:`.heldout19_geometry`
+(ray_triangle_hit) and :mod:`.heldout19_grid` (perona_malik_step, local_contrast_norm3,
+chroma_key_matte).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -98,6 +103,9 @@ from workbench.kernels.defs import (
     heldout18,
     heldout18_geometry,
     heldout18_grid,
+    heldout19,
+    heldout19_geometry,
+    heldout19_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -193,6 +201,10 @@ HELDOUT17_SPECS = (*heldout17.SPECS, *heldout17_grid.SPECS)
 #: replaces the seventeenth, whose per-kernel results have been read since.
 HELDOUT18_SPECS = (*heldout18.SPECS, *heldout18_geometry.SPECS, *heldout18_grid.SPECS)
 
+#: The nineteenth held-out set (``--set heldout19``), held out like the others; it
+#: replaces the eighteenth, whose per-kernel results have been read since.
+HELDOUT19_SPECS = (*heldout19.SPECS, *heldout19_geometry.SPECS, *heldout19_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -202,7 +214,8 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout11": HELDOUT11_SPECS, "heldout12": HELDOUT12_SPECS,
                "heldout13": HELDOUT13_SPECS, "heldout14": HELDOUT14_SPECS,
                "heldout15": HELDOUT15_SPECS, "heldout16": HELDOUT16_SPECS,
-               "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS}
+               "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS,
+               "heldout19": HELDOUT19_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
@@ -211,11 +224,12 @@ CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stenc
                  *HELDOUT8_SPECS, *HELDOUT9_SPECS, *HELDOUT10_SPECS,
                  *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
                  *HELDOUT14_SPECS, *HELDOUT15_SPECS, *HELDOUT16_SPECS,
-                 *HELDOUT17_SPECS, *HELDOUT18_SPECS)
+                 *HELDOUT17_SPECS, *HELDOUT18_SPECS, *HELDOUT19_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
            "HELDOUT13_SPECS", "HELDOUT14_SPECS", "HELDOUT15_SPECS",
            "HELDOUT16_SPECS", "HELDOUT17_SPECS", "HELDOUT18_SPECS",
+           "HELDOUT19_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
@@ -225,7 +239,8 @@ __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPE
            "heldout13_geometry", "heldout13_grid", "heldout14", "heldout14_geometry",
            "heldout14_grid", "heldout15", "heldout15_geometry", "heldout15_grid", "heldout16",
            "heldout16_grid", "heldout17", "heldout17_grid", "heldout18",
-           "heldout18_geometry", "heldout18_grid", "heldout3",
+           "heldout18_geometry", "heldout18_grid", "heldout19", "heldout19_geometry",
+           "heldout19_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
