@@ -47,6 +47,9 @@ def space(s: int = 8192, nh: int = 16) -> TuningSpace:
                                       fetch_outer_inames="t, hd_outer",
                                       temporary_address_space=lp.AddressSpace.LOCAL,
                                       default_tag="l.auto")
+            # the copies run along the pairs' lanes; every head row of the group
+            # stores the same values
+            knl = lp.add_inames_for_unused_hw_axes(knl)
         return knl
 
     def make_inputs(rng):

@@ -49,8 +49,9 @@ def space(m: int = 8192, n: int = 4096) -> TuningSpace:
             """,
             [lp.GlobalArg("a", np.float32, shape=(m, n)),
              lp.GlobalArg("out", np.float32, shape=(m, n), is_output=True),
-             lp.TemporaryVariable("mx, rs", np.float32, shape=(rpg,),
-                                  address_space=lp.AddressSpace.LOCAL)],
+             *(lp.TemporaryVariable(name, np.float32, shape=(rpg,),
+                                    address_space=lp.AddressSpace.LOCAL)
+               for name in ("mx", "rs"))],
             name="softmax", lang_version=(2018, 2),
             silenced_warnings=["write_race(row_sum)", "write_race(row_max)"])
         knl = lp.tag_inames(knl, {"io": "g.0", "ii": "l.1", "k": "l.0", "k2": "l.0",
