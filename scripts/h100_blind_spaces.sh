@@ -19,6 +19,9 @@
 # SECONDS (default 230) bounds the whole script, the prelude included. SPACEs named
 # (blind_X) get pass 2 alone, into SET-spaces-run2b.sqlite: a later call's second
 # pass of the spaces an earlier call had no time left for (its caches start empty).
+# BLIND_REDO="blind_X ..." measures those spaces alone, both passes, into
+# SET-spaces-redo.sqlite and SET-spaces-redo-run2.sqlite (a space whose every point an
+# earlier call rejected, after its check was mended; the earlier stores stay as they were).
 set -uo pipefail
 out=${1:?output folder}; budget=${2:-230}; only=("${@:3}")
 end=$(( $(date +%s) + budget ))
@@ -76,7 +79,16 @@ declare -A took
 # ~0.2 s a point with 12 workers, plus ~20 s to start, make inputs and references
 need() { echo $(( $1 / 4 + 25 )); }
 
+store1=$set_-spaces.sqlite; log1=tune-$set_-run1.log
 store2=$set_-spaces-run2.sqlite; log2=tune-$set_-run2.log
+if [ -n "${BLIND_REDO:-}" ]; then
+  kept=(); for entry in "${spaces[@]}"; do
+    for name in $BLIND_REDO; do [ "${entry#*:}" = "$name" ] && kept+=("$entry"); done
+  done
+  spaces=("${kept[@]}"); store1=$set_-spaces-redo.sqlite; log1=tune-$set_-redo-run1.log
+  store2=$set_-spaces-redo-run2.sqlite; log2=tune-$set_-redo-run2.log
+  mv "$dir/environment-$set_-spaces.txt" "$dir/environment-$set_-spaces-redo.txt"
+fi
 if [ "${#only[@]}" -gt 0 ]; then
   kept=(); for entry in "${spaces[@]}"; do
     for name in "${only[@]}"; do [ "${entry#*:}" = "$name" ] && kept+=("$entry"); done
@@ -88,8 +100,8 @@ fi
 [ "${#only[@]}" -gt 0 ] || for entry in "${spaces[@]}"; do
   points=${entry%%:*}; file=${entry#*:}
   limit=$(( $(need "$points") * 2 )); room=$(( $(left) - 20 ))
-  [ "$room" -gt 30 ] || { echo "no time left for $file (pass 1)" | tee -a "$dir/tune-$set_-run1.log"; continue; }
-  tune "$set_-spaces.sqlite" "tune-$set_-run1.log" "$file" $(( limit < room ? limit : room ))
+  [ "$room" -gt 30 ] || { echo "no time left for $file (pass 1)" | tee -a "$dir/$log1"; continue; }
+  tune "$store1" "$log1" "$file" $(( limit < room ? limit : room ))
 done
 
 # 2. pass 2: a space only if all of it fits (a partial run says nothing of its best point)
@@ -112,6 +124,8 @@ c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 c.execute("PRAGMA journal_mode=DELETE"); c.close()
 PY
 done
-echo "finished $(date -u +%FT%TZ), $(left) s of the budget left" >> "$dir/environment-$set_-spaces.txt"
+env_file="$dir/environment-$set_-spaces${BLIND_REDO:+-redo}.txt"
+[ -n "${BLIND_REDO:-}" ] && echo "BLIND_REDO: $BLIND_REDO" >> "$env_file"
+echo "finished $(date -u +%FT%TZ), $(left) s of the budget left" >> "$env_file"
 tar czf "$out/$set_.tgz" -C "$out" "$set_" && rm -rf "$dir"
 ls -l "$out"
