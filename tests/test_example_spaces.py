@@ -82,7 +82,10 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          "blind5_syrk": "tx=16,ty=4,wpt=2,local=1,kt=8",
          # a copy of B's window on two of the group's three lane axes (loopy adds the
          # third to the copy's loops)
-         "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none"}
+         "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none",
+         # the tables' local copies run along l.0 only and need the group's l.1 axis
+         # added, or loopy refuses them (here with l.1 of length 1)
+         "blind7_rope": "pl=32,hpg=1,hpi=2,local=1"}
 
 
 def _ref(stem: str) -> str:
