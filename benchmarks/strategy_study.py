@@ -92,8 +92,9 @@ def blind(space_name: str) -> bool:
 def blind_set(space_name: str) -> str:
     """The blind set of a blind space: ``blind`` (``blind_*``), ``blind2``
     (``blind2_*``, the second set), ``blind3`` (``blind3_*``, the third), ``blind4``
-    (``blind4_*``, the fourth), ``blind5`` (``blind5_*``, the fifth) or ``blind6``
-    (``blind6_*``, the sixth); "" for any other space."""
+    (``blind4_*``, the fourth), ``blind5`` (``blind5_*``, the fifth), ``blind6``
+    (``blind6_*``, the sixth) or ``blind7`` (``blind7_*``, the seventh); "" for any
+    other space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -292,7 +293,8 @@ def main() -> None:
                               ("blind3", "blind spaces, third set"),
                               ("blind4", "blind spaces, fourth set"),
                               ("blind5", "blind spaces, fifth set"),
-                              ("blind6", "blind spaces, sixth set")):
+                              ("blind6", "blind spaces, sixth set"),
+                              ("blind7", "blind spaces, seventh set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Blind evaluation data on the H100, in one device command (carrying .whl):
-#     [BLIND_SET=blind2|blind3|blind4|blind5|blind6] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
+#     [BLIND_SET=blind2|blind3|blind4|blind5|blind6|blind7] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
 #         [SPACE...]
 #  1. the blind spaces of the set, examples/spaces/blind_*.py (BLIND_SET=blind, the
 #     default), examples/spaces/blind2_*.py (BLIND_SET=blind2, the second set),
 #     examples/spaces/blind3_*.py (BLIND_SET=blind3, the third set),
 #     examples/spaces/blind4_*.py (BLIND_SET=blind4, the fourth set),
-#     examples/spaces/blind5_*.py (BLIND_SET=blind5, the fifth set) or
-#     examples/spaces/blind6_*.py (BLIND_SET=blind6, the sixth set), all issue #33, each
+#     examples/spaces/blind5_*.py (BLIND_SET=blind5, the fifth set),
+#     examples/spaces/blind6_*.py (BLIND_SET=blind6, the sixth set) or
+#     examples/spaces/blind7_*.py (BLIND_SET=blind7, the seventh set), all issue #33, each
 #     measured exhaustively with -cl-nv-verbose build logs;
 #  2. the same spaces a second time into another store, space by space as long as a
 #     whole space still fits the time (judged by what the space took in pass 1).
@@ -18,6 +19,9 @@
 # SECONDS (default 230) bounds the whole script, the prelude included. SPACEs named
 # (blind_X) get pass 2 alone, into SET-spaces-run2b.sqlite: a later call's second
 # pass of the spaces an earlier call had no time left for (its caches start empty).
+# BLIND_REDO="blind_X ..." measures those spaces alone, both passes, into
+# SET-spaces-redo.sqlite and SET-spaces-redo-run2.sqlite (a space whose every point an
+# earlier call rejected, after its check was mended; the earlier stores stay as they were).
 set -uo pipefail
 out=${1:?output folder}; budget=${2:-230}; only=("${@:3}")
 end=$(( $(date +%s) + budget ))
@@ -25,8 +29,8 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 # loopy's and pyopencl's caches start empty: the first pass's build costs are first-time
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 set_=${BLIND_SET:-blind}
-case $set_ in blind|blind2|blind3|blind4|blind5|blind6) ;;
-  *) echo "BLIND_SET is blind, blind2, blind3, blind4, blind5 or blind6, not $set_" >&2; exit 2;; esac
+case $set_ in blind|blind2|blind3|blind4|blind5|blind6|blind7) ;;
+  *) echo "BLIND_SET is blind or blind2 to blind7, not $set_" >&2; exit 2;; esac
 dir="$out/$set_"; mkdir -p "$dir"
 left() { echo $(( end - $(date +%s) )); }
 # the device copy has no git metadata of its own: the dev machine writes the commit
@@ -55,9 +59,12 @@ elif [ "$set_" = blind4 ]; then
 elif [ "$set_" = blind5 ]; then
   spaces=(96:blind5_syrk 99:blind5_trmm 60:blind5_pixel_shuffle 84:blind5_channel_affine
           70:blind5_embedding_bag 80:blind5_nearest_centroid)
-else
+elif [ "$set_" = blind6 ]; then
   spaces=(120:blind6_block_match 84:blind6_depthwise_conv 78:blind6_transpose_add
           112:blind6_banded_matvec 95:blind6_adam 96:blind6_haar2d)
+else
+  spaces=(96:blind7_sobel 65:blind7_complex_mul 75:blind7_softmax 114:blind7_conv1d_long
+          66:blind7_rope 72:blind7_det3)
 fi
 tune() {  # store log file seconds
   local store=$1 log=$2 file=$3 seconds=$4 start=$(date +%s)
@@ -72,7 +79,16 @@ declare -A took
 # ~0.2 s a point with 12 workers, plus ~20 s to start, make inputs and references
 need() { echo $(( $1 / 4 + 25 )); }
 
+store1=$set_-spaces.sqlite; log1=tune-$set_-run1.log
 store2=$set_-spaces-run2.sqlite; log2=tune-$set_-run2.log
+if [ -n "${BLIND_REDO:-}" ]; then
+  kept=(); for entry in "${spaces[@]}"; do
+    for name in $BLIND_REDO; do [ "${entry#*:}" = "$name" ] && kept+=("$entry"); done
+  done
+  spaces=("${kept[@]}"); store1=$set_-spaces-redo.sqlite; log1=tune-$set_-redo-run1.log
+  store2=$set_-spaces-redo-run2.sqlite; log2=tune-$set_-redo-run2.log
+  mv "$dir/environment-$set_-spaces.txt" "$dir/environment-$set_-spaces-redo.txt"
+fi
 if [ "${#only[@]}" -gt 0 ]; then
   kept=(); for entry in "${spaces[@]}"; do
     for name in "${only[@]}"; do [ "${entry#*:}" = "$name" ] && kept+=("$entry"); done
@@ -84,8 +100,8 @@ fi
 [ "${#only[@]}" -gt 0 ] || for entry in "${spaces[@]}"; do
   points=${entry%%:*}; file=${entry#*:}
   limit=$(( $(need "$points") * 2 )); room=$(( $(left) - 20 ))
-  [ "$room" -gt 30 ] || { echo "no time left for $file (pass 1)" | tee -a "$dir/tune-$set_-run1.log"; continue; }
-  tune "$set_-spaces.sqlite" "tune-$set_-run1.log" "$file" $(( limit < room ? limit : room ))
+  [ "$room" -gt 30 ] || { echo "no time left for $file (pass 1)" | tee -a "$dir/$log1"; continue; }
+  tune "$store1" "$log1" "$file" $(( limit < room ? limit : room ))
 done
 
 # 2. pass 2: a space only if all of it fits (a partial run says nothing of its best point)
@@ -108,6 +124,8 @@ c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 c.execute("PRAGMA journal_mode=DELETE"); c.close()
 PY
 done
-echo "finished $(date -u +%FT%TZ), $(left) s of the budget left" >> "$dir/environment-$set_-spaces.txt"
+env_file="$dir/environment-$set_-spaces${BLIND_REDO:+-redo}.txt"
+[ -n "${BLIND_REDO:-}" ] && echo "BLIND_REDO: $BLIND_REDO" >> "$env_file"
+echo "finished $(date -u +%FT%TZ), $(left) s of the budget left" >> "$env_file"
 tar czf "$out/$set_.tgz" -C "$out" "$set_" && rm -rf "$dir"
 ls -l "$out"

@@ -67,6 +67,12 @@ SPACES = {
     "blind6_banded_matvec": (112, {"n": 4096}),
     "blind6_adam": (95, {"n": 8192}),
     "blind6_haar2d": (96, {"n": 1024}),
+    "blind7_sobel": (96, {"n": 512}),
+    "blind7_complex_mul": (65, {"n": 8192}),
+    "blind7_softmax": (75, {"m": 16, "n": 4096}),
+    "blind7_conv1d_long": (114, {"n": 8192}),
+    "blind7_rope": (66, {"s": 16, "nh": 16}),
+    "blind7_det3": (72, {"n": 8192}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -76,14 +82,17 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          "blind5_syrk": "tx=16,ty=4,wpt=2,local=1,kt=8",
          # a copy of B's window on two of the group's three lane axes (loopy adds the
          # third to the copy's loops)
-         "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none"}
+         "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none",
+         # the tables' local copies run along l.0 only and need the group's l.1 axis
+         # added, or loopy refuses them (here with l.1 of length 1)
+         "blind7_rope": "pl=32,hpg=1,hpi=2,local=1"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_five_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_six_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -93,33 +102,41 @@ def test_six_design_six_held_out_and_five_then_five_sets_of_six_blind_spaces():
     blind4 = {f for f in files if f.startswith("blind4_")}
     blind5 = {f for f in files if f.startswith("blind5_")}
     blind6 = {f for f in files if f.startswith("blind6_")}
+    blind7 = {f for f in files if f.startswith("blind7_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
-    assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6
-    assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6) == 6
+    assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
+    assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
+               - blind7) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
-               for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6)
+               for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
+               | blind7)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
     fifth = readme.index("## Blind, fifth set (issue #33, 2026-11-27, midday)")
     sixth = readme.index("## Blind, sixth set (issue #33, 2026-11-27, afternoon)")
+    seventh = readme.index("## Blind, seventh set (issue #33, 2026-11-27, afternoon)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
     assert all(f"`{f}.py`" in readme[third:fourth] for f in blind3)
     assert all(f"`{f}.py`" in readme[fourth:fifth] for f in blind4)
     assert all(f"`{f}.py`" in readme[fifth:sixth] for f in blind5)
-    assert all(f"`{f}.py`" in readme[sixth:] for f in blind6)
+    assert all(f"`{f}.py`" in readme[sixth:seventh] for f in blind6)
+    assert all(f"`{f}.py`" in readme[seventh:] for f in blind7)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
     assert not any(f"`{f}.py`" in readme[sixth:] for f in blind5)
+    assert not any(f"`{f}.py`" in readme[seventh:] for f in blind6)
+    assert "never used to fit, choose or tune anything" in readme[seventh:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
                                    "blind3_trmv", "blind4_kron",
-                                   "blind5_embedding_bag", "blind6_haar2d"])
+                                   "blind5_embedding_bag", "blind6_haar2d",
+                                   "blind7_rope"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -153,11 +170,14 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind5")) == 6
     assert stems("blind6") == {s for s in SPACES if s.startswith("blind6_")}
     assert len(stems("blind6")) == 6
+    assert stems("blind7") == {s for s in SPACES if s.startswith("blind7_")}
+    assert len(stems("blind7")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
                   "examples/spaces/blind5_trmm.py:space",
-                  "examples/spaces/blind6_adam.py:space"):
+                  "examples/spaces/blind6_adam.py:space",
+                  "examples/spaces/blind7_det3.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -170,7 +190,8 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
         assert held_out(name) == (not name.startswith("user_"))
         assert blind_set(name) == {"blind_": "blind", "blind2": "blind2",
                                    "blind3": "blind3", "blind4": "blind4",
-                                   "blind5": "blind5", "blind6": "blind6"}.get(name[:6], "")
+                                   "blind5": "blind5", "blind6": "blind6",
+                                   "blind7": "blind7"}.get(name[:6], "")
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -185,13 +206,14 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
             for space, x in (("user_triad", 2.0), ("user_rowsum", 8.0),
                              ("blind2_gather", 100.0), ("blind3_tridiag", 50.0),
                              ("blind4_kron", 20.0), ("blind5_syrk", 30.0),
-                             ("blind6_adam", 40.0), ("heldout_cmac", 3.0))]
+                             ("blind6_adam", 40.0), ("blind7_det3", 60.0),
+                             ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
-        "design", "blind2", "blind3", "blind4", "blind5", "blind6", "held-out"]
+        "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
-    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "3.00"]
+    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -207,6 +229,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind4_") == stem.startswith("blind4_")
     assert full.name.startswith("blind5_") == stem.startswith("blind5_")
     assert full.name.startswith("blind6_") == stem.startswith("blind6_")
+    assert full.name.startswith("blind7_") == stem.startswith("blind7_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
