@@ -26,7 +26,7 @@ def main() -> None:
     args = sys.argv[1:]
     per_space = "--per-space" in args
     paths = [a for a in args if a != "--per-space"]
-    if not paths:
+    if not paths or {"-h", "--help"} & set(paths):
         raise SystemExit(__doc__.strip().splitlines()[-1])
     frames = []
     for path in paths:

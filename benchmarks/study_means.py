@@ -20,7 +20,7 @@ def main() -> None:
     from workbench.tuning.study import base_strategy, strategy_means
 
     paths = sys.argv[1:]
-    if not paths:
+    if not paths or {"-h", "--help"} & set(paths):
         raise SystemExit(__doc__.strip().splitlines()[-1])
     table = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     table["strategy"] = table["strategy"].map(base_strategy)
