@@ -389,3 +389,18 @@ def test_a_size_only_an_if_reads_is_a_parameter_of_a_users_kernel(tmp_path, caps
     assert main(["properties", f"{src}:knl", "--param", "n=1024", "--param", "m=10",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 10
+
+
+def test_a_loop_bound_left_out_of_the_arguments_is_named_with_the_fix(tmp_path, capsys):
+    # a newcomer's argument list without ``...``: n bounds the loop but is no argument
+    src = tmp_path / "undeclared.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',))], lang_version=(2018, 2))\n"
+        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    for extra in (["--param", "n=1024"], []):
+        assert main(["predict", f"{src}:knl", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert "uses n in its loop bounds" in err and "lp.ValueArg('n', np.int32)" in err

@@ -14,7 +14,7 @@ import loopy as lp
 import numpy as np
 from loopy.symbolic import get_dependencies
 
-from workbench.errors import GroupSizeError, UnknownNameError, WorkbenchError
+from workbench.errors import GroupSizeError, ParameterError, UnknownNameError, WorkbenchError
 from workbench.kernels.base import (
     BuildRequest,
     DType,
@@ -117,6 +117,15 @@ def _index_bounds(knl) -> dict[str, list]:
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
     knl = entry_kernel(kernel)
     name = name or knl.name
+    # a loop bound named nowhere (an argument list without ``...`` leaves it out): said
+    # here, since later it would read as an unknown --param or a data-dependent bound
+    undeclared = sorted(set(knl.all_params()) - {a.name for a in knl.args}
+                        - set(knl.temporary_variables))
+    if undeclared:
+        raise ParameterError(
+            f"kernel {name!r} uses {', '.join(undeclared)} in its loop bounds but does not "
+            f"declare it as an argument: add lp.ValueArg({undeclared[0]!r}, np.int32) "
+            "(or `...`) to its argument list")
     # the sizes of the loop domains, and an integer size that only an ``if`` reads
     # (``if i < m``): the counts follow an affine condition, so they depend on it too
     guarded = set().union(*(get_dependencies(p) for insn in knl.instructions
