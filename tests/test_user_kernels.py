@@ -404,3 +404,19 @@ def test_a_loop_bound_left_out_of_the_arguments_is_named_with_the_fix(tmp_path, 
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err
         assert "uses n in its loop bounds" in err and "lp.ValueArg('n', np.int32)" in err
+
+
+def test_a_space_file_alone_or_misspelt_offers_its_spaces_not_its_imports(tmp_path, capsys):
+    src = tmp_path / "spaces.py"
+    src.write_text(
+        "import numpy as np\n"
+        "from workbench.tuning import TuningSpace\n"
+        "def space(n=64):\n"
+        "    raise AssertionError('only named, never made')\n")
+    assert main(["tune", str(src), "--budget-evals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.split("it defines ")[1].split(" (e.g.")[0] == "space"
+    assert main(["tune", f"{src}:spcae", "--budget-evals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean 'space'" in err and err.split("Known: ")[1].strip() == "space"

@@ -208,9 +208,14 @@ def load_user_object(ref: str, what: str = "user kernel", offers=None):
     return namespace[var]
 
 
+#: the module name a user's file runs under: its ``if __name__ == "__main__"`` block
+#: stays out, and the functions it defines carry it (so they can be told from imports)
+USER_FILE_MODULE = "<run_path>"
+
+
 def _run_user_file(path: str) -> dict:
     try:
-        return runpy.run_path(path)
+        return runpy.run_path(path, run_name=USER_FILE_MODULE)
     except Exception as err:  # noqa: BLE001 - the user's file, any error is theirs
         raise WorkbenchError(f"error while loading {path}: {type(err).__name__}: {err}"
                              ) from None
