@@ -75,7 +75,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="catalog space or FILE.py:VAR (default: every catalog space "
                         "measured in the stores)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="problem size of the --space files, e.g. n=1024")
+                   help="problem size of the --space spaces, e.g. n=1024")
     p.add_argument("--weights", action="append", default=[], metavar="LABEL=FILE",
                    help="a fitted model to rank with, repeatable (e.g. "
                         "linear=sample_data/h100/weights-linear.json); each gives the "
