@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.tuning.early import structure_plans
 from workbench.tuning.evaluation import Evaluation
 from workbench.tuning.guided import GUIDED
 from workbench.tuning.hedge import MODEL, ModelHedgeBase
@@ -103,32 +104,25 @@ def _flags_on(key: tuple[tuple[str, object], ...], space: TuningSpace) -> int:
     return on
 
 
+def _ordered_structures(space: TuningSpace, points: Sequence[Point]) -> list[tuple]:
+    """(planned probes, key, points) of every structure, cheapest to count first
+    (module docstring): fewest flags on, then fewest planned probes, then the space's
+    order; each structure planned once."""
+    from workbench.models.structure_counts import StructurePlan
+
+    keyed = []
+    for i, (key, members, plan) in enumerate(structure_plans(space, points)):
+        probes = len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+        keyed.append(((_flags_on(key, space), probes, i), key, members))
+    keyed.sort(key=lambda k: k[0])
+    return [(order[1], key, members) for order, key, members in keyed]
+
+
 def structure_order(space: TuningSpace, points: Sequence[Point]
                     ) -> list[tuple[tuple[tuple[str, object], ...], list[Point]]]:
     """The space's structures (key, points), cheapest to count first (module
     docstring): fewest flags on, then fewest planned probes, then the space's order."""
-    from collections import defaultdict
-
-    from workbench.models.structure_counts import (
-        StructurePlan,
-        plan_structure,
-        structural_knobs,
-        structure_key,
-    )
-
-    structural = structural_knobs(space) if getattr(space, "template", None) is None \
-        else tuple(getattr(space, "structure", ()) or ())
-    groups: dict = defaultdict(list)
-    for p in points:
-        groups[structure_key(p, structural)].append(p)
-
-    def probes(members) -> int:
-        plan = plan_structure(members, structural) if len(members) > 1 else None
-        return len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
-
-    keyed = [((_flags_on(key, space), probes(members), i), key, members)
-             for i, (key, members) in enumerate(groups.items())]
-    return [(key, members) for _, key, members in sorted(keyed, key=lambda k: k[0])]
+    return [(key, members) for _, key, members in _ordered_structures(space, points)]
 
 
 def waves(space: TuningSpace, points: Sequence[Point], jobs: int
@@ -138,16 +132,10 @@ def waves(space: TuningSpace, points: Sequence[Point], jobs: int
     counting processes), so that a host of many cores keeps them busy (a structure of
     5 probes alone would leave 11 of 16 idle) while a 2-core host streams structure by
     structure; structures of one wave may share counts as in a whole ranking."""
-    from workbench.models.structure_counts import StructurePlan, plan_structure, \
-        structural_knobs
-
-    structural = structural_knobs(space) if getattr(space, "template", None) is None \
-        else tuple(getattr(space, "structure", ()) or ())
     out, wave, planned = [], [], 0
-    for key, members in structure_order(space, points):
-        plan = plan_structure(members, structural) if len(members) > 1 else None
+    for probes, key, members in _ordered_structures(space, points):
         wave.append((key, members))
-        planned += len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+        planned += probes
         if planned >= jobs:
             out.append(wave)
             wave, planned = [], 0
