@@ -182,10 +182,12 @@ def rank_streamed(model, space: TuningSpace, points: Sequence[Point],
 
 
 def forget_loopy_disk_caches() -> None:
-    """Empty loopy's persistent caches (preprocessing, scheduling, code generation) in
-    this process's cache folder: a second ranking of a space in one process (a replay
-    ranking it whole, then streamed) would otherwise find the first one's kernels
-    there and be charged less than a live run's cold ranking."""
+    """Empty loopy's persistent caches (scheduling, typing, code generation): a second
+    ranking of a space in one process (a replay ranking it whole, then streamed) would
+    otherwise find the first one's kernels there and be charged less than a live run's
+    cold ranking.  These caches are pytools' files in the user's cache folder
+    (``~/.cache/pytools``), shared by every loopy process of the user: their entries are
+    deleted for all of them (only a cache: the next build makes them again)."""
     from pytools.persistent_dict import PersistentDict, WriteOncePersistentDict
 
     for name, module in list(sys.modules.items()):
