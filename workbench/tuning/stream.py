@@ -94,6 +94,15 @@ class StreamedRanking:
         return float(self.whole.seconds)
 
 
+@dataclass(frozen=True, eq=False)
+class StreamedCharge:
+    """A replay's streamed ranking of a space (:func:`streamed_beside`) and the note its
+    rows carry: how it was timed."""
+
+    ranking: StreamedRanking
+    note: str
+
+
 def _flags_on(key: tuple[tuple[str, object], ...], space: TuningSpace) -> int:
     """Knobs of the structure that are on/off flags (values within {0, 1}) and on."""
     on = 0
@@ -220,7 +229,7 @@ def cold_counts():
 
 
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
-                    overlap_charge: str = "beside") -> tuple[StreamedRanking, str]:
+                    overlap_charge: str = "beside") -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
@@ -232,13 +241,15 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     points = space.points()
     with cold_counts():
         if overlap_charge == "alone":
-            return rank_streamed(model, space, points), "; streamed ranking timed alone"
+            return StreamedCharge(rank_streamed(model, space, points),
+                                  "; streamed ranking timed alone")
         host = bases_then_draws(space, points, BASES, 0)
         with ranking_beside(space, host, evaluations) as share:
             streamed = rank_streamed(model, space, points)
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
-    return streamed, (f"; streamed ranking beside the host's share ({share.points} points "
-                      f"prepared), structures ready at {times} s")
+    return StreamedCharge(streamed, f"; streamed ranking beside the host's share "
+                                    f"({share.points} points prepared), structures ready "
+                                    f"at {times} s")
 
 
 class ModelHedgeStream(ModelHedgeBase):
@@ -307,6 +318,6 @@ class ModelHedgeStream(ModelHedgeBase):
 GUIDED[ModelHedgeStream.family] = ModelHedgeStream
 STRATEGIES[ModelHedgeStream.family] = ModelHedgeStream
 
-__all__ = ["ModelHedgeStream", "StreamedRanking", "StructureArrival", "cold_counts",
+__all__ = ["ModelHedgeStream", "StreamedCharge", "StreamedRanking", "StructureArrival", "cold_counts",
            "forget_loopy_disk_caches", "rank_streamed", "streamed_beside",
            "structure_order", "waves"]
