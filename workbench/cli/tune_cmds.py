@@ -195,6 +195,13 @@ def _plain_strategy_model(args):
     return choice.model, f"default:{choice.path.stem}"
 
 
+#: why an exploration stopped (``ExplorationResult.stopped_by``), as the summary says it
+_STOPPED_BY = {"exhausted": "no point left to measure",
+               "evaluations": "--budget-evals reached",
+               "seconds": "--budget-seconds reached", "stopped": "interrupted",
+               "reached": "the target share of the best reached"}
+
+
 def cmd_tune(args) -> int:
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
     from workbench.tuning.runner import Budget, Explorer
@@ -342,8 +349,9 @@ def _print_result(args, space, result) -> int:
     if args.format == "json":
         print_json(out)
         return 0
+    stopped = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
     print(f"\n{space.name}: {len(result.evaluations)} evaluations ({failed} failed) with "
-          f"{result.strategy}, stopped: {result.stopped_by}; tuning cost "
+          f"{result.strategy}, stopped: {stopped}; tuning cost "
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
