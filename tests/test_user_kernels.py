@@ -420,3 +420,11 @@ def test_a_space_file_alone_or_misspelt_offers_its_spaces_not_its_imports(tmp_pa
     assert main(["tune", f"{src}:spcae", "--budget-evals", "1"]) == 2
     err = capsys.readouterr().err
     assert "Did you mean 'space'" in err and err.split("Known: ")[1].strip() == "space"
+
+
+def test_another_group_size_for_a_user_kernel_says_where_its_own_comes_from(capsys):
+    assert main(["predict", f"{KERNELS}:saxpy", "--param", "n=4096",
+                 "--group-size", "128"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "work-group size 256 built in (its l.* inames); got 128" in err

@@ -21,6 +21,7 @@ from workbench.kernels.base import (
     KernelRole,
     KernelSpec,
     entry_kernel,
+    format_group_size,
     grid_size_exprs,
 )
 from workbench.kernels.catalog import get_kernel
@@ -143,8 +144,10 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
     def build(request: BuildRequest) -> lp.TranslationUnit:
         if request.group_size != group:
             raise GroupSizeError(
-                f"kernel {name!r} has its work-group size {group} built in; "
-                f"got {request.group_size}")
+                f"kernel {name!r} has its work-group size "
+                f"{format_group_size(group)} built in (its l.* inames); got "
+                f"{format_group_size(request.group_size)}: ask for no group size, or "
+                "split the kernel's inames by other sizes")
         return kernel
 
     index_bounds = _index_bounds(knl)
