@@ -12,7 +12,7 @@ With ``--stores A.sqlite,B.sqlite`` (exhaustive measurements): each structure's
 best-predicted point (what ``model-hedge-stream`` picks when the structure arrives, if
 it is a new best), its measured share of the space's best and its measuring cost.
 Run: ``python benchmarks/stream_check.py [--model linear-nn-residency] [--stores ...]
---spaces FILE.py:space,...`` (ranking.py's group names too: examples, blind, ..., blind5).
+--spaces FILE.py:space,...`` (and ranking.py's groups: examples, blind, blind2, ..., blind6).
 """
 
 from __future__ import annotations
@@ -29,28 +29,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-GROUPS = ("examples", "blind", "blind2", "blind3", "blind4", "blind5")
-
-
-def _refs(spec: str) -> list[str]:
-    out = []
-    for item in spec.split(","):
-        if item in GROUPS:
-            prefix = "" if item == "examples" else f"{item}_"
-            for path in sorted((ROOT / "examples" / "spaces").glob("*.py")):
-                name = path.stem
-                first = name.split("_")[0]
-                if item == "examples" and first.startswith("blind") or \
-                        item != "examples" and first != item or name.startswith("_"):
-                    continue
-                if prefix and not name.startswith(prefix):
-                    continue
-                out.append(f"{path}:space")
-        elif item:
-            out.append(item)
-    return out
-
 
 def _holds(store: str, space) -> bool:
     from workbench.errors import TuningError
@@ -70,6 +48,7 @@ def main() -> None:
     parser.add_argument("--stores", help="exhaustive measurements, comma-separated")
     args = parser.parse_args()
     import numpy as np
+    from ranking import expand_spaces
 
     from workbench.measure.provenance import library_versions
     from workbench.models import load_model
@@ -96,7 +75,7 @@ def main() -> None:
                       if k in versions))
     print("command: python " + " ".join(sys.argv))
     mismatches = 0
-    for ref in _refs(args.spaces):
+    for ref in expand_spaces(args.spaces).split(","):
         space = resolve_space(ref)
         load = os.getloadavg()[0]
         results = {}

@@ -396,6 +396,10 @@ def test_tune_cli_replays_and_reports(capsys):
     data = json.loads(out)
     assert data["evaluations"] == 7 and data["stopped_by"] == "evaluations"
     assert math.isfinite(data["tuning_cost_s"]) and data["best"]["time_s"] > 0
+    assert main(["tune", "transpose", "--replay", SHIPPED, "--strategy", "random",
+                 "--budget-evals", "3", "--no-progress"]) == 0
+    assert "3 evaluations (0 failed) with random, stopped: --budget-evals reached;" \
+        in capsys.readouterr().out
     assert main(["tune", "transpose", "--replay", SHIPPED, "--store", "x.sqlite"]) == 2
     assert "record" in capsys.readouterr().err
 

@@ -389,3 +389,42 @@ def test_a_size_only_an_if_reads_is_a_parameter_of_a_users_kernel(tmp_path, caps
     assert main(["properties", f"{src}:knl", "--param", "n=1024", "--param", "m=10",
                  "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["f_op_float32_mul"] == 10
+
+
+def test_a_loop_bound_left_out_of_the_arguments_is_named_with_the_fix(tmp_path, capsys):
+    # a newcomer's argument list without ``...``: n bounds the loop but is no argument
+    src = tmp_path / "undeclared.py"
+    src.write_text(
+        "import numpy as np, loopy as lp\n"
+        "knl = lp.make_kernel('{[i]: 0<=i<n}', 'y[i] = 2*x[i]',\n"
+        "    [lp.GlobalArg('x,y', np.float32, shape=('n',))], lang_version=(2018, 2))\n"
+        "knl = lp.split_iname(knl, 'i', 128, outer_tag='g.0', inner_tag='l.0')\n")
+    for extra in (["--param", "n=1024"], []):
+        assert main(["predict", f"{src}:knl", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert "uses n in its loop bounds" in err and "lp.ValueArg('n', np.int32)" in err
+
+
+def test_a_space_file_alone_or_misspelt_offers_its_spaces_not_its_imports(tmp_path, capsys):
+    src = tmp_path / "spaces.py"
+    src.write_text(
+        "import numpy as np\n"
+        "from workbench.tuning import TuningSpace\n"
+        "def space(n=64):\n"
+        "    raise AssertionError('only named, never made')\n")
+    assert main(["tune", str(src), "--budget-evals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.split("it defines ")[1].split(" (e.g.")[0] == "space"
+    assert main(["tune", f"{src}:spcae", "--budget-evals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean 'space'" in err and err.split("Known: ")[1].strip() == "space"
+
+
+def test_another_group_size_for_a_user_kernel_says_where_its_own_comes_from(capsys):
+    assert main(["predict", f"{KERNELS}:saxpy", "--param", "n=4096",
+                 "--group-size", "128"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "work-group size 256 built in (its l.* inames); got 128" in err

@@ -26,7 +26,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("space", help="catalog space (see 'workbench spaces') or FILE.py:VAR")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="problem size, e.g. n=1024")
-    p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES))
+    p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES),
+                   help="how the next point is picked (default: exhaustive, every point; "
+                        "the model-guided ones rank with --weights or the shipped default "
+                        "model: docs/tuning.md says what each does)")
     p.add_argument("--training", action="append", metavar="STORE|SAMPLES.csv",
                    help="--strategy knn or xgb: tuning stores of other exhaustively "
                         "measured spaces, or sample files (workbench ir-samples), to "
@@ -37,7 +40,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "over the space's parameters (e.g. 'vw > 1': a space's new "
                         "values measured without its old points; the records are the "
                         "space's own)")
-    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seeds every random draw: the strategies that draw (random, tpe, bo, "
+                        "the hedged ones, ...) and the kernel's random inputs; default 0")
     p.add_argument("--budget-evals", type=positive_int, help="stop after N evaluations")
     p.add_argument("--budget-seconds", type=float,
                    help="stop once the tuning cost reaches S seconds")
@@ -56,7 +61,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--early-start", action="store_true",
                    help="model strategies: measure the points the counting builds while "
                         "the ranking runs (workbench.tuning.early)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress line while it measures")
     p.add_argument("--format", choices=("table", "json"), default="table")
     add_scheduler_options(p)
     p.set_defaults(func=cmd_tune)
@@ -68,7 +74,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--space", action="append",
                    help="catalog space or FILE.py:VAR (default: every catalog space "
                         "measured in the stores)")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="problem size of the --space spaces, e.g. n=1024")
     p.add_argument("--weights", action="append", default=[], metavar="LABEL=FILE",
                    help="a fitted model to rank with, repeatable (e.g. "
                         "linear=sample_data/h100/weights-linear.json); each gives the "
@@ -76,7 +83,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "default model)")
     p.add_argument("--roofline", metavar="DEVICE_MODEL",
                    help="also rank with the roofline on this device description")
-    p.add_argument("--tpe-seeds", type=positive_int, default=10)
+    p.add_argument("--tpe-seeds", type=positive_int, default=10,
+                   help="seeds each seeded strategy is replayed with; its row is their "
+                        "mean (default 10)")
     p.add_argument("--early", action="store_true",
                    help="also the model strategies measuring while they rank, the "
                         "ranking charged beside those points and, for comparison, "
@@ -184,6 +193,13 @@ def _plain_strategy_model(args):
     from workbench.models.defaults import default_model   # as predict does
     choice = default_model()
     return choice.model, f"default:{choice.path.stem}"
+
+
+#: why an exploration stopped (``ExplorationResult.stopped_by``), as the summary says it
+_STOPPED_BY = {"exhausted": "no point left to measure",
+               "evaluations": "--budget-evals reached",
+               "seconds": "--budget-seconds reached", "stopped": "interrupted",
+               "reached": "the target share of the best reached"}
 
 
 def cmd_tune(args) -> int:
@@ -333,8 +349,9 @@ def _print_result(args, space, result) -> int:
     if args.format == "json":
         print_json(out)
         return 0
+    stopped = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
     print(f"\n{space.name}: {len(result.evaluations)} evaluations ({failed} failed) with "
-          f"{result.strategy}, stopped: {result.stopped_by}; tuning cost "
+          f"{result.strategy}, stopped: {stopped}; tuning cost "
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")

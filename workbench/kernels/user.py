@@ -14,13 +14,14 @@ import loopy as lp
 import numpy as np
 from loopy.symbolic import get_dependencies
 
-from workbench.errors import GroupSizeError, UnknownNameError, WorkbenchError
+from workbench.errors import GroupSizeError, ParameterError, UnknownNameError, WorkbenchError
 from workbench.kernels.base import (
     BuildRequest,
     DType,
     KernelRole,
     KernelSpec,
     entry_kernel,
+    format_group_size,
     grid_size_exprs,
 )
 from workbench.kernels.catalog import get_kernel
@@ -117,6 +118,15 @@ def _index_bounds(knl) -> dict[str, list]:
 def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> KernelSpec:
     knl = entry_kernel(kernel)
     name = name or knl.name
+    # a loop bound named nowhere (an argument list without ``...`` leaves it out): said
+    # here, since later it would read as an unknown --param or a data-dependent bound
+    undeclared = sorted(set(knl.all_params()) - {a.name for a in knl.args}
+                        - set(knl.temporary_variables))
+    if undeclared:
+        raise ParameterError(
+            f"kernel {name!r} uses {', '.join(undeclared)} in its loop bounds but does not "
+            f"declare it as an argument: add lp.ValueArg({undeclared[0]!r}, np.int32) "
+            "(or `...`) to its argument list")
     # the sizes of the loop domains, and an integer size that only an ``if`` reads
     # (``if i < m``): the counts follow an affine condition, so they depend on it too
     guarded = set().union(*(get_dependencies(p) for insn in knl.instructions
@@ -134,8 +144,10 @@ def spec_from_loopy(kernel: lp.TranslationUnit, name: str | None = None) -> Kern
     def build(request: BuildRequest) -> lp.TranslationUnit:
         if request.group_size != group:
             raise GroupSizeError(
-                f"kernel {name!r} has its work-group size {group} built in; "
-                f"got {request.group_size}")
+                f"kernel {name!r} has its work-group size "
+                f"{format_group_size(group)} built in (its l.* inames); got "
+                f"{format_group_size(request.group_size)}: ask for no group size, or "
+                "split the kernel's inames by other sizes")
         return kernel
 
     index_bounds = _index_bounds(knl)
@@ -199,9 +211,14 @@ def load_user_object(ref: str, what: str = "user kernel", offers=None):
     return namespace[var]
 
 
+#: the module name a user's file runs under: its ``if __name__ == "__main__"`` block
+#: stays out, and the functions it defines carry it (so they can be told from imports)
+USER_FILE_MODULE = "<run_path>"
+
+
 def _run_user_file(path: str) -> dict:
     try:
-        return runpy.run_path(path)
+        return runpy.run_path(path, run_name=USER_FILE_MODULE)
     except Exception as err:  # noqa: BLE001 - the user's file, any error is theirs
         raise WorkbenchError(f"error while loading {path}: {type(err).__name__}: {err}"
                              ) from None

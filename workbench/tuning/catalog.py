@@ -10,6 +10,7 @@ no guard is generated.
 
 from __future__ import annotations
 
+import inspect
 import zlib
 
 import numpy as np
@@ -266,7 +267,7 @@ def resolve_space(ref: str, **problem: int) -> TuningSpace:
         return get_space(ref, **problem)
     from workbench.kernels.user import load_user_object
 
-    found = load_user_object(ref, "tuning space")
+    found = load_user_object(ref, "tuning space", offers=_offers_a_space)
     if callable(found) and not isinstance(found, TuningSpace):
         try:
             found = found(**problem)
@@ -279,6 +280,15 @@ def resolve_space(ref: str, **problem: int) -> TuningSpace:
         raise TuningError(f"{ref} is a {type(found).__name__}, not a TuningSpace")
     found.points()   # an empty space is refused here, before any measurement
     return found
+
+
+def _offers_a_space(value) -> bool:
+    """A space, or a function the user's file defines (a factory): not the file's
+    imports, TuningSpace itself among them."""
+    from workbench.kernels.user import USER_FILE_MODULE
+
+    return isinstance(value, TuningSpace) or (
+        inspect.isfunction(value) and value.__module__ == USER_FILE_MODULE)
 
 
 def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:

@@ -89,29 +89,37 @@ def bases_then_draws(space: TuningSpace, points: Sequence[Point], bases: int,
     return list(dict.fromkeys(first + random_early_points(points, seed)))
 
 
-def structure_probes(space: TuningSpace, points: Sequence[Point]) -> list[list[Point]]:
-    """Per structure of the space (in the order of its first point), the points its
-    counting builds, the base first."""
+def structure_plans(space: TuningSpace, points: Sequence[Point]) -> list[tuple]:
+    """Per structure of the space (in the order of its first point): its key, its
+    points, and the plan of the points its counting builds
+    (:func:`~workbench.models.structure_counts.plan_structure`: a ``StructurePlan``, or
+    why the structure is counted point by point; None for a structure of one point)."""
     from collections import defaultdict
 
     from workbench.models.structure_counts import (
-        StructurePlan,
         plan_structure,
         structural_knobs,
         structure_key,
     )
 
+    # a template space names its structural knobs; a factory's are inferred
     structural = structural_knobs(space) if getattr(space, "template", None) is None \
         else tuple(getattr(space, "structure", ()) or ())
     groups: dict = defaultdict(list)
     for p in points:
         groups[structure_key(p, structural)].append(p)
-    plans = []
-    for members in groups.values():
-        plan = plan_structure(members, structural) if len(members) > 1 else None
-        plans.append(list(plan.probes) if isinstance(plan, StructurePlan)
-                     else members[:1])
-    return plans
+    return [(key, members,
+             plan_structure(members, structural) if len(members) > 1 else None)
+            for key, members in groups.items()]
+
+
+def structure_probes(space: TuningSpace, points: Sequence[Point]) -> list[list[Point]]:
+    """Per structure of the space (in the order of its first point), the points its
+    counting builds, the base first."""
+    from workbench.models.structure_counts import StructurePlan
+
+    return [list(plan.probes) if isinstance(plan, StructurePlan) else members[:1]
+            for _, members, plan in structure_plans(space, points)]
 
 
 class EarlyStart:

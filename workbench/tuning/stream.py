@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.tuning.early import structure_plans
 from workbench.tuning.evaluation import Evaluation
 from workbench.tuning.guided import GUIDED
 from workbench.tuning.hedge import MODEL, ModelHedgeBase
@@ -93,6 +94,15 @@ class StreamedRanking:
         return float(self.whole.seconds)
 
 
+@dataclass(frozen=True, eq=False)
+class StreamedCharge:
+    """A replay's streamed ranking of a space (:func:`streamed_beside`) and the note its
+    rows carry: how it was timed."""
+
+    ranking: StreamedRanking
+    note: str
+
+
 def _flags_on(key: tuple[tuple[str, object], ...], space: TuningSpace) -> int:
     """Knobs of the structure that are on/off flags (values within {0, 1}) and on."""
     on = 0
@@ -103,32 +113,25 @@ def _flags_on(key: tuple[tuple[str, object], ...], space: TuningSpace) -> int:
     return on
 
 
+def _ordered_structures(space: TuningSpace, points: Sequence[Point]) -> list[tuple]:
+    """(planned probes, key, points) of every structure, cheapest to count first
+    (module docstring): fewest flags on, then fewest planned probes, then the space's
+    order; each structure planned once."""
+    from workbench.models.structure_counts import StructurePlan
+
+    keyed = []
+    for i, (key, members, plan) in enumerate(structure_plans(space, points)):
+        probes = len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+        keyed.append(((_flags_on(key, space), probes, i), key, members))
+    keyed.sort(key=lambda k: k[0])
+    return [(order[1], key, members) for order, key, members in keyed]
+
+
 def structure_order(space: TuningSpace, points: Sequence[Point]
                     ) -> list[tuple[tuple[tuple[str, object], ...], list[Point]]]:
     """The space's structures (key, points), cheapest to count first (module
     docstring): fewest flags on, then fewest planned probes, then the space's order."""
-    from collections import defaultdict
-
-    from workbench.models.structure_counts import (
-        StructurePlan,
-        plan_structure,
-        structural_knobs,
-        structure_key,
-    )
-
-    structural = structural_knobs(space) if getattr(space, "template", None) is None \
-        else tuple(getattr(space, "structure", ()) or ())
-    groups: dict = defaultdict(list)
-    for p in points:
-        groups[structure_key(p, structural)].append(p)
-
-    def probes(members) -> int:
-        plan = plan_structure(members, structural) if len(members) > 1 else None
-        return len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
-
-    keyed = [((_flags_on(key, space), probes(members), i), key, members)
-             for i, (key, members) in enumerate(groups.items())]
-    return [(key, members) for _, key, members in sorted(keyed, key=lambda k: k[0])]
+    return [(key, members) for _, key, members in _ordered_structures(space, points)]
 
 
 def waves(space: TuningSpace, points: Sequence[Point], jobs: int
@@ -138,16 +141,10 @@ def waves(space: TuningSpace, points: Sequence[Point], jobs: int
     counting processes), so that a host of many cores keeps them busy (a structure of
     5 probes alone would leave 11 of 16 idle) while a 2-core host streams structure by
     structure; structures of one wave may share counts as in a whole ranking."""
-    from workbench.models.structure_counts import StructurePlan, plan_structure, \
-        structural_knobs
-
-    structural = structural_knobs(space) if getattr(space, "template", None) is None \
-        else tuple(getattr(space, "structure", ()) or ())
     out, wave, planned = [], [], 0
-    for key, members in structure_order(space, points):
-        plan = plan_structure(members, structural) if len(members) > 1 else None
+    for probes, key, members in _ordered_structures(space, points):
         wave.append((key, members))
-        planned += len(plan.probes) if isinstance(plan, StructurePlan) else len(members)
+        planned += probes
         if planned >= jobs:
             out.append(wave)
             wave, planned = [], 0
@@ -194,10 +191,12 @@ def rank_streamed(model, space: TuningSpace, points: Sequence[Point],
 
 
 def forget_loopy_disk_caches() -> None:
-    """Empty loopy's persistent caches (preprocessing, scheduling, code generation) in
-    this process's cache folder: a second ranking of a space in one process (a replay
-    ranking it whole, then streamed) would otherwise find the first one's kernels
-    there and be charged less than a live run's cold ranking."""
+    """Empty loopy's persistent caches (scheduling, typing, code generation): a second
+    ranking of a space in one process (a replay ranking it whole, then streamed) would
+    otherwise find the first one's kernels there and be charged less than a live run's
+    cold ranking.  These caches are pytools' files in the user's cache folder
+    (``~/.cache/pytools``), shared by every loopy process of the user: their entries are
+    deleted for all of them (only a cache: the next build makes them again)."""
     from pytools.persistent_dict import PersistentDict, WriteOncePersistentDict
 
     for name, module in list(sys.modules.items()):
@@ -230,7 +229,7 @@ def cold_counts():
 
 
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
-                    overlap_charge: str = "beside") -> tuple[StreamedRanking, str]:
+                    overlap_charge: str = "beside") -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
@@ -242,13 +241,15 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     points = space.points()
     with cold_counts():
         if overlap_charge == "alone":
-            return rank_streamed(model, space, points), "; streamed ranking timed alone"
+            return StreamedCharge(rank_streamed(model, space, points),
+                                  "; streamed ranking timed alone")
         host = bases_then_draws(space, points, BASES, 0)
         with ranking_beside(space, host, evaluations) as share:
             streamed = rank_streamed(model, space, points)
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
-    return streamed, (f"; streamed ranking beside the host's share ({share.points} points "
-                      f"prepared), structures ready at {times} s")
+    return StreamedCharge(streamed, f"; streamed ranking beside the host's share "
+                                    f"({share.points} points prepared), structures ready "
+                                    f"at {times} s")
 
 
 class ModelHedgeStream(ModelHedgeBase):
@@ -317,6 +318,6 @@ class ModelHedgeStream(ModelHedgeBase):
 GUIDED[ModelHedgeStream.family] = ModelHedgeStream
 STRATEGIES[ModelHedgeStream.family] = ModelHedgeStream
 
-__all__ = ["ModelHedgeStream", "StreamedRanking", "StructureArrival", "cold_counts",
+__all__ = ["ModelHedgeStream", "StreamedCharge", "StreamedRanking", "StructureArrival", "cold_counts",
            "forget_loopy_disk_caches", "rank_streamed", "streamed_beside",
            "structure_order", "waves"]

@@ -31,6 +31,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,9 @@ from workbench.tuning.metrics import (
 from workbench.tuning.replay import ReplayEvaluator, replay
 from workbench.tuning.space import TuningSpace
 from workbench.tuning.strategies import Exhaustive, ModelGuided, OptunaTPE, Strategy
+
+if TYPE_CHECKING:   # annotations only: _streamed imports stream when a family streams
+    from workbench.tuning.stream import StreamedCharge
 
 
 @dataclass
@@ -109,8 +113,8 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
-              guided: Sequence[str], overlap_charge: str) -> tuple | None:
-    """(the streamed ranking, its rows' note) where a family of ``guided`` streams
+              guided: Sequence[str], overlap_charge: str) -> StreamedCharge | None:
+    """The streamed ranking and its rows' note where a family of ``guided`` streams
     (:mod:`workbench.tuning.stream`), else None."""
     from workbench.tuning.guided import GUIDED
 
@@ -219,7 +223,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
-            own, own_note = streamed if getattr(cls, "STREAMS", False) \
+            streams = getattr(cls, "STREAMS", False)
+            own, own_note = (streamed.ranking, streamed.note) if streams \
                 else (ordered.ranking, beside)
 
             def make(seed, cls=cls, label=label, ranking=own):
@@ -228,7 +233,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
             name = f"{family}:{label}" + (f" (mean of {runs} seeds)" if runs > 1 else "")
             mean, first, choosing = _seeded(space, evaluator, best, n, name, make, runs,
                                             until=max(TARGETS))
-            charged, note = charge(None if own is not ordered.ranking else recorded,
+            # a streamed ranking is charged what it cost here, never a recorded cost
+            charged, note = charge(None if streams else recorded,
                                    (f"{family}:{label}", f"{family}:{family_name}"), n,
                                    choosing)
             note += own_note
@@ -283,7 +289,7 @@ EARLY_CHARGING = (
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
                 model, label: str, ranking, guided: Sequence[str], seeds: int,
                 recorded: Mapping[str, RankingCost] | None = None,
-                beside: str = "", streamed: tuple | None = None) -> None:
+                beside: str = "", streamed: StreamedCharge | None = None) -> None:
     """Rows of the model strategies measuring while they rank, on the model's one
     ranking, in both chargings; the replay clock runs on the ranking's cost measured
     now, or recorded (``recorded``, as :func:`~workbench.tuning.costs.charge` finds it)."""
@@ -298,7 +304,7 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
     for family in guided:
         cls = GUIDED[family]
         # a streamed ranking is charged what it cost here (its arrivals' times)
-        own = streamed[0] if streamed and getattr(cls, "STREAMS", False) else ranking
+        own = streamed.ranking if streamed and getattr(cls, "STREAMS", False) else ranking
         makers[family] = ((lambda seed, cls=cls, own=own: cls(model, label, seed=seed,
                                                               ranking=own)),
                           seeds if cls.stochastic else 1)
@@ -321,7 +327,7 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
                                        first.choosing_s))
         streams = family != "model" and streamed and getattr(GUIDED[family], "STREAMS",
                                                              False)
-        row_charged, row_note = (streamed[0].seconds, streamed[1]) if streams \
+        row_charged, row_note = (streamed.ranking.seconds, streamed.note) if streams \
             else (charged, note)
         for charging, suffix in (("overlap", ""), ("serial", " (serial charge)")):
             mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
