@@ -53,9 +53,11 @@ def category_of(name: str) -> Category:
     # the L1 shares split a global access's sectors; the stack is device memory
     # behind L1, as a global access is; a walked row's sectors, a store's partial ones
     # and a load's isolated ones are global accesses, as are the loads of a dependent chain
+    # and the sectors a work item re-reads from its registers (taken off the global loads)
     if name.startswith(("f_mem_access_global", "f_mem", "f_dram_", "f_l2_",
                         "f_footprint_bytes", "f_l1_", "f_stack_", "f_walk_",
-                        "f_partial_store_", "f_isolated_load_", "f_dependent_loads_")):
+                        "f_partial_store_", "f_isolated_load_", "f_dependent_loads_",
+                        "f_held_reread_")):
         return Category.GLOBAL
     if name == "f_floor_s":
         return Category.FLOOR
