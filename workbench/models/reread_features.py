@@ -272,13 +272,15 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
     if floors is None or not bandwidth or not candidates:
         return {"f_dram_stream_s": out, "f_dram_peak_stream_s": out.copy(),
                 "f_dram_inflight_s": out.copy(), "f_dram_stencil_stream_s": out.copy(),
-                "f_dram_neighbour_stream_s": out.copy()}
+                "f_dram_neighbour_stream_s": out.copy(), "f_dram_gather_stream_s": out.copy(),
+                "f_dram_neighbour_gather_stream_s": out.copy()}
     loads = {d: f"f_mem_access_global_{d}_load" for d in _ITEM_BYTES}
     counted, errors = candidate_feature_values(
         candidates, [FootprintRef(), StandardFeature("f_thread_groups",
                                                      parse_feature("f_thread_groups")),
                      *(parse_feature_ref(n) for n in loads.values())])
-    footprint = np.nan_to_num(np.asarray(counted[FOOTPRINT_BYTES], dtype=float), nan=0.0)
+    counted_footprint = np.asarray(counted[FOOTPRINT_BYTES], dtype=float)
+    footprint = np.nan_to_num(counted_footprint, nan=0.0)
     items = np.array([float(counted["f_thread_groups"][i]) * float(np.prod(c.group_size or (1,)))
                       for i, c in enumerate(candidates)])
     per_item = np.where(items > 0, footprint / np.where(items > 0, items, 1.0), np.nan)
@@ -298,11 +300,41 @@ def dram_stream_values(candidates: Sequence[Candidate], device: str
                               + rereads["f_dram_reread_float64_sectors"])
     beyond = np.maximum(0.0, footprint - floors.l2_bytes) + reread_bytes
     beyond[[e is not None for e in errors]] = np.nan
+    gathered = _gather_stream_s(candidates, counted_footprint, items, floors.l2_bytes,
+                                bandwidth, reread_bytes)
+    gathered[[e is not None for e in errors]] = np.nan
+    at_gathers = np.isfinite(counted_footprint) | np.isnan(gathered)
     return {"f_dram_stream_s": beyond / bandwidth,
             "f_dram_peak_stream_s": beyond / floors.dram_peak_Bps,
             "f_dram_inflight_s": beyond / (bandwidth * share),
             "f_dram_stencil_stream_s": beyond / (bandwidth * stencil),
-            "f_dram_neighbour_stream_s": beyond / (bandwidth * neighbour)}
+            "f_dram_neighbour_stream_s": beyond / (bandwidth * neighbour),
+            "f_dram_gather_stream_s": np.where(at_gathers, beyond / (bandwidth * stencil),
+                                               gathered),
+            "f_dram_neighbour_gather_stream_s": np.where(
+                at_gathers, beyond / (bandwidth * neighbour), gathered)}
+
+
+def _gather_stream_s(candidates, counted_footprint, items, l2_bytes, bandwidth, reread_bytes):
+    """Round 21: where a candidate's footprint is not countable (a gather), its affine
+    subscripts' footprint beyond L2 (:mod:`workbench.models.gather_footprint`) and the
+    re-reads beyond L2 at the
+    in-flight share of its bytes a work item, as ``f_dram_inflight_s`` prices a countable
+    footprint (the stencil test, loaded bytes over footprint bytes, cannot be read where
+    the gathered elements are not counted); NaN where the footprint is countable.
+    ``f_dram_gather_stream_s`` is ``f_dram_stencil_stream_s`` and
+    ``f_dram_neighbour_gather_stream_s`` is ``f_dram_neighbour_stream_s`` with it."""
+    from workbench.models.gather_footprint import affine_footprint_bytes
+    from workbench.models.inflight import is_two_d, stream_share
+
+    out = np.full(len(candidates), np.nan)
+    for i, c in enumerate(candidates):
+        if np.isfinite(counted_footprint[i]) or not items[i] > 0:
+            continue
+        affine = np.nan_to_num(affine_footprint_bytes(c), nan=0.0)
+        share = stream_share(affine / items[i], is_two_d(c.group_size))
+        out[i] = (max(0.0, affine - l2_bytes) + reread_bytes[i]) / (bandwidth * share)
+    return out
 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)

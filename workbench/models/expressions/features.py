@@ -288,7 +288,8 @@ REUSE_STACK_FEATURES = ("f_l1_load_hit_share", "f_l1_load_miss_share", "f_stack_
 #: workbench.models.reread_features)
 REREAD_FEATURES = ("f_dram_reread_float32_sectors", "f_dram_reread_float64_sectors",
                    "f_dram_stream_s", "f_dram_peak_stream_s", "f_dram_inflight_s",
-                   "f_dram_stencil_stream_s", "f_dram_neighbour_stream_s")
+                   "f_dram_stencil_stream_s", "f_dram_neighbour_stream_s",
+                   "f_dram_gather_stream_s", "f_dram_neighbour_gather_stream_s")
 
 #: sectors of rows walked along one work item (lanes a sector apart), and calls of the
 #: error function, and the walked loads' L1 wavefronts in seconds (device features:
