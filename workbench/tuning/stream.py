@@ -55,7 +55,6 @@ import contextlib
 import dataclasses
 import math
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -190,33 +189,28 @@ def rank_streamed(model, space: TuningSpace, points: Sequence[Point],
     return StreamedRanking(tuple(arrivals), whole)
 
 
-def forget_loopy_disk_caches() -> None:
-    """Empty loopy's persistent caches (scheduling, typing, code generation): a second
-    ranking of a space in one process (a replay ranking it whole, then streamed) would
-    otherwise find the first one's kernels there and be charged less than a live run's
-    cold ranking.  These caches are pytools' files in the user's cache folder
-    (``~/.cache/pytools``), shared by every loopy process of the user: their entries are
-    deleted for all of them (only a cache: the next build makes them again)."""
-    from pytools.persistent_dict import PersistentDict, WriteOncePersistentDict
-
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("loopy") or module is None:
-            continue
-        for value in list(vars(module).values()):
-            if isinstance(value, (PersistentDict, WriteOncePersistentDict)):
-                value.clear()
-
-
 @contextlib.contextmanager
 def cold_counts():
     """A context in which counts are neither read from nor left in the process's disk
-    cache of counts (a fresh one, removed after) and loopy's caches start empty."""
+    cache of counts (a fresh one, removed after) and loopy's disk caches are empty and
+    private to it (:func:`~workbench.tuning.loopy_caches.private_loopy_caches`): a
+    second ranking of a space in one process (a replay ranking it whole, then streamed)
+    finds nothing the first one left, as a live run's cold ranking, while the user's
+    loopy caches (``~/.cache/pytools``, shared by every loopy process of the user) are
+    neither read nor emptied and keep their entries.  Fork the counting processes
+    inside it: they then use the private caches too.
+
+    Timing: the streamed ranking of ``examples/spaces/triad.py`` inside it took the
+    same time as when the user's caches were emptied instead (module docstring of
+    :mod:`~workbench.tuning.loopy_caches`; counting itself bypasses loopy's disk memo
+    of preprocessing and schedules, :func:`~workbench.properties.counting.prepare`)."""
     from workbench.models.candidate_features import flush_saves
+    from workbench.tuning.loopy_caches import private_loopy_caches
 
     flush_saves()
-    forget_loopy_disk_caches()
     before = os.environ.get("WORKBENCH_COUNT_CACHE")
-    with tempfile.TemporaryDirectory(prefix="workbench-stream-") as folder:
+    with tempfile.TemporaryDirectory(prefix="workbench-stream-") as folder, \
+            private_loopy_caches():
         os.environ["WORKBENCH_COUNT_CACHE"] = os.path.join(folder, "counts.sqlite")
         try:
             yield
@@ -318,6 +312,5 @@ class ModelHedgeStream(ModelHedgeBase):
 GUIDED[ModelHedgeStream.family] = ModelHedgeStream
 STRATEGIES[ModelHedgeStream.family] = ModelHedgeStream
 
-__all__ = ["ModelHedgeStream", "StreamedCharge", "StreamedRanking", "StructureArrival", "cold_counts",
-           "forget_loopy_disk_caches", "rank_streamed", "streamed_beside",
-           "structure_order", "waves"]
+__all__ = ["ModelHedgeStream", "StreamedCharge", "StreamedRanking", "StructureArrival",
+           "cold_counts", "rank_streamed", "streamed_beside", "structure_order", "waves"]
