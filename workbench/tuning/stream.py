@@ -200,10 +200,17 @@ def cold_counts():
     neither read nor emptied and keep their entries.  Fork the counting processes
     inside it: they then use the private caches too.
 
-    Timing: the streamed ranking of ``examples/spaces/triad.py`` inside it took the
-    same time as when the user's caches were emptied instead (module docstring of
-    :mod:`~workbench.tuning.loopy_caches`; counting itself bypasses loopy's disk memo
-    of preprocessing and schedules, :func:`~workbench.properties.counting.prepare`)."""
+    What it charges: the same as when the user's caches were emptied instead (before
+    2026-11-27), within noise.  The streamed ranking inside it, after a whole ranking
+    of the same space in the process, linear-nn model, 2-core VM at load 1.9-2.6, two
+    rounds of 4 (triad) or 2 (matmul_tiled) in turn: ``examples/spaces/triad.py``
+    (66 points) 0.57-0.63 processor s emptied, 0.57-0.62 private;
+    ``examples/spaces/matmul_tiled.py`` (108 points) 1.17-1.19 s emptied, 1.17-1.24 s
+    private.  Its counting bypasses loopy's disk caches
+    (:func:`~workbench.properties.counting.prepare`): those two rankings leave no
+    entry in them; a model that linearizes through loopy would pay the misses and
+    stores a live cold run pays (module docstring of
+    :mod:`~workbench.tuning.loopy_caches`)."""
     from workbench.models.candidate_features import flush_saves
     from workbench.tuning.loopy_caches import private_loopy_caches
 
