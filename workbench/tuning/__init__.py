@@ -16,8 +16,9 @@
   with the first structure's base point measured first, and ``model-hedge-check``,
   whose first picks wait on its model ordering the early points; :mod:`.stream`,
   ``model-hedge-stream``, whose model picks start as the ranking's structures
-  arrive; :mod:`.early`, any of them measuring the points its counting builds while
-  it ranks (``--early-start``);
+  arrive (its timed ranking with loopy's disk caches empty and private,
+  :mod:`.loopy_caches`); :mod:`.early`, any of them measuring the points its counting
+  builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
   live on an OpenCL device (:mod:`.live`, :mod:`.sequence` for points that are
