@@ -62,8 +62,9 @@ def loopy_disk_caches() -> list:
 def _private_twin(cache, folder: str):
     """A cache of ``cache``'s kind, name and key builder, in ``folder``, with its
     journal and sync settings."""
-    journal = cache.conn.execute("PRAGMA journal_mode").fetchone()[0]
-    synchronous = cache.conn.execute("PRAGMA synchronous").fetchone()[0]
+    with cache.mutex:
+        journal = cache.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        synchronous = cache.conn.execute("PRAGMA synchronous").fetchone()[0]
     return type(cache)(cache.identifier, key_builder=cache.key_builder,
                        container_dir=folder, enable_wal=str(journal).lower() == "wal",
                        safe_sync=synchronous != 0)
