@@ -71,7 +71,10 @@ written blind after the eighteenth had been read, held out the same way
 (``--set heldout19``): :mod:`.heldout19` (welford_var_rows, mish_activation,
 bisect_cubic_roots, batched_det4, gmm_loglik), :mod:`.heldout19_geometry`
 (ray_triangle_hit) and :mod:`.heldout19_grid` (perona_malik_step, local_contrast_norm3,
-chroma_key_matte).
+chroma_key_matte). A twentieth, written blind after the nineteenth had been read, held out
+the same way (``--set heldout20``): :mod:`.heldout20` (focal_loss, pendulum_rk4,
+dew_point_magnus, lj_probe_energy, goertzel_rows) and :mod:`.heldout20_grid`
+(metaball_field, heightmap_normals, ssim_map3, ising_checkerboard).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -106,6 +109,8 @@ from workbench.kernels.defs import (
     heldout19,
     heldout19_geometry,
     heldout19_grid,
+    heldout20,
+    heldout20_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -205,6 +210,10 @@ HELDOUT18_SPECS = (*heldout18.SPECS, *heldout18_geometry.SPECS, *heldout18_grid.
 #: replaces the eighteenth, whose per-kernel results have been read since.
 HELDOUT19_SPECS = (*heldout19.SPECS, *heldout19_geometry.SPECS, *heldout19_grid.SPECS)
 
+#: The twentieth held-out set (``--set heldout20``), held out like the others; it
+#: replaces the nineteenth, whose per-kernel results have been read since.
+HELDOUT20_SPECS = (*heldout20.SPECS, *heldout20_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -215,7 +224,7 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout13": HELDOUT13_SPECS, "heldout14": HELDOUT14_SPECS,
                "heldout15": HELDOUT15_SPECS, "heldout16": HELDOUT16_SPECS,
                "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS,
-               "heldout19": HELDOUT19_SPECS}
+               "heldout19": HELDOUT19_SPECS, "heldout20": HELDOUT20_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
@@ -224,12 +233,13 @@ CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stenc
                  *HELDOUT8_SPECS, *HELDOUT9_SPECS, *HELDOUT10_SPECS,
                  *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
                  *HELDOUT14_SPECS, *HELDOUT15_SPECS, *HELDOUT16_SPECS,
-                 *HELDOUT17_SPECS, *HELDOUT18_SPECS, *HELDOUT19_SPECS)
+                 *HELDOUT17_SPECS, *HELDOUT18_SPECS, *HELDOUT19_SPECS,
+                 *HELDOUT20_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
            "HELDOUT13_SPECS", "HELDOUT14_SPECS", "HELDOUT15_SPECS",
            "HELDOUT16_SPECS", "HELDOUT17_SPECS", "HELDOUT18_SPECS",
-           "HELDOUT19_SPECS",
+           "HELDOUT19_SPECS", "HELDOUT20_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
@@ -240,7 +250,7 @@ __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPE
            "heldout14_grid", "heldout15", "heldout15_geometry", "heldout15_grid", "heldout16",
            "heldout16_grid", "heldout17", "heldout17_grid", "heldout18",
            "heldout18_geometry", "heldout18_grid", "heldout19", "heldout19_geometry",
-           "heldout19_grid", "heldout3",
+           "heldout19_grid", "heldout20", "heldout20_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
