@@ -30,6 +30,7 @@ from workbench.kernels.defs import (
     HELDOUT18_SPECS,
     HELDOUT19_SPECS,
     HELDOUT20_SPECS,
+    HELDOUT21_SPECS,
     HELDOUT3_SPECS,
     HELDOUT4_SPECS,
     HELDOUT5_SPECS,
@@ -68,7 +69,8 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
                                               *HELDOUT13_SPECS, *HELDOUT14_SPECS,
                                               *HELDOUT15_SPECS, *HELDOUT16_SPECS,
                                               *HELDOUT17_SPECS, *HELDOUT18_SPECS,
-                                              *HELDOUT19_SPECS, *HELDOUT20_SPECS)
+                                              *HELDOUT19_SPECS, *HELDOUT20_SPECS,
+                                              *HELDOUT21_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT

@@ -74,7 +74,11 @@ bisect_cubic_roots, batched_det4, gmm_loglik), :mod:`.heldout19_geometry`
 chroma_key_matte). A twentieth, written blind after the nineteenth had been read, held out
 the same way (``--set heldout20``): :mod:`.heldout20` (focal_loss, pendulum_rk4,
 dew_point_magnus, lj_probe_energy, goertzel_rows) and :mod:`.heldout20_grid`
-(metaball_field, heightmap_normals, ssim_map3, ising_checkerboard).
+(metaball_field, heightmap_normals, ssim_map3, ising_checkerboard). A twenty-first,
+written blind after the twentieth had been read, held out the same way
+(``--set heldout21``): :mod:`.heldout21` (planck_radiance, box_iou_pairs, gru_cell_update,
+legendre_series, direction_to_equirect) and :mod:`.heldout21_grid` (hdr_merge3,
+lbm_bgk_collide, wiener_filter_spectrum, depth_unproject).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -111,6 +115,8 @@ from workbench.kernels.defs import (
     heldout19_grid,
     heldout20,
     heldout20_grid,
+    heldout21,
+    heldout21_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -214,6 +220,10 @@ HELDOUT19_SPECS = (*heldout19.SPECS, *heldout19_geometry.SPECS, *heldout19_grid.
 #: replaces the nineteenth, whose per-kernel results have been read since.
 HELDOUT20_SPECS = (*heldout20.SPECS, *heldout20_grid.SPECS)
 
+#: The twenty-first held-out set (``--set heldout21``), held out like the others; it
+#: replaces the twentieth, whose per-kernel results have been read since.
+HELDOUT21_SPECS = (*heldout21.SPECS, *heldout21_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -224,7 +234,8 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout13": HELDOUT13_SPECS, "heldout14": HELDOUT14_SPECS,
                "heldout15": HELDOUT15_SPECS, "heldout16": HELDOUT16_SPECS,
                "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS,
-               "heldout19": HELDOUT19_SPECS, "heldout20": HELDOUT20_SPECS}
+               "heldout19": HELDOUT19_SPECS, "heldout20": HELDOUT20_SPECS,
+               "heldout21": HELDOUT21_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
@@ -234,12 +245,12 @@ CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stenc
                  *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
                  *HELDOUT14_SPECS, *HELDOUT15_SPECS, *HELDOUT16_SPECS,
                  *HELDOUT17_SPECS, *HELDOUT18_SPECS, *HELDOUT19_SPECS,
-                 *HELDOUT20_SPECS)
+                 *HELDOUT20_SPECS, *HELDOUT21_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
            "HELDOUT13_SPECS", "HELDOUT14_SPECS", "HELDOUT15_SPECS",
            "HELDOUT16_SPECS", "HELDOUT17_SPECS", "HELDOUT18_SPECS",
-           "HELDOUT19_SPECS", "HELDOUT20_SPECS",
+           "HELDOUT19_SPECS", "HELDOUT20_SPECS", "HELDOUT21_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
@@ -250,7 +261,8 @@ __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPE
            "heldout14_grid", "heldout15", "heldout15_geometry", "heldout15_grid", "heldout16",
            "heldout16_grid", "heldout17", "heldout17_grid", "heldout18",
            "heldout18_geometry", "heldout18_grid", "heldout19", "heldout19_geometry",
-           "heldout19_grid", "heldout20", "heldout20_grid", "heldout3",
+           "heldout19_grid", "heldout20", "heldout20_grid", "heldout21",
+           "heldout21_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
