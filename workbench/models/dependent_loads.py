@@ -36,6 +36,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import DEPENDENT_LOAD_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 #: loads of a chain not counted: its root and one gather
 UNCOUNTED_LEVELS = 2
@@ -135,13 +136,7 @@ def dependent_load_values(candidates: Sequence[Candidate], device: str
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in DEPENDENT_LOAD_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            dtype, value = dependent_loads(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, (dtype, value) in built_rows(candidates, dependent_loads, out.values()):
         out[f"f_dependent_loads_{dtype}"][i] = value
     return out
 

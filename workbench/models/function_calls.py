@@ -37,6 +37,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTION_MIX_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 #: the functions counted apart, by the family whose measured price they take (the
@@ -148,13 +149,7 @@ def function_call_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates))
            for name in (*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES)}
-    for i, c in enumerate(candidates):
-        try:
-            calls = typed_function_calls(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, calls in built_rows(candidates, typed_function_calls, out.values()):
         for (dtype, name), value in calls.items():
             out[f"f_op_{dtype}_{name}_calls"][i] = value
         for dtype in _PRECISIONS:

@@ -42,6 +42,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import HELD_REREAD_FEATURES
+from workbench.models.feature_rows import built_rows
 
 _SUBGROUP = 32
 _REGISTER_BYTES = 4
@@ -207,13 +208,9 @@ def held_reread_values(candidates: Sequence[Candidate], device: str
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in HELD_REREAD_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            found = held_sectors(c, resources(c, device).registers)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, found in built_rows(
+            candidates, lambda c: held_sectors(c, resources(c, device).registers),
+            out.values()):
         for d, value in found.items():
             out[f"f_held_reread_{d}_load_sectors"][i] = value
     return out

@@ -54,6 +54,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 _SECTOR = 32
@@ -169,14 +170,9 @@ def reread_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.
     out = {"float32": np.zeros(n), "float64": np.zeros(n)}
     description = _device(device)
     miss = None if description is None else description.miss_functions.get("l2_reuse")
-    found = []
-    for i, c in enumerate(candidates):
-        try:
-            found.append(reread_accesses(c))
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            found.append(None)
-            for v in out.values():
-                v[i] = np.nan
+    found = [None] * n
+    for i, _, accesses in built_rows(candidates, reread_accesses, out.values()):
+        found[i] = accesses
     todo = [i for i, f in enumerate(found) if f]
     if not todo or miss is None:
         return {f"f_dram_reread_{k}_sectors": v for k, v in out.items()}

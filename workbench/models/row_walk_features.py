@@ -51,6 +51,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ROW_WALK_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 #: functions priced as the error function
@@ -305,14 +306,10 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
     floors = floors_of_device(device)
     clock_hz = floors.clock_hz if floors is not None else 0.0
-    for i, c in enumerate(candidates):
+    for i, c, (sectors, lines, calls, groups) in built_rows(
+            candidates, lambda c: walk_and_erf(c, resources(c, device).registers),
+            out.values()):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
-        try:
-            sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
         for (element, direction), value in sectors.items():
             out[f"f_walk_{element}_{direction}_sectors"][i] = value
         out[f"f_op_{dtype}_erfc"][i] = calls

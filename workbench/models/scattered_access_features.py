@@ -49,6 +49,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import SCATTER_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.models.row_walk_features import (
     _LINE,
     _SECTOR,
@@ -211,13 +212,7 @@ def scattered_values(candidates: Sequence[Candidate], device: str) -> dict[str, 
     """Every feature of this module for every candidate (NaN where a candidate cannot be built)."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in SCATTER_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            sectors = scattered_sectors(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, sectors in built_rows(candidates, scattered_sectors, out.values()):
         out["f_partial_store_sectors"][i] = sectors["store"]
         out["f_isolated_load_sectors"][i] = sectors["load"]
         out["f_partial_store_lines"][i] = sectors["lines"]
