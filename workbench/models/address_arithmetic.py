@@ -37,7 +37,7 @@ def _address_temporaries(knl, arrays) -> set[str]:
     instructions."""
     from loopy.symbolic import get_dependencies
 
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     needed: set[str] = set()
 
@@ -47,7 +47,7 @@ def _address_temporaries(knl, arrays) -> set[str]:
     for insn in knl.instructions:
         expr = getattr(insn, "expression", None)
         if expr is not None:
-            _walk(expr, lambda *_: None, on_load)
+            walk_expression(expr, lambda *_: None, on_load)
     writers: dict[str, list] = {}
     for insn in knl.instructions:
         for name in insn.assignee_var_names():

@@ -74,7 +74,7 @@ def load_chain(knl) -> tuple[int, object | None, str]:
     that issues its last load (None where the kernel loads nothing), that load's
     array)."""
     from loopy.kernel.data import AddressSpace
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     arrays = {a.name for a in knl.args
               if getattr(a, "address_space", None) == AddressSpace.GLOBAL}
@@ -91,7 +91,7 @@ def load_chain(knl) -> tuple[int, object | None, str]:
             if name in arrays:
                 loads.append((1 + max((depth.get(v, 0) for v in _names(sub.index)),
                                       default=0), name))
-        _walk(expr, lambda *_: None, on_subscript)
+        walk_expression(expr, lambda *_: None, on_subscript)
         carried = max((depth.get(v, 0) for v in _names(expr)), default=0)
         here = max([carried, *(d for d, _ in loads)])
         if loads and max(loads)[0] > best:

@@ -78,7 +78,7 @@ def typed_calls_of(knl, families: Mapping[str, str], dtype_of,
                    callables: Mapping | None = None) -> list[tuple[str, str, object]]:
     """:func:`calls_of` with each call's type, ``dtype_of(call)`` (a name such as
     ``float64``, or "" where unknown): (family, type, calls)."""
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
     from workbench.properties.predicates import count_cut_domain
 
     out = []
@@ -92,7 +92,7 @@ def typed_calls_of(knl, families: Mapping[str, str], dtype_of,
             name = _function_name(call, callables)
             if name in families:
                 found.append((families[name], dtype_of(call), frozenset(red)))
-        _walk(expr, on_call, lambda *_: None)
+        walk_expression(expr, on_call, lambda *_: None)
         out += [(name, dtype,
                  count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
                 for name, dtype, red in found]

@@ -72,7 +72,7 @@ def _global_loads(knl):
     import loopy as lp
 
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
     sequential = sequential_inames(knl)
@@ -88,7 +88,7 @@ def _global_loads(knl):
             if name in arrays:
                 index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
                 found.append((name, index, frozenset(red)))
-        _walk(expr, lambda *_: None, on_sub)
+        walk_expression(expr, lambda *_: None, on_sub)
         for name, index, red in dict.fromkeys(found):
             inames = frozenset(insn.within_inames) | red
             out.append((order, name, index, inames & sequential, inames))
@@ -121,7 +121,7 @@ def _rereads(spec, request):
     from loopy.statistics import count_inames_domain
 
     from workbench.kernels.base import entry_kernel
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     knl = entry_kernel(spec.build(request))
     loads, arrays = _global_loads(knl)
@@ -137,7 +137,7 @@ def _rereads(spec, request):
             out.append((count_inames_domain(knl, later[4]),
                         count_inames_domain(knl, first[4]),
                         count_inames_domain(knl, hardware),
-                        _item_size(arrays[first[1]], request)))
+                        item_size(arrays[first[1]], request)))
     return tuple(out)
 
 

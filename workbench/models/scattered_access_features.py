@@ -56,9 +56,9 @@ from workbench.models.row_walk_features import (
     _SUBGROUP,
     _arrays_and_local_axes,
     _coefficient,
-    _flat_index,
     _lanes,
     _subscripts,
+    flat_index,
 )
 from workbench.properties.symbolic import count_at
 
@@ -98,7 +98,7 @@ def _accesses(spec, request, params: tuple) -> tuple:
     from loopy.statistics import count_inames_domain
 
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     knl = _kernel(spec, request)
     arrays, local = _arrays_and_local_axes(knl)
@@ -115,8 +115,8 @@ def _accesses(spec, request, params: tuple) -> tuple:
             if direction == "load":
                 loads.setdefault(name, []).append(frozenset(insn.within_inames) | red)
             arg = arrays[name]
-            size = _item_size(arg, request)
-            flat = _flat_index(arg, index)
+            size = item_size(arg, request)
+            flat = flat_index(arg, index)
             inames = frozenset(insn.within_inames) | red
             if flat is None or local[0] not in inames or (name, index, inames) in seen:
                 continue
