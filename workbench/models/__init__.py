@@ -7,6 +7,8 @@
   ``sample_data/<device>/``) and the default one ``predict`` uses;
 * :mod:`.dataset`: measurements and candidates joined with their kernels' counts;
 * :mod:`.device_features`: registering features that depend on the device too;
+  :mod:`.feature_rows`: the loop over candidates that computes them (NaN where a kernel
+  cannot be built);
 * :mod:`.candidate_features`, :mod:`.structure_counts`, :mod:`.structure_fit`,
   :mod:`.structure_share`, :mod:`.point_counts`, :mod:`.counting_pool`,
   :mod:`.count_cache`, :mod:`.global_bytes`: counting

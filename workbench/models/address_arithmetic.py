@@ -25,6 +25,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ADDRESS_ARITHMETIC_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 _SUBGROUP = 32
@@ -36,7 +37,7 @@ def _address_temporaries(knl, arrays) -> set[str]:
     instructions."""
     from loopy.symbolic import get_dependencies
 
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     needed: set[str] = set()
 
@@ -46,7 +47,7 @@ def _address_temporaries(knl, arrays) -> set[str]:
     for insn in knl.instructions:
         expr = getattr(insn, "expression", None)
         if expr is not None:
-            _walk(expr, lambda *_: None, on_load)
+            walk_expression(expr, lambda *_: None, on_load)
     writers: dict[str, list] = {}
     for insn in knl.instructions:
         for name in insn.assignee_var_names():
@@ -139,13 +140,7 @@ def address_arithmetic_values(candidates: Sequence[Candidate], device: str
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in ADDRESS_ARITHMETIC_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            found = address_ops(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, found in built_rows(candidates, address_ops, out.values()):
         for (name, op), value in found.items():
             out[f"f_op_{name}_address_{op}"][i] = value
     return out

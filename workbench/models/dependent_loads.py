@@ -36,6 +36,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import DEPENDENT_LOAD_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 #: loads of a chain not counted: its root and one gather
 UNCOUNTED_LEVELS = 2
@@ -73,7 +74,7 @@ def load_chain(knl) -> tuple[int, object | None, str]:
     that issues its last load (None where the kernel loads nothing), that load's
     array)."""
     from loopy.kernel.data import AddressSpace
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     arrays = {a.name for a in knl.args
               if getattr(a, "address_space", None) == AddressSpace.GLOBAL}
@@ -90,7 +91,7 @@ def load_chain(knl) -> tuple[int, object | None, str]:
             if name in arrays:
                 loads.append((1 + max((depth.get(v, 0) for v in _names(sub.index)),
                                       default=0), name))
-        _walk(expr, lambda *_: None, on_subscript)
+        walk_expression(expr, lambda *_: None, on_subscript)
         carried = max((depth.get(v, 0) for v in _names(expr)), default=0)
         here = max([carried, *(d for d, _ in loads)])
         if loads and max(loads)[0] > best:
@@ -135,13 +136,7 @@ def dependent_load_values(candidates: Sequence[Candidate], device: str
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in DEPENDENT_LOAD_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            dtype, value = dependent_loads(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, (dtype, value) in built_rows(candidates, dependent_loads, out.values()):
         out[f"f_dependent_loads_{dtype}"][i] = value
     return out
 

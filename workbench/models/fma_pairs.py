@@ -28,6 +28,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FMA_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 _SUBGROUP = 32
@@ -112,13 +113,7 @@ def fma_pair_values(candidates: Sequence[Candidate], device: str) -> dict[str, n
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in FMA_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            found = fma_pairs(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, found in built_rows(candidates, fma_pairs, out.values()):
         for name, value in found.items():
             out[f"f_op_{name}_fma_pairs"][i] = value
     return out

@@ -37,6 +37,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTION_MIX_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 #: the functions counted apart, by the family whose measured price they take (the
@@ -77,7 +78,7 @@ def typed_calls_of(knl, families: Mapping[str, str], dtype_of,
                    callables: Mapping | None = None) -> list[tuple[str, str, object]]:
     """:func:`calls_of` with each call's type, ``dtype_of(call)`` (a name such as
     ``float64``, or "" where unknown): (family, type, calls)."""
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
     from workbench.properties.predicates import count_cut_domain
 
     out = []
@@ -91,7 +92,7 @@ def typed_calls_of(knl, families: Mapping[str, str], dtype_of,
             name = _function_name(call, callables)
             if name in families:
                 found.append((families[name], dtype_of(call), frozenset(red)))
-        _walk(expr, on_call, lambda *_: None)
+        walk_expression(expr, on_call, lambda *_: None)
         out += [(name, dtype,
                  count_cut_domain(knl, insn, frozenset(insn.within_inames) | red))
                 for name, dtype, red in found]
@@ -148,13 +149,7 @@ def function_call_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates))
            for name in (*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES)}
-    for i, c in enumerate(candidates):
-        try:
-            calls = typed_function_calls(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, calls in built_rows(candidates, typed_function_calls, out.values()):
         for (dtype, name), value in calls.items():
             out[f"f_op_{dtype}_{name}_calls"][i] = value
         for dtype in _PRECISIONS:

@@ -42,6 +42,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import HELD_REREAD_FEATURES
+from workbench.models.feature_rows import built_rows
 
 _SUBGROUP = 32
 _REGISTER_BYTES = 4
@@ -58,7 +59,7 @@ _HARDWARE_TRIALS = tuple(tuple(int(v) for v in row) for row in
 def _load_subscripts(knl, arrays) -> tuple[dict, set]:
     """({array: [(index, inames), ...]} of the distinct global load subscripts, a
     subscript over the same inames once, and the arrays some instruction stores to."""
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     loads: dict[str, dict] = {}
     stored = set()
@@ -76,7 +77,7 @@ def _load_subscripts(knl, arrays) -> tuple[dict, set]:
             if name in arrays:
                 index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
                 loads.setdefault(name, {})[index, within | frozenset(red)] = None
-        _walk(expr, lambda *_: None, on_sub)
+        walk_expression(expr, lambda *_: None, on_sub)
     return {a: list(v) for a, v in loads.items()}, stored
 
 
@@ -89,9 +90,9 @@ def _elements(knl, arg, index, inames, sequential, params) -> list[tuple] | None
     import islpy as isl
     from pymbolic.mapper.evaluator import EvaluationMapper
 
-    from workbench.models.row_walk_features import _flat_index
+    from workbench.models.row_walk_features import flat_index
 
-    flat = _flat_index(arg, index)
+    flat = flat_index(arg, index)
     if flat is None:
         return None
     loops = sorted(inames & sequential)
@@ -144,7 +145,7 @@ def _held_shares(spec, request, params: tuple, registers: float) -> dict[str, fl
 
     from workbench.kernels.base import entry_kernel
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     if not registers > 0:
         return {}
@@ -167,7 +168,7 @@ def _held_shares(spec, request, params: tuple, registers: float) -> dict[str, fl
         else:
             if instances > len(distinct):
                 out[name] = 1.0 - len(distinct) / instances
-                words += len(distinct) * _item_size(arrays[name], request) / _REGISTER_BYTES
+                words += len(distinct) * item_size(arrays[name], request) / _REGISTER_BYTES
     # the held arrays' values together in the build's registers, or none held (a small
     # GEMM's row of A and column of B at 64 registers: 128 words, neither held)
     return out if words <= registers else {}
@@ -207,13 +208,9 @@ def held_reread_values(candidates: Sequence[Candidate], device: str
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in HELD_REREAD_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            found = held_sectors(c, resources(c, device).registers)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, found in built_rows(
+            candidates, lambda c: held_sectors(c, resources(c, device).registers),
+            out.values()):
         for d, value in found.items():
             out[f"f_held_reread_{d}_load_sectors"][i] = value
     return out

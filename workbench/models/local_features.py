@@ -51,6 +51,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import LOCAL_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.banks import DEFAULT_BANK_BYTES as WORD
 from workbench.properties.banks import DEFAULT_BANKS as BANKS
 from workbench.properties.banks import conflict_degree
@@ -364,11 +365,9 @@ def local_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.n
     candidates = list(candidates)
     waves = occupancy_values(candidates, device)["f_waves"]
     out = {name: np.full(len(candidates), np.nan) for name in LOCAL_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            wavefronts, barriers, chain, warps, global_barriers = _known(c)
-        except Exception:  # noqa: BLE001 - a kernel loopy cannot count: no features
-            continue
+    # a kernel loopy cannot count keeps no features: its rows stay NaN
+    for i, c, (wavefronts, barriers, chain, warps, global_barriers) in built_rows(
+            candidates, _known, ()):
         out["f_local_wavefronts"][i] = wavefronts
         out["f_barrier_phases"][i] = waves[i] * barriers
         out["f_barrier_phase_warps"][i] = waves[i] * barriers * warps

@@ -23,8 +23,13 @@ EXPLOG_FUNCTIONS = frozenset({"exp", "log", "expm1", "log1p", "exp2", "log2", "l
 _SUBGROUP = 32
 
 
-def _walk(expr, on_call, on_subscript) -> None:
-    """Visit ``expr``'s calls and subscripts, each with the reduction inames around it."""
+def walk_expression(expr, on_call, on_subscript) -> None:
+    """Visit ``expr``'s calls and subscripts, each with the reduction inames around it:
+    ``on_call(call, inames)`` for every call (then its parameters are visited),
+    ``on_subscript(subscript, inames)`` for every subscript (then its index), ``inames``
+    the frozenset of the inames of the reductions that enclose it.  Shared by the
+    feature modules that read a kernel's instructions (:mod:`.held_rereads`,
+    :mod:`.function_calls`, :mod:`.row_walk_features`, ...)."""
     from loopy.symbolic import WalkMapper
 
     class Visit(WalkMapper):
@@ -77,7 +82,7 @@ def _counts(spec, request):
                 on_stack.add(name)
         for expr in (getattr(insn, "expression", None), *insn.assignees):
             if expr is not None:
-                _walk(expr, lambda *_: None, note)
+                walk_expression(expr, lambda *_: None, note)
     stack, explog = [], []
     for insn in knl.instructions:
         found: list[tuple[str, frozenset]] = []
@@ -92,19 +97,20 @@ def _counts(spec, request):
                 found.append(("explog", red))
         for expr in (getattr(insn, "expression", None), *insn.assignees):
             if expr is not None:
-                _walk(expr, on_call, on_sub)
+                walk_expression(expr, on_call, on_sub)
         for what, red in found:
             count = count_inames_domain(knl, frozenset(insn.within_inames) | red)
             if what == "explog":
                 explog.append(count)
             else:
-                stack.append((count, _item_size(private[what[len("stack:"):]], request)))
+                stack.append((count, item_size(private[what[len("stack:"):]], request)))
     return tuple(stack), tuple(explog)
 
 
-def _item_size(temporary, request) -> int:
-    """Bytes of one element of a private array; one left for loopy to type (no dtype
-    yet in the kernel as written) is taken at the build's precision."""
+def item_size(temporary, request) -> int:
+    """Bytes of one element of an array of the kernel (a private temporary or a
+    global argument); one left for loopy to type (no dtype yet in the kernel as
+    written) is taken at the precision of ``request``, the build."""
     import loopy as lp
 
     dtype = temporary.dtype

@@ -30,6 +30,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import RECURRENCE_FEATURES
+from workbench.models.feature_rows import built_rows
 
 
 @functools.lru_cache(maxsize=512)
@@ -66,12 +67,7 @@ def recurrence_values(candidates: Sequence[Candidate], device: str) -> dict[str,
     if not prices:
         return {"f_recurrence_s": out}
     waves = None
-    for i, c in enumerate(candidates):
-        try:
-            trips = recurrence_trips(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            out[i] = np.nan
-            continue
+    for i, c, trips in built_rows(candidates, recurrence_trips, (out,)):
         if trips <= 0:
             continue
         if waves is None:

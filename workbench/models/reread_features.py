@@ -54,6 +54,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 _SECTOR = 32
@@ -71,7 +72,7 @@ def _global_loads(knl):
     import loopy as lp
 
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
     sequential = sequential_inames(knl)
@@ -87,7 +88,7 @@ def _global_loads(knl):
             if name in arrays:
                 index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
                 found.append((name, index, frozenset(red)))
-        _walk(expr, lambda *_: None, on_sub)
+        walk_expression(expr, lambda *_: None, on_sub)
         for name, index, red in dict.fromkeys(found):
             inames = frozenset(insn.within_inames) | red
             out.append((order, name, index, inames & sequential, inames))
@@ -120,7 +121,7 @@ def _rereads(spec, request):
     from loopy.statistics import count_inames_domain
 
     from workbench.kernels.base import entry_kernel
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     knl = entry_kernel(spec.build(request))
     loads, arrays = _global_loads(knl)
@@ -136,7 +137,7 @@ def _rereads(spec, request):
             out.append((count_inames_domain(knl, later[4]),
                         count_inames_domain(knl, first[4]),
                         count_inames_domain(knl, hardware),
-                        _item_size(arrays[first[1]], request)))
+                        item_size(arrays[first[1]], request)))
     return tuple(out)
 
 
@@ -169,14 +170,9 @@ def reread_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.
     out = {"float32": np.zeros(n), "float64": np.zeros(n)}
     description = _device(device)
     miss = None if description is None else description.miss_functions.get("l2_reuse")
-    found = []
-    for i, c in enumerate(candidates):
-        try:
-            found.append(reread_accesses(c))
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            found.append(None)
-            for v in out.values():
-                v[i] = np.nan
+    found = [None] * n
+    for i, _, accesses in built_rows(candidates, reread_accesses, out.values()):
+        found[i] = accesses
     todo = [i for i, f in enumerate(found) if f]
     if not todo or miss is None:
         return {f"f_dram_reread_{k}_sectors": v for k, v in out.items()}

@@ -38,6 +38,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REUSE_STACK_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.models.private_stack import stack_and_explog
 
 _SUBGROUP = 32
@@ -104,12 +105,7 @@ def stack_explog_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     stack = np.zeros(len(candidates))
     explog = {"float32": np.zeros(len(candidates)), "float64": np.zeros(len(candidates))}
-    for i, c in enumerate(candidates):
-        try:
-            sectors, calls = stack_and_explog(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            stack[i] = np.nan
-            continue
+    for i, c, (sectors, calls) in built_rows(candidates, stack_and_explog, (stack,)):
         stack[i] = sectors
         if str(c.dtype) in explog:
             explog[str(c.dtype)][i] = calls

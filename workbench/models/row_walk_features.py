@@ -51,6 +51,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ROW_WALK_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
 
 #: functions priced as the error function
@@ -66,8 +67,11 @@ _SUBGROUP = 32
 _REGISTER_BYTES = 4
 
 
-def _flat_index(arg, index) -> object:
-    """The element offset of ``index`` in ``arg`` (its dimensions' strides)."""
+def flat_index(arg, index) -> object:
+    """The element offset of the subscript ``index`` (a tuple, one entry a dimension)
+    in the array ``arg``, from its dimensions' fixed strides: a pymbolic expression of
+    the inames and sizes; None where a dimension has no fixed stride or the index has
+    another number of entries than ``arg`` dimensions."""
     import loopy as lp
 
     strides = []
@@ -131,7 +135,7 @@ def _arrays_and_local_axes(knl) -> tuple[dict, dict]:
 def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
     """(direction, array, index, reduction inames) of each distinct subscript of a
     global array in one instruction: its loads, then its stores."""
-    from workbench.models.private_stack import _walk
+    from workbench.models.private_stack import walk_expression
 
     expr = getattr(insn, "expression", None)
     if expr is None:
@@ -143,7 +147,7 @@ def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
         if name in arrays:
             index = sub.index if isinstance(sub.index, tuple) else (sub.index,)
             found.append((direction, name, index, frozenset(red)))
-    _walk(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
+    walk_expression(expr, lambda *_: None, lambda s, r: on_sub(s, r, "load"))
     for target in insn.assignees:
         if getattr(getattr(target, "aggregate", None), "name", None) in arrays:
             on_sub(target, frozenset(), "store")
@@ -190,7 +194,7 @@ def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tup
 
     from workbench.kernels.base import entry_kernel
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     knl = entry_kernel(spec.build(request))
     arrays, local = _arrays_and_local_axes(knl)
@@ -204,8 +208,8 @@ def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tup
     for insn in knl.instructions:
         for direction, name, index, red in _subscripts(insn, arrays):
             arg = arrays[name]
-            size = _item_size(arg, request)
-            flat = _flat_index(arg, index)
+            size = item_size(arg, request)
+            flat = flat_index(arg, index)
             inames = frozenset(insn.within_inames) | red
             if flat is None or local[0] not in inames:
                 continue
@@ -305,14 +309,10 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
     floors = floors_of_device(device)
     clock_hz = floors.clock_hz if floors is not None else 0.0
-    for i, c in enumerate(candidates):
+    for i, c, (sectors, lines, calls, groups) in built_rows(
+            candidates, lambda c: walk_and_erf(c, resources(c, device).registers),
+            out.values()):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
-        try:
-            sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
         for (element, direction), value in sectors.items():
             out[f"f_walk_{element}_{direction}_sectors"][i] = value
         out[f"f_op_{dtype}_erfc"][i] = calls

@@ -49,15 +49,16 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import SCATTER_FEATURES
+from workbench.models.feature_rows import built_rows
 from workbench.models.row_walk_features import (
     _LINE,
     _SECTOR,
     _SUBGROUP,
     _arrays_and_local_axes,
     _coefficient,
-    _flat_index,
     _lanes,
     _subscripts,
+    flat_index,
 )
 from workbench.properties.symbolic import count_at
 
@@ -97,7 +98,7 @@ def _accesses(spec, request, params: tuple) -> tuple:
     from loopy.statistics import count_inames_domain
 
     from workbench.models.parallelism import sequential_inames
-    from workbench.models.private_stack import _item_size
+    from workbench.models.private_stack import item_size
 
     knl = _kernel(spec, request)
     arrays, local = _arrays_and_local_axes(knl)
@@ -114,8 +115,8 @@ def _accesses(spec, request, params: tuple) -> tuple:
             if direction == "load":
                 loads.setdefault(name, []).append(frozenset(insn.within_inames) | red)
             arg = arrays[name]
-            size = _item_size(arg, request)
-            flat = _flat_index(arg, index)
+            size = item_size(arg, request)
+            flat = flat_index(arg, index)
             inames = frozenset(insn.within_inames) | red
             if flat is None or local[0] not in inames or (name, index, inames) in seen:
                 continue
@@ -211,13 +212,7 @@ def scattered_values(candidates: Sequence[Candidate], device: str) -> dict[str, 
     """Every feature of this module for every candidate (NaN where a candidate cannot be built)."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in SCATTER_FEATURES}
-    for i, c in enumerate(candidates):
-        try:
-            sectors = scattered_sectors(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            for v in out.values():
-                v[i] = np.nan
-            continue
+    for i, _, sectors in built_rows(candidates, scattered_sectors, out.values()):
         out["f_partial_store_sectors"][i] = sectors["store"]
         out["f_isolated_load_sectors"][i] = sectors["load"]
         out["f_partial_store_lines"][i] = sectors["lines"]

@@ -39,6 +39,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import SUBSTITUTION_FEATURES
+from workbench.models.feature_rows import built_rows
 
 
 @dataclass(frozen=True)
@@ -142,13 +143,8 @@ def substitution_values(candidates: Sequence[Candidate], device: str
     if not table or limits is None:
         return {"f_substitution_s": out}
     waves = None
-    for i, c in enumerate(candidates):
-        try:
-            found = substitution_of(c)
-            sizes = launch_sizes(c)
-        except Exception:  # noqa: BLE001 - a kernel that cannot be built: no value
-            out[i] = np.nan
-            continue
+    for i, c, (found, sizes) in built_rows(
+            candidates, lambda c: (substitution_of(c), launch_sizes(c)), (out,)):
         if found is None or sizes is None:
             continue
         if waves is None:
