@@ -147,6 +147,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains43.json"),
     "linear-fp64-sectors-chains44": ("models/linear-fp64-sectors-chains44.json",
                                      "weights-linear-fp64-sectors-chains44.json"),
+    "linear-fp64-sectors-chains46": ("models/linear-fp64-sectors-chains46.json",
+                                     "weights-linear-fp64-sectors-chains46.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -238,6 +240,8 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains43.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains44.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains46.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
