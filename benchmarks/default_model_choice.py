@@ -8,7 +8,7 @@ predicts the two unseen sets (never fitted on) through :func:`~workbench.models.
 prediction.predict`, physical floors applied, and the count of raw predictions below a
 floor is given.  The default is chosen by :func:`choose`: every candidate whose
 cross-kernel LOKO error is within 0.10 percentage points of the lowest (:data:`TIE_BAND`) is
-tied, and the tie goes to the lowest geometric mean over the blind-era sets heldout10-18
+tied, and the tie goes to the lowest geometric mean over the blind-era sets heldout10-20
 (:data:`BLIND_ERA`, each set's error as ``benchmarks/set_errors.py`` computes it, i.e. as
 ``workbench report --all-groups`` does), then to the lower sum of the two unseen sets' errors.
 ``--write`` records the comparison in ``sample_data/h100/default-model.json``.
@@ -21,7 +21,8 @@ re-measurement of a space's best times (1-2 %) moves.  The blind-era sets are co
 the tied candidates (about half a minute of CPU per set and candidate).  Round 18 (the protocol
 "heldout16 and round 18") added heldout15 to them, round 19 ("heldout17 and round 19")
 heldout16, round 20 ("heldout18 and round 20") heldout17, round 21 ("heldout19 and round 21")
-heldout18; a stored row whose figures are over other
+heldout18, round 22 ("heldout21 and round 22") heldout19 and heldout20; a stored row whose
+figures are over other
 sets (``blind_era``'s names) is computed again.  Set
 ``WORKBENCH_BUILD_INFO=sample_data/h100/build-info.json`` to give the occupancy features
 the compiler's registers instead of the estimate.
@@ -144,6 +145,10 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains42.json"),
     "linear-fp64-sectors-chains43": ("models/linear-fp64-sectors-chains43.json",
                                      "weights-linear-fp64-sectors-chains43.json"),
+    "linear-fp64-sectors-chains44": ("models/linear-fp64-sectors-chains44.json",
+                                     "weights-linear-fp64-sectors-chains44.json"),
+    "linear-fp64-sectors-chains46": ("models/linear-fp64-sectors-chains46.json",
+                                     "weights-linear-fp64-sectors-chains46.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -233,6 +238,10 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains42.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains43.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains44.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains46.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 
@@ -297,7 +306,7 @@ def unseen_errors(weights_file):
 TIE_BAND = 0.0010
 #: the blind sets reported since the 12 % goal was set, whose geometric mean breaks a tie
 BLIND_ERA = ("heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15",
-             "heldout16", "heldout17", "heldout18")
+             "heldout16", "heldout17", "heldout18", "heldout19", "heldout20")
 #: how the reasons and the printout name them
 BLIND_ERA_NAME = f"{BLIND_ERA[0]}-{BLIND_ERA[-1].removeprefix('heldout')}"
 BLIND_ERA_KEY = "blind_era_geomean_rel_error"
