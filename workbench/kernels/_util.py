@@ -101,6 +101,35 @@ def pow2(p: int, steps: Iterable[int], scale: int = 1) -> tuple[int, ...]:
     return tuple(2 ** (p + scale * t) for t in steps)
 
 
+def doubling_lengths(p: int) -> tuple[dict[str, int], ...]:
+    """Four size cases of a 1-D kernel, ``n = 2**p`` to ``2**(p + 3)``."""
+    return tuple({"n": n} for n in pow2(p, range(4)))
+
+
+def doubling_rectangles(p: int) -> tuple[dict[str, int], ...]:
+    """Four size cases of an ``m x n`` grid with ``m <= n <= 2 m``, from ``2**p``
+    squared: the entry count doubles from case to case."""
+    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
+
+
+def unseen_1d(**fields) -> dict:
+    """The :class:`KernelSpec` fields every 1-D held-out kernel shares (role, both
+    precisions, the large 1-D group sizes, :func:`doubling_lengths`); *fields* add to
+    them."""
+    return dict(role=KernelRole.UNSEEN, dtypes=FLOATS, group_dims=1,
+                default_group_size_set="1d-large", size_cases=doubling_lengths, **fields)
+
+
+def unseen_2d(**fields) -> dict:
+    """The :class:`KernelSpec` fields every 2-D held-out kernel shares (``m x n``, both
+    precisions, the large 2-D group sizes, :func:`doubling_rectangles` from ``2**11``);
+    *fields* add to them or override the default size exponent."""
+    fields = {"default_p": 11, "p_choices": (10, 11, 12), **fields}
+    return dict(role=KernelRole.UNSEEN, parameters=("m", "n"), dtypes=FLOATS, group_dims=2,
+                default_group_size_set="2d-large", size_cases=doubling_rectangles,
+                check_params={"m": 45, "n": 70}, **fields)
+
+
 def as_float64(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     """Every input as float64: the precision a kernel's numpy reference computes in."""
     return {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}

@@ -25,11 +25,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ rotary position embedding
 
 _ROPE_VARIANTS = ("table", "computed")
@@ -108,7 +103,7 @@ ROPE_ROTATE = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-med",
     build=_build_rope,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=partial(_rope_inputs, "table"),
@@ -187,7 +182,7 @@ GAME_OF_LIFE = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_life,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_life_inputs,
@@ -278,7 +273,7 @@ WAVE_LEAPFROG = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_wave,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_wave_inputs, "order2"),

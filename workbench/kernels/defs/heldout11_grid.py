@@ -24,11 +24,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 _BOX = tuple((di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1))
 
 
@@ -84,7 +79,7 @@ MORPH_ERODE_DILATE = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_morph,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_morph_inputs,
@@ -159,7 +154,7 @@ RED_BLACK_RELAX = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_sor,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_sor_inputs,
@@ -241,7 +236,7 @@ UNSHARP_MASK = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_unsharp,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_unsharp_inputs, "box3"),

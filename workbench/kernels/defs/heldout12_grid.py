@@ -26,11 +26,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 _BOX = tuple((di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1))
 
 
@@ -120,7 +115,7 @@ BILATERAL_FILTER3 = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_bilateral,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=partial(_bilateral_inputs, "range"),
@@ -199,7 +194,7 @@ UPWIND_ADVECT2D = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_advect,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_advect_inputs,
@@ -273,7 +268,7 @@ BATCHNORM_INFER = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_batchnorm,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_batchnorm_inputs,

@@ -35,10 +35,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ smoothstep blend
 
 BLEND_EDGES = (0.25, 0.75)
@@ -111,7 +107,7 @@ SMOOTHSTEP_BLEND = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_blend,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=partial(_blend_inputs, "smoothstep"),
@@ -213,7 +209,7 @@ SYM_EIGVALS3 = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_eig,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_eig_inputs,
@@ -311,7 +307,7 @@ KEYFRAME_SAMPLE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_keyframe,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_keyframe_inputs,

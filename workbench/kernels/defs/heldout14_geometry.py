@@ -23,10 +23,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ ray against an axis-aligned box
 
 BOX_LO, BOX_HI = (-1.0, -0.5, -0.75), (1.0, 0.5, 0.75)
@@ -125,7 +121,7 @@ RAY_BOX_SLAB = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_box,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_box_inputs,
@@ -228,7 +224,7 @@ SEGMENT_INTERSECT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_segment,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_segment_inputs,

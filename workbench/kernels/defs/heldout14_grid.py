@@ -28,11 +28,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ curl and divergence
 
 CURL_DX, CURL_DY = 1.0, 2.0
@@ -93,7 +88,7 @@ CURL_DIV2D = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_curl,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_curl_inputs,
@@ -167,7 +162,7 @@ PAD_REFLECT = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_pad,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_pad_inputs,
@@ -239,7 +234,7 @@ IM2COL3X3 = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_im2col,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=_pad_inputs,
@@ -314,7 +309,7 @@ PIXEL_SHUFFLE = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_shuffle,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     # the largest case at p = 11 would pass 8 GB in float64 (both arrays)
     p_choices=(8, 9, 10),

@@ -36,10 +36,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ quadratic roots
 
 _QUAD_CONSTS = (("zero", 0.0), ("one", 1.0), ("two", 2.0), ("four", 4.0), ("one_half", 0.5))
@@ -125,7 +121,7 @@ QUADRATIC_ROOTS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_quadratic,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_quadratic_inputs,
@@ -255,7 +251,7 @@ SRGB_TO_LAB = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_lab,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_lab_inputs, "lab"),
@@ -352,7 +348,7 @@ IIR_CHANNELS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_iir,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=partial(_iir_inputs, "biquad"),

@@ -23,10 +23,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 _AXES = ("x", "y", "z")
 
 
@@ -135,7 +131,7 @@ PROJECT_POINTS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_project,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_project_inputs, "pixels"),
@@ -247,7 +243,7 @@ SDF_MARCH = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_march,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_march_inputs,

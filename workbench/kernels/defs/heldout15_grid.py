@@ -27,11 +27,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 def _bordered_inputs(params, dtype, rng) -> dict:
     # distinct values in [0.5, 1.5]: a wrong neighbour or order never gives the right value
     m, n = params["m"], params["n"]
@@ -105,7 +100,7 @@ MEDIAN_FILTER = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_median,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_bordered_inputs,
@@ -178,7 +173,7 @@ GAUSS_BLUR_PASS = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_blur,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_blur_inputs, "rows"),
@@ -265,7 +260,7 @@ GRAD_ORIENTATION = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_orientation,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_orientation_inputs,
@@ -358,7 +353,7 @@ GIVENS_ROTATE_ROWS = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_givens,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=partial(_givens_inputs, "given_cos_sin"),

@@ -37,10 +37,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ Blinn-Phong shading
 
 #: the light's and the half vector's directions (unit length), the material
@@ -121,7 +117,7 @@ PHONG_SHADE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_phong,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_phong_inputs, "blinn_phong"),
@@ -224,7 +220,7 @@ TRILINEAR_SAMPLE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_trilinear,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_trilinear_inputs,
@@ -318,7 +314,7 @@ LINE_FIT_ROWS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_line_fit,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=partial(_line_fit_inputs, "unweighted"),
@@ -422,7 +418,7 @@ SIGMA_CLIP_ROWS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_clip,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=partial(_clip_inputs, "mean"),

@@ -32,11 +32,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ 4:2:0 YUV to RGB
 
 #: variant -> (luma scale, luma offset): video range maps [16, 235] / 255 to [0, 1]
@@ -129,7 +124,7 @@ YUV420_TO_RGB = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_yuv,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=partial(_yuv_inputs, "full_range"),
@@ -216,7 +211,7 @@ STRUCTURE_TENSOR_CORNERS = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_corners,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_corner_inputs,
@@ -305,7 +300,7 @@ AFFINE_WARP = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_warp,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_warp_inputs, "gray"),
@@ -377,7 +372,7 @@ AUTOCORR_LAGS = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_autocorr,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=9,
     p_choices=(8, 9, 10),
     make_inputs=_autocorr_inputs,

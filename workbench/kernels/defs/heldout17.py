@@ -35,10 +35,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ annuity loan payment
 
 _LOAN_CONSTS = (("zero", 0.0), ("one", 1.0), ("months", 12.0))
@@ -112,7 +108,7 @@ LOAN_PAYMENT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_loan,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_loan_inputs, "payment"),
@@ -202,7 +198,7 @@ GEODETIC_TO_ECEF = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_ecef,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_ecef_inputs,
@@ -274,7 +270,7 @@ ARGMAX_ROWS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_argmax,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=_argmax_inputs,
@@ -383,7 +379,7 @@ PARTICLE_BOUNCE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_bounce,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_bounce_inputs,
@@ -476,7 +472,7 @@ SH9_BASIS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_sh9,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_sh9_inputs,
@@ -557,7 +553,7 @@ DCT8_BLOCKS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_dct8,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=17,
     p_choices=(16, 17, 18),
     make_inputs=_dct8_inputs,

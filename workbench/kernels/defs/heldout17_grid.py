@@ -23,11 +23,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ Bayer mosaic to RGB, one output pixel per cell
 
 #: variant -> (red gain, blue gain)
@@ -89,7 +84,7 @@ BAYER_SUPERPIXEL = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_bayer,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_bayer_inputs, "white_balance"),
@@ -169,7 +164,7 @@ CENSUS_TRANSFORM3X3 = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_census,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_census_inputs,
@@ -242,7 +237,7 @@ VIGNETTE_CORRECT = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_vignette,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_vignette_inputs,

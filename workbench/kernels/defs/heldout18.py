@@ -32,10 +32,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ Kahan row sum
 
 #: samples per row
@@ -91,7 +87,7 @@ KAHAN_ROW_SUM = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_kahan,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=_kahan_inputs,
@@ -170,7 +166,7 @@ BATCHED_CHOLESKY4 = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_cholesky,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=19,
     p_choices=(18, 19, 20),
     make_inputs=_cholesky_inputs,
@@ -296,7 +292,7 @@ HEAT_INDEX = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_heat,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_heat_inputs,
@@ -387,7 +383,7 @@ LIF_NEURONS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_lif,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=18,
     p_choices=(17, 18, 19),
     make_inputs=_lif_inputs,

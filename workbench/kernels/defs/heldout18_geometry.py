@@ -16,10 +16,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ spring chain forces
 
 #: the springs' stiffness and rest length
@@ -110,7 +106,7 @@ SPRING_CHAIN_FORCES = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_spring,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_spring_inputs,
@@ -226,7 +222,7 @@ POINT_IN_POLYGON = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_polygon,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_polygon_inputs,

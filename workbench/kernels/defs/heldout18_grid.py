@@ -20,11 +20,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ non-maximum suppression
 
 #: tan(22.5 deg) and tan(67.5 deg): the sector boundaries of the gradient's direction
@@ -124,7 +119,7 @@ NONMAX_SUPPRESS = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_nms,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_nms_inputs,
@@ -219,7 +214,7 @@ GRAY_SCOTT_STEP = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_gray_scott,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_gray_scott_inputs,
@@ -304,7 +299,7 @@ BOX_FILTER_SAT = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_box_sat,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_box_sat_inputs,

@@ -30,17 +30,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
-def _one_d(**fields) -> dict:
-    return dict(role=KernelRole.UNSEEN, dtypes=u.FLOATS, group_dims=1,
-                default_group_size_set="1d-large",
-                size_cases=lambda p: tuple({"n": n} for n in _scaled(p)), **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 # {{{ Welford row variance
@@ -110,7 +100,7 @@ WELFORD_VAR_ROWS = KernelSpec(
     reference=_welford_reference,
     check_params={"n": 700},
     rtol=2e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -173,7 +163,7 @@ MISH_ACTIVATION = KernelSpec(
     reference=_mish_reference,
     check_params={"n": 3000},
     rtol=1e-5,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -257,7 +247,7 @@ BISECT_CUBIC_ROOTS = KernelSpec(
     reference=_bisect_reference,
     check_params={"n": 2000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -328,7 +318,7 @@ BATCHED_DET4 = KernelSpec(
     reference=_det4_reference,
     check_params={"n": 2000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -433,7 +423,7 @@ GMM_LOGLIK = KernelSpec(
     reference=_gmm_reference,
     check_params={"n": 2000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}

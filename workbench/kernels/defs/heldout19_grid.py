@@ -16,18 +16,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
-def _two_d(**fields) -> dict:
-    return dict(role=KernelRole.UNSEEN, parameters=("m", "n"), dtypes=u.FLOATS, group_dims=2,
-                default_group_size_set="2d-large", size_cases=_rectangles, default_p=11,
-                p_choices=(10, 11, 12), check_params={"m": 45, "n": 70}, **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 #: the clamped neighbour indices (replicated edges) every kernel here uses
@@ -113,7 +102,7 @@ PERONA_MALIK_STEP = KernelSpec(
     make_inputs=_pm_inputs,
     reference=_pm_reference,
     rtol=1e-5,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -198,7 +187,7 @@ LOCAL_CONTRAST_NORM3 = KernelSpec(
     make_inputs=_lcn_inputs,
     reference=_lcn_reference,
     rtol=1e-3,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -286,7 +275,7 @@ CHROMA_KEY_MATTE = KernelSpec(
     make_inputs=_chroma_inputs,
     reference=_chroma_reference,
     rtol=1e-4,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}

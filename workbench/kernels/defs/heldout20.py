@@ -28,17 +28,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
-def _one_d(**fields) -> dict:
-    return dict(role=KernelRole.UNSEEN, dtypes=u.FLOATS, group_dims=1,
-                default_group_size_set="1d-large",
-                size_cases=lambda p: tuple({"n": n} for n in _scaled(p)), **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 # {{{ sigmoid focal loss
@@ -110,7 +100,7 @@ FOCAL_LOSS = KernelSpec(
     reference=_focal_reference,
     check_params={"n": 3000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -209,7 +199,7 @@ PENDULUM_RK4 = KernelSpec(
     reference=_pendulum_reference,
     check_params={"n": 2000},
     rtol=2e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -280,7 +270,7 @@ DEW_POINT_MAGNUS = KernelSpec(
     reference=_dew_reference,
     check_params={"n": 3000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -375,7 +365,7 @@ LJ_PROBE_ENERGY = KernelSpec(
     reference=_lj_reference,
     check_params={"n": 2000},
     rtol=1e-3,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -446,7 +436,7 @@ GOERTZEL_ROWS = KernelSpec(
     reference=_goertzel_reference,
     check_params={"n": 700},
     rtol=1e-3,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}

@@ -17,18 +17,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
-def _two_d(**fields) -> dict:
-    return dict(role=KernelRole.UNSEEN, parameters=("m", "n"), dtypes=u.FLOATS, group_dims=2,
-                default_group_size_set="2d-large", size_cases=_rectangles, default_p=11,
-                p_choices=(10, 11, 12), check_params={"m": 45, "n": 70}, **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 def _padded_windows(img) -> np.ndarray:
@@ -121,7 +110,7 @@ METABALL_FIELD = KernelSpec(
     make_inputs=_metaball_inputs,
     reference=_metaball_reference,
     rtol=1e-4,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -201,7 +190,7 @@ HEIGHTMAP_NORMALS = KernelSpec(
     make_inputs=_normals_inputs,
     reference=_normals_reference,
     rtol=1e-4,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -301,7 +290,7 @@ SSIM_MAP3 = KernelSpec(
     make_inputs=_ssim_inputs,
     reference=_ssim_reference,
     rtol=1e-3,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -384,7 +373,7 @@ ISING_CHECKERBOARD = KernelSpec(
     make_inputs=_ising_inputs,
     reference=_ising_reference,
     rtol=1e-6,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}

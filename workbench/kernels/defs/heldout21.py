@@ -27,17 +27,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
-def _one_d(**fields) -> dict:
-    return dict(role=KernelRole.UNSEEN, dtypes=u.FLOATS, group_dims=1,
-                default_group_size_set="1d-large",
-                size_cases=lambda p: tuple({"n": n} for n in _scaled(p)), **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 # {{{ Planck radiance
@@ -106,7 +96,7 @@ PLANCK_RADIANCE = KernelSpec(
     reference=_planck_reference,
     check_params={"n": 3000},
     rtol=2e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -196,7 +186,7 @@ BOX_IOU_PAIRS = KernelSpec(
     reference=_iou_reference,
     check_params={"n": 3000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -269,7 +259,7 @@ GRU_CELL_UPDATE = KernelSpec(
     reference=_gru_reference,
     check_params={"n": 3000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -351,7 +341,7 @@ LEGENDRE_SERIES = KernelSpec(
     reference=_legendre_reference,
     check_params={"n": 2000},
     rtol=1e-3,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}
@@ -431,7 +421,7 @@ DIRECTION_TO_EQUIRECT = KernelSpec(
     reference=_equirect_reference,
     check_params={"n": 3000},
     rtol=1e-4,
-    **_one_d(),
+    **u.unseen_1d(),
 )
 
 # }}}

@@ -16,19 +16,7 @@ import loopy as lp
 import numpy as np
 
 from workbench.kernels import _util as u
-from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
-
-
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
-def _two_d(**fields) -> dict:
-    fields = {"default_p": 11, "p_choices": (10, 11, 12), **fields}
-    return dict(role=KernelRole.UNSEEN, parameters=("m", "n"), dtypes=u.FLOATS, group_dims=2,
-                default_group_size_set="2d-large", size_cases=_rectangles,
-                check_params={"m": 45, "n": 70}, **fields)
+from workbench.kernels.base import BuildRequest, KernelSpec
 
 
 # {{{ HDR merge of three exposures
@@ -95,7 +83,7 @@ HDR_MERGE3 = KernelSpec(
     make_inputs=_hdr_inputs,
     reference=_hdr_reference,
     rtol=1e-4,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -196,7 +184,7 @@ LBM_BGK_COLLIDE = KernelSpec(
     make_inputs=_lbm_inputs,
     reference=_lbm_reference,
     rtol=1e-4,
-    **_two_d(default_p=10, p_choices=(9, 10, 11)),
+    **u.unseen_2d(default_p=10, p_choices=(9, 10, 11)),
 )
 
 # }}}
@@ -274,7 +262,7 @@ WIENER_FILTER_SPECTRUM = KernelSpec(
     make_inputs=_wiener_inputs,
     reference=_wiener_reference,
     rtol=1e-4,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}
@@ -345,7 +333,7 @@ DEPTH_UNPROJECT = KernelSpec(
     make_inputs=_unproject_inputs,
     reference=_unproject_reference,
     rtol=1e-5,
-    **_two_d(),
+    **u.unseen_2d(),
 )
 
 # }}}

@@ -43,10 +43,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 #: variant -> (index of component c of item i, shape of an array of items with *comps*)
 _COMPONENT_LAYOUTS: Mapping[str, tuple[str, str]] = {
     "aos": ("{a}[i, {c}]", "items_first"),
@@ -121,7 +117,7 @@ PARTICLE_PUSH = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_push,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=partial(_push_inputs, "aos"),
@@ -188,7 +184,7 @@ NEWTON_CBRT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_cbrt,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_cbrt_inputs,
@@ -248,7 +244,7 @@ TRIL_MATVEC = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_tril,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=partial(_tril_inputs, "by_rows"),
@@ -337,7 +333,7 @@ FAKE_QUANTIZE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_quantize,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_quantize_inputs, "per_tensor"),
@@ -401,7 +397,7 @@ NEAREST_CENTER_DIST = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_nearest,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=partial(_nearest_inputs, "k16"),
@@ -478,7 +474,7 @@ ALPHA_COMPOSITE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_composite,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=partial(_composite_inputs, "interleaved"),

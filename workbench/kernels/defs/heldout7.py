@@ -41,10 +41,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ Black-Scholes
 
 _BS_CONSTS = (("rate", 0.02), ("vol", 0.3), ("k_half", 0.5), ("one", 1.0),
@@ -117,7 +113,7 @@ BLACK_SCHOLES = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_black_scholes,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_bs_inputs,
@@ -196,7 +192,7 @@ RGB_TO_YCBCR = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_ycbcr,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_ycbcr_inputs,
@@ -258,7 +254,7 @@ BITONIC_STEP = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_bitonic,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_bitonic_inputs,
@@ -331,7 +327,7 @@ FV_FLUX_UPDATE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_fv,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=_fv_inputs,
@@ -425,7 +421,7 @@ OPTIMIZER_STEP = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_optimiser,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_optimiser_inputs, "adam"),
@@ -492,7 +488,7 @@ RUNNING_MAX_ROWS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_running_max,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=16,
     p_choices=(15, 16, 17),
     make_inputs=partial(_running_max_inputs, "by_rows"),

@@ -41,10 +41,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ polar to cartesian
 
 #: variant -> (the stores of x and y, the output arrays' shapes)
@@ -101,7 +97,7 @@ POLAR_TO_CARTESIAN = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_polar,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=_polar_inputs,
@@ -174,7 +170,7 @@ LEAKY_RELU_RESIDUAL = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_leaky,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=partial(_leaky_inputs, "plain"),
@@ -263,7 +259,7 @@ QUATERNION_PRODUCT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_quaternion,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=partial(_quat_inputs, "aos"),
@@ -342,7 +338,7 @@ TABLE_INTERP = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_table,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=_table_inputs,
@@ -437,7 +433,7 @@ FFT_BUTTERFLY = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_fft,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=partial(_fft_inputs, "table"),
@@ -533,7 +529,7 @@ RAY_SPHERE_HIT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_ray_sphere,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_ray_inputs, "one_sphere"),

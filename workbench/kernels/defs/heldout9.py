@@ -39,10 +39,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _scaled(p: int) -> tuple[int, ...]:
-    return u.pow2(p, range(4))
-
-
 # {{{ SiLU / SwiGLU
 
 _SILU_VARIANTS = ("silu", "swiglu")
@@ -99,7 +95,7 @@ SILU_GATE = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_silu,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=partial(_silu_inputs, "silu"),
@@ -150,7 +146,7 @@ STRIDED_COPY = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_strided_copy,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_copy_inputs, "stride2"),
@@ -228,7 +224,7 @@ CROSS_PRODUCT_AOS = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_cross,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=20,
     p_choices=(19, 20, 21),
     make_inputs=_cross_inputs,
@@ -294,7 +290,7 @@ MOVING_AVERAGE8 = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_moving_average,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_avg_inputs, "box"),
@@ -376,7 +372,7 @@ GAMMA_CORRECT = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-large",
     build=_build_gamma,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=22,
     p_choices=(21, 22, 23),
     make_inputs=_gamma_inputs,
@@ -457,7 +453,7 @@ HAAR_STEP = KernelSpec(
     group_dims=1,
     default_group_size_set="1d-med",
     build=_build_haar,
-    size_cases=lambda p: tuple({"n": n} for n in _scaled(p)),
+    size_cases=u.doubling_lengths,
     default_p=21,
     p_choices=(20, 21, 22),
     make_inputs=partial(_haar_inputs, "forward"),

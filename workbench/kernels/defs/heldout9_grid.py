@@ -24,11 +24,6 @@ from workbench.kernels import _util as u
 from workbench.kernels.base import BuildRequest, KernelRole, KernelSpec
 
 
-def _rectangles(p: int) -> tuple[dict[str, int], ...]:
-    # m x n with m <= n <= 2 m: the entry count doubles from case to case
-    return tuple({"m": 2 ** (p + t // 2), "n": 2 ** (p + (t + 1) // 2)} for t in range(4))
-
-
 # {{{ causal attention mask
 
 #: Keys a query sees in the sliding-window variant (itself and those just before).
@@ -89,7 +84,7 @@ CAUSAL_MASK = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_mask,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=_mask_inputs,
@@ -167,7 +162,7 @@ RGBA_PREMULTIPLY = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-med",
     build=_build_rgba,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=10,
     p_choices=(9, 10, 11),
     make_inputs=_rgba_inputs,
@@ -232,7 +227,7 @@ DIAG_SCALE_MATRIX = KernelSpec(
     group_dims=2,
     default_group_size_set="2d-large",
     build=_build_diag_scale,
-    size_cases=_rectangles,
+    size_cases=u.doubling_rectangles,
     default_p=11,
     p_choices=(10, 11, 12),
     make_inputs=partial(_diag_inputs, "two_sided"),
