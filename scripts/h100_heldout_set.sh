@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A held-out kernel set (issue #34 item 7: heldout4 to heldout21) on the device,
+# A held-out kernel set (issue #34 item 7: heldout4 to heldout22) on the device,
 # in one command (carrying .whl):
 #     bash scripts/h100_heldout_set.sh SET OUTDIR [SECONDS]
-# (scripts/h100_heldout4.sh to h100_heldout21.sh name their set and
+# (scripts/h100_heldout4.sh to h100_heldout22.sh name their set and
 # call this)
 #  1. workbench calibrate --set $heldout, both precisions (the protocol of heldout3's
 #     campaign in scripts/h100_heldout.sh);
@@ -12,7 +12,7 @@
 # reported apart. Everything ends up in OUTDIR/$heldout.tgz (the store checkpointed,
 # logs, provenance). SECONDS (default 140) bounds the whole script, the prelude included.
 set -uo pipefail
-heldout=${1:?held-out set (heldout4 to heldout21)}; shift
+heldout=${1:?held-out set (heldout4 to heldout22)}; shift
 out=${1:?output folder}; budget=${2:-140}
 end=$(( $(date +%s) + budget ))
 bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit 1

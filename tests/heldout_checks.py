@@ -1,4 +1,4 @@
-"""Checks every held-out kernel set passes (``heldout3`` to ``heldout21``): a campaign set
+"""Checks every held-out kernel set passes (``heldout3`` to ``heldout22``): a campaign set
 of its own, never trained on, sized so that every array is int32-indexable and fits the
 device, and run once per variant on pocl with the precisions alternating."""
 

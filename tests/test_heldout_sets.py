@@ -1,4 +1,4 @@
-"""The held-out kernel sets heldout4 to heldout21 (``--set heldoutN``): never fitted, a
+"""The held-out kernel sets heldout4 to heldout22 (``--set heldoutN``): never fitted, a
 campaign set each, no name shared with any other set, every variant correct on pocl in
 both precisions and counted exactly.  Each set's pinned counts are in its own
 ``test_heldoutN_kernels.py``.  Nothing here predicts with a model: the sets stay unseen
@@ -19,7 +19,7 @@ from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPEC
     HELDOUT8_SPECS, HELDOUT9_SPECS, HELDOUT10_SPECS, HELDOUT11_SPECS, \
     HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS, \
     HELDOUT16_SPECS, HELDOUT17_SPECS, HELDOUT18_SPECS, HELDOUT19_SPECS, HELDOUT20_SPECS, \
-    HELDOUT21_SPECS
+    HELDOUT21_SPECS, HELDOUT22_SPECS
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -82,6 +82,9 @@ SETS = {
     "heldout21": (HELDOUT21_SPECS, {"planck_radiance", "box_iou_pairs", "gru_cell_update",
          "legendre_series", "direction_to_equirect", "hdr_merge3", "lbm_bgk_collide",
          "wiener_filter_spectrum", "depth_unproject"}),
+    "heldout22": (HELDOUT22_SPECS, {"arrhenius_rates", "point_segment_dist", "complex_horner",
+         "householder_reflect3", "drag_projectile_steps", "row_geomean", "saturation_adjust",
+         "levelset_curvature", "angular_spectrum_step"}),
 }
 VARIANTS = [(s.name, v) for specs, _ in SETS.values() for s in specs for v in s.variants]
 SPECS = [s for specs, _ in SETS.values() for s in specs]

@@ -59,7 +59,8 @@ def test_measurement_sets_in_both_precisions():
                 *measurement_specs("heldout18", (), ("float32",)),
                 *measurement_specs("heldout19", (), ("float32",)),
                 *measurement_specs("heldout20", (), ("float32",)),
-                *measurement_specs("heldout21", (), ("float32",)))
+                *measurement_specs("heldout21", (), ("float32",)),
+                *measurement_specs("heldout22", (), ("float32",)))
     assert {s.name for s in (*unseen, *wider, *held_out)} == \
         {s.name for s in all_kernels(KernelRole.UNSEEN)}
     assert len({s.name for s in (*unseen, *wider, *held_out)}) == \

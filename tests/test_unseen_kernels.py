@@ -31,6 +31,7 @@ from workbench.kernels.defs import (
     HELDOUT19_SPECS,
     HELDOUT20_SPECS,
     HELDOUT21_SPECS,
+    HELDOUT22_SPECS,
     HELDOUT3_SPECS,
     HELDOUT4_SPECS,
     HELDOUT5_SPECS,
@@ -70,7 +71,7 @@ def test_unseen_kernels_are_found_by_name_and_role_only():
                                               *HELDOUT15_SPECS, *HELDOUT16_SPECS,
                                               *HELDOUT17_SPECS, *HELDOUT18_SPECS,
                                               *HELDOUT19_SPECS, *HELDOUT20_SPECS,
-                                              *HELDOUT21_SPECS)
+                                              *HELDOUT21_SPECS, *HELDOUT22_SPECS)
     # the paper's catalog, and so the default campaign's roles, is unchanged
     assert {s.name for s in all_kernels()} == MEASUREMENT | TEST
     assert {s.name for s in all_kernels(KernelRole.MEASUREMENT)} == MEASUREMENT

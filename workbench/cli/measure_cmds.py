@@ -68,7 +68,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "an eighteenth, replacing the seventeenth (read since); heldout19: "
                         "a nineteenth, replacing the eighteenth (read since); heldout20: "
                         "a twentieth, replacing the nineteenth (read since); heldout21: "
-                        "a twenty-first, replacing the twentieth (read since); "
+                        "a twenty-first, replacing the twentieth (read since); heldout22: "
+                        "a twenty-second, replacing the twenty-first (read since); "
                         "timetiling: the tiling model's microbenchmarks (L, tau_sync, "
                         "T_sync, C_iter; --kernels: stencils), then its calibration file")
     p.add_argument("--calibration-out", metavar="FILE",

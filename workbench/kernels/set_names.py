@@ -7,6 +7,6 @@ UNSEEN_SET_NAMES = ("unseen", "unseen2", "heldout3", "heldout4", "heldout5", "he
                     "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12",
                     "heldout13", "heldout14", "heldout15", "heldout16",
                     "heldout17", "heldout18", "heldout19",
-                    "heldout20", "heldout21")
+                    "heldout20", "heldout21", "heldout22")
 
 __all__ = ["UNSEEN_SET_NAMES"]

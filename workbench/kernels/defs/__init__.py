@@ -78,7 +78,11 @@ dew_point_magnus, lj_probe_energy, goertzel_rows) and :mod:`.heldout20_grid`
 written blind after the twentieth had been read, held out the same way
 (``--set heldout21``): :mod:`.heldout21` (planck_radiance, box_iou_pairs, gru_cell_update,
 legendre_series, direction_to_equirect) and :mod:`.heldout21_grid` (hdr_merge3,
-lbm_bgk_collide, wiener_filter_spectrum, depth_unproject).
+lbm_bgk_collide, wiener_filter_spectrum, depth_unproject). A twenty-second, written blind
+after the twenty-first had been read, held out the same way (``--set heldout22``):
+:mod:`.heldout22` (arrhenius_rates, point_segment_dist, complex_horner,
+householder_reflect3, drag_projectile_steps, row_geomean) and :mod:`.heldout22_grid`
+(saturation_adjust, levelset_curvature, angular_spectrum_step).
 
 Definitions know nothing of the catalog that lists them
 (:mod:`workbench.kernels.catalog`), so neither imports the other in a loop.
@@ -117,6 +121,8 @@ from workbench.kernels.defs import (
     heldout20_grid,
     heldout21,
     heldout21_grid,
+    heldout22,
+    heldout22_grid,
     heldout4,
     heldout4_grid,
     heldout5,
@@ -224,6 +230,10 @@ HELDOUT20_SPECS = (*heldout20.SPECS, *heldout20_grid.SPECS)
 #: replaces the twentieth, whose per-kernel results have been read since.
 HELDOUT21_SPECS = (*heldout21.SPECS, *heldout21_grid.SPECS)
 
+#: The twenty-second held-out set (``--set heldout22``), held out like the others; it
+#: replaces the twenty-first, whose per-kernel results have been read since.
+HELDOUT22_SPECS = (*heldout22.SPECS, *heldout22_grid.SPECS)
+
 #: Every set of unseen kernels, by its campaign set name.
 UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout3": HELDOUT3_SPECS, "heldout4": HELDOUT4_SPECS,
@@ -235,7 +245,7 @@ UNSEEN_SETS = {"unseen": UNSEEN_SPECS, "unseen2": UNSEEN_WIDE_SPECS,
                "heldout15": HELDOUT15_SPECS, "heldout16": HELDOUT16_SPECS,
                "heldout17": HELDOUT17_SPECS, "heldout18": HELDOUT18_SPECS,
                "heldout19": HELDOUT19_SPECS, "heldout20": HELDOUT20_SPECS,
-               "heldout21": HELDOUT21_SPECS}
+               "heldout21": HELDOUT21_SPECS, "heldout22": HELDOUT22_SPECS}
 
 #: Every catalog kernel, in catalog order; the unseen kernels come last.
 CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stencil.SPECS,
@@ -245,12 +255,13 @@ CATALOG_SPECS = (*arith.SPECS, *empty.SPECS, *linalg.SPECS, *nbody.SPECS, *stenc
                  *HELDOUT11_SPECS, *HELDOUT12_SPECS, *HELDOUT13_SPECS,
                  *HELDOUT14_SPECS, *HELDOUT15_SPECS, *HELDOUT16_SPECS,
                  *HELDOUT17_SPECS, *HELDOUT18_SPECS, *HELDOUT19_SPECS,
-                 *HELDOUT20_SPECS, *HELDOUT21_SPECS)
+                 *HELDOUT20_SPECS, *HELDOUT21_SPECS, *HELDOUT22_SPECS)
 
 __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPECS",
            "HELDOUT13_SPECS", "HELDOUT14_SPECS", "HELDOUT15_SPECS",
            "HELDOUT16_SPECS", "HELDOUT17_SPECS", "HELDOUT18_SPECS",
            "HELDOUT19_SPECS", "HELDOUT20_SPECS", "HELDOUT21_SPECS",
+           "HELDOUT22_SPECS",
            "HELDOUT3_SPECS",
            "HELDOUT4_SPECS", "HELDOUT5_SPECS",
            "HELDOUT6_SPECS", "HELDOUT7_SPECS", "HELDOUT8_SPECS",
@@ -262,7 +273,7 @@ __all__ = ["CATALOG_SPECS", "HELDOUT10_SPECS", "HELDOUT11_SPECS", "HELDOUT12_SPE
            "heldout16_grid", "heldout17", "heldout17_grid", "heldout18",
            "heldout18_geometry", "heldout18_grid", "heldout19", "heldout19_geometry",
            "heldout19_grid", "heldout20", "heldout20_grid", "heldout21",
-           "heldout21_grid", "heldout3",
+           "heldout21_grid", "heldout22", "heldout22_grid", "heldout3",
            "heldout4", "heldout4_grid",
            "heldout5", "heldout5_grid", "heldout6", "heldout6_grid", "heldout7",
            "heldout7_grid", "heldout8", "heldout8_grid",
