@@ -93,8 +93,8 @@ def blind_set(space_name: str) -> str:
     """The blind set of a blind space: ``blind`` (``blind_*``), ``blind2``
     (``blind2_*``, the second set), ``blind3`` (``blind3_*``, the third), ``blind4``
     (``blind4_*``, the fourth), ``blind5`` (``blind5_*``, the fifth), ``blind6``
-    (``blind6_*``, the sixth) or ``blind7`` (``blind7_*``, the seventh); "" for any
-    other space."""
+    (``blind6_*``, the sixth), ``blind7`` (``blind7_*``, the seventh) or ``blind8``
+    (``blind8_*``, the eighth); "" for any other space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -294,7 +294,8 @@ def main() -> None:
                               ("blind4", "blind spaces, fourth set"),
                               ("blind5", "blind spaces, fifth set"),
                               ("blind6", "blind spaces, sixth set"),
-                              ("blind7", "blind spaces, seventh set")):
+                              ("blind7", "blind spaces, seventh set"),
+                              ("blind8", "blind spaces, eighth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

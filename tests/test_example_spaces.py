@@ -73,6 +73,12 @@ SPACES = {
     "blind7_conv1d_long": (114, {"n": 8192}),
     "blind7_rope": (66, {"s": 16, "nh": 16}),
     "blind7_det3": (72, {"n": 8192}),
+    "blind8_dot_partials": (90, {"p": 16}),
+    "blind8_box_muller": (65, {"n": 8192}),
+    "blind8_edge_diff": (78, {"m": 8192, "nv": 2048}),
+    "blind8_cholesky3": (72, {"n": 8192}),
+    "blind8_laplace4": (96, {"n": 512}),
+    "blind8_median3": (78, {"n": 512}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -92,7 +98,7 @@ def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_six_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_seven_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -103,20 +109,23 @@ def test_six_design_six_held_out_and_five_then_six_sets_of_six_blind_spaces():
     blind5 = {f for f in files if f.startswith("blind5_")}
     blind6 = {f for f in files if f.startswith("blind6_")}
     blind7 = {f for f in files if f.startswith("blind7_")}
+    blind8 = {f for f in files if f.startswith("blind8_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
+    assert len(blind8) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
-               - blind7) == 6
+               - blind7 - blind8) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
-               | blind7)
+               | blind7 | blind8)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
     fifth = readme.index("## Blind, fifth set (issue #33, 2026-11-27, midday)")
     sixth = readme.index("## Blind, sixth set (issue #33, 2026-11-27, afternoon)")
     seventh = readme.index("## Blind, seventh set (issue #33, 2026-11-27, afternoon)")
+    eighth = readme.index("## Blind, eighth set (issue #33, 2026-11-27, afternoon)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -124,19 +133,22 @@ def test_six_design_six_held_out_and_five_then_six_sets_of_six_blind_spaces():
     assert all(f"`{f}.py`" in readme[fourth:fifth] for f in blind4)
     assert all(f"`{f}.py`" in readme[fifth:sixth] for f in blind5)
     assert all(f"`{f}.py`" in readme[sixth:seventh] for f in blind6)
-    assert all(f"`{f}.py`" in readme[seventh:] for f in blind7)
+    assert all(f"`{f}.py`" in readme[seventh:eighth] for f in blind7)
+    assert all(f"`{f}.py`" in readme[eighth:] for f in blind8)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
     assert not any(f"`{f}.py`" in readme[sixth:] for f in blind5)
     assert not any(f"`{f}.py`" in readme[seventh:] for f in blind6)
-    assert "never used to fit, choose or tune anything" in readme[seventh:]
+    assert not any(f"`{f}.py`" in readme[eighth:] for f in blind7)
+    assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
+    assert "never used to fit, choose or tune anything" in readme[eighth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
                                    "blind3_trmv", "blind4_kron",
                                    "blind5_embedding_bag", "blind6_haar2d",
-                                   "blind7_rope"])
+                                   "blind7_rope", "blind8_median3"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -172,12 +184,15 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind6")) == 6
     assert stems("blind7") == {s for s in SPACES if s.startswith("blind7_")}
     assert len(stems("blind7")) == 6
+    assert stems("blind8") == {s for s in SPACES if s.startswith("blind8_")}
+    assert len(stems("blind8")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
                   "examples/spaces/blind5_trmm.py:space",
                   "examples/spaces/blind6_adam.py:space",
-                  "examples/spaces/blind7_det3.py:space"):
+                  "examples/spaces/blind7_det3.py:space",
+                  "examples/spaces/blind8_edge_diff.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -191,7 +206,7 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
         assert blind_set(name) == {"blind_": "blind", "blind2": "blind2",
                                    "blind3": "blind3", "blind4": "blind4",
                                    "blind5": "blind5", "blind6": "blind6",
-                                   "blind7": "blind7"}.get(name[:6], "")
+                                   "blind7": "blind7", "blind8": "blind8"}.get(name[:6], "")
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -207,13 +222,15 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind2_gather", 100.0), ("blind3_tridiag", 50.0),
                              ("blind4_kron", 20.0), ("blind5_syrk", 30.0),
                              ("blind6_adam", 40.0), ("blind7_det3", 60.0),
-                             ("heldout_cmac", 3.0))]
+                             ("blind8_cholesky3", 70.0), ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
-        "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "held-out"]
+        "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
+        "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
-    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "3.00"]
+    assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
+                   "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -230,6 +247,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind5_") == stem.startswith("blind5_")
     assert full.name.startswith("blind6_") == stem.startswith("blind6_")
     assert full.name.startswith("blind7_") == stem.startswith("blind7_")
+    assert full.name.startswith("blind8_") == stem.startswith("blind8_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
