@@ -14,11 +14,9 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT13_SPECS
 from workbench.kernels.defs.heldout13 import BLEND_EDGES, KEY_STEPS, KEYFRAMES, keyframe_interval
 from workbench.kernels.defs.heldout13_geometry import SLERP_MIN_ANGLE, bary_weights, slerp_dots
 from workbench.kernels.defs.heldout13_grid import CONV_TAPS, STFT_FRAME
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -72,13 +70,6 @@ def test_grid_kernels_count_their_text():
     assert got["f_mem_access_global_float32_load_stride0"] == (CONV_TAPS + 1) * m * n
     assert got["f_mem_access_global_float32_load_stride1"] == CONV_TAPS * m * n
     assert got["f_op_float32_special"] == m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT13_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

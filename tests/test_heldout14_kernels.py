@@ -14,11 +14,9 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT14_SPECS
 from workbench.kernels.defs.heldout14 import ACES, ROW_SAMPLES, SHRINK_LAMBDA
 from workbench.kernels.defs.heldout14_geometry import box_entry_exit, segment_params
 from workbench.kernels.defs.heldout14_grid import PAD, SHUFFLE_CHANNELS
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -68,13 +66,6 @@ def test_grid_kernels_count_their_text():
     assert total_of(got, "float32_load") == 9 * m * n and "f_op_float32_mul" not in got
     got = nonzero_counts("pixel_shuffle", "space_to_depth", (16, 16), {"m": m, "n": n})
     assert got["f_mem_access_global_float32_load_frac2of2"] == 4 * SHUFFLE_CHANNELS * m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT14_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

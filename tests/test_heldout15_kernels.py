@@ -14,13 +14,11 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT15_SPECS
 from workbench.kernels.defs.heldout15 import IIR_STEPS, LAB_KNEE, SRGB_KNEE, quadratic_parts, \
     srgb_to_xyz
 from workbench.kernels.defs.heldout15_geometry import HIT_EPS, MARCH_STEPS, NEAR, march, \
     scene_distance
 from workbench.kernels.defs.heldout15_grid import MEDIAN_NETWORKS, central_gradients
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -72,13 +70,6 @@ def test_grid_kernels_count_their_text():
     assert got["f_mem_access_global_float32_load_stride0"] == 2 * m * n
     got = nonzero_counts("givens_rotate_rows", "given_cos_sin", (16, 16), {"m": m, "n": n})
     assert "f_op_float32_special" not in got and total_of(got, "float32_store") == 2 * m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT15_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

@@ -14,11 +14,9 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT16_SPECS
 from workbench.kernels.defs.heldout16 import CLIP_SAMPLES, FIT_SAMPLES, HALF_DIR, LIGHT_DIR, \
     sigma_clip
 from workbench.kernels.defs.heldout16_grid import AUTOCORR_WINDOW, WARP, yuv_to_rgb
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -82,13 +80,6 @@ def test_grid_kernels_count_their_text():
     got = nonzero_counts("autocorr_lags", "normalized", (16, 16), {"m": m, "n": n})
     assert got["f_op_float32_mul"] == 2 * AUTOCORR_WINDOW * m * n
     assert got["f_op_float32_div"] == m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT16_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

@@ -14,10 +14,8 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT17_SPECS
 from workbench.kernels.defs.heldout17 import ARGMAX_SAMPLES, BOX, DCT_SIZE, SH_TERMS, bounce
 from workbench.kernels.defs.heldout17_grid import BAYER_GAINS, census
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -76,13 +74,6 @@ def test_grid_kernels_count_their_text():
     assert not any(k.startswith("f_op_float") for k in got)
     got = nonzero_counts("vignette_correct", "radial", (16, 16), {"m": m, "n": n})
     assert total_of(got, "float32_load") == m * n and "f_op_float64_mul" not in got
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT17_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

@@ -15,11 +15,9 @@ from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
-from workbench.kernels.defs import HELDOUT18_SPECS
 from workbench.kernels.defs.heldout18 import CHOL_PACKED, KAHAN_SAMPLES, LIF_STEPS, heat_arms
 from workbench.kernels.defs.heldout18_geometry import POLY_VERTS, spring_forces
 from workbench.kernels.defs.heldout18_grid import BOX_RADIUS, nms_offsets
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -72,13 +70,6 @@ def test_grid_kernels_count_their_text():
     # four table corners, one division
     got = nonzero_counts("box_filter_sat", "clipped_mean", (16, 16), {"m": m, "n": n})
     assert total_of(got, "float32_load") == 4 * m * n and got["f_op_float32_div"] == m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT18_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_inputs_take_every_clamp_sign_and_arm():

@@ -15,12 +15,10 @@ from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
 from workbench.kernels.catalog import get_kernel
-from workbench.kernels.defs import HELDOUT19_SPECS
 from workbench.kernels.defs.heldout19 import BISECT_STEPS, GMM_K, WELFORD_SAMPLES
 from workbench.kernels.defs.heldout19_geometry import ray_triangle
 from workbench.kernels.defs.heldout19_grid import KEY_FAR, KEY_NEAR, LCN_EPS, PM_K, \
     clamped_neighbours, windows3x3, key_distance
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -69,13 +67,6 @@ def test_grid_kernels_count_their_text():
     got = nonzero_counts("chroma_key_matte", "ramp_despill", (16, 16), {"m": m, "n": n})
     assert total_of(got, "float32_load") == 3 * m * n
     assert total_of(got, "float32_store") == 2 * m * n and got["f_op_float32_special"] == m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT19_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_one_dimensional_inputs_take_every_sign_and_arm():

@@ -14,10 +14,8 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT20_SPECS
 from workbench.kernels.defs.heldout20 import GOERTZEL_N, LJ_CUTOFF, LJ_PROBES, PEND_STEPS
 from workbench.kernels.defs.heldout20_grid import BALLS, ISING_BETA2, metaballs
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -65,13 +63,6 @@ def test_grid_kernels_count_their_text():
     got = nonzero_counts("ising_checkerboard", "black_sites", (16, 16), {"m": m, "n": n})
     assert total_of(got, "float32_load") == 6 * m * n
     assert got["f_op_float32_special"] == m * n and total_of(got, "float32_store") == m * n
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT20_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_one_dimensional_inputs_take_every_sign_and_arm():

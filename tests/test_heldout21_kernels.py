@@ -14,10 +14,8 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT21_SPECS
 from workbench.kernels.defs.heldout21 import LEGENDRE_TERMS, PLANCK_C2, legendre, overlaps
 from workbench.kernels.defs.heldout21_grid import HDR_TIMES, lbm_collide
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -63,13 +61,6 @@ def test_grid_kernels_count_their_text():
     got = nonzero_counts("depth_unproject", "pinhole", (16, 16), {"m": m, "n": n})
     assert total_of(got, "float32_load") == m * n and total_of(got, "float32_store") == 3 * m * n
     assert "f_op_float32_div" not in got
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT21_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_one_dimensional_inputs_take_every_sign_and_arm():

@@ -14,12 +14,10 @@ import pytest
 from heldout_checks import check_inputs, expected_outputs, total_of
 from test_catalog import nonzero_counts
 
-from workbench.kernels.defs import HELDOUT22_SPECS
 from workbench.kernels.defs.heldout22 import DRAG_STEPS, GEOMEAN_COLS, HORNER_DEGREE, \
     complex_poly, segment_param
 from workbench.kernels.defs.heldout22_grid import curvature_parts, kz_squared, \
     unclamped_saturation
-from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -70,13 +68,6 @@ def test_grid_kernels_count_their_text():
                          {"m": m, "n": n})
     assert total_of(got, "float32_load") == total_of(got, "float32_store") == 2 * m * n
     assert got["f_op_float32_special"] == 3 * m * n and "f_op_float32_div" not in got
-
-
-def test_every_size_parameter_is_a_property_parameter():
-    for spec in HELDOUT22_SPECS:
-        props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
-                                  group_size=spec.group_sizes()[0])
-        assert set(props.parameters) == set(spec.parameters), spec.name
 
 
 def test_one_dimensional_inputs_take_every_sign_and_arm():

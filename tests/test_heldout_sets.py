@@ -20,6 +20,7 @@ from workbench.kernels.defs import HELDOUT4_SPECS, HELDOUT5_SPECS, HELDOUT6_SPEC
     HELDOUT12_SPECS, HELDOUT13_SPECS, HELDOUT14_SPECS, HELDOUT15_SPECS, \
     HELDOUT16_SPECS, HELDOUT17_SPECS, HELDOUT18_SPECS, HELDOUT19_SPECS, HELDOUT20_SPECS, \
     HELDOUT21_SPECS, HELDOUT22_SPECS
+from workbench.properties import kernel_properties
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -99,6 +100,13 @@ def test_a_set_of_its_own_never_trained_on(set_name):
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_conventions_and_size_cases(spec):
     check_conventions_and_size_cases(spec, max_float64_bytes=8e9)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_every_size_parameter_is_a_property_parameter(spec):
+    props = kernel_properties(spec.name, variant=spec.variants[0], dtype="float32",
+                              group_size=spec.group_sizes()[0])
+    assert set(props.parameters) == set(spec.parameters)
 
 
 @pytest.mark.parametrize("name,variant,dtype", list(numeric_runs(VARIANTS)))

@@ -165,3 +165,31 @@ def measurement_spec(name: str, description: str, variants: tuple[str, ...], bui
         default_p=default_p, p_choices=p_choices, make_inputs=inputs,
         reference=reference, variant_make_inputs=variant_inputs,
         variant_reference=variant_reference, check_params=check)
+
+
+def redraw_until_good(values, draw, is_bad, *, tries: int, axis: int = 0):
+    """Redraw, in place, the entries of *values* that ``is_bad`` flags, until none is
+    flagged or *tries* rounds have passed; returns *values*.
+
+    Held-out input generators keep their data away from thresholds where float32 and
+    float64 would take different arms.  *values* is one array or a tuple/list of arrays
+    indexed alike; ``is_bad(*values)`` (or ``is_bad(values)`` for one array) gives a
+    boolean mask over *values*' axis *axis* onward, and ``draw(k)`` returns *k* fresh
+    entries in the layout of *values*.  Each round calls ``is_bad``, then ``draw`` once
+    with the count of flagged entries, so that the random stream is the same as the
+    hand-written loops this replaces (every check input depends on it).  After the
+    last round the values are returned as they stand, as those loops did.
+    """
+    several = isinstance(values, (tuple, list))
+    for _ in range(tries):
+        bad = is_bad(*values) if several else is_bad(values)
+        if not bad.any():
+            break
+        where = (slice(None),) * axis + (bad,)
+        fresh = draw(bad.sum())
+        if several:
+            for array, new in zip(values, fresh, strict=True):
+                array[where] = new
+        else:
+            values[where] = fresh
+    return values

@@ -187,17 +187,18 @@ def _segment_inputs(params, dtype, rng) -> dict:
     n = params["n"]
     # segments in the unit square: about a quarter cross; none near parallel, no
     # parameter within 1e-3 of 0 or 1 (float32 and float64 agree on crossing)
-    a, b = rng.uniform(0.0, 1.0, (n, 4)), rng.uniform(0.0, 1.0, (n, 4))
-    for _ in range(100):
+    def draw(k):
+        return rng.uniform(0.0, 1.0, (k, 4))
+
+    def is_bad(b):
         t, s = segment_params(a, b)
         r, q = a[:, 2:] - a[:, :2], b[:, 2:] - b[:, :2]
         sine = np.abs(r[:, 0] * q[:, 1] - r[:, 1] * q[:, 0]) / (
             np.linalg.norm(r, axis=1) * np.linalg.norm(q, axis=1))
         edges = np.minimum.reduce([np.abs(t), np.abs(t - 1), np.abs(s), np.abs(s - 1)])
-        bad = (sine < 0.05) | (edges < 1e-3)
-        if not bad.any():
-            break
-        b[bad] = rng.uniform(0.0, 1.0, (bad.sum(), 4))
+        return (sine < 0.05) | (edges < 1e-3)
+    a = draw(n)
+    b = u.redraw_until_good(draw(n), draw, is_bad, tries=100)
     return {"seg_a": np.asarray(a, dtype=dtype.numpy), "seg_b": np.asarray(b, dtype=dtype.numpy),
             **u.scalar_inputs(dtype, _SEG_CONSTS)}
 

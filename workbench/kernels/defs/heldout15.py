@@ -91,12 +91,13 @@ def _quadratic_inputs(params, dtype, rng) -> dict:
     # of zero (float32 and float64 agree on the case), |b| >= 0.3 (q never near zero)
     sign = lambda: np.where(rng.random(n) < 0.5, -1.0, 1.0)  # noqa: E731
     a, b, c = (sign() * rng.uniform(0.3, 2.0, n) for _ in range(3))
-    for _ in range(100):
-        d = b * b - 4 * a * c
-        bad = np.abs(d) < 0.05 * (b * b + np.abs(4 * a * c))
-        if not bad.any():
-            break
-        c[bad] = np.where(rng.random(bad.sum()) < 0.5, -1.0, 1.0) * rng.uniform(0.3, 2.0, bad.sum())
+
+    def draw_c(k):
+        return np.where(rng.random(k) < 0.5, -1.0, 1.0) * rng.uniform(0.3, 2.0, k)
+
+    def is_bad(c):
+        return np.abs(b * b - 4 * a * c) < 0.05 * (b * b + np.abs(4 * a * c))
+    c = u.redraw_until_good(c, draw_c, is_bad, tries=100)
     return {"qa": np.asarray(a, dtype=dtype.numpy), "qb": np.asarray(b, dtype=dtype.numpy),
             "qc": np.asarray(c, dtype=dtype.numpy), **u.scalar_inputs(dtype, _QUAD_CONSTS)}
 

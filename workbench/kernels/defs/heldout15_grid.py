@@ -310,12 +310,12 @@ def _givens_inputs(variant: str, params, dtype, rng) -> dict:
     # rows whose rotated value would come near zero redrawn (a relative tolerance holds)
     theta = rng.uniform(-np.pi, np.pi, m)
     mat = rng.uniform(0.5, 1.5, (2 * m, n)) * rng.uniform(0.5, 4.0, (2 * m, 1))
-    for _ in range(200):
+
+    def is_bad(theta):
         rot = _rotated(mat, np.cos(theta), np.sin(theta))
-        bad = (np.abs(rot) < 0.05).reshape(m, 2, n).any(axis=(1, 2))
-        if not bad.any():
-            break
-        theta[bad] = rng.uniform(-np.pi, np.pi, bad.sum())
+        return (np.abs(rot) < 0.05).reshape(m, 2, n).any(axis=(1, 2))
+    theta = u.redraw_until_good(theta, lambda k: rng.uniform(-np.pi, np.pi, k), is_bad,
+                                tries=200)
     rotation = ({"cos_k": np.cos(theta), "sin_k": np.sin(theta)} if variant == "given_cos_sin"
                 else {"theta": theta})
     return {"mat": np.asarray(mat, dtype=dtype.numpy),

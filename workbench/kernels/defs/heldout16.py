@@ -389,12 +389,8 @@ def _clip_inputs(variant: str, params, dtype, rng) -> dict:
             x[r, cols] = 10.0 + np.where(rng.random(outliers[r]) < 0.5, -1, 1) \
                 * rng.uniform(4.0, 8.0, outliers[r])
         return x
-    x = draw(n)
-    for _ in range(200):
-        bad = (sigma_clip(x)[2] < 0.02).any(axis=1)
-        if not bad.any():
-            break
-        x[bad] = draw(bad.sum())
+    x = u.redraw_until_good(draw(n), draw, lambda x: (sigma_clip(x)[2] < 0.02).any(axis=1),
+                            tries=200)
     return {"x": np.asarray(x, dtype=dtype.numpy), **u.scalar_inputs(dtype, _CLIP_CONSTS)}
 
 

@@ -92,12 +92,9 @@ def _yuv_inputs(variant: str, params, dtype, rng) -> dict:
     # unclamped channel would lie within 0.03 of 0 (a relative tolerance holds)
     y = rng.uniform(0.0, 1.0, (2 * m, 2 * n))
     uv = rng.uniform(0.0, 1.0, (2, m, n))
-    for _ in range(200):
-        raw = yuv_to_rgb(variant, y, uv[0], uv[1])
-        bad = (np.abs(raw) < 0.03).any(axis=0)
-        if not bad.any():
-            break
-        y[bad] = rng.uniform(0.0, 1.0, bad.sum())
+    y = u.redraw_until_good(
+        y, lambda k: rng.uniform(0.0, 1.0, k),
+        lambda y: (np.abs(yuv_to_rgb(variant, y, uv[0], uv[1])) < 0.03).any(axis=0), tries=200)
     return {"y_plane": np.asarray(y, dtype=dtype.numpy),
             "u_plane": np.asarray(uv[0], dtype=dtype.numpy),
             "v_plane": np.asarray(uv[1], dtype=dtype.numpy),

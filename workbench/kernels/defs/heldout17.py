@@ -154,13 +154,11 @@ def _build_ecef(req: BuildRequest) -> lp.TranslationUnit:
 def _away_from_zeros(rng, n, low, high, period, margin):
     """n uniform angles in [low, high] at least *margin* from every multiple of *period*
     (no result lies near zero, so a relative tolerance holds)."""
-    a = rng.uniform(low, high, n)
-    for _ in range(200):
-        bad = np.abs(a / period - np.round(a / period)) * period < margin
-        if not bad.any():
-            break
-        a[bad] = rng.uniform(low, high, bad.sum())
-    return a
+    def draw(k):
+        return rng.uniform(low, high, k)
+    return u.redraw_until_good(
+        draw(n), draw, lambda a: np.abs(a / period - np.round(a / period)) * period < margin,
+        tries=200)
 
 
 def _ecef_inputs(params, dtype, rng) -> dict:
@@ -344,17 +342,15 @@ def _bounce_inputs(params, dtype, rng) -> dict:
         pos[near] = np.where(vel[near] < 0, rng.uniform(0.01, 0.5, near.sum()),
                              BOX - rng.uniform(0.01, 0.5, near.sum()))
         return pos, vel
-    pos, vel = draw(n)
-    for _ in range(200):
+
+    def is_bad(pos, vel):
         out = bounce(pos[0], pos[1], vel[0], vel[1])
         ends = np.stack([out["x_out"], out["y_out"], out["vx_out"], out["vy_out"]])
-        bad = ((np.abs(np.stack([pos[0] + DT * vel[0], pos[1] + DT * (vel[1] - GRAVITY * DT)]))
-                < 1e-3) | (np.abs(np.stack([pos[0] + DT * vel[0],
-                                            pos[1] + DT * (vel[1] - GRAVITY * DT)]) - BOX)
-                           < 1e-3)).any(0) | (np.abs(ends) < 1e-3).any(0)
-        if not bad.any():
-            break
-        pos[:, bad], vel[:, bad] = draw(bad.sum())
+        return ((np.abs(np.stack([pos[0] + DT * vel[0], pos[1] + DT * (vel[1] - GRAVITY * DT)]))
+                 < 1e-3) | (np.abs(np.stack([pos[0] + DT * vel[0],
+                                             pos[1] + DT * (vel[1] - GRAVITY * DT)]) - BOX)
+                            < 1e-3)).any(0) | (np.abs(ends) < 1e-3).any(0)
+    pos, vel = u.redraw_until_good(draw(n), draw, is_bad, tries=200, axis=1)
     return {"x": np.asarray(pos[0], dtype.numpy), "y": np.asarray(pos[1], dtype.numpy),
             "vx": np.asarray(vel[0], dtype.numpy), "vy": np.asarray(vel[1], dtype.numpy),
             **u.scalar_inputs(dtype, _BOUNCE_CONSTS)}
@@ -444,12 +440,8 @@ def _sh9_inputs(params, dtype, rng) -> dict:
     # within 1e-2 of zero (a relative tolerance holds)
     def draw(k):
         return rng.normal(size=(3, k)) * rng.uniform(0.2, 5.0, k)
-    dirs = draw(n)
-    for _ in range(500):
-        bad = (np.abs(sh9(dirs)) < 1e-2).any(axis=1)
-        if not bad.any():
-            break
-        dirs[:, bad] = draw(bad.sum())
+    dirs = u.redraw_until_good(draw(n), draw, lambda d: (np.abs(sh9(d)) < 1e-2).any(axis=1),
+                               tries=500, axis=1)
     return {f"dir_{c}": np.asarray(dirs[k], dtype.numpy) for k, c in enumerate("xyz")} \
         | u.scalar_inputs(dtype, _SH_CONSTS)
 
@@ -525,13 +517,11 @@ def _dct8_inputs(params, dtype, rng) -> dict:
     def draw(k):
         ramp = rng.uniform(-0.5, 0.5, (k, 1)) * np.arange(DCT_SIZE)
         return rng.uniform(0.0, 1.0, (k, 1)) + ramp + rng.normal(0.0, 0.5, (k, DCT_SIZE))
-    x = draw(n)
-    for _ in range(500):
+
+    def is_bad(x):
         c = np.abs(dct8(x))
-        bad = (c < 0.02 * c.max(axis=1, keepdims=True)).any(axis=1)
-        if not bad.any():
-            break
-        x[bad] = draw(bad.sum())
+        return (c < 0.02 * c.max(axis=1, keepdims=True)).any(axis=1)
+    x = u.redraw_until_good(draw(n), draw, is_bad, tries=500)
     return {"x": np.asarray(x, dtype.numpy), **u.scalar_inputs(dtype, _DCT_CONSTS)}
 
 

@@ -260,15 +260,13 @@ def _heat_inputs(params, dtype, rng) -> dict:
         t[humid] = rng.uniform(80.0, 87.0, humid.sum())
         rh[humid] = rng.uniform(85.0, 100.0, humid.sum())
         return t, rh
-    t, rh = draw(n)
-    for _ in range(200):
+
+    def is_bad(t, rh):
         simple = 0.5 * (t + 61.0 + (t - 68.0) * 1.2 + rh * 0.094)
-        bad = ((np.abs(0.5 * (simple + t) - 80) < 0.01) | (np.abs(heat(t, rh)) < 1)
-               | (np.abs(np.subtract.outer(np.array([80.0, 87.0, 112.0]), t)) < 0.01).any(0)
-               | (np.abs(np.subtract.outer(np.array([13.0, 85.0]), rh)) < 0.01).any(0))
-        if not bad.any():
-            break
-        t[bad], rh[bad] = draw(bad.sum())
+        return ((np.abs(0.5 * (simple + t) - 80) < 0.01) | (np.abs(heat(t, rh)) < 1)
+                | (np.abs(np.subtract.outer(np.array([80.0, 87.0, 112.0]), t)) < 0.01).any(0)
+                | (np.abs(np.subtract.outer(np.array([13.0, 85.0]), rh)) < 0.01).any(0))
+    t, rh = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"temp_f": np.asarray(t, dtype.numpy), "humidity": np.asarray(rh, dtype.numpy),
             **u.scalar_inputs(dtype, _HEAT_CONSTS)}
 

@@ -192,13 +192,11 @@ def _polygon_inputs(params, dtype, rng) -> dict:
     # vertex's height (both precisions take the same side)
     def draw(k):
         return rng.uniform(-1.1, 1.1, k), rng.uniform(-1.1, 1.1, k)
-    x, y = draw(n)
-    for _ in range(200):
-        bad = ((_edge_distance(x, y, poly) < 1e-3)
-               | (np.abs(np.subtract.outer(poly[:, 1], y)) < 1e-4).any(0))
-        if not bad.any():
-            break
-        x[bad], y[bad] = draw(bad.sum())
+
+    def is_bad(x, y):
+        return ((_edge_distance(x, y, poly) < 1e-3)
+                | (np.abs(np.subtract.outer(poly[:, 1], y)) < 1e-4).any(0))
+    x, y = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"qx": np.asarray(x, dtype.numpy), "qy": np.asarray(y, dtype.numpy),
             "poly": np.asarray(poly, dtype.numpy), **u.scalar_inputs(dtype, _POLY_CONSTS)}
 

@@ -84,14 +84,12 @@ def _nms_inputs(params, dtype, rng) -> dict:
     # (ties are kept) in one corner
     def draw(k):
         return rng.normal(size=(2, k))
-    g = draw(np.prod(shape))
-    for _ in range(200):
+
+    def is_bad(g):
         ratio = np.abs(g[1]) / np.maximum(np.abs(g[0]), 1e-30)
-        bad = ((np.abs(ratio - NMS_TAN_LO) < 1e-3) | (np.abs(ratio - NMS_TAN_HI) < 1e-3)
-               | (np.abs(g) < 1e-3).any(0))
-        if not bad.any():
-            break
-        g[:, bad] = draw(bad.sum())
+        return ((np.abs(ratio - NMS_TAN_LO) < 1e-3) | (np.abs(ratio - NMS_TAN_HI) < 1e-3)
+                | (np.abs(g) < 1e-3).any(0))
+    g = u.redraw_until_good(draw(np.prod(shape)), draw, is_bad, tries=200, axis=1)
     gx, gy = (np.asarray(c.reshape(shape), dtype.numpy) for c in g)
     mag = np.hypot(gx.astype(np.float64), gy.astype(np.float64))
     mag[:4, :4] = 1.5
@@ -184,14 +182,16 @@ def _gray_scott_inputs(params, dtype, rng) -> dict:
     # wrap-around neighbours matter there); values redrawn until neither new field has
     # an entry within 1e-3 of zero
     uf = rng.uniform(0.4, 1.0, shape)
-    vf = rng.uniform(0.05, 0.5, shape)
-    for _ in range(200):
+
+    def draw_v(k):
+        return rng.uniform(0.05, 0.5, k)
+
+    def is_bad(vf):
         bad = np.zeros(shape, bool)
         for f in gray_scott(uf, vf):
             bad |= np.abs(f) < 1e-3
-        if not bad.any():
-            break
-        vf[bad] = rng.uniform(0.05, 0.5, bad.sum())
+        return bad
+    vf = u.redraw_until_good(draw_v(shape), draw_v, is_bad, tries=200)
     return {"u": np.asarray(uf, dtype.numpy), "v": np.asarray(vf, dtype.numpy),
             **u.scalar_inputs(dtype, _GS_CONSTS)}
 

@@ -290,12 +290,7 @@ def _det4_inputs(params, dtype, rng) -> dict:
     # determinants of both signs
     def draw(k):
         return rng.normal(size=(k, 4, 4))
-    a = draw(n)
-    for _ in range(200):
-        bad = np.abs(np.linalg.det(a)) < 0.5
-        if not bad.any():
-            break
-        a[bad] = draw(bad.sum())
+    a = u.redraw_until_good(draw(n), draw, lambda a: np.abs(np.linalg.det(a)) < 0.5, tries=200)
     return {"m": np.asarray(a.reshape(n, 16), dtype.numpy)}
 
 
@@ -390,12 +385,8 @@ def _gmm_inputs(params, dtype, rng) -> dict:
     def draw(k):
         near = centers[rng.integers(0, GMM_K, k)] + rng.normal(0.0, 1.5, (k, 2))
         return np.where(rng.random((k, 1)) < 0.8, near, rng.uniform(-40.0, 40.0, (k, 2)))
-    pts = draw(n)
-    for _ in range(200):
-        bad = np.abs(gmm(pts, centers, log_norm, 1 / var)) < 0.05
-        if not bad.any():
-            break
-        pts[bad] = draw(bad.sum())
+    pts = u.redraw_until_good(
+        draw(n), draw, lambda p: np.abs(gmm(p, centers, log_norm, 1 / var)) < 0.05, tries=200)
     return {"pts": np.asarray(pts, dtype.numpy), "centers": np.asarray(centers, dtype.numpy),
             "log_norm": np.asarray(log_norm, dtype.numpy),
             "inv_var": np.asarray(1 / var, dtype.numpy),

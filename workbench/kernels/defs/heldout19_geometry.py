@@ -102,15 +102,13 @@ def _ray_inputs(params, dtype, rng) -> dict:
         parallel = rng.random(k) < 0.03
         d[parallel] = e1[parallel] + 0.5 * e2[parallel]
         return np.concatenate([o, d], axis=1), tri
-    rays, tris = draw(n)
-    for _ in range(200):
+
+    def is_bad(rays, tris):
         _, f = ray_triangle(rays, tris)
         edge = np.minimum.reduce([np.abs(f["u"]), np.abs(f["v"]), np.abs(f["u"] + f["v"] - 1),
                                   np.abs(f["t"])])
-        bad = (np.abs(f["det"]) > RAY_EPS) & ((edge < 1e-3) | (np.abs(f["det"]) < 1e-2))
-        if not bad.any():
-            break
-        rays[bad], tris[bad] = draw(bad.sum())
+        return (np.abs(f["det"]) > RAY_EPS) & ((edge < 1e-3) | (np.abs(f["det"]) < 1e-2))
+    rays, tris = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"rays": np.asarray(rays, dtype.numpy), "tris": np.asarray(tris, dtype.numpy),
             **u.scalar_inputs(dtype, _RAY_CONSTS)}
 

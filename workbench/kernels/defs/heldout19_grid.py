@@ -240,15 +240,13 @@ def _chroma_inputs(params, dtype, rng) -> dict:
         near = np.asarray(KEY_RGB)[:, None] + direction * rng.uniform(0.0, 0.6, k)
         return np.where(rng.random(k) < 2 / 3, np.clip(near, 0.0, 1.0),
                         rng.uniform(0.0, 1.0, (3, k)))
-    rgb = draw(np.prod(shape))
-    for _ in range(200):
+
+    def is_bad(rgb):
         d = key_distance(rgb)
         ramp = (d - KEY_NEAR) / (KEY_FAR - KEY_NEAR)
-        bad = ((np.abs(d - KEY_NEAR) < 1e-3) | (np.abs(d - KEY_FAR) < 1e-3)
-               | ((ramp > 0) & (ramp < 1e-2)))
-        if not bad.any():
-            break
-        rgb[:, bad] = draw(bad.sum())
+        return ((np.abs(d - KEY_NEAR) < 1e-3) | (np.abs(d - KEY_FAR) < 1e-3)
+                | ((ramp > 0) & (ramp < 1e-2)))
+    rgb = u.redraw_until_good(draw(np.prod(shape)), draw, is_bad, tries=200, axis=1)
     planes = rgb.reshape(3, *shape)
     return {**{c: np.asarray(planes[k], dtype.numpy)
                for k, c in enumerate(("red", "green", "blue"))},

@@ -167,13 +167,11 @@ def _pendulum_inputs(params, dtype, rng) -> dict:
     # top; redrawn while either final coordinate lies within 0.05 of zero
     def draw(k):
         return rng.uniform(-3.0, 3.0, k), rng.uniform(-2.5, 2.5, k)
-    th, om = draw(n)
-    for _ in range(200):
+
+    def is_bad(th, om):
         a, w = pendulum(th, om)
-        bad = (np.abs(a) < 0.05) | (np.abs(w) < 0.05)
-        if not bad.any():
-            break
-        th[bad], om[bad] = draw(bad.sum())
+        return (np.abs(a) < 0.05) | (np.abs(w) < 0.05)
+    th, om = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"theta": np.asarray(th, dtype.numpy), "omega": np.asarray(om, dtype.numpy),
             **u.scalar_inputs(dtype, _PEND_CONSTS)}
 
@@ -241,12 +239,8 @@ def _dew_inputs(params, dtype, rng) -> dict:
     # 0.5 degrees of zero (its sign changes there)
     def draw(k):
         return rng.uniform(-30.0, 45.0, k), rng.uniform(5.0, 100.0, k)
-    tc, rh = draw(n)
-    for _ in range(200):
-        bad = np.abs(dew_point(tc, rh)) < 0.5
-        if not bad.any():
-            break
-        tc[bad], rh[bad] = draw(bad.sum())
+    tc, rh = u.redraw_until_good(draw(n), draw, lambda tc, rh: np.abs(dew_point(tc, rh)) < 0.5,
+                                 tries=200)
     return {"temp_c": np.asarray(tc, dtype.numpy), "rel_hum": np.asarray(rh, dtype.numpy),
             **u.scalar_inputs(dtype, _DEW_CONSTS)}
 
@@ -332,15 +326,13 @@ def _lj_inputs(params, dtype, rng) -> dict:
 
     def draw(k):
         return rng.uniform(0.0, 8.0, (k, 3))
-    pts = draw(n)
-    for _ in range(200):
+
+    def is_bad(pts):
         r = np.sqrt(((pts[:, None, :] - probes[None, :, :]) ** 2).sum(axis=2))
         e = lj_energy(pts, probes)
-        bad = ((r.min(axis=1) < 0.9) | (np.abs(r - LJ_CUTOFF).min(axis=1) < 1e-3)
-               | ((e != 0) & (np.abs(e) < 0.02)))
-        if not bad.any():
-            break
-        pts[bad] = draw(bad.sum())
+        return ((r.min(axis=1) < 0.9) | (np.abs(r - LJ_CUTOFF).min(axis=1) < 1e-3)
+                | ((e != 0) & (np.abs(e) < 0.02)))
+    pts = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"pts": np.asarray(pts, dtype.numpy), "probes": np.asarray(probes, dtype.numpy),
             **u.scalar_inputs(dtype, _LJ_CONSTS)}
 

@@ -345,13 +345,13 @@ def _ising_inputs(params, dtype, rng) -> dict:
     # of an acceptance threshold
     s = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
     s[: shape[0] // 2] = np.where(rng.random((shape[0] // 2, shape[1])) < 0.85, 1.0, -1.0)
-    uni = rng.uniform(0.0, 1.0, shape)
     thresholds = np.exp(-ISING_BETA2 * np.array([2.0, 4.0]))
-    for _ in range(200):
-        bad = (np.abs(uni[..., None] - thresholds) < 1e-3).any(axis=-1)
-        if not bad.any():
-            break
-        uni[bad] = rng.uniform(0.0, 1.0, bad.sum())
+
+    def draw(k):
+        return rng.uniform(0.0, 1.0, k)
+    uni = u.redraw_until_good(
+        draw(shape), draw, lambda x: (np.abs(x[..., None] - thresholds) < 1e-3).any(axis=-1),
+        tries=200)
     return {"spins": np.asarray(s, dtype.numpy), "uniform": np.asarray(uni, dtype.numpy),
             **u.scalar_inputs(dtype, _ISING_CONSTS)}
 

@@ -67,12 +67,8 @@ def _planck_inputs(params, dtype, rng) -> dict:
     # Rayleigh-Jeans regime); redrawn while the exponent exceeds 60
     def draw(k):
         return np.exp(rng.uniform(np.log(0.2), np.log(20.0), k)), rng.uniform(0.3, 6.0, k)
-    lam, t = draw(n)
-    for _ in range(200):
-        bad = PLANCK_C2 / (lam * t) > 60.0
-        if not bad.any():
-            break
-        lam[bad], t[bad] = draw(bad.sum())
+    lam, t = u.redraw_until_good(draw(n), draw, lambda lam, t: PLANCK_C2 / (lam * t) > 60.0,
+                                 tries=200)
     return {"wavelength": np.asarray(lam, dtype.numpy), "temp_kk": np.asarray(t, dtype.numpy),
             **u.scalar_inputs(dtype, _PLANCK_CONSTS)}
 
@@ -156,13 +152,12 @@ def _iou_inputs(params, dtype, rng) -> dict:
     a, b = draw(n), draw(n)
     b[: n // 2] = a[: n // 2] + rng.uniform(-1.5, 1.5, (n // 2, 4))   # mostly overlapping
     b[: n // 2, 2:] = np.maximum(b[: n // 2, 2:], b[: n // 2, :2] + 0.5)
-    for _ in range(200):
+
+    def is_bad(b):
         ox, oy = overlaps(a, b)
         iou = box_iou(a, b)
-        bad = (np.abs(ox) < 1e-2) | (np.abs(oy) < 1e-2) | ((iou > 0) & (iou < 1e-3))
-        if not bad.any():
-            break
-        b[bad] = draw(bad.sum())
+        return (np.abs(ox) < 1e-2) | (np.abs(oy) < 1e-2) | ((iou > 0) & (iou < 1e-3))
+    b = u.redraw_until_good(b, draw, is_bad, tries=200)
     return {"box_a": np.asarray(a, dtype.numpy), "box_b": np.asarray(b, dtype.numpy),
             **u.scalar_inputs(dtype, _IOU_CONSTS)}
 
@@ -228,13 +223,7 @@ def _gru_inputs(params, dtype, rng) -> dict:
     # state lies within 0.02 of zero
     def draw(k):
         return [rng.normal(0.0, 2.0, k) for _ in _GRU_INPUTS]
-    arrays = draw(n)
-    for _ in range(200):
-        bad = np.abs(gru(*arrays)) < 0.02
-        if not bad.any():
-            break
-        for a, new in zip(arrays, draw(bad.sum())):
-            a[bad] = new
+    arrays = u.redraw_until_good(draw(n), draw, lambda *a: np.abs(gru(*a)) < 0.02, tries=200)
     return {**{k: np.asarray(a, dtype.numpy) for k, a in zip(_GRU_INPUTS, arrays)},
             **u.scalar_inputs(dtype, _GRU_CONSTS)}
 
@@ -313,11 +302,8 @@ def _legendre_inputs(params, dtype, rng) -> dict:
     coeffs[0] = 1.5
     x = rng.uniform(-1.0, 1.0, n)
     x[:2] = -1.0, 1.0
-    for _ in range(200):
-        bad = np.abs(legendre(x, coeffs)) < 0.05
-        if not bad.any():
-            break
-        x[bad] = rng.uniform(-1.0, 1.0, bad.sum())
+    x = u.redraw_until_good(x, lambda k: rng.uniform(-1.0, 1.0, k),
+                            lambda x: np.abs(legendre(x, coeffs)) < 0.05, tries=200)
     return {"xs": np.asarray(x, dtype.numpy), "coeffs": np.asarray(coeffs, dtype.numpy),
             **u.scalar_inputs(dtype, _LEG_CONSTS)}
 
@@ -388,15 +374,13 @@ def _equirect_inputs(params, dtype, rng) -> dict:
     def draw(k):
         v = rng.normal(0.0, 1.0, (k, 3))
         return v * rng.uniform(0.1, 10.0, (k, 1)) / np.linalg.norm(v, axis=1, keepdims=True)
-    d = draw(n)
-    for _ in range(200):
+
+    def is_bad(d):
         tu, tv = equirect(d)
         s = d[:, 2] / np.linalg.norm(d, axis=1)
-        bad = ((np.minimum(tu, 1.0 - tu) < 0.01) | (np.abs(tu - 0.5) < 0.01)
-               | (np.abs(tv - 0.5) < 0.01) | (np.abs(s) > 0.99))
-        if not bad.any():
-            break
-        d[bad] = draw(bad.sum())
+        return ((np.minimum(tu, 1.0 - tu) < 0.01) | (np.abs(tu - 0.5) < 0.01)
+                | (np.abs(tv - 0.5) < 0.01) | (np.abs(s) > 0.99))
+    d = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {"dirs": np.asarray(d, dtype.numpy), **u.scalar_inputs(dtype, _EQUI_CONSTS)}
 
 

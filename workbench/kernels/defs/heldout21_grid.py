@@ -231,13 +231,12 @@ def _wiener_inputs(params, dtype, rng) -> dict:
         h = mag * np.exp(1j * rng.uniform(0, 2 * np.pi, k))
         y = rng.uniform(0.1, 2.0, k) * np.exp(1j * rng.uniform(0, 2 * np.pi, k))
         return h, y
-    h, y = (a.reshape(shape) for a in draw(int(np.prod(shape))))
-    for _ in range(200):
+
+    def is_bad(h, y):
         x = wiener(h, y)
-        bad = (np.minimum(np.abs(x.real), np.abs(x.imag)) < 0.02 * np.abs(x))
-        if not bad.any():
-            break
-        h[bad], y[bad] = draw(bad.sum())
+        return np.minimum(np.abs(x.real), np.abs(x.imag)) < 0.02 * np.abs(x)
+    h, y = u.redraw_until_good(tuple(a.reshape(shape) for a in draw(int(np.prod(shape)))),
+                               draw, is_bad, tries=200)
     parts = {"h_re": h.real, "h_im": h.imag, "y_re": y.real, "y_im": y.imag}
     return {**{k: np.ascontiguousarray(a, dtype.numpy) for k, a in parts.items()},
             **u.scalar_inputs(dtype, _WIENER_CONSTS)}

@@ -62,15 +62,10 @@ def _arrhenius_inputs(params, dtype, rng) -> dict:
     def draw(k):
         return (rng.uniform(300.0, 3000.0, k), rng.uniform(5.0, 30.0, k),
                 rng.uniform(-2.0, 3.0, k), rng.uniform(1e3, 4e4, k))
-    arrays = list(draw(n))
-    for _ in range(200):
-        t, ln_a, beta, ea_r = arrays
-        expo = ln_a + beta * np.log(t) - ea_r / t
-        bad = np.abs(expo) > 60.0
-        if not bad.any():
-            break
-        for a, new in zip(arrays, draw(bad.sum())):
-            a[bad] = new
+
+    def is_bad(t, ln_a, beta, ea_r):
+        return np.abs(ln_a + beta * np.log(t) - ea_r / t) > 60.0
+    arrays = u.redraw_until_good(draw(n), draw, is_bad, tries=200)
     return {k: np.asarray(a, dtype.numpy)
             for k, a in zip(("temp", "ln_a", "beta", "ea_over_r"), arrays)}
 
@@ -156,12 +151,8 @@ def _segdist_inputs(params, dtype, rng) -> dict:
         s = rng.uniform(-1.0, 2.0, (k, 1))
         p = a + s * (b - a) + rng.normal(0.0, 1.0, (k, 3))
         return p, a, b
-    p, a, b = draw(n)
-    for _ in range(200):
-        bad = segment_dist(p, a, b) < 0.05
-        if not bad.any():
-            break
-        p[bad], a[bad], b[bad] = draw(bad.sum())
+    p, a, b = u.redraw_until_good(draw(n), draw, lambda p, a, b: segment_dist(p, a, b) < 0.05,
+                                  tries=200)
     return {"pts": np.asarray(p, dtype.numpy), "seg_a": np.asarray(a, dtype.numpy),
             "seg_b": np.asarray(b, dtype.numpy), **u.scalar_inputs(dtype, _SEG_CONSTS)}
 
@@ -241,14 +232,12 @@ def _chorner_inputs(params, dtype, rng) -> dict:
     def draw(k):
         r, ph = 1.2 * np.sqrt(rng.uniform(0.0, 1.0, k)), rng.uniform(0, 2 * np.pi, k)
         return r * np.cos(ph), r * np.sin(ph)
-    zr, zi = draw(n)
-    for _ in range(400):
+
+    def is_bad(zr, zi):
         p = complex_poly(zr, zi, coeffs)
-        bad = (np.minimum(np.abs(p.real), np.abs(p.imag)) < 0.03 * np.abs(p)) \
+        return (np.minimum(np.abs(p.real), np.abs(p.imag)) < 0.03 * np.abs(p)) \
             | (np.abs(p) < 0.05)
-        if not bad.any():
-            break
-        zr[bad], zi[bad] = draw(bad.sum())
+    zr, zi = u.redraw_until_good(draw(n), draw, is_bad, tries=400)
     return {"z_re": np.asarray(zr, dtype.numpy), "z_im": np.asarray(zi, dtype.numpy),
             "coeffs": np.asarray(coeffs, dtype.numpy)}
 
@@ -322,13 +311,11 @@ def _householder_inputs(params, dtype, rng) -> dict:
         un = rng.normal(0.0, 1.0, (k, 3))
         un *= rng.uniform(0.2, 5.0, (k, 1)) / np.linalg.norm(un, axis=1, keepdims=True)
         return un, rng.normal(0.0, 2.0, (k, 3))
-    un, v = draw(n)
-    for _ in range(400):
+
+    def is_bad(un, v):
         w = householder(un, v)
-        bad = np.abs(w).min(axis=1) < 0.05 * np.linalg.norm(w, axis=1)
-        if not bad.any():
-            break
-        un[bad], v[bad] = draw(bad.sum())
+        return np.abs(w).min(axis=1) < 0.05 * np.linalg.norm(w, axis=1)
+    un, v = u.redraw_until_good(draw(n), draw, is_bad, tries=400)
     return {"normals": np.asarray(un, dtype.numpy), "vecs": np.asarray(v, dtype.numpy),
             **u.scalar_inputs(dtype, _HH_CONSTS)}
 
@@ -417,13 +404,9 @@ def _drag_inputs(params, dtype, rng) -> dict:
         return [rng.uniform(-5.0, 5.0, k), rng.uniform(-5.0, 5.0, k),
                 speed * np.cos(ang), speed * np.sin(ang),
                 np.exp(rng.uniform(np.log(1e-3), np.log(0.2), k))]
-    arrays = draw(n)
-    for _ in range(400):
-        bad = np.min([np.abs(a) for a in drag_steps(*arrays)], axis=0) < 0.1
-        if not bad.any():
-            break
-        for a, new in zip(arrays, draw(bad.sum())):
-            a[bad] = new
+    arrays = u.redraw_until_good(
+        draw(n), draw, lambda *a: np.min([np.abs(s) for s in drag_steps(*a)], axis=0) < 0.1,
+        tries=400)
     return {**{k: np.asarray(a, dtype.numpy)
                for k, a in zip((*_DRAG_STATE, "drag"), arrays)},
             **u.scalar_inputs(dtype, _DRAG_CONSTS)}

@@ -66,13 +66,12 @@ def _saturation_inputs(params, dtype, rng) -> dict:
         grey = rng.uniform(0.1, 0.9, k)
         spread = rng.uniform(0.0, 0.4, k)
         return np.clip(grey + spread * rng.uniform(-1.0, 1.0, (3, k)), 0.0, 1.0)
-    rgb = draw(int(np.prod(shape))).reshape(3, *shape)
-    for _ in range(400):
+
+    def is_bad(rgb):
         s = unclamped_saturation(rgb)
-        bad = ((np.abs(s) < 0.03) | (np.abs(s - 1.0) < 0.01)).any(axis=0)
-        if not bad.any():
-            break
-        rgb[:, bad] = draw(bad.sum())
+        return ((np.abs(s) < 0.03) | (np.abs(s - 1.0) < 0.01)).any(axis=0)
+    rgb = u.redraw_until_good(draw(int(np.prod(shape))).reshape(3, *shape), draw, is_bad,
+                              tries=400, axis=1)
     return {**{a: np.asarray(c, dtype.numpy) for a, c in zip(_RGB, rgb)},
             **u.scalar_inputs(dtype, _SAT_CONSTS)}
 
@@ -246,13 +245,12 @@ def _asp_inputs(params, dtype, rng) -> dict:
         return rng.uniform(0.1, 2.0, k) * np.exp(1j * rng.uniform(0, 2 * np.pi, k))
     f = draw(int(np.prod(shape))).reshape(shape)
     h = propagator(shape)
-    for _ in range(400):
+
+    def is_bad(f):
         out = f * h
-        bad = (np.minimum(np.abs(out.real), np.abs(out.imag)) < 0.03 * np.abs(out)) \
+        return (np.minimum(np.abs(out.real), np.abs(out.imag)) < 0.03 * np.abs(out)) \
             & (np.abs(h) > 0)
-        if not bad.any():
-            break
-        f[bad] = draw(bad.sum())
+    f = u.redraw_until_good(f, draw, is_bad, tries=400)
     return {"spec_re": np.ascontiguousarray(f.real, dtype.numpy),
             "spec_im": np.ascontiguousarray(f.imag, dtype.numpy),
             **u.scalar_inputs(dtype, _ASP_CONSTS)}
