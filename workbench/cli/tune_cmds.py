@@ -11,6 +11,7 @@ from workbench.cli.common import parse_params, print_json, print_table
 from workbench.cli.measure_cmds import add_scheduler_options
 from workbench.errors import ParameterError, TuningError
 from workbench.measure import MeasurementStore, default_store_path
+from workbench.tuning.runner import StopReason
 from workbench.tuning.strategies import STRATEGIES
 from workbench.cli.arg_types import non_negative_int, positive_int
 
@@ -196,10 +197,11 @@ def _plain_strategy_model(args):
 
 
 #: why an exploration stopped (``ExplorationResult.stopped_by``), as the summary says it
-_STOPPED_BY = {"exhausted": "no point left to measure",
-               "evaluations": "--budget-evals reached",
-               "seconds": "--budget-seconds reached", "stopped": "interrupted",
-               "reached": "the target share of the best reached"}
+_STOPPED_BY = {StopReason.EXHAUSTED: "no point left to measure",
+               StopReason.EVALUATIONS: "--budget-evals reached",
+               StopReason.SECONDS: "--budget-seconds reached",
+               StopReason.STOPPED: "interrupted",
+               StopReason.REACHED: "the target share of the best reached"}
 
 
 def cmd_tune(args) -> int:
@@ -337,7 +339,7 @@ def _print_result(args, space, result) -> int:
     failed = sum(1 for e in result.evaluations if not e.ok)
     out = {"space": space.name, "strategy": result.strategy, "seed": result.seed,
            "evaluations": len(result.evaluations), "failed": failed,
-           "stopped_by": result.stopped_by, "choosing_s": result.choosing_s,
+           "stopped_by": result.stopped_by.value, "choosing_s": result.choosing_s,
            "tuning_cost_s": result.cost_s, "measured_before_ranking": result.overlapped,
            "best": None if best is None else {"point": best.point.as_dict(),
                                               "time_s": best.time_s}}
@@ -349,7 +351,7 @@ def _print_result(args, space, result) -> int:
     if args.format == "json":
         print_json(out)
         return 0
-    stopped = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
+    stopped = _STOPPED_BY[result.stopped_by]
     print(f"\n{space.name}: {len(result.evaluations)} evaluations ({failed} failed) with "
           f"{result.strategy}, stopped: {stopped}; tuning cost "
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")

@@ -13,6 +13,7 @@ points already stored from the store instead of measuring them again.
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,22 @@ class Budget:
             raise TuningError("a time budget must be positive")
 
 
+class StopReason(enum.Enum):
+    """Why an exploration ended.  The value is what JSON output carries."""
+
+    EXHAUSTED = "exhausted"       # the strategy had no point left to offer
+    EVALUATIONS = "evaluations"   # the evaluation budget was spent
+    SECONDS = "seconds"           # the tuning-cost budget was spent
+    STOPPED = "stopped"           # ``should_stop`` said so (an interrupt, a UI stop)
+    REACHED = "reached"           # replay: the target share of the space's best found
+
+    @property
+    def finished(self) -> bool:
+        """Whether nothing is left to do, so a stored campaign is closed; any other
+        reason leaves it resumable."""
+        return self is StopReason.EXHAUSTED
+
+
 @dataclass(frozen=True)
 class ExplorationProgress:
     done: int
@@ -68,7 +85,7 @@ class ExplorationResult:
     choosing_s: float                     # up-front cost (a model's ranking)
     evaluations: list[Evaluation] = field(default_factory=list)
     overhead_s: list[float] = field(default_factory=list)   # strategy time per point
-    stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+    stopped_by: StopReason = StopReason.EXHAUSTED
     #: what choosing cost where it ran (elapsed and processor seconds, cores, host):
     #: recorded in the store by a live exploration, read back on a resume
     ranking_cost: RankingCost | None = None
@@ -169,14 +186,14 @@ class Explorer:
                                    ranking_cost=cost)
         while True:
             if should_stop is not None and should_stop():
-                result.stopped_by = "stopped"
+                result.stopped_by = StopReason.STOPPED
                 return result
             if self.budget.evaluations is not None and \
                     len(result.evaluations) >= self.budget.evaluations:
-                result.stopped_by = "evaluations"
+                result.stopped_by = StopReason.EVALUATIONS
                 break
             if self.budget.seconds is not None and result.cost_s >= self.budget.seconds:
-                result.stopped_by = "seconds"
+                result.stopped_by = StopReason.SECONDS
                 break
             began = time.perf_counter()
             point = self.strategy.ask()
@@ -224,7 +241,7 @@ class Explorer:
                 on_progress(ExplorationProgress(
                     len(result.evaluations), len(points), evaluation,
                     best.time_s if best else None, result.cost_s, resumed))
-        if self.store is not None and result.stopped_by == "exhausted":
+        if self.store is not None and result.stopped_by.finished:
             self.store.finish_campaign(campaign)
         return result
 
