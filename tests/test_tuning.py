@@ -419,6 +419,63 @@ def test_the_tune_summary_says_every_stop_reason():
     assert [r for r in StopReason if r.finished] == [StopReason.EXHAUSTED]
 
 
+def test_a_second_session_says_its_counts_came_from_the_disk_cache(
+        tmp_path, monkeypatch, capsys):
+    """A model's ranking of a kernel(point) space: the first session counts a few
+    points and says so; the next (the process's memory of counts dropped) reads every
+    point's counts from the disk cache, and the summary line says that."""
+    from types import SimpleNamespace
+
+    from workbench.cli.tune_cmds import _print_result
+    from workbench.models import load_model
+    from workbench.models.candidate_features import forget_counts
+    from workbench.tuning.catalog import resolve_space
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+    model = load_model("sample_data/h100/weights-linear.json")
+    ref = "examples/kernels/my_space.py:space"
+    sessions = []
+    for _ in range(2):
+        space = resolve_space(ref)
+        forget_counts(space)
+        strategy = make_strategy("model", model=model, label="linear")
+        sessions.append(Explorer(space, strategy, TableEvaluator(lambda p: 1e-3),
+                                 budget=Budget(evaluations=1)).run())
+    first, second = (r.counts for r in sessions)
+    n = len(resolve_space(ref).points())
+    assert first.points == second.points == n
+    assert first.cached == 0 and 0 < first.built < n
+    assert second.cached == n and second.built == 0
+    assert _print_result(SimpleNamespace(format="table"), space, sessions[1]) == 0
+    assert f"counts: {n} of {n} points from the count cache\n" in capsys.readouterr().out
+    assert _print_result(SimpleNamespace(format="json"), space, sessions[0]) == 0
+    import json
+    assert json.loads(capsys.readouterr().out)["counts"] == {
+        "points": n, "from_cache": 0, "built": first.built, "cache_on": True}
+    # a strategy that does not rank has nothing to say about counts
+    assert Explorer(space, Exhaustive(), TableEvaluator(lambda p: 1e-3),
+                    budget=Budget(evaluations=1)).run().counts is None
+
+
+def test_counts_with_the_cache_off_say_so(monkeypatch):
+    from types import SimpleNamespace
+
+    from workbench.models.structure_counts import CountMethod, StructureCount
+    from workbench.tuning.ranking import CountSources
+
+    ranking = SimpleNamespace()
+    ranking.counting = (StructureCount("s", (("u", 0),), 12, 4, CountMethod.SYMBOLIC),
+                        StructureCount("s", (("u", 1),), 8, 0, CountMethod.CACHED))
+    sources = CountSources.of(ranking)
+    assert (sources.points, sources.cached, sources.built) == (20, 8, 4)
+    assert sources.describe() == ("8 of 20 points from the count cache, "
+                                  "4 built and counted now")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    assert "the count cache is off" in CountSources.of(ranking).describe()
+    ranking.counting = ()          # a templated space: counted symbolically, no cache
+    assert CountSources.of(ranking) is None
+
+
 USER_SPACE = '''
 import loopy as lp
 import numpy as np
@@ -525,7 +582,7 @@ def test_only_a_strategy_that_ranks_reports_a_ranking(capsys, strategy, line):
                        cpu_count=2)
     result = SimpleNamespace(best=None, evaluations=[], strategy=strategy, seed=0,
                              stopped_by=StopReason.EVALUATIONS, choosing_s=0.5, cost_s=1.0,
-                             overlapped=0, ranking_cost=cost)
+                             overlapped=0, ranking_cost=cost, counts=None)
     assert _print_result(SimpleNamespace(format="table"), SimpleNamespace(name="s"),
                          result) == 0
     shown = [x for x in capsys.readouterr().out.splitlines() if x.startswith(line)]

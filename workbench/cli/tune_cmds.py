@@ -348,6 +348,9 @@ def _print_result(args, space, result) -> int:
         out["ranking_cost"] = {"wall_s": cost.wall_s, "cpu_s": cost.cpu_s,
                                "cores_used": cost.cores_used, "jobs": cost.jobs,
                                "cpu_count": cost.cpu_count, "host": cost.host}
+    counts = result.counts
+    if counts is not None:
+        out["counts"] = counts.as_dict()
     if args.format == "json":
         print_json(out)
         return 0
@@ -362,6 +365,10 @@ def _print_result(args, space, result) -> int:
         # only a model or a learned ranker ranks; TPE's or random's start is set-up
         ranks = result.strategy.startswith(("model", "knn", "xgb"))
         print(f"{'ranking' if ranks else 'strategy set-up'}: {describe(cost)}")
+    if counts is not None:
+        # a second session on the same space reads its counts back from the disk
+        # cache: the user sees why its ranking cost less than the first one's
+        print(f"counts: {counts.describe()}")
     return 0
 
 

@@ -28,6 +28,7 @@ from workbench.tuning.evaluation import (
     space_kernel_name,
     to_measurement,
 )
+from workbench.tuning.ranking import CountSources
 from workbench.tuning.space import TuningSpace
 from workbench.tuning.strategies import Strategy
 
@@ -91,6 +92,10 @@ class ExplorationResult:
     ranking_cost: RankingCost | None = None
     #: the first evaluations, measured while the ranking ran (:mod:`.early`)
     overlapped: int = 0
+    #: where a model's ranking of a ``kernel(point)`` space found its counts (the disk
+    #: cache, or counted now); None for a strategy that does not rank, or a templated
+    #: space
+    counts: CountSources | None = None
 
     def step_costs(self) -> list[float]:
         return [e.cost_s + o for e, o in zip(self.evaluations, self.overhead_s)]
@@ -187,6 +192,7 @@ class Explorer:
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = StopReason.STOPPED
+                result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
                 return result
             if self.budget.evaluations is not None and \
                     len(result.evaluations) >= self.budget.evaluations:
@@ -243,6 +249,8 @@ class Explorer:
                     best.time_s if best else None, result.cost_s, resumed))
         if self.store is not None and result.stopped_by.finished:
             self.store.finish_campaign(campaign)
+        # read at the end: a strategy that ranks beside the device has its ranking late
+        result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
 
     def _overlap(self, result: ExplorationResult) -> None:
