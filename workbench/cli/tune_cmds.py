@@ -360,6 +360,8 @@ def _print_result(args, space, result) -> int:
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    for line in _failures_say(result.evaluations):
+        print(line)
     if cost is not None and cost.wall_s > 0.01:
         from workbench.tuning.costs import describe
         # only a model or a learned ranker ranks; TPE's or random's start is set-up
@@ -370,6 +372,25 @@ def _print_result(args, space, result) -> int:
         # cache: the user sees why its ranking cost less than the first one's
         print(f"counts: {counts.describe()}")
     return 0
+
+
+def _failures_say(evaluations, shown: int = 3) -> list[str]:
+    """Why points failed, a line per kind of failure with its first point's reason (the
+    last line of its log: a traceback's error, a compiler's message), so that "(2
+    failed)" is not all a user learns; the store keeps the whole log."""
+    by_status: dict = {}
+    for e in evaluations:
+        if not e.ok:
+            by_status.setdefault(e.status, []).append(e)
+    lines = []
+    for status, failed in list(by_status.items())[:shown]:
+        first = failed[0]
+        reason = next((x.strip() for x in reversed(first.log.splitlines()) if x.strip()),
+                      "no log")
+        more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+        lines.append(f"failed ({status.value.replace('_', ' ')}): {first.point.label}"
+                     f"{more}: {reason[:300]}")
+    return lines
 
 
 def cmd_tuning_report(args) -> int:
