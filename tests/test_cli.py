@@ -36,7 +36,7 @@ def run_cli(*args):
      "not float64"),
     (["predict", f"{Path(__file__).resolve().parents[1]}/examples/kernels/"
       "my_kernels.py:saxpy", "--param", "n=-64"],
-     "kernel 'saxpy': n=-64 is negative; its parameters are sizes"),
+     "kernel 'saxpy': --param n must be a positive size, got -64"),
 ])
 def test_bad_input_gives_one_clear_line(args, message, capsys):
     code = main(args)

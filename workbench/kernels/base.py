@@ -326,9 +326,9 @@ class KernelSpec:
         values = {k: int(v) for k, v in params.items()}
         # every kernel's parameters are sizes; a catalog kernel's assumptions refuse a
         # negative one, but a user kernel rarely states any and was predicted for it
-        negative = [f"{k}={v}" for k, v in values.items() if v < 0]
-        if negative:
-            raise ParameterError(
-                f"kernel {self.name!r}: {', '.join(negative)} is negative; its parameters "
-                "are sizes (its loops would run no iteration)")
+        # (worded as `volumes` and `rank-blocks` say it of 0 too)
+        if negative := [(k, v) for k, v in values.items() if v < 0]:
+            name, value = negative[0]
+            raise ParameterError(f"kernel {self.name!r}: --param {name} must be a "
+                                 f"positive size, got {value}")
         return values
