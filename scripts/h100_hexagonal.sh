@@ -150,7 +150,7 @@ def measure(store, dev, queue, seconds, stage):
         ok = [e for e in result.evaluations if e.ok]
         best = min(ok, key=lambda e: e.time_s) if ok else None
         print(f"{stencil} {sizes} {kind}: {len(result.evaluations)} points, {len(ok)} ok, "
-              f"stopped by {result.stopped_by}, {time.time() - began:.1f} s; best "
+              f"stopped by {result.stopped_by.value}, {time.time() - began:.1f} s; best "
               f"{best.point.label if best else '-'} "
               f"{best.time_s if best else float('nan'):.6g} s", flush=True)
 

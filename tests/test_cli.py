@@ -29,6 +29,14 @@ def run_cli(*args):
     (["properties", "matmul_naive", "--param", "n=64", "--dtype", "float16"],
      "unknown dtype"),
     (["properties", "matmul_naive", "--param", "n=sixty"], "malformed parameter"),
+    # a user kernel is in the type its arrays are declared with
+    (["properties", f"{Path(__file__).resolve().parents[1]}/examples/kernels/"
+      "my_kernels.py:saxpy", "--param", "n=64", "--dtype", "float64"],
+     "kernel 'saxpy' computes in float32 only (the type its arrays are declared with), "
+     "not float64"),
+    (["predict", f"{Path(__file__).resolve().parents[1]}/examples/kernels/"
+      "my_kernels.py:saxpy", "--param", "n=-64"],
+     "kernel 'saxpy': --param n must be a positive size, got -64"),
 ])
 def test_bad_input_gives_one_clear_line(args, message, capsys):
     code = main(args)

@@ -128,6 +128,10 @@ def test_the_json_carries_the_prediction_of_workbench_predict(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["predicted_s"] == predicted
     assert out["limiter"] and out["family"] == "expression"
+    # the model as fields (the shipped default here), its human line beside them
+    assert out["model"]["default"] is True and out["model"]["family"] == "expression"
+    assert out["model"]["weights"] == f"{out['model']['device']}/{out['model']['name']}.json"
+    assert out["model_line"].startswith(f"model: expression, {out['model']['weights']} ")
     assert all({"name", "seconds"} <= set(t) for t in out["terms"])
     assert math.isclose(sum(t["seconds"] for t in out["terms"]), predicted, rel_tol=0.01)
     assert all(o["winner"] for o in out["overlaps"]) and out["floor"]["bound"] == "launch"
@@ -155,6 +159,12 @@ def test_a_user_kernel_file_is_explained(capsys):
                  "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["kernel"] == "saxpy"
+    assert main(["explain", f"{MY_KERNELS}:saxpy", "--param", "n=1048576", "--model",
+                 "roofline", "--device-model", "h100", "--format", "json"]) == 0
+    ready = json.loads(capsys.readouterr().out)
+    assert ready["model"] == {"family": "roofline", "name": "roofline", "weights": None,
+                              "default": False, "device_model": "h100"}
+    assert ready["model_line"] == "model: roofline, ready from h100"
     assert math.isclose(sum(t["seconds"] for t in out["terms"]), out["predicted_s"],
                         rel_tol=0.01)
 

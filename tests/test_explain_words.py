@@ -58,8 +58,9 @@ def test_the_readme_explanation_tells_its_sides_apart_and_says_what_to_change(ca
         "per warp" in out
     # the fused multiply-adds' negative term is said for what it is
     assert "note: f_op_float64_fma_pairs is negative on purpose" in out
-    assert "(DRAM traffic left out of the floor: all the arrays' bytes at the peak rate " \
-        "take at most 0.06447 ms, below the prediction, so it cannot bind)" in out
+    assert "(DRAM traffic left out of the floor: the arrays' bytes beyond what the L2 " \
+        "cache holds take at most 0.06447 ms at the peak rate, below the prediction, so " \
+        "it cannot bind)" in out
     (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
     assert "local memory" in step and "at most 30.6x faster" in step
 

@@ -159,12 +159,21 @@ def test_predict_without_a_model_uses_the_shipped_default_and_says_which(capsys)
     args = ["predict", "finite_diff", "--param", "n=1024", "--format", "json"]
     assert main(args) == 0
     chosen = json.loads(capsys.readouterr().out)
-    # the line names the family and the file, and the expression is there on request
-    assert chosen["model"].startswith("model: expression, ")
-    assert chosen["model"].split(", ")[1].split(" ")[0].endswith(pointer["weights"])
+    # structured: the family, the file and that it is the default; the line beside it
+    assert chosen["model"] == {"family": "expression",
+                               "name": pointer["weights"].removesuffix(".json"),
+                               "weights": f"h100/{pointer['weights']}", "default": True,
+                               "device": "h100"}
+    assert chosen["model_line"].startswith(f"model: expression, h100/{pointer['weights']} "
+                                           "(the shipped h100 default")
+    # the expression is there on request
     assert chosen["expression"].startswith("f_cl_wall_time") or "p_" in chosen["expression"]
     assert main(args + ["--weights", str(H100 / pointer["weights"])]) == 0
     named = json.loads(capsys.readouterr().out)
+    assert named["model"] == {"family": "expression",
+                              "name": pointer["weights"].removesuffix(".json"),
+                              "weights": str(H100 / pointer["weights"]), "default": False}
+    assert named["model_line"] == f"model: expression, {H100 / pointer['weights']}"
     assert chosen["predicted_s"] == named["predicted_s"] > 0
     # the table's title line is short: the expression only with --show-expression
     assert main(args[:-2]) == 0

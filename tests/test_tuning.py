@@ -16,7 +16,7 @@ from workbench.tuning.catalog import get_space
 from workbench.tuning.evaluation import Cost, Evaluation
 from workbench.tuning.metrics import curve, random_curve, random_reach
 from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations, replay
-from workbench.tuning.runner import Budget, Explorer
+from workbench.tuning.runner import Budget, Explorer, StopReason
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import Exhaustive, OptunaTPE, RandomSearch, make_strategy
 
@@ -145,7 +145,7 @@ def test_every_strategy_visits_each_point_once(name):
     result = Explorer(space, make_strategy(name, seed=3), evaluator).run()
     assert sorted(evaluator.calls) == sorted(p.label for p in space.points())
     assert result.best.time_s == min(toy_time(p) for p in space.points())
-    assert result.stopped_by == "exhausted"
+    assert result.stopped_by is StopReason.EXHAUSTED
 
 
 def test_random_order_depends_on_the_seed_only():
@@ -177,11 +177,11 @@ def test_budget_stops_the_exploration():
     space = toy_space()
     result = Explorer(space, Exhaustive(), TableEvaluator(toy_time),
                       budget=Budget(evaluations=5)).run()
-    assert len(result.evaluations) == 5 and result.stopped_by == "evaluations"
+    assert len(result.evaluations) == 5 and result.stopped_by is StopReason.EVALUATIONS
     result = Explorer(space, Exhaustive(), TableEvaluator(toy_time, cost=1.0),
                       budget=Budget(seconds=3.5)).run()
     # each point costs 1.01 s counted (verification is not a tuning cost)
-    assert len(result.evaluations) == 4 and result.stopped_by == "seconds"
+    assert len(result.evaluations) == 4 and result.stopped_by is StopReason.SECONDS
     with pytest.raises(TuningError):
         Budget(evaluations=0)
 
@@ -209,7 +209,7 @@ def test_a_killed_exploration_resumes_without_measuring_again(tmp_path):
         stop_after = iter(range(100))
         result = Explorer(space, RandomSearch(7), first, store=store, device=device,
                           seed=7).run(should_stop=lambda: next(stop_after) >= 6)
-    assert result.stopped_by == "stopped" and len(first.calls) == 6
+    assert result.stopped_by is StopReason.STOPPED and len(first.calls) == 6
     second = TableEvaluator(toy_time)
     with MeasurementStore.open(path) as store:
         resumed = []
@@ -366,6 +366,14 @@ def test_replay_needs_every_point_and_one_device(shipped_matmul):
         load_space_evaluations(SHIPPED, get_space("matmul", n=1024))
 
 
+def test_a_replay_that_reaches_its_target_says_so(shipped_matmul):
+    space, evaluator = shipped_matmul
+    result = replay(space, evaluator, Exhaustive(), until=1.0)
+    assert result.stopped_by is StopReason.REACHED
+    best = min(e.time_s for e in evaluator.measured if e.ok)
+    assert result.best.time_s == best and len(result.evaluations) < len(space.points())
+
+
 def test_model_guided_replay_on_shipped_matmul(shipped_matmul):
     from workbench.models import load_model
     from workbench.tuning.ranking import point_candidate, rank_space
@@ -402,6 +410,70 @@ def test_tune_cli_replays_and_reports(capsys):
         in capsys.readouterr().out
     assert main(["tune", "transpose", "--replay", SHIPPED, "--store", "x.sqlite"]) == 2
     assert "record" in capsys.readouterr().err
+
+
+def test_the_tune_summary_says_every_stop_reason():
+    from workbench.cli.tune_cmds import _STOPPED_BY
+
+    assert set(_STOPPED_BY) == set(StopReason)
+    assert [r for r in StopReason if r.finished] == [StopReason.EXHAUSTED]
+
+
+def test_a_second_session_says_its_counts_came_from_the_disk_cache(
+        tmp_path, monkeypatch, capsys):
+    """A model's ranking of a kernel(point) space: the first session counts a few
+    points and says so; the next (the process's memory of counts dropped) reads every
+    point's counts from the disk cache, and the summary line says that."""
+    from types import SimpleNamespace
+
+    from workbench.cli.tune_cmds import _print_result
+    from workbench.models import load_model
+    from workbench.models.candidate_features import forget_counts
+    from workbench.tuning.catalog import resolve_space
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+    model = load_model("sample_data/h100/weights-linear.json")
+    ref = "examples/kernels/my_space.py:space"
+    sessions = []
+    for _ in range(2):
+        space = resolve_space(ref)
+        forget_counts(space)
+        strategy = make_strategy("model", model=model, label="linear")
+        sessions.append(Explorer(space, strategy, TableEvaluator(lambda p: 1e-3),
+                                 budget=Budget(evaluations=1)).run())
+    first, second = (r.counts for r in sessions)
+    n = len(resolve_space(ref).points())
+    assert first.points == second.points == n
+    assert first.cached == 0 and 0 < first.built < n
+    assert second.cached == n and second.built == 0
+    assert _print_result(SimpleNamespace(format="table"), space, sessions[1]) == 0
+    assert f"counts: {n} of {n} points from the count cache\n" in capsys.readouterr().out
+    assert _print_result(SimpleNamespace(format="json"), space, sessions[0]) == 0
+    import json
+    assert json.loads(capsys.readouterr().out)["counts"] == {
+        "points": n, "from_cache": 0, "built": first.built, "cache_on": True}
+    # a strategy that does not rank has nothing to say about counts
+    assert Explorer(space, Exhaustive(), TableEvaluator(lambda p: 1e-3),
+                    budget=Budget(evaluations=1)).run().counts is None
+
+
+def test_counts_with_the_cache_off_say_so(monkeypatch):
+    from types import SimpleNamespace
+
+    from workbench.models.structure_counts import CountMethod, StructureCount
+    from workbench.tuning.ranking import CountSources
+
+    ranking = SimpleNamespace()
+    ranking.counting = (StructureCount("s", (("u", 0),), 12, 4, CountMethod.SYMBOLIC),
+                        StructureCount("s", (("u", 1),), 8, 0, CountMethod.CACHED))
+    sources = CountSources.of(ranking)
+    assert (sources.points, sources.cached, sources.built) == (20, 8, 4)
+    assert sources.describe() == ("8 of 20 points from the count cache, "
+                                  "4 built and counted now")
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    assert "the count cache is off" in CountSources.of(ranking).describe()
+    ranking.counting = ()          # a templated space: counted symbolically, no cache
+    assert CountSources.of(ranking) is None
 
 
 USER_SPACE = '''
@@ -509,8 +581,8 @@ def test_only_a_strategy_that_ranks_reports_a_ranking(capsys, strategy, line):
     cost = RankingCost(strategy=strategy, points=15, wall_s=0.5, cpu_s=0.4, jobs=2,
                        cpu_count=2)
     result = SimpleNamespace(best=None, evaluations=[], strategy=strategy, seed=0,
-                             stopped_by="evaluations", choosing_s=0.5, cost_s=1.0,
-                             overlapped=0, ranking_cost=cost)
+                             stopped_by=StopReason.EVALUATIONS, choosing_s=0.5, cost_s=1.0,
+                             overlapped=0, ranking_cost=cost, counts=None)
     assert _print_result(SimpleNamespace(format="table"), SimpleNamespace(name="s"),
                          result) == 0
     shown = [x for x in capsys.readouterr().out.splitlines() if x.startswith(line)]

@@ -17,6 +17,7 @@ from workbench.models import load_model  # noqa: E402
 from workbench.reports.tuning import exploration_figure  # noqa: E402
 from workbench.tuning.catalog import get_space  # noqa: E402
 from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations  # noqa: E402
+from workbench.tuning.runner import StopReason  # noqa: E402
 from workbench.tuning.study import compare_strategies, summary  # noqa: E402
 from workbench.ui import Dashboard, TuningPanel  # noqa: E402
 
@@ -135,7 +136,7 @@ def test_a_live_run_measures_up_to_its_budget_and_shows_the_best(pocl):
     assert panel.progress.value == panel.progress.max == 3
     assert panel.progress.bar_style == "success"
     [(label, result)] = panel.live_results
-    assert label == "exhaustive" and result.stopped_by == "evaluations"
+    assert label == "exhaustive" and result.stopped_by is StopReason.EVALUATIONS
     space = get_space("stencil2d", n=256)
     assert [e.point for e in result.evaluations] == list(space.points()[:3])
     assert all(e.ok for e in result.evaluations)
@@ -150,6 +151,7 @@ def test_a_live_run_measures_up_to_its_budget_and_shows_the_best(pocl):
     assert cost.x[-1] == pytest.approx(result.cost_s) and cost.x[0] > 0
     assert panel.table_frame.loc[0, "best (ms)"] == pytest.approx(best * 1e3)
     assert panel.table_frame.loc[0, "evaluations"] == 3
+    assert panel.table_frame.loc[0, "stopped"] == "evaluations"   # the value, not the enum
     # the replay view in between, then the live run's view again
     live_figure = panel.figure
     panel.source.value = "replay"
@@ -173,7 +175,7 @@ def test_cancel_stops_a_live_run_after_the_current_point(pocl):
     _wait(panel)
     assert panel.errors.text == ""
     [(label, result)] = panel.live_results          # random never started
-    assert result.stopped_by == "stopped" and len(result.evaluations) == 1
+    assert result.stopped_by is StopReason.STOPPED and len(result.evaluations) == 1
     assert panel.progress.value == 1 and panel.progress.max == 80
     assert panel.progress.bar_style == "warning"
     assert panel.progress_label.value.startswith("cancelled after 1 evaluations")

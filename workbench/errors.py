@@ -18,7 +18,8 @@ class WorkbenchError(Exception):
 class UnknownNameError(WorkbenchError, KeyError):
     """A kernel, variant, parameter, device or property name that does not exist."""
 
-    def __init__(self, what: str, name: str, known: Iterable[str]):
+    def __init__(self, what: str, name: str, known: Iterable[str], said: str | None = None):
+        """``said``: the whole message, where "unknown X. Did you mean Y?" would mislead."""
         self.what = what
         self.name = name
         self.known = sorted(known)
@@ -26,7 +27,7 @@ class UnknownNameError(WorkbenchError, KeyError):
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         listing = ", ".join(self.known) if len(self.known) <= 12 else \
             ", ".join(self.known[:12]) + ", ..."
-        msg = f"unknown {what} {name!r}.{hint} Known: {listing}"
+        msg = said or f"unknown {what} {name!r}.{hint} Known: {listing}"
         super().__init__(msg)
 
     def __str__(self) -> str:  # KeyError would quote the message otherwise

@@ -57,5 +57,8 @@ def uncounted_bound_says(bound: str, most_s: float) -> str:
         # the whole arrays fit in the L2 cache: no byte has to come from DRAM
         return f"({bound} sets no floor: the arrays together fit in the L2 cache)"
     # said whole: "DRAM traffic not counted" alone read as a defect of the floor
-    return (f"({bound} left out of the floor: all the arrays' bytes at the peak rate "
-            f"take at most {most_s * 1e3:.4g} ms, below the prediction, so it cannot bind)")
+    # the bound is the bytes beyond what the L2 holds (floors.py), not all of them: a
+    # reader who multiplied the roofline's bytes by the peak found a larger figure
+    return (f"({bound} left out of the floor: the arrays' bytes beyond what the L2 cache "
+            f"holds take at most {most_s * 1e3:.4g} ms at the peak rate, below the "
+            "prediction, so it cannot bind)")

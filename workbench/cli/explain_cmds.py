@@ -74,7 +74,7 @@ def cmd_explain(args) -> int:
     from workbench.measure.store import resolve_store_path
     from workbench.models.explanation import explain
 
-    model, model_line = _model(args)
+    model, chosen = _model(args)
     spec = resolve_kernel(args.kernel)
     given = parse_params(args.param)
     candidate = Candidate.of(spec, given, variant=args.variant, dtype=args.dtype,
@@ -108,10 +108,11 @@ def cmd_explain(args) -> int:
         except OSError as err:
             raise WorkbenchError(f"cannot write the chart {args.plot!r}: {err}") from None
     if args.format == "json":
-        print_json({"source": args.kernel, "model": model_line, **result.to_json(),
+        print_json({"source": args.kernel, "model": chosen.to_json(),
+                    "model_line": chosen.line, **result.to_json(),
                     **({"plot": args.plot} if args.plot else {})})
         return 0
-    print_explanation(result, model_line, counts=counts_say(model))
+    print_explanation(result, chosen.line, counts=counts_say(model))
     print_sequential_hint(candidate)
     if args.plot:
         print(f"roofline chart -> {args.plot}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -64,21 +66,57 @@ def cmd_models(args) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class ModelSource:
+    """Which model predicts: the fields ``--format json`` gives under ``"model"``, and
+    the line the table output starts with (``"model_line"`` in JSON)."""
+
+    family: str
+    #: the weights file's name without ``.json``; the family for a ready model
+    name: str
+    #: the file as given with ``--weights``; the shipped default's ``<device>/<file>``
+    #: (the package's copy, which ``--weights`` also takes); None for a ready model
+    weights: str | None
+    #: chosen because no model was named: the shipped default of ``device``
+    default: bool = False
+    device: str | None = None
+    #: a ready model's device description (``--device-model``)
+    device_model: str | None = None
+
+    @property
+    def line(self) -> str:
+        if self.default:
+            return (f"model: {self.family}, {self.weights} (the shipped {self.device} "
+                    f"default; why: sample_data/{self.device}/default-model.json); "
+                    "name another with --weights or --model")
+        source = self.weights or (f"ready from {self.device_model}" if self.device_model
+                                  else "ready, no calibration")
+        return f"model: {self.family}, {source}"
+
+    def to_json(self) -> dict:
+        out = {"family": self.family, "name": self.name, "weights": self.weights,
+               "default": self.default}
+        if self.device is not None:
+            out["device"] = self.device
+        if self.device_model is not None:
+            out["device_model"] = self.device_model
+        return out
+
+
 def _model(args):
-    """The model to predict with, and a line naming it and its file."""
+    """The model to predict with, and where it came from (:class:`ModelSource`)."""
     if not args.weights and not args.model:
         from workbench.models.defaults import default_model
         choice = default_model()
-        # device/file: the package's copy, which --weights also takes; the record (and
-        # the reason for the choice) is the repository's sample_data/<device>/
-        return choice.model, (f"model: {choice.model.family}, {choice.device}/"
-                              f"{choice.path.name} (the shipped {choice.device} default; "
-                              f"why: sample_data/{choice.device}/default-model.json); "
-                              "name another with --weights or --model")
+        # the reason for the choice is the repository's sample_data/<device>/
+        return choice.model, ModelSource(
+            choice.model.family, choice.path.stem, f"{choice.device}/{choice.path.name}",
+            default=True, device=choice.device)
     model = _named_model(args)
-    source = args.weights or (f"ready from {args.device_model}" if args.device_model
-                              else "ready, no calibration")
-    return model, f"model: {model.family}, {source}"
+    if args.weights:
+        return model, ModelSource(model.family, Path(args.weights).stem, args.weights)
+    return model, ModelSource(model.family, model.family, None,
+                              device_model=args.device_model or None)
 
 
 def _named_model(args):
@@ -93,7 +131,7 @@ def _named_model(args):
 
 
 def cmd_predict(args) -> int:
-    model, model_line = _model(args)
+    model, chosen = _model(args)
     spec = resolve_kernel(args.kernel)
     given = parse_params(args.param)
     # Candidate.of checks the variant, dtype and group size before the sizes, so a
@@ -121,7 +159,7 @@ def cmd_predict(args) -> int:
     breakdown = result.breakdowns[0] or Breakdown()
     unit = "ms" if result.unit == "s" else result.unit
     head = {"kernel": spec.name, "source": args.kernel, "family": model.family,
-            "model": model_line, "params": params,
+            "model": chosen.to_json(), "model_line": chosen.line, "params": params,
             "group_size": format_group_size(candidate.group_size), "predicted_s": total,
             "unit": result.unit}
     if measured:
@@ -138,7 +176,7 @@ def cmd_predict(args) -> int:
         print_json({**head, **({"expression": expression} if expression else {}),
                     **breakdown.to_json()})
         return 0
-    print(model_line)
+    print(chosen.line)
     if args.show_expression and getattr(model, "expression", None):
         print(f"expression: {model.expression}")
     if measured:

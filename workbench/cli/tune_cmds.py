@@ -11,6 +11,7 @@ from workbench.cli.common import parse_params, print_json, print_table
 from workbench.cli.measure_cmds import add_scheduler_options
 from workbench.errors import ParameterError, TuningError
 from workbench.measure import MeasurementStore, default_store_path
+from workbench.tuning.runner import StopReason
 from workbench.tuning.strategies import STRATEGIES
 from workbench.cli.arg_types import non_negative_int, positive_int
 
@@ -196,10 +197,11 @@ def _plain_strategy_model(args):
 
 
 #: why an exploration stopped (``ExplorationResult.stopped_by``), as the summary says it
-_STOPPED_BY = {"exhausted": "no point left to measure",
-               "evaluations": "--budget-evals reached",
-               "seconds": "--budget-seconds reached", "stopped": "interrupted",
-               "reached": "the target share of the best reached"}
+_STOPPED_BY = {StopReason.EXHAUSTED: "no point left to measure",
+               StopReason.EVALUATIONS: "--budget-evals reached",
+               StopReason.SECONDS: "--budget-seconds reached",
+               StopReason.STOPPED: "interrupted",
+               StopReason.REACHED: "the target share of the best reached"}
 
 
 def cmd_tune(args) -> int:
@@ -337,7 +339,7 @@ def _print_result(args, space, result) -> int:
     failed = sum(1 for e in result.evaluations if not e.ok)
     out = {"space": space.name, "strategy": result.strategy, "seed": result.seed,
            "evaluations": len(result.evaluations), "failed": failed,
-           "stopped_by": result.stopped_by, "choosing_s": result.choosing_s,
+           "stopped_by": result.stopped_by.value, "choosing_s": result.choosing_s,
            "tuning_cost_s": result.cost_s, "measured_before_ranking": result.overlapped,
            "best": None if best is None else {"point": best.point.as_dict(),
                                               "time_s": best.time_s}}
@@ -346,21 +348,49 @@ def _print_result(args, space, result) -> int:
         out["ranking_cost"] = {"wall_s": cost.wall_s, "cpu_s": cost.cpu_s,
                                "cores_used": cost.cores_used, "jobs": cost.jobs,
                                "cpu_count": cost.cpu_count, "host": cost.host}
+    counts = result.counts
+    if counts is not None:
+        out["counts"] = counts.as_dict()
     if args.format == "json":
         print_json(out)
         return 0
-    stopped = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
+    stopped = _STOPPED_BY[result.stopped_by]
     print(f"\n{space.name}: {len(result.evaluations)} evaluations ({failed} failed) with "
           f"{result.strategy}, stopped: {stopped}; tuning cost "
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    for line in _failures_say(result.evaluations):
+        print(line)
     if cost is not None and cost.wall_s > 0.01:
         from workbench.tuning.costs import describe
         # only a model or a learned ranker ranks; TPE's or random's start is set-up
         ranks = result.strategy.startswith(("model", "knn", "xgb"))
         print(f"{'ranking' if ranks else 'strategy set-up'}: {describe(cost)}")
+    if counts is not None:
+        # a second session on the same space reads its counts back from the disk
+        # cache: the user sees why its ranking cost less than the first one's
+        print(f"counts: {counts.describe()}")
     return 0
+
+
+def _failures_say(evaluations, shown: int = 3) -> list[str]:
+    """Why points failed, a line per kind of failure with its first point's reason (the
+    last line of its log: a traceback's error, a compiler's message), so that "(2
+    failed)" is not all a user learns; the store keeps the whole log."""
+    by_status: dict = {}
+    for e in evaluations:
+        if not e.ok:
+            by_status.setdefault(e.status, []).append(e)
+    lines = []
+    for status, failed in list(by_status.items())[:shown]:
+        first = failed[0]
+        reason = next((x.strip() for x in reversed(first.log.splitlines()) if x.strip()),
+                      "no log")
+        more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+        lines.append(f"failed ({status.value.replace('_', ' ')}): {first.point.label}"
+                     f"{more}: {reason[:300]}")
+    return lines
 
 
 def cmd_tuning_report(args) -> int:

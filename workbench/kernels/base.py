@@ -300,6 +300,16 @@ class KernelSpec:
         if variant not in self.variants:
             raise UnknownNameError(f"variant of {self.name!r}", variant, self.variants)
         dt = self.default_dtype if dtype is None else DType.parse(dtype)
+        if dt not in self.dtypes and len(self.dtypes) == 1:
+            # a user kernel's precision is its arrays' declared type: "did you mean
+            # float32?" read as if float64 were a typo
+            only = self.dtypes[0].value
+            raise UnknownNameError(
+                f"dtype of {self.name!r}", dt.value, [only], said=(
+                    f"kernel {self.name!r} computes in {only} only (the type its arrays "
+                    f"are declared with), not {dt.value}: leave out --dtype, or write a "
+                    f"{dt.value} version of the kernel with its arrays declared "
+                    f"{dt.value}"))
         if dt not in self.dtypes:
             raise UnknownNameError(f"dtype of {self.name!r}", dt.value,
                                    [d.value for d in self.dtypes])
@@ -313,4 +323,12 @@ class KernelSpec:
 
     def check_parameter_names(self, params: Mapping[str, int]) -> dict[str, int]:
         check_parameters(self.name, self.parameters, params)
-        return {k: int(v) for k, v in params.items()}
+        values = {k: int(v) for k, v in params.items()}
+        # every kernel's parameters are sizes; a catalog kernel's assumptions refuse a
+        # negative one, but a user kernel rarely states any and was predicted for it
+        # (worded as `volumes` and `rank-blocks` say it of 0 too)
+        if negative := [(k, v) for k, v in values.items() if v < 0]:
+            name, value = negative[0]
+            raise ParameterError(f"kernel {self.name!r}: --param {name} must be a "
+                                 f"positive size, got {value}")
+        return values

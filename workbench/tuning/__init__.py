@@ -37,7 +37,7 @@ from workbench.tuning.evaluation import Cost, Evaluation
 from workbench.tuning.kernel_tuner_io import export_cache, import_cache
 from workbench.tuning.ranking import rank_space
 from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations, replay
-from workbench.tuning.runner import Budget, ExplorationResult, Explorer
+from workbench.tuning.runner import Budget, ExplorationResult, Explorer, StopReason
 from workbench.tuning.sequence import evaluator_for
 from workbench.tuning.selection import FamilySelection, measured_times, rank_candidates, select
 from workbench.tuning.space import Point, TuningSpace
@@ -61,7 +61,7 @@ __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation",
            "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
            "ModelHedgeLoops", "ModelHedgeStream", "ModelHedgeTrips",
            "ModelTPE",
-           "FamilySelection", "Point", "ReplayEvaluator", "TuningSpace",
+           "FamilySelection", "Point", "ReplayEvaluator", "StopReason", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",
            "load_space_evaluations", "make_strategy", "measured_times", "rank_candidates",
            "rank_space", "replay", "resolve_space", "select", "summary"]

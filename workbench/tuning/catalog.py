@@ -268,18 +268,32 @@ def resolve_space(ref: str, **problem: int) -> TuningSpace:
     from workbench.kernels.user import load_user_object
 
     found = load_user_object(ref, "tuning space", offers=_offers_a_space)
+    if _is_loopy_kernel(found):
+        # a kernel is callable (loopy runs it on a queue): said before it is called
+        raise TuningError(
+            f"{ref} is a loopy kernel, not a TuningSpace: predict and explain take a "
+            "kernel; tune takes a space whose kernel(point) builds each variant "
+            "(examples/kernels/my_space.py, docs/tuning.md)")
     if callable(found) and not isinstance(found, TuningSpace):
         try:
             found = found(**problem)
         except TypeError as err:
-            raise TuningError(f"{ref}: cannot make the space with {problem}: {err}"
-                              ) from None
+            raise TuningError(
+                f"{ref}: cannot make the space with {problem or 'no sizes'}: {err}; a "
+                "space's factory takes the problem sizes (--param) as keyword arguments "
+                "and returns a TuningSpace, e.g. def space(n=1024): ...") from None
     elif problem:
         found = _with_problem(found, ref, problem)
     if not isinstance(found, TuningSpace):
         raise TuningError(f"{ref} is a {type(found).__name__}, not a TuningSpace")
     found.points()   # an empty space is refused here, before any measurement
     return found
+
+
+def _is_loopy_kernel(value) -> bool:
+    import loopy as lp
+
+    return isinstance(value, (lp.TranslationUnit, lp.LoopKernel))
 
 
 def _offers_a_space(value) -> bool:

@@ -231,7 +231,17 @@ class LiveEvaluator:
             if have is None or have.shape != want.shape:
                 return Status.WRONG_RESULT, f"{name}: missing or of another shape"
             excess = cla.max(abs(have - want) - rtol * abs(want)).get()
-            if float(excess) > rtol * 1e-3:
+            # written so that a NaN (garbage, or a kernel's 0/0) fails: it compares
+            # false with anything, and a plain ``>`` passed it
+            if not float(excess) <= rtol * 1e-3:
                 worst = float(cla.max(abs(have - want)).get())
-                return Status.WRONG_RESULT, f"{name}: largest difference {worst:g}"
+                log = f"{name}: largest difference {worst:g}"
+                if name not in self._host:
+                    # loopy allocated it: what the kernel leaves unwritten is garbage,
+                    # which a first user space (a stencil's boundary) often meets
+                    log += (f" ({name} is not in make_inputs, so the kernel got it "
+                            "uninitialized: if it leaves elements unwritten on purpose, "
+                            "return it from make_inputs filled as the reference expects, "
+                            "e.g. np.zeros)")
+                return Status.WRONG_RESULT, log
         return Status.OK, ""

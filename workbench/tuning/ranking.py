@@ -20,12 +20,14 @@ kept low by the families themselves, which read what a point carries:
   ranking's ``counting`` says how each structure was counted.
 
 The result is a :class:`~workbench.models.contract.Ranking` whose ``seconds`` is the
-whole cost, extraction included.
+whole cost, extraction included; :class:`CountSources` sums its ``counting`` into what a
+user sees: how many points' counts came from the disk cache.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.contract import Ranking
@@ -52,3 +54,45 @@ def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
     points = list(points if points is not None else space.points())
     ranking = rank(model, [Candidate.of_point(space, p) for p in points])
     return dataclasses.replace(ranking, counting=counting_report(space))
+
+
+@dataclass(frozen=True)
+class CountSources:
+    """Where a ranking of a ``kernel(point)`` space found its points' counts: read
+    from the on-disk count cache, or worked out now (``built``: the points built and
+    counted for it, a structure's probes or every point)."""
+
+    points: int
+    cached: int
+    built: int
+    #: False where ``WORKBENCH_COUNT_CACHE`` turns the cache off
+    cache_on: bool = True
+
+    @classmethod
+    def of(cls, ranking) -> CountSources | None:
+        """From a ranking's ``counting`` report; None for a ranking without one (a
+        templated space counts its template symbolically, with no cache)."""
+        from workbench.models.count_cache import cache_path
+        from workbench.models.structure_counts import CountMethod
+
+        counting = tuple(getattr(ranking, "counting", None) or ())
+        if not counting:
+            return None
+        return cls(points=sum(c.points for c in counting),
+                   cached=sum(c.points for c in counting if c.method is CountMethod.CACHED),
+                   built=sum(c.counted for c in counting),
+                   cache_on=cache_path() is not None)
+
+    def describe(self) -> str:
+        """One line, e.g. "84 of 84 points from the count cache"."""
+        if not self.cache_on:
+            return (f"{self.built} points built and counted for {self.points}; "
+                    "the count cache is off (WORKBENCH_COUNT_CACHE)")
+        line = f"{self.cached} of {self.points} points from the count cache"
+        if self.built:
+            line += f", {self.built} built and counted now"
+        return line
+
+    def as_dict(self) -> dict:
+        return {"points": self.points, "from_cache": self.cached, "built": self.built,
+                "cache_on": self.cache_on}

@@ -16,7 +16,7 @@ from pathlib import Path
 from workbench.errors import TuningError
 from workbench.measure.store import MeasurementStore
 from workbench.tuning.evaluation import Evaluation, evaluations_by_label, space_kernel_name
-from workbench.tuning.runner import Budget, ExplorationResult, Explorer
+from workbench.tuning.runner import Budget, ExplorationResult, Explorer, StopReason
 from workbench.tuning.space import Point, TuningSpace
 from workbench.tuning.strategies import Strategy
 
@@ -88,6 +88,6 @@ def replay(space: TuningSpace, evaluator: ReplayEvaluator, strategy: Strategy, *
             found[0] = progress.best_s
 
     result = explorer.run(track, should_stop=lambda: best / found[0] >= until - 1e-12)
-    if result.stopped_by == "stopped":
-        result.stopped_by = "reached"
+    if result.stopped_by is StopReason.STOPPED:
+        result.stopped_by = StopReason.REACHED
     return result

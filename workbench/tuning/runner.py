@@ -13,6 +13,7 @@ points already stored from the store instead of measuring them again.
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from workbench.tuning.evaluation import (
     space_kernel_name,
     to_measurement,
 )
+from workbench.tuning.ranking import CountSources
 from workbench.tuning.space import TuningSpace
 from workbench.tuning.strategies import Strategy
 
@@ -50,6 +52,22 @@ class Budget:
             raise TuningError("a time budget must be positive")
 
 
+class StopReason(enum.Enum):
+    """Why an exploration ended.  The value is what JSON output carries."""
+
+    EXHAUSTED = "exhausted"       # the strategy had no point left to offer
+    EVALUATIONS = "evaluations"   # the evaluation budget was spent
+    SECONDS = "seconds"           # the tuning-cost budget was spent
+    STOPPED = "stopped"           # ``should_stop`` said so (an interrupt, a UI stop)
+    REACHED = "reached"           # replay: the target share of the space's best found
+
+    @property
+    def finished(self) -> bool:
+        """Whether nothing is left to do, so a stored campaign is closed; any other
+        reason leaves it resumable."""
+        return self is StopReason.EXHAUSTED
+
+
 @dataclass(frozen=True)
 class ExplorationProgress:
     done: int
@@ -68,12 +86,16 @@ class ExplorationResult:
     choosing_s: float                     # up-front cost (a model's ranking)
     evaluations: list[Evaluation] = field(default_factory=list)
     overhead_s: list[float] = field(default_factory=list)   # strategy time per point
-    stopped_by: str = "exhausted"         # exhausted | evaluations | seconds | stopped
+    stopped_by: StopReason = StopReason.EXHAUSTED
     #: what choosing cost where it ran (elapsed and processor seconds, cores, host):
     #: recorded in the store by a live exploration, read back on a resume
     ranking_cost: RankingCost | None = None
     #: the first evaluations, measured while the ranking ran (:mod:`.early`)
     overlapped: int = 0
+    #: where a model's ranking of a ``kernel(point)`` space found its counts (the disk
+    #: cache, or counted now); None for a strategy that does not rank, or a templated
+    #: space
+    counts: CountSources | None = None
 
     def step_costs(self) -> list[float]:
         return [e.cost_s + o for e, o in zip(self.evaluations, self.overhead_s)]
@@ -169,14 +191,15 @@ class Explorer:
                                    ranking_cost=cost)
         while True:
             if should_stop is not None and should_stop():
-                result.stopped_by = "stopped"
+                result.stopped_by = StopReason.STOPPED
+                result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
                 return result
             if self.budget.evaluations is not None and \
                     len(result.evaluations) >= self.budget.evaluations:
-                result.stopped_by = "evaluations"
+                result.stopped_by = StopReason.EVALUATIONS
                 break
             if self.budget.seconds is not None and result.cost_s >= self.budget.seconds:
-                result.stopped_by = "seconds"
+                result.stopped_by = StopReason.SECONDS
                 break
             began = time.perf_counter()
             point = self.strategy.ask()
@@ -224,8 +247,10 @@ class Explorer:
                 on_progress(ExplorationProgress(
                     len(result.evaluations), len(points), evaluation,
                     best.time_s if best else None, result.cost_s, resumed))
-        if self.store is not None and result.stopped_by == "exhausted":
+        if self.store is not None and result.stopped_by.finished:
             self.store.finish_campaign(campaign)
+        # read at the end: a strategy that ranks beside the device has its ranking late
+        result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
 
     def _overlap(self, result: ExplorationResult) -> None:

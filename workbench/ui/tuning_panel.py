@@ -529,7 +529,7 @@ class TuningPanel(widgets.VBox):
                          "best (ms)": np.nan if best is None else best.time_s * 1e3,
                          "best point": "" if best is None else best.point.label,
                          "tuning cost (s)": r.cost_s, "choosing (s)": r.choosing_s,
-                         "stopped": r.stopped_by})
+                         "stopped": r.stopped_by.value})
         frame = pd.DataFrame(rows)
         table = render_table(
             frame, code=["best point"],
