@@ -171,11 +171,32 @@ def _note(space_name: str, source: FamilySource) -> None:
         _SOURCES.setdefault(space_name, {})[source.family] = source
 
 
+@dataclass(frozen=True)
+class DeviceFamily:
+    """A registered family: its features, its function, and that function read through
+    the disk cache (what a candidate's features are read from)."""
+
+    name: str
+    features: tuple[str, ...]
+    values: DeviceValues
+    cached: DeviceValues
+
+
+_FAMILIES: dict[str, DeviceFamily] = {}
+
+
+def device_families() -> tuple[DeviceFamily, ...]:
+    """Every family registered so far (each module registers its own on import)."""
+    return tuple(_FAMILIES.values())
+
+
 def provide_device_features(names: Iterable[str], values: DeviceValues) -> None:
     """Register ``names`` for rows and candidates, each read from ``values``."""
     names = tuple(names)
     family = f"{values.__module__}.{values.__qualname__}"
-    once = _last_call(_disk_cached(family, names, values))
+    cached = _disk_cached(family, names, values)
+    _FAMILIES[family] = DeviceFamily(family, names, values, cached)
+    once = _last_call(cached)
     for name in names:
         provide_row_feature(name, _row_values(name, values))
         provide_candidate_feature(name, _candidate_values(name, once))
