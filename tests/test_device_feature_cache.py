@@ -133,7 +133,7 @@ def test_a_warm_session_builds_no_kernel_and_ranks_the_same(own_cache, tmp_path)
     path = tmp_path / "counted_space.py"
     path.write_text(SPACE)
     model = default_model().model
-    sessions = []
+    sessions, lines = [], []
     for _ in range(2):
         # a fresh namespace: a new space, factory and call list, as a new process has
         namespace = runpy.run_path(str(path))
@@ -142,6 +142,7 @@ def test_a_warm_session_builds_no_kernel_and_ranks_the_same(own_cache, tmp_path)
 
         flush_saves()
         sessions.append((namespace["CALLS"], ranking))
+        lines.append(CountSources.of(ranking).describe())
     (cold_calls, cold), (warm_calls, warm) = sessions
     assert cold_calls, "the first session builds its points"
     assert warm_calls == []
@@ -149,3 +150,10 @@ def test_a_warm_session_builds_no_kernel_and_ranks_the_same(own_cache, tmp_path)
     np.testing.assert_array_equal(warm.order, cold.order)
     sources = CountSources.of(warm)
     assert sources.cached == sources.points == 12 and sources.built == 0
+    n = sources.feature_families
+    assert n >= 10 and sources.feature_families_cached == n
+    # what `workbench tune` prints as its "counts:" line
+    assert lines[0].startswith("0 of 12 points from the count cache, ")
+    assert lines[0].endswith(f"; device features ({n} families) worked out now")
+    assert lines[1] == ("12 of 12 points from the count cache; "
+                        f"their device features too ({n} families)")

@@ -115,6 +115,12 @@ def device_feature_sources(space_name: str) -> tuple[FamilySource, ...]:
         return tuple(_SOURCES.get(space_name, {}).values())
 
 
+def forget_feature_sources(space_name: str) -> None:
+    """Drop the record of a space's device-feature sources (a new ranking starts)."""
+    with _SOURCES_LOCK:
+        _SOURCES.pop(space_name, None)
+
+
 def _code_key(device: str) -> str | None:
     parts = [count_cache.device_code_digest()]
     for context in _CONTEXTS:
