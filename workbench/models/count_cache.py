@@ -10,6 +10,15 @@ variable) is not covered: ``WORKBENCH_COUNT_CACHE=off`` turns the cache off,
 ``WORKBENCH_COUNT_CACHE=/some/file.sqlite`` puts it elsewhere; its default is
 ``$XDG_CACHE_HOME/workbench/counts-v<schema>.sqlite``.
 
+The same file keeps, per factory-space point, the values of the expression model's
+*device features* (:mod:`workbench.models.device_features`: occupancy, FMA pairs,
+local memory, ...), which a model would otherwise work out by building and analysing
+every point's kernel again in each session.  They are keyed by the point's
+fingerprint as the counts are, and also by the family (the function that computes
+them), the device and :func:`device_code_digest` (the workbench's analysis code and the
+device descriptions), with what else a family reads (a measured bandwidth) folded in by
+the family (:func:`workbench.models.device_features.cache_context`).
+
 One SQLite file with a schema version; writers hold a short immediate transaction, so
 several processes may fill it at once (a write that meets a locked database waits,
 and one that still fails is skipped: the cache is an optimisation).
@@ -106,6 +115,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     con.execute("CREATE TABLE IF NOT EXISTS counts (fingerprint TEXT, point TEXT, "
                 "grain TEXT, name TEXT, value REAL, "
                 "PRIMARY KEY (fingerprint, point, grain, name))")
+    con.execute("CREATE TABLE IF NOT EXISTS device_values (fingerprint TEXT, "
+                "family TEXT, device TEXT, code TEXT, point TEXT, name TEXT, value REAL, "
+                "PRIMARY KEY (fingerprint, family, device, code, point, name))")
     con.execute("CREATE TABLE IF NOT EXISTS errors (fingerprint TEXT, point TEXT, "
                 "error TEXT, PRIMARY KEY (fingerprint, point))")
     return con
@@ -151,6 +163,68 @@ def save(fingerprint: str, counts: Mapping[str, Mapping[str, Mapping[str, float]
             con.executemany("INSERT OR REPLACE INTO counts VALUES (?, ?, ?, ?, ?)", rows)
             con.executemany("INSERT OR REPLACE INTO errors VALUES (?, ?, ?)",
                             [(fingerprint, p, e) for p, e in errors.items()])
+            con.execute("COMMIT")
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return
+
+
+@functools.lru_cache(maxsize=1)
+def device_code_digest() -> str:
+    """A hash of what device-feature values are computed with, beyond the point and the
+    device's name: every module of the workbench's models, properties, kernels and
+    hardware (a family reads counts, builds, occupancy, rooflines, floors) and the
+    shipped device descriptions.  Coarse on purpose: an edit anywhere there computes
+    the values again rather than read back ones the old code made."""
+    digest = hashlib.sha256(_library_versions().encode())
+    root = Path(__file__).resolve().parents[1]
+    files = [*(root / "models").rglob("*.py"), *(root / "properties").rglob("*.py"),
+             *(root / "kernels").rglob("*.py"), *(root / "hardware").rglob("*.py"),
+             *(root / "hardware" / "data").glob("*.json")]
+    for path in sorted(files):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_device_values(fingerprint: str, family: str, device: str, code: str
+                       ) -> dict[str, dict[str, float]]:
+    """Stored device-feature values of one space's points: point -> name -> value."""
+    path = cache_path()
+    if path is None or not path.exists():
+        return {}
+    try:
+        con = _connect(path)
+        try:
+            rows = con.execute("SELECT point, name, value FROM device_values WHERE "
+                               "fingerprint = ? AND family = ? AND device = ? AND code = ?",
+                               (fingerprint, family, device, code)).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for point, name, value in rows:
+        out.setdefault(point, {})[name] = math.nan if value is None else float(value)
+    return out
+
+
+def save_device_values(fingerprint: str, family: str, device: str, code: str,
+                       values: Mapping[str, Mapping[str, float]]) -> None:
+    """Store device-feature values: point -> name -> value (NaN: no value)."""
+    path = cache_path()
+    if path is None or not values:
+        return
+    rows = [(fingerprint, family, device, code, point, name,
+             None if math.isnan(v) else float(v))
+            for point, named in values.items() for name, v in named.items()]
+    try:
+        con = _connect(path)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.executemany("INSERT OR REPLACE INTO device_values "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             con.execute("COMMIT")
         finally:
             con.close()

@@ -39,7 +39,7 @@ from workbench.hardware.build_info import BuildInfoFile, BuildKey, load_build_in
 from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
-from workbench.models.device_features import provide_device_features
+from workbench.models.device_features import cache_context, provide_device_features
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
 BUILD_INFO_ENV = "WORKBENCH_BUILD_INFO"
@@ -206,3 +206,6 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
 
 
 provide_device_features(OCCUPANCY_FEATURES, occupancy_values)
+# registers and shared memory from a compiler's report (read by every family that
+# prices registers): such values are not kept in the disk cache, nor read from it
+cache_context(lambda device: None if build_info_in_use() else "estimated resources")

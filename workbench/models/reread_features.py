@@ -52,7 +52,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.kernels.candidate import Candidate
-from workbench.models.device_features import provide_device_features
+from workbench.models.device_features import cache_context, provide_device_features
 from workbench.models.expressions.features import REREAD_FEATURES
 from workbench.models.feature_rows import built_rows
 from workbench.properties.symbolic import count_at
@@ -335,3 +335,6 @@ def _gather_stream_s(candidates, counted_footprint, items, l2_bytes, bandwidth, 
 
 provide_device_features(REREAD_FEATURES[:2], reread_values)
 provide_device_features(REREAD_FEATURES[2:], dram_stream_values)
+# the DRAM stream is priced at the bandwidth measured in the checkout's sample data (or
+# the package's copy): part of the disk cache's key, as the code is
+cache_context(lambda device: f"dram={_measured_dram_Bps(device)!r}")

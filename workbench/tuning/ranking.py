@@ -16,12 +16,15 @@ kept low by the families themselves, which read what a point carries:
   a few built points, its counts fitted as sums of monomials in the numeric knobs and
   checked at a further point, falling back to every point where a fit does not check
   out (:mod:`workbench.models.structure_counts`); counts are kept on disk
-  (:mod:`workbench.models.count_cache`), so a second session counts nothing.  The
+  (:mod:`workbench.models.count_cache`), so a second session counts nothing; the
+  expression model's device features of its points are kept there too
+  (:mod:`workbench.models.device_features`), so that session builds no kernel.  The
   ranking's ``counting`` says how each structure was counted.
 
 The result is a :class:`~workbench.models.contract.Ranking` whose ``seconds`` is the
 whole cost, extraction included; :class:`CountSources` sums its ``counting`` into what a
-user sees: how many points' counts came from the disk cache.
+user sees: how many points' counts came from the disk cache, and whether their device
+features did.
 """
 
 from __future__ import annotations
@@ -50,8 +53,10 @@ def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
     import dataclasses
 
     from workbench.models.candidate_features import counting_report
+    from workbench.models.device_features import forget_feature_sources
 
     points = list(points if points is not None else space.points())
+    forget_feature_sources(space.name)
     ranking = rank(model, [Candidate.of_point(space, p) for p in points])
     return dataclasses.replace(ranking, counting=counting_report(space))
 
@@ -67,21 +72,30 @@ class CountSources:
     built: int
     #: False where ``WORKBENCH_COUNT_CACHE`` turns the cache off
     cache_on: bool = True
+    #: device-feature families the ranking's model read (0: none, e.g. a linear
+    #: model), and how many of them were read back from the cache
+    feature_families: int = 0
+    feature_families_cached: int = 0
 
     @classmethod
     def of(cls, ranking) -> CountSources | None:
         """From a ranking's ``counting`` report; None for a ranking without one (a
         templated space counts its template symbolically, with no cache)."""
         from workbench.models.count_cache import cache_path
+        from workbench.models.device_features import device_feature_sources
         from workbench.models.structure_counts import CountMethod
 
         counting = tuple(getattr(ranking, "counting", None) or ())
         if not counting:
             return None
+        # the last ranking of the space: read right after it (what rank_space records)
+        families = device_feature_sources(counting[0].space)
         return cls(points=sum(c.points for c in counting),
                    cached=sum(c.points for c in counting if c.method is CountMethod.CACHED),
                    built=sum(c.counted for c in counting),
-                   cache_on=cache_path() is not None)
+                   cache_on=cache_path() is not None,
+                   feature_families=len(families),
+                   feature_families_cached=sum(f.from_cache for f in families))
 
     def describe(self) -> str:
         """One line, e.g. "84 of 84 points from the count cache"."""
@@ -91,8 +105,19 @@ class CountSources:
         line = f"{self.cached} of {self.points} points from the count cache"
         if self.built:
             line += f", {self.built} built and counted now"
+        n, cached = self.feature_families, self.feature_families_cached
+        if n and cached == n:
+            line += f"; their device features too ({n} families)"
+        elif n and cached:
+            line += f"; device features of {cached} of {n} families from it"
+        elif n:
+            line += f"; device features ({n} families) worked out now"
         return line
 
     def as_dict(self) -> dict:
-        return {"points": self.points, "from_cache": self.cached, "built": self.built,
-                "cache_on": self.cache_on}
+        out = {"points": self.points, "from_cache": self.cached, "built": self.built,
+               "cache_on": self.cache_on}
+        if self.feature_families:
+            out["device_feature_families"] = {"read": self.feature_families,
+                                              "from_cache": self.feature_families_cached}
+        return out
