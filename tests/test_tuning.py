@@ -476,6 +476,25 @@ def test_counts_with_the_cache_off_say_so(monkeypatch):
     assert CountSources.of(ranking) is None
 
 
+def test_counts_of_a_structure_split_at_another_granularity_count_once():
+    """A model that counts work items and sub-groups records transpose's ``local=0``
+    whole (48 points) and split by ``bx`` (9 + 39): 96 points, not 144."""
+    from types import SimpleNamespace
+
+    from workbench.models.structure_counts import CountMethod, StructureCount
+    from workbench.tuning.ranking import CountSources
+
+    symbolic, cached = CountMethod.SYMBOLIC, CountMethod.CACHED
+    ranking = SimpleNamespace(counting=(
+        StructureCount("t", (("local", 0), ("bx", 8)), 9, 6, symbolic),
+        StructureCount("t", (("local", 0), ("bx", 16)), 39, 4, cached),
+        StructureCount("t", (("local", 1),), 48, 5, cached),
+        StructureCount("t", (("local", 0),), 48, 5, cached)))
+    sources = CountSources.of(ranking)
+    # local=0 is cached whole but one of its split parts was counted now
+    assert (sources.points, sources.cached, sources.built) == (96, 48, 20)
+
+
 USER_SPACE = '''
 import loopy as lp
 import numpy as np

@@ -61,6 +61,11 @@ def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
     return dataclasses.replace(ranking, counting=counting_report(space))
 
 
+def _extends(key: tuple, base: tuple) -> bool:
+    """Whether structure ``key`` is ``base`` split further (``base``'s knobs and more)."""
+    return len(key) > len(base) and set(base) <= set(key)
+
+
 @dataclass(frozen=True)
 class CountSources:
     """Where a ranking of a ``kernel(point)`` space found its points' counts: read
@@ -90,8 +95,16 @@ class CountSources:
             return None
         # the last ranking of the space: read right after it (what rank_space records)
         families = device_feature_sources(counting[0].space)
-        return cls(points=sum(c.points for c in counting),
-                   cached=sum(c.points for c in counting if c.method is CountMethod.CACHED),
+        # a model that counts at two granularities records a structure twice, once
+        # whole and once split by a knob (its key extended): the split parts are the
+        # same points, so they count once, and from the cache only if every record
+        # of them says so
+        whole = [c for c in counting
+                 if not any(_extends(c.structure, o.structure) for o in counting)]
+        cached = sum(w.points for w in whole
+                     if all(c.method is CountMethod.CACHED for c in counting
+                            if c is w or _extends(c.structure, w.structure)))
+        return cls(points=sum(w.points for w in whole), cached=cached,
                    built=sum(c.counted for c in counting),
                    cache_on=cache_path() is not None,
                    feature_families=len(families),
