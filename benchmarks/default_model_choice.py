@@ -152,6 +152,8 @@ CANDIDATES = {
                                      "weights-linear-fp64-sectors-chains46.json"),
     "linear-fp64-sectors-chains47": ("models/linear-fp64-sectors-chains47.json",
                                      "weights-linear-fp64-sectors-chains47.json"),
+    "linear-fp64-sectors-chains48": ("models/linear-fp64-sectors-chains48.json",
+                                     "weights-linear-fp64-sectors-chains48.json"),
     "linear-fp64": ("non-negative", "weights-linear-fp64-non-negative.json"),
     "linear-fp64-plain": ("plain", "weights-linear-fp64.json"),
 }
@@ -247,15 +249,21 @@ EXTRA_STORES = {"models/overlap-fp64-trees.json": [H100 / "local-trees-train.sql
                 "models/linear-fp64-sectors-chains46.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"],
                 "models/linear-fp64-sectors-chains47.json": [H100 / "local-trees-train.sqlite",
+                                                             H100 / "reuse-stack-train.sqlite"],
+                "models/linear-fp64-sectors-chains48.json": [H100 / "local-trees-train.sqlite",
                                                              H100 / "reuse-stack-train.sqlite"]}
 
 #: candidates some of whose weights are written into their model file as another model's fit:
 #: model file -> (the same expression with those weights as parameters, the model whose fit
-#: gives them, their names).  Leave-one-kernel-out fits the anchor in each fold and holds
-#: its weights there (``AnchoredExpressionFit``), so no held-out kernel informs them.
+#: gives them, their names; None: all of them).  Leave-one-kernel-out fits the anchor in each
+#: fold and holds its weights there (``AnchoredExpressionFit``), so no held-out kernel
+#: informs them.
 ANCHORED = {"models/linear-fp64-sectors-chains47.json": (
     "models/linear-fp64-sectors-chains46.json", "models/linear-fp64-sectors-chains38.json",
-    ("p_launch", "p_groups", "p_waves"))}
+    ("p_launch", "p_groups", "p_waves")),
+    "models/linear-fp64-sectors-chains48.json": (
+    "models/linear-fp64-sectors-chains48.json", "models/linear-fp64-sectors-chains38.json",
+    None)}
 
 
 def loko(model_file, held_out=None):
@@ -282,6 +290,7 @@ def loko(model_file, held_out=None):
             template, anchor, held = ANCHORED[model_file]
             family = get_family("expression")
             spec = family.spec(str(ROOT / template))
+            held = spec.model.parameters if held is None else held
             fit = AnchoredExpressionFit(spec, family.spec(str(ROOT / anchor)), held,
                                         name=model_file)
         data = load_store_dataset(STORE, granularity=spec.granularity,

@@ -16,6 +16,7 @@ held-out kernel.  Refits skip the bootstrap: only the point estimates matter her
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 import types
@@ -166,6 +167,10 @@ class AnchoredExpressionFit:
 
     def fit(self, data: pd.DataFrame) -> FittedModel:
         anchor = ExpressionModel().fit(data, model=self.anchor)
+        if set(self.held) == set(self.spec.model.parameters):
+            # every weight held: nothing is left to fit, the anchor's fit carries this
+            # expression (chains48: chains46's expression at chains38's fit)
+            return dataclasses.replace(anchor, spec=self.spec)
         values = {name: anchor.parameters[name] for name in self.held}
         return ExpressionModel().fit(data, model=held_expression(self.spec, values))
 
