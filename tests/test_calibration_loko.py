@@ -170,6 +170,12 @@ def test_an_anchored_fit_holds_the_anchors_weights_from_the_same_rows():
     leaky = _manual_loko_error(data, "stencil", "256", lambda d: ExpressionModel().fit(
         d, model=held_expression(spec, {h: everything[h] for h in held})))
     assert abs(leaky / manual - 1) > 1e-9
+    # every weight held: the anchor's fit carries the model's expression, unrefitted
+    carried = AnchoredExpressionFit(spec, anchor, spec.model.parameters).fit(train)
+    assert carried.expression == spec.model.text
+    assert dict(carried.parameters) == pytest.approx(dict(want), rel=1e-12)
+    assert not np.allclose(carried.predict(train), ExpressionModel().fit(
+        train, model=anchor).predict(train), rtol=1e-6)
     # a held name is matched whole: p_1 leaves p_10 alone
     wide = ExpressionModel().spec("p_1*f_op_float32_add + p_10*f_thread_groups")
     assert held_expression(wide, {"p_1": 2.0}).model.parameters == ("p_10",)
