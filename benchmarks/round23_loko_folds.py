@@ -14,8 +14,8 @@ models' expressions move (the rows whose prediction changes by more than 0.1 % w
 the expression changes), per kernel and precision.  Writes nothing; its output is kept
 in ``sample_data/h100/round23-loko-folds.txt``.
 
-Run: ``python benchmarks/round23_loko_folds.py [--points] [LABEL ...]`` (about 3 minutes of
-CPU a model, twice that for an anchored one).
+Run: ``python benchmarks/round23_loko_folds.py [--points] [LABEL ...]`` (on the 2-core VM about
+70-90 s of CPU a model's LOKO and a minute for its unseen sets; 601 s for round 23's four).
 """
 
 from __future__ import annotations
