@@ -24,9 +24,11 @@ from workbench.models import (
     save_model,
 )
 from workbench.models.validation import (
+    AnchoredExpressionFit,
     ExpressionFit,
     GroupSelection,
     LinearFit,
+    held_expression,
     leave_one_kernel_out,
 )
 from workbench.reports import table1
@@ -136,6 +138,49 @@ def test_loko_of_an_expression_model_matches_its_manual_refit_and_the_linear_one
     linear = leave_one_kernel_out(data, LinearFit(non_negative=True), held_out=["stencil"])
     assert report["stencil"].loko_geomean_rel_error == pytest.approx(
         linear["stencil"].loko_geomean_rel_error, rel=1e-5)
+
+
+def test_an_anchored_fit_holds_the_anchors_weights_from_the_same_rows():
+    # round 23 of #34: chains47 holds chains38's launch weights, fitted fold by fold
+    data = correlated()
+    names = list(TRUE)
+    bounds = {f"p_{i}": [0, None] for i in range(len(TRUE))}
+    anchor = ExpressionModel().spec(" + ".join(f"p_{i}*{n}" for i, n in enumerate(names)),
+                                    bounds=bounds)
+    # the model overlaps the additions with the local stores (as chains46 its calls with
+    # the accesses): its launch and group weights fitted freely differ from the anchor's
+    text = (" + ".join(f"p_{i}*{n}" for i, n in enumerate(names))
+            + f" - smin(p_0*{ADD}, p_1*{LST})")
+    spec = ExpressionModel().spec(text, bounds=bounds)
+    held = ("p_3", "p_4")
+    fit = AnchoredExpressionFit(spec, anchor, held, name="anchored")
+    train = data[data["kernel"] != "stencil"].assign(role="measurement")
+    want = ExpressionModel().fit(train, model=anchor).parameters
+    got = fit.fit(train)
+    assert set(got.parameters) == {"p_0", "p_1", "p_2"}
+    assert f"({want['p_3']!r})*{GROUPS}" in got.expression
+    assert f"({want['p_4']!r})*{LAUNCH}" in got.expression
+    free = ExpressionModel().fit(train, model=spec).parameters
+    assert abs(free["p_4"] / want["p_4"] - 1) > 1e-6
+    # the fold's held weights come from the anchor without the held-out kernel
+    report = leave_one_kernel_out(data, fit, held_out=["stencil"])
+    manual = _manual_loko_error(data, "stencil", "256", fit.fit)
+    assert report["stencil"].loko_geomean_rel_error == pytest.approx(manual, rel=1e-12)
+    everything = ExpressionModel().fit(data.assign(role="measurement"), model=anchor).parameters
+    leaky = _manual_loko_error(data, "stencil", "256", lambda d: ExpressionModel().fit(
+        d, model=held_expression(spec, {h: everything[h] for h in held})))
+    assert abs(leaky / manual - 1) > 1e-9
+    # every weight held: the anchor's fit carries the model's expression, unrefitted
+    carried = AnchoredExpressionFit(spec, anchor, spec.model.parameters).fit(train)
+    assert carried.expression == spec.model.text
+    assert dict(carried.parameters) == pytest.approx(dict(want), rel=1e-12)
+    assert not np.allclose(carried.predict(train), ExpressionModel().fit(
+        train, model=anchor).predict(train), rtol=1e-6)
+    # a held name is matched whole: p_1 leaves p_10 alone
+    wide = ExpressionModel().spec("p_1*f_op_float32_add + p_10*f_thread_groups")
+    assert held_expression(wide, {"p_1": 2.0}).model.parameters == ("p_10",)
+    with pytest.raises(UnknownNameError):
+        AnchoredExpressionFit(spec, anchor, ("p_9",))
 
 
 def test_loko_refusals():

@@ -58,7 +58,7 @@ def test_the_reason_names_the_tie_and_its_break():
     rows = {"chains24": row(0.0722, blind=0.1201), "chains35": row(0.0727, blind=0.1033)}
     text = reason(rows, choose(rows), "now")
     assert "7.27%, within 0.10 points of the lowest (7.22%; 2 candidates tied)" in text
-    assert "heldout10-20 among them (10.33%)" in text
+    assert "heldout10-21 among them (10.33%)" in text
     assert reason({"a": row(0.0722)}, "a", "now").startswith("lowest cross-kernel")
 
 
@@ -78,11 +78,24 @@ def test_round_21_recomputes_round_20s_figures():
     assert lacking_blind_era(rows, tied_candidates(rows)) == ["chains38"]
 
 
-def test_round_22_breaks_ties_over_heldout10_20_and_recomputes_round_21s_figures():
-    assert BLIND_ERA == tuple(f"heldout{k}" for k in range(10, 21))
-    assert BLIND_ERA_NAME == "heldout10-20"
+def test_round_22_recomputes_round_21s_figures():
     # a row stored by round 21 (heldout10-18) is computed again
     old = {**row(0.0664, blind=0.1053), "blind_era": {f"heldout{k}": 0.1 for k in range(10, 19)}}
     new = {**row(0.0665, blind=0.1000), "blind_era": {n: 0.1 for n in BLIND_ERA}}
     rows = {"chains42": old, "chains44": new}
     assert lacking_blind_era(rows, tied_candidates(rows)) == ["chains42"]
+
+
+def test_round_23_breaks_ties_over_heldout10_21_and_recomputes_round_22s_figures():
+    assert BLIND_ERA == tuple(f"heldout{k}" for k in range(10, 22))
+    assert BLIND_ERA_NAME == "heldout10-21"
+    # a row stored by round 22 (heldout10-20) is computed again
+    old = {**row(0.0665, blind=0.1065), "blind_era": {f"heldout{k}": 0.1 for k in range(10, 21)}}
+    new = {**row(0.0666, blind=0.0950), "blind_era": {n: 0.1 for n in BLIND_ERA}}
+    rows = {"chains38": old, "chains47": new}
+    assert lacking_blind_era(rows, tied_candidates(rows)) == ["chains38"]
+    # within the band the lower blind-era mean wins; beyond it the lower LOKO
+    rows["chains38"] = {**old, "blind_era": {n: 0.1 for n in BLIND_ERA}}
+    assert choose(rows) == "chains47"
+    rows["chains47"] = {**new, "loko_all_catalog_kernels": 0.0676}
+    assert choose(rows) == "chains38"

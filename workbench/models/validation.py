@@ -16,7 +16,9 @@ held-out kernel.  Refits skip the bootstrap: only the point estimates matter her
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import re
 import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,7 +115,70 @@ class ExpressionFit:
         return tuple(model.unexercised)
 
 
-ValidationFit = LinearFit | ExpressionFit
+def held_expression(spec: ExpressionModelSpec, values: Mapping[str, float]
+                    ) -> ExpressionModelSpec:
+    """``spec`` with the parameters of ``values`` written into its text as constants (so a
+    fit leaves them where they are); their bounds and initial values go with them."""
+    unknown = sorted(set(values) - set(spec.model.parameters))
+    if unknown:
+        raise UnknownNameError("parameter (to hold)", unknown[0], spec.model.parameters)
+    text = spec.model.text
+    for name, value in values.items():
+        # repr keeps every digit; the word boundary keeps p_add from matching p_add_f64
+        text = re.sub(rf"\b{re.escape(name)}\b", f"({float(value)!r})", text)
+    return ExpressionModelSpec.create(
+        text, granularity=spec.granularity, subgroup_size=spec.subgroup_size,
+        bounds={k: v for k, v in spec.bounds.items() if k not in values},
+        initial={k: v for k, v in spec.initial.items() if k not in values})
+
+
+@dataclass(frozen=True)
+class AnchoredExpressionFit:
+    """A model expression some of whose weights (``held``) are not fitted with it but
+    taken from another expression's fit (``anchor``) on the same training rows, then held
+    while the rest is fitted.  A leave-one-kernel-out fold thus takes the held weights
+    from the anchor's fit without the held-out kernel, as the shipped fit takes them from
+    the anchor's fit on every row: no held-out kernel informs them (issue #34, round 23:
+    chains47 holds chains38's launch, group and wave weights)."""
+
+    spec: ExpressionModelSpec
+    anchor: ExpressionModelSpec
+    held: tuple[str, ...]
+    name: str = ""
+
+    def __post_init__(self):
+        for which in (self.spec, self.anchor):
+            if not isinstance(which, ExpressionModelSpec):
+                raise ModelError("AnchoredExpressionFit needs ExpressionModelSpecs "
+                                 "(ExpressionModel().spec(text_or_file))")
+        for name in self.held:
+            for which, label in ((self.spec, "model"), (self.anchor, "anchor")):
+                if name not in which.model.parameters:
+                    raise UnknownNameError(f"parameter (held, of the {label})", name,
+                                           which.model.parameters)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.spec.model.text
+
+    def prepare(self, data: pd.DataFrame) -> pd.DataFrame:
+        data = ExpressionFit(self.anchor).prepare(data)
+        return ExpressionFit(self.spec).prepare(data)
+
+    def fit(self, data: pd.DataFrame) -> FittedModel:
+        anchor = ExpressionModel().fit(data, model=self.anchor)
+        if set(self.held) == set(self.spec.model.parameters):
+            # every weight held: nothing is left to fit, the anchor's fit carries this
+            # expression (chains48: chains46's expression at chains38's fit)
+            return dataclasses.replace(anchor, spec=self.spec)
+        values = {name: anchor.parameters[name] for name in self.held}
+        return ExpressionModel().fit(data, model=held_expression(self.spec, values))
+
+    def undetermined(self, model, rows: pd.DataFrame) -> tuple[str, ...]:
+        return tuple(model.unexercised)
+
+
+ValidationFit = LinearFit | ExpressionFit | AnchoredExpressionFit
 
 
 @dataclass(frozen=True)
@@ -264,9 +329,9 @@ def leave_one_kernel_out(data: pd.DataFrame, fit: ValidationFit, *,
     model's granularity for an expression; ``held_out`` defaults to
     :func:`default_held_out`.
     """
-    if not isinstance(fit, (LinearFit, ExpressionFit)):
-        raise ModelError(f"cannot validate {type(fit).__name__}: give a LinearFit or an "
-                         "ExpressionFit")
+    if not isinstance(fit, (LinearFit, ExpressionFit, AnchoredExpressionFit)):
+        raise ModelError(f"cannot validate {type(fit).__name__}: give a LinearFit, an "
+                         "ExpressionFit or an AnchoredExpressionFit")
     groups = GroupSelection.parse(groups)
     _check(data)
     known = sorted(set(data["kernel"]))
@@ -309,6 +374,6 @@ def leave_one_kernel_out(data: pd.DataFrame, fit: ValidationFit, *,
                       n_in_sample_training=n_base)
 
 
-__all__ = ["ExpressionFit", "GroupSelection", "KernelValidation", "LinearFit", "LokoReport",
-           "PointPrediction", "ValidationFit", "default_held_out", "judged_rows",
-           "leave_one_kernel_out"]
+__all__ = ["AnchoredExpressionFit", "ExpressionFit", "GroupSelection", "KernelValidation",
+           "LinearFit", "LokoReport", "PointPrediction", "ValidationFit", "default_held_out",
+           "held_expression", "judged_rows", "leave_one_kernel_out"]
