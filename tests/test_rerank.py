@@ -84,3 +84,29 @@ def test_registered():
     assert GUIDED["model-hedge-rerank"] is ModelHedgeRerank
     assert STRATEGIES["model-hedge-rerank"] is ModelHedgeRerank
     assert ModelHedgeRerank.STREAMS
+
+
+def test_live_start_ranks_streamed_then_reranks_with_the_second_model():
+    from workbench.models import load_model
+    from workbench.tuning.ranking import rank_space
+    from workbench.tuning.rerank import ModelHedgeRerank
+
+    cheap = load_model(os.path.join(ROOT, "sample_data/h100/weights-linear-non-negative.json"))
+    second = load_model(os.path.join(ROOT, "sample_data/h100/weights-overlap.json"))
+    space = flag_space()
+    points = space.points()
+    strategy = ModelHedgeRerank(cheap, "m", seed=0, second=second, k=3)
+    seconds = strategy.start(space, points)
+    whole = strategy.ranking
+    assert seconds == whole.seconds >= strategy.streamed.arrivals[-1].done_s
+    labels = [c.point.label for c in whole.candidates]
+    alone = rank_space(cheap, space, points)
+    head = [labels[int(i)] for i in whole.order[:3]]
+    # the cheap model's first three, now in the second model's order
+    assert set(head) == {c.point.label for c in
+                         (alone.candidates[int(i)] for i in alone.order[:3])}
+    again = rank_space(second, space, [p for p in points if p.label in head])
+    by_second = {c.point.label: t for c, t in zip(again.candidates, again.predicted_s)}
+    assert [by_second[h] for h in head] == sorted(by_second[h] for h in head)
+    # the streamed structures were published as they arrived
+    assert len(strategy.arrived) == len(strategy.streamed.arrivals) == 2
