@@ -13,7 +13,7 @@ differs (relative difference above 1e-9; NaN equals NaN).  Exits 1 on a mismatch
 ``--spaces`` takes ``benchmarks/ranking.py``'s group names too (``blind4`` to ``blind8``).
 
 Run: ``python benchmarks/structure_counts.py [--spaces FILE.py:space,...|blind5]
-[--models linear,overlap,linear-nn,linear-sectors] [--jobs N]``.  About 0.1 s per point per model on a
+[--models linear,overlap,linear-nn,linear-sectors,chains38] [--jobs N]``.  About 0.1 s per point per model on a
 2-core machine (the per-point pass dominates).
 """
 
@@ -34,7 +34,9 @@ MODELS = {"linear": "sample_data/h100/weights-linear.json",
           # counted without the local barriers
           "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
           # the shipped default's fit (#34): sub-group counts with sector-priced accesses
-          "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json"}
+          "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
+          # the shipped default since #34 (default-model.json): sectors and op chains
+          "chains38": "sample_data/h100/weights-linear-fp64-sectors-chains38.json"}
 
 
 def default_spaces() -> list[str]:

@@ -17,7 +17,8 @@
   whose first picks wait on its model ordering the early points; :mod:`.stream`,
   ``model-hedge-stream``, whose model picks start as the ranking's structures
   arrive (its timed ranking with loopy's disk caches empty and private,
-  :mod:`.loopy_caches`); :mod:`.early`, any of them measuring the points its counting
+  :mod:`.loopy_caches`); :mod:`.rerank`, ``model-hedge-rerank``, the same with the
+  cheap ranking's first few points re-ranked by the shipped default model; :mod:`.early`, any of them measuring the points its counting
   builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
@@ -54,12 +55,13 @@ from workbench.tuning.loop_ties import (  # registers model-hedge-loops, -hedge-
     ModelHedgeTrips,
 )
 from workbench.tuning.stream import ModelHedgeStream  # registers model-hedge-stream
+from workbench.tuning.rerank import ModelHedgeRerank  # registers model-hedge-rerank
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
            "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
-           "ModelHedgeLoops", "ModelHedgeStream", "ModelHedgeTrips",
+           "ModelHedgeLoops", "ModelHedgeRerank", "ModelHedgeStream", "ModelHedgeTrips",
            "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "StopReason", "TuningSpace",
            "compare_strategies", "evaluator_for", "export_cache", "get_space", "import_cache",

@@ -113,16 +113,25 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
-              guided: Sequence[str], overlap_charge: str) -> StreamedCharge | None:
-    """The streamed ranking and its rows' note where a family of ``guided`` streams
-    (:mod:`workbench.tuning.stream`), else None."""
+              guided: Sequence[str], overlap_charge: str) -> dict[str, StreamedCharge]:
+    """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
+    its streamed ranking and its rows' note.  One streamed ranking is made for all of
+    them; a family with a ``charge_beside`` (``model-hedge-rerank``) makes its own from
+    it, with what it adds timed here too."""
     from workbench.tuning.guided import GUIDED
 
-    if not any(getattr(GUIDED[f], "STREAMS", False) for f in guided):
-        return None
+    streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
+    if not streaming:
+        return {}
     from workbench.tuning.stream import streamed_beside
 
-    return streamed_beside(model, space, evaluator.evaluations, overlap_charge)
+    shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge)
+    out = {}
+    for family in streaming:
+        own = getattr(GUIDED[family], "charge_beside", None)
+        out[family] = shared if own is None else \
+            own(shared, space, evaluator.evaluations, overlap_charge)
+    return out
 
 
 def _shift(reach: Mapping[float, tuple[float, float]], by: float
@@ -223,8 +232,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
-            streams = getattr(cls, "STREAMS", False)
-            own, own_note = (streamed.ranking, streamed.note) if streams \
+            streams = family in streamed
+            own, own_note = (streamed[family].ranking, streamed[family].note) if streams \
                 else (ordered.ranking, beside)
 
             def make(seed, cls=cls, label=label, ranking=own):
@@ -289,7 +298,8 @@ EARLY_CHARGING = (
 def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: int,
                 model, label: str, ranking, guided: Sequence[str], seeds: int,
                 recorded: Mapping[str, RankingCost] | None = None,
-                beside: str = "", streamed: StreamedCharge | None = None) -> None:
+                beside: str = "", streamed: Mapping[str, StreamedCharge] | None = None
+                ) -> None:
     """Rows of the model strategies measuring while they rank, on the model's one
     ranking, in both chargings; the replay clock runs on the ranking's cost measured
     now, or recorded (``recorded``, as :func:`~workbench.tuning.costs.charge` finds it)."""
@@ -304,7 +314,8 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
     for family in guided:
         cls = GUIDED[family]
         # a streamed ranking is charged what it cost here (its arrivals' times)
-        own = streamed.ranking if streamed and getattr(cls, "STREAMS", False) else ranking
+        streamed = streamed or {}
+        own = streamed[family].ranking if family in streamed else ranking
         makers[family] = ((lambda seed, cls=cls, own=own: cls(model, label, seed=seed,
                                                               ranking=own)),
                           seeds if cls.stochastic else 1)
@@ -325,10 +336,9 @@ def _early_rows(comparison: SpaceComparison, space, evaluator, best: float, n: i
         name = f"{family}:{label}+early"
         comparison.curves.append(Curve(name, first.fraction, first.cost_s,
                                        first.choosing_s))
-        streams = family != "model" and streamed and getattr(GUIDED[family], "STREAMS",
-                                                             False)
-        row_charged, row_note = (streamed.ranking.seconds, streamed.note) if streams \
-            else (charged, note)
+        streams = family != "model" and family in streamed
+        row_charged, row_note = (streamed[family].ranking.seconds, streamed[family].note) \
+            if streams else (charged, note)
         for charging, suffix in (("overlap", ""), ("serial", " (serial charge)")):
             mean = {t: (float(np.mean([r[0] for r in v])), float(np.mean([r[1] for r in v])))
                     for t, v in reach[charging].items()}
