@@ -575,6 +575,26 @@ def test_a_live_tune_says_where_it_measured_and_whose_costs_the_model_ranks_by(
            "not this device" in out
 
 
+def test_a_model_strategy_without_weights_ranks_with_the_studies_configuration():
+    """tune's model-guided strategies, with no --weights or --model, rank with the
+    shipped non-negative linear fit under the residency penalty (what every tuning
+    study measured), not with the prediction default; --residency-penalty adds no
+    second penalty."""
+    import argparse
+
+    from workbench.cli.tune_cmds import _strategy_model
+    from workbench.models.defaults import RANKING_WEIGHTS, default_model
+    from workbench.models.residency_penalty import ResidencyPenalty
+
+    for penalty in (False, True):
+        args = argparse.Namespace(weights=None, model=None, residency_penalty=penalty)
+        model, label = _strategy_model(args)
+        assert isinstance(model, ResidencyPenalty)
+        assert not isinstance(model.model, ResidencyPenalty)
+        assert label == f"ranking-default:{RANKING_WEIGHTS[:-5]}+residency"
+        assert type(model.model) is not type(default_model().model)
+
+
 def test_the_progress_line_counts_towards_the_evaluation_budget(capsys):
     from pathlib import Path
 

@@ -29,8 +29,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="problem size, e.g. n=1024")
     p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES),
                    help="how the next point is picked (default: exhaustive, every point; "
-                        "the model-guided ones rank with --weights or the shipped default "
-                        "model: docs/tuning.md says what each does)")
+                        "the model-guided ones rank with --weights, or with the shipped "
+                        "non-negative linear fit under the residency penalty, the "
+                        "configuration the tuning studies measured: docs/tuning.md says "
+                        "what each does)")
     p.add_argument("--training", action="append", metavar="STORE|SAMPLES.csv",
                    help="--strategy knn or xgb: tuning stores of other exhaustively "
                         "measured spaces, or sample files (workbench ir-samples), to "
@@ -80,8 +82,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--weights", action="append", default=[], metavar="LABEL=FILE",
                    help="a fitted model to rank with, repeatable (e.g. "
                         "linear=sample_data/h100/weights-linear.json); each gives the "
-                        "rows model, model-bo and model-tpe (default: the shipped "
-                        "default model)")
+                        "rows model, model-bo and model-tpe (default: tune's, the "
+                        "shipped non-negative linear fit with the residency penalty)")
     p.add_argument("--roofline", metavar="DEVICE_MODEL",
                    help="also rank with the roofline on this device description")
     p.add_argument("--tpe-seeds", type=positive_int, default=10,
@@ -123,7 +125,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights", metavar="MODEL.json",
-                   help="the fitted model of the model-guided strategy")
+                   help="the fitted model of the model-guided strategy (default: the "
+                        "shipped weights-linear-non-negative.json with the residency "
+                        "penalty; the prediction default, chains38, orders user spaces "
+                        "better but costs 6 to 37 times as much to rank)")
     p.add_argument("--model", help="model family for --strategy model without a file "
                                    "(roofline; tiling for the time-tiled tt_* spaces)")
     p.add_argument("--device-model", help="device description for the roofline and the "
@@ -171,6 +176,10 @@ def cmd_spaces(args) -> int:
 
 
 def _strategy_model(args):
+    if not args.weights and not args.model:
+        from workbench.models.defaults import default_ranking_model
+        choice = default_ranking_model()     # already under the residency penalty
+        return choice.model, choice.label
     model, label = _plain_strategy_model(args)
     if not getattr(args, "residency_penalty", False):
         return model, label
@@ -191,9 +200,7 @@ def _plain_strategy_model(args):
                                   "--model tiling")
             options["calibration"] = args.calibration
         return get_family(args.model).ready(**options), args.model
-    from workbench.models.defaults import default_model   # as predict does
-    choice = default_model()
-    return choice.model, f"default:{choice.path.stem}"
+    raise TuningError("a model-guided strategy ranks with --weights or --model")
 
 
 #: why an exploration stopped (``ExplorationResult.stopped_by``), as the summary says it
@@ -410,10 +417,10 @@ def cmd_tuning_report(args) -> int:
     if args.roofline:
         from workbench.models import get_family
         models["roofline"] = get_family("roofline").ready(device_model=args.roofline)
-    if not models:   # every strategy is listed: the model-guided ones with the default
-        from workbench.models.defaults import default_model
-        choice = default_model()
-        models[f"default:{choice.path.stem}"] = choice.model
+    if not models:   # every strategy is listed: the model-guided ones with tune's default
+        from workbench.models.defaults import default_ranking_model
+        choice = default_ranking_model()
+        models[choice.label] = choice.model
     refs = args.space or _measured_catalog_spaces(args.store)
     charging = RankingCharge.parse(args.ranking_cost)
     learned = _learned_strategies(args.training, args.learned)

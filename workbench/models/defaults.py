@@ -55,3 +55,37 @@ def default_model(root: str | Path | None = None) -> DefaultModel:
     raise ModelError(f"no shipped default model in {root} (<device>/{DEFAULT_MODEL_FILE}): "
                      "name one with --weights MODEL.json, or --model roofline "
                      "--device-model h100")
+
+
+#: the fit a model-guided tuning strategy ranks with when none is named, with the
+#: residency penalty: the configuration of every tuning study and live run on the H100
+#: (``sample_data/h100/structure-ranking.md``, sections 13 and 38-44).  The prediction
+#: default orders user spaces better but its features cost 5.7 to 37 times as much to
+#: count (section 43), more than the runs its order saves.
+RANKING_WEIGHTS = "weights-linear-non-negative.json"
+
+
+@dataclass(frozen=True)
+class DefaultRankingModel:
+    device: str            # the shipped folder's name, e.g. "h100"
+    path: Path
+    model: FittedModel     # the fit under the residency penalty
+
+    @property
+    def label(self) -> str:
+        return f"ranking-default:{self.path.stem}+residency"
+
+
+def default_ranking_model(root: str | Path | None = None) -> DefaultRankingModel:
+    """The first device's shipped ranking fit (by folder name) under ``root`` (default:
+    the package's copies), wrapped in the residency penalty."""
+    from workbench.models.residency_penalty import ResidencyPenalty
+
+    root = Path(root) if root is not None else packaged_models_root()
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for folder in folders:
+        path = folder / RANKING_WEIGHTS
+        if path.is_file():
+            return DefaultRankingModel(folder.name, path, ResidencyPenalty(load_model(path)))
+    raise ModelError(f"no shipped ranking model in {root} (<device>/{RANKING_WEIGHTS}): "
+                     "name one with --weights MODEL.json")
