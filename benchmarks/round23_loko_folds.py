@@ -12,7 +12,7 @@ anchored fit for chains47) is run, and beside its per-kernel figures this prints
 and first, at the shipped weights of the first model, which training rows the other
 models' expressions move (the rows whose prediction changes by more than 0.1 % when only
 the expression changes), per kernel and precision.  Writes nothing; its output is kept
-in ``sample_data/h100/round23-loko-folds.txt``.
+in ``sample_data/h100/round23-loko-folds.txt.xz``.
 
 Run: ``python benchmarks/round23_loko_folds.py [--points] [LABEL ...]`` (on the 2-core VM about
 70-90 s of CPU a model's LOKO and a minute for its unseen sets; 601 s for round 23's four).
