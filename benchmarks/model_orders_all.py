@@ -57,21 +57,28 @@ def model_named(name: str):
     return load_model(Path(name))
 
 
+def store_space_pairs(parser, text: str, refuse: str) -> list[tuple[str, str]]:
+    """``STORE=FILE.py:VAR,...;STORE=...`` as (store, space) pairs; a space file whose
+    name starts with ``refuse`` (a blind set not reported yet) is refused."""
+    pairs = []
+    for part in text.split(";"):
+        store, files = part.split("=", 1)
+        for ref in files.split(","):
+            if Path(ref.split(":")[0]).name.startswith(refuse):
+                parser.error(f"{ref}: the {refuse} set is not reported yet")
+            pairs.append((store, ref))
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", required=True,
                         help="STORE=FILE.py:VAR,FILE.py:VAR;STORE=... (';' between stores)")
     parser.add_argument("--models", default="linear-nn-residency,chains38")
     parser.add_argument("--csv")
-    parser.add_argument("--refuse", default="blind8")
+    parser.add_argument("--refuse", default="blind9")
     args = parser.parse_args()
-    jobs = []
-    for part in args.pairs.split(";"):
-        store, files = part.split("=", 1)
-        for ref in files.split(","):
-            if Path(ref.split(":")[0]).name.startswith(args.refuse):
-                parser.error(f"{ref}: the {args.refuse} set is not reported yet")
-            jobs.append((store, ref))
+    jobs = store_space_pairs(parser, args.pairs, args.refuse)
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="model-orders-all-")
     warnings.filterwarnings("ignore")
     from scipy.stats import spearmanr

@@ -44,19 +44,14 @@ def main() -> None:
     parser.add_argument("--cheap", default="linear-nn-residency")
     parser.add_argument("--better", default="chains38+residency")
     parser.add_argument("--ks", default="6,3,10")
-    parser.add_argument("--refuse", default="blind8")
+    parser.add_argument("--refuse", default="blind9")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]      # the first is timed alone
-    jobs = []
-    for part in args.pairs.split(";"):
-        store, files = part.split("=", 1)
-        for ref in files.split(","):
-            if Path(ref.split(":")[0]).name.startswith(args.refuse):
-                parser.error(f"{ref}: the {args.refuse} set is not reported yet")
-            jobs.append((store, ref))
+    from model_orders_all import model_named, store_space_pairs
+
+    jobs = store_space_pairs(parser, args.pairs, args.refuse)
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="rerank-orders-")
     warnings.filterwarnings("ignore")
-    from model_orders_all import model_named
 
     from workbench.models.candidate_features import forget_counts, rank_jobs
     from workbench.tuning import load_space_evaluations, resolve_space
