@@ -123,22 +123,46 @@ def _connect(path: Path) -> sqlite3.Connection:
     return con
 
 
-def load(fingerprint: str) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, str]]:
-    """Stored counts of one space: point -> grain -> name -> value, and errors."""
+def _read(*queries: tuple[str, tuple]) -> list[list[tuple]] | None:
+    """Each query's rows from the cache's file; None where there is no file or it fails
+    (the cache is an optimisation: a failed read counts again)."""
     path = cache_path()
     if path is None or not path.exists():
-        return {}, {}
+        return None
     try:
         con = _connect(path)
         try:
-            rows = con.execute("SELECT point, grain, name, value FROM counts "
-                               "WHERE fingerprint = ?", (fingerprint,)).fetchall()
-            errs = con.execute("SELECT point, error FROM errors WHERE fingerprint = ?",
-                               (fingerprint,)).fetchall()
+            return [con.execute(sql, args).fetchall() for sql, args in queries]
         finally:
             con.close()
     except sqlite3.Error:
+        return None
+
+
+def _write(path: Path, *statements: tuple[str, Iterable]) -> None:
+    """Each statement over its rows in one immediate transaction; a write that still
+    meets a locked or broken file is skipped."""
+    try:
+        con = _connect(path)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            for sql, rows in statements:
+                con.executemany(sql, rows)
+            con.execute("COMMIT")
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return
+
+
+def load(fingerprint: str) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, str]]:
+    """Stored counts of one space: point -> grain -> name -> value, and errors."""
+    found = _read(("SELECT point, grain, name, value FROM counts WHERE fingerprint = ?",
+                   (fingerprint,)),
+                  ("SELECT point, error FROM errors WHERE fingerprint = ?", (fingerprint,)))
+    if found is None:
         return {}, {}
+    rows, errs = found
     out: dict[str, dict[str, dict[str, float]]] = {}
     for point, grain, name, value in rows:
         out.setdefault(point, {}).setdefault(grain, {})[name] = \
@@ -156,18 +180,9 @@ def save(fingerprint: str, counts: Mapping[str, Mapping[str, Mapping[str, float]
                       for point, grains in counts.items()
                       for grain, values in grains.items()
                       for name, v in values.items()]
-    try:
-        con = _connect(path)
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            con.executemany("INSERT OR REPLACE INTO counts VALUES (?, ?, ?, ?, ?)", rows)
-            con.executemany("INSERT OR REPLACE INTO errors VALUES (?, ?, ?)",
-                            [(fingerprint, p, e) for p, e in errors.items()])
-            con.execute("COMMIT")
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return
+    _write(path, ("INSERT OR REPLACE INTO counts VALUES (?, ?, ?, ?, ?)", rows),
+           ("INSERT OR REPLACE INTO errors VALUES (?, ?, ?)",
+            [(fingerprint, p, e) for p, e in errors.items()]))
 
 
 @functools.lru_cache(maxsize=1)
@@ -191,21 +206,13 @@ def device_code_digest() -> str:
 def load_device_values(fingerprint: str, family: str, device: str, code: str
                        ) -> dict[str, dict[str, float]]:
     """Stored device-feature values of one space's points: point -> name -> value."""
-    path = cache_path()
-    if path is None or not path.exists():
-        return {}
-    try:
-        con = _connect(path)
-        try:
-            rows = con.execute("SELECT point, name, value FROM device_values WHERE "
-                               "fingerprint = ? AND family = ? AND device = ? AND code = ?",
-                               (fingerprint, family, device, code)).fetchall()
-        finally:
-            con.close()
-    except sqlite3.Error:
+    found = _read(("SELECT point, name, value FROM device_values WHERE fingerprint = ? "
+                   "AND family = ? AND device = ? AND code = ?",
+                   (fingerprint, family, device, code)))
+    if found is None:
         return {}
     out: dict[str, dict[str, float]] = {}
-    for point, name, value in rows:
+    for point, name, value in found[0]:
         out.setdefault(point, {})[name] = math.nan if value is None else float(value)
     return out
 
@@ -219,17 +226,7 @@ def save_device_values(fingerprint: str, family: str, device: str, code: str,
     rows = [(fingerprint, family, device, code, point, name,
              None if math.isnan(v) else float(v))
             for point, named in values.items() for name, v in named.items()]
-    try:
-        con = _connect(path)
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            con.executemany("INSERT OR REPLACE INTO device_values "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            con.execute("COMMIT")
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return
+    _write(path, ("INSERT OR REPLACE INTO device_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows))
 
 
 def grain_name(key: tuple) -> str:

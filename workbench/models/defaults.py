@@ -34,11 +34,16 @@ class DefaultModel:
     model: FittedModel
 
 
+def _device_folders(root: str | Path | None) -> tuple[Path, list[Path]]:
+    """``root`` (default: the package's copies) and its device folders, by name."""
+    root = Path(root) if root is not None else packaged_models_root()
+    return root, sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
 def default_model(root: str | Path | None = None) -> DefaultModel:
     """The first device's default model (by folder name) under ``root``: a folder of
     device folders, as ``sample_data/`` is; default the package's copies."""
-    root = Path(root) if root is not None else packaged_models_root()
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    root, folders = _device_folders(root)
     for folder in folders:
         pointer = folder / DEFAULT_MODEL_FILE
         if not pointer.is_file():
@@ -81,8 +86,7 @@ def default_ranking_model(root: str | Path | None = None) -> DefaultRankingModel
     the package's copies), wrapped in the residency penalty."""
     from workbench.models.residency_penalty import ResidencyPenalty
 
-    root = Path(root) if root is not None else packaged_models_root()
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    root, folders = _device_folders(root)
     for folder in folders:
         path = folder / RANKING_WEIGHTS
         if path.is_file():
