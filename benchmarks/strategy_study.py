@@ -93,8 +93,9 @@ def blind_set(space_name: str) -> str:
     """The blind set of a blind space: ``blind`` (``blind_*``), ``blind2``
     (``blind2_*``, the second set), ``blind3`` (``blind3_*``, the third), ``blind4``
     (``blind4_*``, the fourth), ``blind5`` (``blind5_*``, the fifth), ``blind6``
-    (``blind6_*``, the sixth), ``blind7`` (``blind7_*``, the seventh) or ``blind8``
-    (``blind8_*``, the eighth); "" for any other space."""
+    (``blind6_*``, the sixth), ``blind7`` (``blind7_*``, the seventh), ``blind8``
+    (``blind8_*``, the eighth) or ``blind9`` (``blind9_*``, the ninth); "" for any other
+    space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -295,7 +296,8 @@ def main() -> None:
                               ("blind5", "blind spaces, fifth set"),
                               ("blind6", "blind spaces, sixth set"),
                               ("blind7", "blind spaces, seventh set"),
-                              ("blind8", "blind spaces, eighth set")):
+                              ("blind8", "blind spaces, eighth set"),
+                              ("blind9", "blind spaces, ninth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

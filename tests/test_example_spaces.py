@@ -79,6 +79,12 @@ SPACES = {
     "blind8_cholesky3": (72, {"n": 8192}),
     "blind8_laplace4": (96, {"n": 512}),
     "blind8_median3": (78, {"n": 512}),
+    "blind9_row_cumsum": (76, {"m": 256}),
+    "blind9_xform4": (100, {"n": 8192}),
+    "blind9_lut_lerp": (70, {"n": 8192}),
+    "blind9_gelu_erf": (70, {"n": 8192}),
+    "blind9_warp_affine": (90, {"n": 512}),
+    "blind9_unit_rows16": (90, {"m": 4096}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -91,14 +97,18 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          "blind6_block_match": "bpg=2,dpi=1,local_a=0,local_b=1,unroll=none",
          # the tables' local copies run along l.0 only and need the group's l.1 axis
          # added, or loopy refuses them (here with l.1 of length 1)
-         "blind7_rope": "pl=32,hpg=1,hpi=2,local=1"}
+         "blind7_rope": "pl=32,hpg=1,hpi=2,local=1",
+         # the rows' local copy with one row a group runs on l.0 only (l.1 added)
+         "blind9_row_cumsum": "jl=64,rg=1,rpi=1,local=1",
+         # the sum of squares left in one lane: every lane reads the scale from local
+         "blind9_unit_rows16": "vl=4,vpg=16,vpi=1,unroll=0"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_seven_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_eight_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -110,15 +120,16 @@ def test_six_design_six_held_out_and_five_then_seven_sets_of_six_blind_spaces():
     blind6 = {f for f in files if f.startswith("blind6_")}
     blind7 = {f for f in files if f.startswith("blind7_")}
     blind8 = {f for f in files if f.startswith("blind8_")}
+    blind9 = {f for f in files if f.startswith("blind9_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
-    assert len(blind8) == 6
+    assert len(blind8) == 6 and len(blind9) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
-               - blind7 - blind8) == 6
+               - blind7 - blind8 - blind9) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
-               | blind7 | blind8)
+               | blind7 | blind8 | blind9)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
@@ -126,6 +137,7 @@ def test_six_design_six_held_out_and_five_then_seven_sets_of_six_blind_spaces():
     sixth = readme.index("## Blind, sixth set (issue #33, 2026-11-27, afternoon)")
     seventh = readme.index("## Blind, seventh set (issue #33, 2026-11-27, afternoon)")
     eighth = readme.index("## Blind, eighth set (issue #33, 2026-11-27, afternoon)")
+    ninth = readme.index("## Blind, ninth set (issue #33, 2026-11-27, evening)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -134,21 +146,25 @@ def test_six_design_six_held_out_and_five_then_seven_sets_of_six_blind_spaces():
     assert all(f"`{f}.py`" in readme[fifth:sixth] for f in blind5)
     assert all(f"`{f}.py`" in readme[sixth:seventh] for f in blind6)
     assert all(f"`{f}.py`" in readme[seventh:eighth] for f in blind7)
-    assert all(f"`{f}.py`" in readme[eighth:] for f in blind8)
+    assert all(f"`{f}.py`" in readme[eighth:ninth] for f in blind8)
+    assert all(f"`{f}.py`" in readme[ninth:] for f in blind9)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
     assert not any(f"`{f}.py`" in readme[sixth:] for f in blind5)
     assert not any(f"`{f}.py`" in readme[seventh:] for f in blind6)
     assert not any(f"`{f}.py`" in readme[eighth:] for f in blind7)
+    assert not any(f"`{f}.py`" in readme[ninth:] for f in blind8)
     assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
-    assert "never used to fit, choose or tune anything" in readme[eighth:]
+    assert "never used to fit, choose or tune anything" in readme[eighth:ninth]
+    assert "never used to fit, choose or tune anything" in readme[ninth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
                                    "blind3_trmv", "blind4_kron",
                                    "blind5_embedding_bag", "blind6_haar2d",
-                                   "blind7_rope", "blind8_median3"])
+                                   "blind7_rope", "blind8_median3",
+                                   "blind9_lut_lerp"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -186,13 +202,16 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind7")) == 6
     assert stems("blind8") == {s for s in SPACES if s.startswith("blind8_")}
     assert len(stems("blind8")) == 6
+    assert stems("blind9") == {s for s in SPACES if s.startswith("blind9_")}
+    assert len(stems("blind9")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
                   "examples/spaces/blind5_trmm.py:space",
                   "examples/spaces/blind6_adam.py:space",
                   "examples/spaces/blind7_det3.py:space",
-                  "examples/spaces/blind8_edge_diff.py:space"):
+                  "examples/spaces/blind8_edge_diff.py:space",
+                  "examples/spaces/blind9_xform4.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -206,7 +225,8 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
         assert blind_set(name) == {"blind_": "blind", "blind2": "blind2",
                                    "blind3": "blind3", "blind4": "blind4",
                                    "blind5": "blind5", "blind6": "blind6",
-                                   "blind7": "blind7", "blind8": "blind8"}.get(name[:6], "")
+                                   "blind7": "blind7", "blind8": "blind8",
+                                   "blind9": "blind9"}.get(name[:6], "")
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -222,15 +242,16 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind2_gather", 100.0), ("blind3_tridiag", 50.0),
                              ("blind4_kron", 20.0), ("blind5_syrk", 30.0),
                              ("blind6_adam", 40.0), ("blind7_det3", 60.0),
-                             ("blind8_cholesky3", 70.0), ("heldout_cmac", 3.0))]
+                             ("blind8_cholesky3", 70.0), ("blind9_gelu_erf", 80.0),
+                             ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
-        "held-out"]
+        "blind9", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
     assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
-                   "3.00"]
+                   "80.00", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -248,6 +269,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind6_") == stem.startswith("blind6_")
     assert full.name.startswith("blind7_") == stem.startswith("blind7_")
     assert full.name.startswith("blind8_") == stem.startswith("blind8_")
+    assert full.name.startswith("blind9_") == stem.startswith("blind9_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
