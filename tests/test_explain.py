@@ -255,8 +255,9 @@ def test_the_table_drops_a_losing_side_of_nothing_and_says_why_dram_sets_no_floo
     out = capsys.readouterr().out
     assert "overlap smax" in out and "losing side, global memory" in out
     assert "losing side, nothing" not in out and "would have cost 0 ms" not in out
-    # chains38's subtracted smin (arithmetic hidden under global accesses): sides named
-    assert "overlap smin: arithmetic wins" in out
+    # chains38's subtracted smin (arithmetic hidden under global accesses): sides named,
+    # in words that say what is taken back (test_explain_words has the details)
+    assert "overlap smin, taken back: arithmetic (" in out
     # 3 x 4 MiB of arrays fit in the H100's L2: no DRAM floor, said so, not "at most 0 ms"
     assert main(["explain", "matmul_naive", "--param", "n=1024"]) == 0
     out = capsys.readouterr().out
