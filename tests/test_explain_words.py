@@ -208,3 +208,22 @@ def test_a_limiter_under_half_the_time_is_not_called_most_of_it(tmp_path, capsys
     assert share < 50
     (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
     assert "takes the largest share of the time" in step and "most of the time" not in step
+
+
+def test_predict_says_what_its_counts_count_and_where_the_seconds_are(capsys):
+    # 2^24 elements and 524,288 additions: per warp, which predict did not say
+    assert main(["predict", f"{MY_KERNELS}:saxpy", "--param", "n=16777216"]) == 0
+    out = capsys.readouterr().out
+    (add,) = [la.split() for la in out.splitlines() if la.startswith("f_op_float32_add ")]
+    assert add[-1] == f"{2 ** 24 // 32:,}"
+    assert "(counts are the model's own: operations and local-memory accesses once per " \
+        "warp" in out
+    assert "the same arguments to workbench explain)" in out
+    # the 2018 model prints seconds per term, of every work item's operations: no note
+    assert main(["predict", f"{MY_KERNELS}:saxpy", "--param", "n=16777216", "--weights",
+                 str(ROOT / "sample_data" / "h100" / "weights-linear.json")]) == 0
+    out = capsys.readouterr().out
+    (add,) = [la.split() for la in out.splitlines() if la.startswith("f_op_float32_add ")]
+    assert add[1] == "seconds"
+    assert "counts are the model's own" not in out
+    assert "the same arguments to workbench explain)" in out
