@@ -227,3 +227,16 @@ def test_predict_says_what_its_counts_count_and_where_the_seconds_are(capsys):
     assert add[1] == "seconds"
     assert "counts are the model's own" not in out
     assert "the same arguments to workbench explain)" in out
+
+
+def test_the_python_api_page_explains_as_it_says(monkeypatch):
+    # docs/python-api.md's explain snippet, run as written from the checkout's root
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    section = page.split("## Why a kernel takes its time")[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    names: dict = {}
+    exec(compile(code, "docs/python-api.md", "exec"), names)
+    why = names["why"]
+    assert why.limiter == "on-chip memory and barriers" and why.measured is not None
+    assert abs(why.terms_sum_s - why.predicted_s) <= 0.01 * why.predicted_s
