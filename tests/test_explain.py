@@ -103,6 +103,19 @@ def test_an_expression_account_is_exact_with_nested_overlaps_and_other_nodes():
     assert any("/" in t.name for t in account.terms)
 
 
+def test_a_weight_made_of_parameters_is_a_term_of_its_feature():
+    # the default's function calls: (4.059e-11 - p_mul_f64 - p_spec_f64) * f_exp_calls
+    # was one term named by its whole text in explain's table and sides
+    expression = parse_model("p_a * f_op_float32_add + (3e-11 - p_a - p_b) * f_op_float32_div")
+    parameters = {"p_a": 1e-12, "p_b": 2e-12}
+    features = {"f_op_float32_add": 4e6, "f_op_float32_div": 3e5}
+    account = expression_account(expression, parameters, features)
+    div = next(t for t in account.terms if t.name == "f_op_float32_div")
+    assert div.weight == pytest.approx(3e-11 - 1e-12 - 2e-12) and div.count == 3e5
+    assert div.category is Category.ARITHMETIC and "p_a" in div.parameter
+    assert account.terms_sum_s == pytest.approx(1e-12 * 4e6 + 2.7e-11 * 3e5, rel=1e-12)
+
+
 def test_a_maximum_against_a_side_of_nothing_tells_no_overlap():
     # the default's smax(sum, substitution chain) on a kernel without a chain: the sum
     # is the whole prediction, and no "wins against nothing" is told
