@@ -203,7 +203,7 @@ def _term_frame(e) -> pd.DataFrame:
     total = e.predicted_s
     shown, small, small_s = e.largest_terms(SMALL_SHARE)
     hidden = hidden_terms(e)
-    rows = [{"term": _breakable(t.name) + (" (taken back: hidden)"
+    rows = [{"term": _breakable(t.name) + (", taken back (hidden)"
                                            if (t.name, t.seconds) in hidden else ""),
              "count": _count(t.count, t.name),
              "weight": f"{t.weight:.3g}" if t.weight is not None else "",
