@@ -242,3 +242,16 @@ def test_the_python_api_page_explains_as_it_says(monkeypatch):
     assert why.limiter in {c.value for c in Category} and why.measured is not None
     assert names["shown"] and names["explain"](names["model"], names["mine"]).predicted_s > 0
     assert abs(why.terms_sum_s - why.predicted_s) <= 0.01 * why.predicted_s
+
+
+def test_the_readme_explain_excerpt_is_what_explain_prints(capsys, monkeypatch):
+    # every line the README shows of its explain example (but its "..." elisions) is a
+    # line of the real output: a new default model or wording must refresh the excerpt
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```\nmodel: expression", 1)[1].split("```", 1)[0]
+    shown = [la for la in ("model: expression" + block).strip().splitlines() if la != "..."]
+    monkeypatch.chdir(ROOT)
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64",
+                 "--store", "sample_data/h100/measurements-fp64.sqlite"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(shown) >= 8 and [la for la in shown if la not in printed] == []
