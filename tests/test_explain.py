@@ -103,6 +103,19 @@ def test_an_expression_account_is_exact_with_nested_overlaps_and_other_nodes():
     assert any("/" in t.name for t in account.terms)
 
 
+def test_a_weight_made_of_parameters_is_a_term_of_its_feature():
+    # the default's function calls: (4.059e-11 - p_mul_f64 - p_spec_f64) * f_exp_calls
+    # was one term named by its whole text in explain's table and sides
+    expression = parse_model("p_a * f_op_float32_add + (3e-11 - p_a - p_b) * f_op_float32_div")
+    parameters = {"p_a": 1e-12, "p_b": 2e-12}
+    features = {"f_op_float32_add": 4e6, "f_op_float32_div": 3e5}
+    account = expression_account(expression, parameters, features)
+    div = next(t for t in account.terms if t.name == "f_op_float32_div")
+    assert div.weight == pytest.approx(3e-11 - 1e-12 - 2e-12) and div.count == 3e5
+    assert div.category is Category.ARITHMETIC and "p_a" in div.parameter
+    assert account.terms_sum_s == pytest.approx(1e-12 * 4e6 + 2.7e-11 * 3e5, rel=1e-12)
+
+
 def test_a_maximum_against_a_side_of_nothing_tells_no_overlap():
     # the default's smax(sum, substitution chain) on a kernel without a chain: the sum
     # is the whole prediction, and no "wins against nothing" is told
@@ -255,8 +268,9 @@ def test_the_table_drops_a_losing_side_of_nothing_and_says_why_dram_sets_no_floo
     out = capsys.readouterr().out
     assert "overlap smax" in out and "losing side, global memory" in out
     assert "losing side, nothing" not in out and "would have cost 0 ms" not in out
-    # chains38's subtracted smin (arithmetic hidden under global accesses): sides named
-    assert "overlap smin: arithmetic wins" in out
+    # chains38's subtracted smin (arithmetic hidden under global accesses): sides named,
+    # in words that say what is taken back (test_explain_words has the details)
+    assert "overlap smin, taken back: arithmetic (" in out
     # 3 x 4 MiB of arrays fit in the H100's L2: no DRAM floor, said so, not "at most 0 ms"
     assert main(["explain", "matmul_naive", "--param", "n=1024"]) == 0
     out = capsys.readouterr().out

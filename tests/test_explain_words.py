@@ -12,7 +12,14 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.models.terms import Category, Overlap, OverlapSide, TermShare
-from workbench.reports.explain_words import next_step, overlap_says, side_names
+from workbench.reports.explain_words import (
+    hidden_terms,
+    next_step,
+    overlap_says,
+    pays_for,
+    side_names,
+    taken_back,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MY_KERNELS = ROOT / "examples" / "kernels" / "my_kernels.py"
@@ -41,6 +48,54 @@ def test_sides_that_share_a_category_are_named_by_their_largest_term():
                              side("global memory", ("f_dram_y", 1e-4))), 0, 2e-4)
     assert side_names(apart) == ["arithmetic", "global memory"]
     assert overlap_says(apart) == apart.says()
+
+
+def test_a_subtracted_overlap_says_what_it_takes_back_not_that_a_negative_side_wins():
+    # A + M - smin(A, M): the account's sides are negative; the smaller one "won" and
+    # read "smin: arithmetic wins, -0.006324 ms against global memory -0.03593 ms"
+    hidden = side("arithmetic", ("f_op_float64_add", -4e-6), ("f_op_float64_mul", -2e-6))
+    behind = side("global memory", ("f_mem_access_global_x", -3e-5))
+    overlap = Overlap("smin", (hidden, behind), 0, -5.9e-6)
+    assert taken_back(overlap)
+    said = overlap_says(overlap)
+    assert said.startswith("smin, taken back: arithmetic (0.006 ms) runs hidden behind "
+                           "global memory (0.03 ms)"), said
+    assert "wins" not in said and "-0" not in said
+    # a side of nothing hides nothing: said so, not "nothing wins, -0 ms"
+    empty = Overlap("smin", (side("nothing"), behind), 0, 0.0)
+    assert overlap_says(empty).startswith("smin, taken back: nothing (the side it would "
+                                          "hide costs 0 ms here)")
+    # an smin that is not subtracted, and an smax, keep their own words
+    plain = Overlap("smin", (side("arithmetic", ("f_op_float32_add", 1e-5)),
+                             side("global memory", ("f_dram_y", 3e-5))), 0, 1e-5)
+    assert not taken_back(plain) and overlap_says(plain) == plain.says()
+
+    class Explained:     # what hidden_terms reads of an explanation
+        overlaps = (overlap, plain)
+
+    assert hidden_terms(Explained) == {("f_op_float64_add", -4e-6),
+                                       ("f_op_float64_mul", -2e-6)}
+    charged = TermShare("f_op_float64_add", 4e-6, Category.ARITHMETIC)
+    back = TermShare("f_op_float64_add", -4e-6, Category.ARITHMETIC)
+    assert pays_for(charged, hidden_terms(Explained)) == "arithmetic"
+    assert pays_for(back, hidden_terms(Explained)) == "arithmetic, taken back (hidden)"
+
+
+def test_explain_marks_the_terms_an_overlap_takes_back(capsys):
+    # the demo's finite_diff: chains38 charges the additions and takes them back
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    rows = [re.split(r"\s{2,}", la) for la in out.splitlines()
+            if la.startswith("f_op_float64_add ")]
+    assert sorted(r[1] for r in rows) == ["arithmetic", "arithmetic, taken back (hidden)"]
+    (back,) = [r for r in rows if "taken back" in r[1]]
+    assert float(back[4]) < 0      # the taken-back row is the negative one
+    assert "(taken back (hidden): charged once in the sum and taken back once" in out
+    (line,) = [la for la in out.splitlines() if la.startswith("overlap smin")]
+    assert re.fullmatch(r"overlap smin, taken back: arithmetic \([0-9.e-]+ ms\) runs "
+                        r"hidden behind global memory \([0-9.e-]+ ms\), .*", line), line
+    # no side of it "would have cost" a negative time
+    assert "would have cost -" not in out
 
 
 def test_the_readme_explanation_tells_its_sides_apart_and_says_what_to_change(capsys):
@@ -153,3 +208,50 @@ def test_a_limiter_under_half_the_time_is_not_called_most_of_it(tmp_path, capsys
     assert share < 50
     (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
     assert "takes the largest share of the time" in step and "most of the time" not in step
+
+
+def test_predict_says_what_its_counts_count_and_where_the_seconds_are(capsys):
+    # 2^24 elements and 524,288 additions: per warp, which predict did not say
+    assert main(["predict", f"{MY_KERNELS}:saxpy", "--param", "n=16777216"]) == 0
+    out = capsys.readouterr().out
+    (add,) = [la.split() for la in out.splitlines() if la.startswith("f_op_float32_add ")]
+    assert add[-1] == f"{2 ** 24 // 32:,}"
+    assert "(counts are the model's own: operations and local-memory accesses once per " \
+        "warp" in out
+    assert "the same arguments to workbench explain)" in out
+    # the 2018 model prints seconds per term, of every work item's operations: no note
+    assert main(["predict", f"{MY_KERNELS}:saxpy", "--param", "n=16777216", "--weights",
+                 str(ROOT / "sample_data" / "h100" / "weights-linear.json")]) == 0
+    out = capsys.readouterr().out
+    (add,) = [la.split() for la in out.splitlines() if la.startswith("f_op_float32_add ")]
+    assert add[1] == "seconds"
+    assert "counts are the model's own" not in out
+    assert "the same arguments to workbench explain)" in out
+
+
+def test_the_python_api_page_explains_as_it_says(monkeypatch):
+    # docs/python-api.md's explain snippet, run as written from the checkout's root
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    section = page.split("## Why a kernel takes its time")[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    names: dict = {}
+    exec(compile(code, "docs/python-api.md", "exec"), names)
+    why = names["why"]
+    # a category it pays for (which one is the default model's to say), and the store's time
+    assert why.limiter in {c.value for c in Category} and why.measured is not None
+    assert names["shown"] and names["explain"](names["model"], names["mine"]).predicted_s > 0
+    assert abs(why.terms_sum_s - why.predicted_s) <= 0.01 * why.predicted_s
+
+
+def test_the_readme_explain_excerpt_is_what_explain_prints(capsys, monkeypatch):
+    # every line the README shows of its explain example (but its "..." elisions) is a
+    # line of the real output: a new default model or wording must refresh the excerpt
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```\nmodel: expression", 1)[1].split("```", 1)[0]
+    shown = [la for la in ("model: expression" + block).strip().splitlines() if la != "..."]
+    monkeypatch.chdir(ROOT)
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64",
+                 "--store", "sample_data/h100/measurements-fp64.sqlite"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(shown) >= 8 and [la for la in shown if la not in printed] == []

@@ -46,6 +46,9 @@ def test_the_default_model_explains_the_selection(panel):
     assert e.measured is not None and "measured" in panel.heading.value
     assert "sum of the terms" in panel.terms_table.value
     assert all(f"overlap {o.function}" in panel.summary.value for o in e.overlaps)
+    # the default's subtracted smin: its terms marked in the table and said in words
+    assert ", taken back (hidden)" in panel.terms_table.value
+    assert "overlap smin, taken back: arithmetic (" in panel.summary.value
     names = [t.name for t in panel.figure.data]
     assert "DRAM 3,015 GB/s" in names and "float64 peak 33.5 TFLOP/s" in names
     assert any(n.startswith("predicted ") for n in names)

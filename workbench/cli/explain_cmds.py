@@ -19,11 +19,14 @@ from workbench.models.explanation import SMALL_SHARE
 from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.reports.explain_words import (
     counts_say,
+    hidden_terms,
     limiter_says,
     negative_terms_say,
     next_step,
     overlap_says,
+    pays_for,
     side_names,
+    taken_back,
 )
 
 #: terms below this share of the prediction are summed in one line of the table
@@ -133,8 +136,16 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
     print_table(term_rows(result))
     if counts:
         print(f"({counts})")
+    if hidden_terms(result):
+        print("(taken back (hidden): charged once in the sum and taken back once by the "
+              "overlap smin below, so it costs nothing of its own; docs/glossary.md)")
     for overlap in result.overlaps:
         print(f"overlap {overlap_says(overlap)}")
+        if taken_back(overlap):
+            if overlap.smoothing_s:
+                print(f"  the smoothing takes back {_ms(overlap.smoothing_s)} less than "
+                      "the smaller side")
+            continue      # its other side is charged in full: the table has its terms
         if overlap.smoothing_s:
             print(f"  the smooth maximum adds {_ms(overlap.smoothing_s)} to the winner")
         names = side_names(overlap)
@@ -188,7 +199,8 @@ def term_rows(result) -> list[dict]:
     """The terms, largest first; the smallest summed in one row; then their sum."""
     total = result.predicted_s
     shown, small, small_s = result.largest_terms(SMALL_SHARE)
-    rows = [{"term": t.name, "pays for": t.category.value, "count": _count(t.count, t.name),
+    hidden = hidden_terms(result)
+    rows = [{"term": t.name, "pays for": pays_for(t, hidden), "count": _count(t.count, t.name),
              "weight (s)": f"{t.weight:.3e}" if t.weight is not None else "",
              "seconds": f"{t.seconds:.4e}",
              "share": f"{t.seconds / total:.1%}" if total else ""} for t in shown]

@@ -18,11 +18,12 @@ from workbench.errors import ModelError
 from workbench.kernels import format_group_size, resolve_kernel
 from workbench.kernels.candidate import Candidate
 from workbench.models import MODEL_FAMILIES, get_family, load_model
-from workbench.models.contract import Need
+from workbench.models.contract import Explains, Need
 from workbench.models.expressions.insitu import TWIN_TIME
 from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.models.prediction import Breakdown, TermKind, predict
 from workbench.models.registry import family_summary
+from workbench.reports.explain_words import counts_say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -189,6 +190,12 @@ def cmd_predict(args) -> int:
     print(f"{spec.name} [{candidate.variant}] {candidate.dtype} {sizes}, group "
           f"{head['group_size']}: predicted {shown:.4f} {unit} ({model.family})")
     print_table(_term_rows(breakdown))
+    counts = counts_say(model)
+    if counts:       # 524,288 additions for 2^24 elements reads as a bug otherwise
+        print(f"({counts})")
+    if isinstance(model, Explains) and result.unit == "s":
+        print("(why it takes that time, term by term in seconds, its limiter and what to "
+              "change first: the same arguments to workbench explain)")
     for note in breakdown.notes:
         print(f"note: {note}")
     if floor is not None:

@@ -98,13 +98,38 @@ def side_names(overlap: Overlap) -> list[str]:
     return names
 
 
+def taken_back(overlap: Overlap) -> bool:
+    """Whether ``overlap`` is subtracted from a sum (``A + M - smin(A, M)``, the
+    default model's arithmetic hidden behind its global accesses): its sides cost
+    negative seconds and what it "wins", the smaller side, is taken back off the sum."""
+    return overlap.function == "smin" and all(s.seconds <= 0 for s in overlap.sides)
+
+
+def hidden_terms(explanation) -> set[tuple[str, float]]:
+    """The terms (name, seconds) that a subtracted overlap takes back: each is also
+    charged, with the opposite sign, by the sum it is taken off."""
+    return {(t.name, t.seconds) for o in explanation.overlaps if taken_back(o)
+            for t in o.winning.terms}
+
+
+def pays_for(term, hidden: set[tuple[str, float]]) -> str:
+    """What a term pays for, and where an overlap takes it back, that it does (a reader
+    saw "f_op_float64_add ... 2.9%" and "f_op_float64_add ... -2.9%" unexplained)."""
+    said = term.category.value
+    return f"{said}, taken back (hidden)" if (term.name, term.seconds) in hidden else said
+
+
 def overlap_says(overlap: Overlap) -> str:
-    """:meth:`Overlap.says` with the sides told apart (:func:`side_names`)."""
+    """:meth:`Overlap.says` with the sides told apart (:func:`side_names`); a subtracted
+    overlap in plain words (:func:`taken_back`), not as a side that "wins" at -0.006 ms."""
     said = overlap.says()
     other = overlap.runner_up
     if other is None:
         return said
     names = side_names(overlap)
+    if taken_back(overlap):
+        return _taken_back_says(overlap, names[overlap.winner],
+                                names[overlap.sides.index(other)])
     winner = names[overlap.winner]
     loser = names[overlap.sides.index(other)]
     head = f"{overlap.function}: {overlap.winning.label} wins, "
@@ -114,6 +139,20 @@ def overlap_says(overlap: Overlap) -> str:
     rest = said[len(head):]
     before, after = rest.split(tail, 1)
     return f"{overlap.function}: {winner} wins, {before} against {loser} {after}"
+
+
+def _taken_back_says(overlap: Overlap, hidden: str, behind: str) -> str:
+    hidden_s, behind_s = -overlap.winning.seconds, -overlap.runner_up.seconds
+    if not hidden_s:
+        return (f"{overlap.function}, taken back: nothing (the side it would hide costs "
+                f"0 ms here), so {behind} ({_ms(behind_s)}) is charged in full")
+    return (f"{overlap.function}, taken back: {hidden} ({_ms(hidden_s)}) runs hidden "
+            f"behind {behind} ({_ms(behind_s)}), so the model takes the smaller one "
+            "back off the sum: the two together cost what the larger one costs")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.4g} ms"
 
 
 def limiter_says(explanation) -> str:
@@ -193,4 +232,5 @@ def _term_step(explanation) -> str | None:
 
 def _largest(side: OverlapSide) -> str | None:
     terms = [t for t in side.terms if t.category is not Category.SMOOTHING]
-    return max(terms, key=lambda t: t.seconds).name if terms else None
+    # by size: a subtracted overlap's terms are negative
+    return max(terms, key=lambda t: abs(t.seconds)).name if terms else None

@@ -15,6 +15,7 @@ from workbench.kernels.candidate import Candidate
 from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.explain_words import (
     counts_say,
+    hidden_terms,
     limiter_says,
     negative_terms_say,
     next_step,
@@ -201,7 +202,10 @@ class ExplainPanel(widgets.VBox):
 def _term_frame(e) -> pd.DataFrame:
     total = e.predicted_s
     shown, small, small_s = e.largest_terms(SMALL_SHARE)
-    rows = [{"term": _breakable(t.name), "count": _count(t.count, t.name),
+    hidden = hidden_terms(e)
+    rows = [{"term": _breakable(t.name) + (", taken back (hidden)"
+                                           if (t.name, t.seconds) in hidden else ""),
+             "count": _count(t.count, t.name),
              "weight": f"{t.weight:.3g}" if t.weight is not None else "",
              "ms": f"{t.seconds * 1e3:.4g}", "share": f"{t.seconds / total:.1%}"}
             for t in shown]

@@ -45,8 +45,14 @@ class _Reader:
             return float(np.asarray(self.evaluator.rec(expr).value).reshape(-1)[0])
 
     def is_scalar(self, expr) -> bool:
-        return isinstance(expr, (int, float, np.integer, np.floating)) or (
-            isinstance(expr, prim.Variable) and expr.name.startswith(PARAMETER_PREFIX))
+        """A number, a parameter, or any expression of them alone: a weight, so that
+        ``(4.059e-11 - p_mul - p_spec)*f_op_float64_exp_calls`` is a term of its feature
+        (it was named by its whole text in explain's table and sides)."""
+        if isinstance(expr, (int, float, np.integer, np.floating)):
+            return True
+        if isinstance(expr, prim.Variable):
+            return expr.name.startswith(PARAMETER_PREFIX)
+        return isinstance(expr, prim.Expression) and not _features_of(expr)
 
     def terms(self, expr, scale: float = 1.0, record: bool = True) -> list[TermShare]:
         if isinstance(expr, prim.Sum):
@@ -56,7 +62,7 @@ class _Reader:
             rest = [c for c in expr.children if not self.is_scalar(c)]
             factor = scale * float(np.prod([self.value(c) for c in scalars])) \
                 if scalars else scale
-            names = [c.name for c in scalars if isinstance(c, prim.Variable)]
+            names = [_text(c) for c in scalars if isinstance(c, prim.Expression)]
             if len(rest) == 1 and isinstance(rest[0], prim.Variable):
                 return [self.feature(rest[0].name, factor, " * ".join(names) or None)]
             if len(rest) == 1:
@@ -115,10 +121,13 @@ def _text(expr) -> str:
     return StringifyMapper()(expr)
 
 
-def _category(expr) -> Category:
+def _features_of(expr) -> set[str]:
     from pymbolic.mapper.dependency import DependencyMapper
 
-    names = {v.name for v in DependencyMapper(composite_leaves=False)(expr)
-             if v.name.startswith(FEATURE_PREFIX)}
-    categories = {category_of(n) for n in names}
+    return {v.name for v in DependencyMapper(composite_leaves=False)(expr)
+            if v.name.startswith(FEATURE_PREFIX)}
+
+
+def _category(expr) -> Category:
+    categories = {category_of(n) for n in _features_of(expr)}
     return categories.pop() if len(categories) == 1 else Category.OTHER
