@@ -56,11 +56,12 @@ from workbench.tuning.loop_ties import (  # registers model-hedge-loops, -hedge-
 )
 from workbench.tuning.stream import ModelHedgeStream  # registers model-hedge-stream
 from workbench.tuning.rerank import ModelHedgeRerank  # registers model-hedge-rerank
+from workbench.tuning.handover import ModelHedgeHandover  # registers model-hedge-handover
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
-           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
+           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck", "ModelHedgeHandover",
            "ModelHedgeLoops", "ModelHedgeRerank", "ModelHedgeStream", "ModelHedgeTrips",
            "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "StopReason", "TuningSpace",
