@@ -227,3 +227,31 @@ def test_live_the_search_goes_on_while_the_better_model_ranks(monkeypatch):
     point = early.ask()
     assert inner.handed_at is not None
     assert point.label == target
+
+
+def test_no_peeking_at_records_not_measured():
+    """Replayed with every record it did not measure made 100x faster than the best,
+    the candidate measures exactly the same points, the handover included (its clock
+    reads only the costs of what it measured)."""
+    from workbench.tuning.runner import Budget
+
+    space = flag_space()
+    times = _times(space)
+    streamed, evaluations = _synthetic(space, times)
+    streamed = _fast(streamed)
+    better = _better(space, {label: t * (3 if "pre=1" in label else 1)
+                             for label, t in times.items()}, seconds=1.0)
+
+    def sequence(records):
+        inner = ModelHedgeHandover(ranking=HandoverRanking(streamed.arrivals, streamed.whole,
+                                                           better, 1.5), label="m", seed=1)
+        result = replay(space, ReplayEvaluator(space, records),
+                        EarlyStart(inner, clock="replay"), budget=Budget(evaluations=7))
+        assert inner.handed_at is not None
+        return [e.point.label for e in result.evaluations]
+
+    first = sequence(evaluations)
+    best = min(times.values())
+    hidden = {k: e if k in first else dataclasses.replace(e, time_s=best / 100)
+              for k, e in evaluations.items()}
+    assert len(first) == 7 and sequence(hidden) == first

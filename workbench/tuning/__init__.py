@@ -18,7 +18,9 @@
   ``model-hedge-stream``, whose model picks start as the ranking's structures
   arrive (its timed ranking with loopy's disk caches empty and private,
   :mod:`.loopy_caches`); :mod:`.rerank`, ``model-hedge-rerank``, the same with the
-  cheap ranking's first few points re-ranked by the shipped default model; :mod:`.early`, any of them measuring the points its counting
+  cheap ranking's first few points re-ranked by the shipped default model; :mod:`.handover`,
+  ``model-hedge-handover``, the stream whose model turns go to the shipped default model's
+  order once a host of many cores has ranked with it; :mod:`.early`, any of them measuring the points its counting
   builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
