@@ -211,6 +211,10 @@ def main() -> None:
                         help="charge each model's ranking the --charge-row's choosing "
                              "seconds of the same space in this earlier --csv")
     parser.add_argument("--charge-row", default="model:linear")
+    parser.add_argument("--host-record", metavar="JSON",
+                        help="charge the streaming strategies' rankings as this record of "
+                             "another host says (benchmarks/handover_record.py), not "
+                             "timed now")
     parser.add_argument("--guided", metavar="FAMILIES",
                         help="the learning model-guided strategies to replay, e.g. "
                              "model-ei,model-hedge (default: every one registered)")
@@ -259,6 +263,13 @@ def main() -> None:
                                              "optuna", "scikit-learn", "pyopencl")))
     warm_up({name: _model(name) for name in args.models.split(",") if name})
     earlier = pd.read_csv(args.charge_from) if args.charge_from else None
+    host_record = None
+    if args.host_record:
+        from workbench.tuning.handover import HostRecord
+
+        host_record = HostRecord.load(args.host_record)
+        print(f"streamed rankings charged: as recorded on {host_record.host} "
+              f"({args.host_record}), not timed now")
     if earlier is not None:
         print(f"ranking charged: the {args.charge_row} row's choosing seconds of "
               f"{args.charge_from} (measured there), not timed now")
@@ -271,7 +282,7 @@ def main() -> None:
         comparison = compare_strategies(
             space, evaluator, models, tpe_seeds=args.seeds, guided=families,
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
-            overlap_charge=args.overlap_charge,
+            overlap_charge=args.overlap_charge, host_record=host_record,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))

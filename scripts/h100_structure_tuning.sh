@@ -7,7 +7,7 @@
 #    six user spaces, 10 evaluations each, each run a new process with empty loopy,
 #    pyopencl and count caches (a first session); one store per run.
 # LIVE_STRATEGIES (default "model tpe"; e.g. "model-ei tpe", "model-hedge-base tpe":
-# model-hedge, model-hedge-base, model-hedge-check and model-hedge-stream are seeded, run under SEEDS like TPE) and SEEDS (default "0 1 2")
+# model-hedge, model-hedge-base, model-hedge-check, model-hedge-stream and model-hedge-handover are seeded, run under SEEDS like TPE) and SEEDS (default "0 1 2")
 # narrow step 2; WEIGHTS (default sample_data/h100/weights-linear.json; e.g.
 # sample_data/h100/weights-linear-non-negative.json) is the model of the model strategies;
 # NO_RANKING=1 skips step 1.  EARLY=1: the model strategies measure while they rank

@@ -18,7 +18,9 @@
   ``model-hedge-stream``, whose model picks start as the ranking's structures
   arrive (its timed ranking with loopy's disk caches empty and private,
   :mod:`.loopy_caches`); :mod:`.rerank`, ``model-hedge-rerank``, the same with the
-  cheap ranking's first few points re-ranked by the shipped default model; :mod:`.early`, any of them measuring the points its counting
+  cheap ranking's first few points re-ranked by the shipped default model; :mod:`.handover`,
+  ``model-hedge-handover``, the stream whose model turns go to the shipped default model's
+  order once a host of many cores has ranked with it; :mod:`.early`, any of them measuring the points its counting
   builds while it ranks (``--early-start``);
 * :mod:`.runner`: the exploration runner (budget, progress, resume), recording every
   evaluation and its costs (:mod:`.evaluation`) in the measurement store; evaluated
@@ -56,11 +58,12 @@ from workbench.tuning.loop_ties import (  # registers model-hedge-loops, -hedge-
 )
 from workbench.tuning.stream import ModelHedgeStream  # registers model-hedge-stream
 from workbench.tuning.rerank import ModelHedgeRerank  # registers model-hedge-rerank
+from workbench.tuning.handover import ModelHedgeHandover  # registers model-hedge-handover
 from workbench.tuning.study import compare_strategies, summary
 from workbench.tuning.early import EarlyStart
 
 __all__ = ["SPACES", "STRATEGIES", "Budget", "Cost", "EarlyStart", "Evaluation", "ExplorationResult", "Explorer",
-           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck",
+           "IRFeatureKNN", "ModelBO", "ModelEI", "ModelHedge", "ModelHedgeBase", "ModelHedgeCheck", "ModelHedgeHandover",
            "ModelHedgeLoops", "ModelHedgeRerank", "ModelHedgeStream", "ModelHedgeTrips",
            "ModelTPE",
            "FamilySelection", "Point", "ReplayEvaluator", "StopReason", "TuningSpace",

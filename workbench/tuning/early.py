@@ -195,6 +195,7 @@ class EarlyStart:
         from workbench.models.counting_pool import active_pool, fork_counting_pool
 
         self._began = time.perf_counter()
+        self._done = threading.Event()     # set once the ranking the search waits for is done
 
         # forked here, before this thread measures anything (fork_counting_pool says
         # why), unless a pool was forked ahead (``workbench tune``, before the device)
@@ -206,30 +207,46 @@ class EarlyStart:
 
     def _rank(self, space, pool=None, live: bool = False) -> None:
         began = self._began if live else time.perf_counter()
+        # live, a strategy may rank on after its ranking is done (``rank_after``:
+        # model-hedge-handover's better model), on the same counting processes, while
+        # the search goes on: the pool is closed after that
+        after = getattr(self.inner, "rank_after", None) if live else None
         try:
             reported = self.inner.start(space, self.points)
         except BaseException as err:   # noqa: BLE001 - raised again in the runner's thread
             self._error = err
             reported = 0.0
         finally:
-            if pool is not None:
+            if pool is not None and after is None:
                 pool.close()
         wall = time.perf_counter() - began
         # a ranking given ready-made reports the fresh ranking's cost
         self._wall = max(wall, float(reported or 0.0))
+        if live:
+            self._done.set()
+        if after is None:
+            return
+        try:
+            if self._error is None:
+                after()
+        except Exception:   # noqa: BLE001 - the better order is an extra: the search goes on
+            pass
+        finally:
+            if pool is not None:
+                pool.close()
 
     def _ranking_done(self) -> bool:
         if len(self._early_done) < self.least:
             return False
         if self.clock == "live":
-            return not self._thread.is_alive()
+            return self._done.is_set()
         return self._early_cost >= self._wall
 
     def _finish(self) -> None:
         if self._ranking_s is not None:
             return
         if self.clock == "live":
-            self._thread.join()
+            self._done.wait()
         if self._error is not None:
             raise self._error
         self._ranking_s = self._wall

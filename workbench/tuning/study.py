@@ -113,16 +113,32 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
-              guided: Sequence[str], overlap_charge: str) -> dict[str, StreamedCharge]:
+              guided: Sequence[str], overlap_charge: str, host_record=None,
+              computed=None) -> dict[str, StreamedCharge]:
     """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
     its streamed ranking and its rows' note.  One streamed ranking is made for all of
     them; a family with a ``charge_beside`` (``model-hedge-rerank``) makes its own from
-    it, with what it adds timed here too."""
+    it, with what it adds timed here too.  ``host_record``
+    (:class:`~workbench.tuning.handover.HostRecord`): the streamed ranking as another
+    host recorded it (its arrivals' times and predictions; ``computed``, this host's
+    ranking of the same model, is compared with them), and a family with a
+    ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too."""
     from workbench.tuning.guided import GUIDED
 
     streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
     if not streaming:
         return {}
+    if host_record is not None:
+        from workbench.tuning.handover import recorded_stream
+
+        shared = recorded_stream(host_record, space, computed)
+        out = {}
+        for family in streaming:
+            own = getattr(GUIDED[family], "charge_recorded", None)
+            if own is None and getattr(GUIDED[family], "charge_beside", None) is not None:
+                raise TuningError(f"{family} cannot be charged from a host record")
+            out[family] = shared if own is None else own(shared, host_record, space)
+        return out
     from workbench.tuning.stream import streamed_beside
 
     shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge)
@@ -176,8 +192,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        guided_seeds: int | None = None,
                        seeded: Mapping[str, Callable[[int], Strategy]] = (),
                        recorded: Mapping[str, RankingCost] | None = None,
-                       early: bool = False, overlap_charge: str = "alone"
-                       ) -> SpaceComparison:
+                       early: bool = False, overlap_charge: str = "alone",
+                       host_record=None) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
@@ -190,7 +206,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     ``overlap_charge``: ``alone`` times each model's one ranking alone; ``beside``
     times it beside the host's share of measuring the early points
     (:mod:`workbench.tuning.beside`: what a live run that measures while it ranks pays
-    on this machine), and every row of that model is charged that time."""
+    on this machine), and every row of that model is charged that time.
+    ``host_record`` (:class:`~workbench.tuning.handover.HostRecord`): the streaming
+    families' rankings charged as that host recorded them, not timed here."""
     from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
 
@@ -228,7 +246,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                                     choosing_charged=note))
         # a strategy whose ranking streams is given its own, made structure by
         # structure (counts cold) and timed as the whole one is
-        streamed = _streamed(model, space, evaluator, guided, overlap_charge)
+        streamed = _streamed(model, space, evaluator, guided, overlap_charge,
+                             host_record, ordered.ranking)
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
