@@ -31,8 +31,8 @@ def _sectors(p) -> dict[str, float]:
             "subgroup/32|halo": n2 * (1.0 + 2.0 / (p["by"] * p["wpi"]))}
 
 
-def _solve(points, truth):
-    fit = StructureFit(points, ())
+def _solve(points, truth, lanes=("bx",)):
+    fit = StructureFit(points, (), lanes=lanes)
     counted = set()
     while not fit.done:
         wanted = fit.wanted()
@@ -76,3 +76,14 @@ def test_a_knob_below_the_warp_width_is_split_by_its_values_as_before():
         assert math.isclose(values["c"], truth(p)["c"], rel_tol=1e-9)
     assert not any("sub-group width" in r[4] for r in fit.report())
     assert {r[0] for r in fit.report()} == {(("bx", v),) for v in (2, 4, 8, 16)}
+
+
+def test_a_knob_that_is_not_the_group_width_is_split_by_its_values():
+    # the same counts with bx not the group's extent along lid(0) (a work per item,
+    # say): no split at the warp width, one part per value as before
+    points = _stencil_space().points()
+    fit, _ = _solve(points, _sectors, lanes=())
+    assert not any("sub-group width" in r[4] for r in fit.report())
+    for p, values in fit.values.items():
+        for name, v in _sectors(p).items():
+            assert math.isclose(values[name], v, rel_tol=1e-9), (p.label, name)

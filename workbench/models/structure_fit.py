@@ -44,7 +44,8 @@ class StructureFit:
     fewest values, and each part fitted on its own; where nothing fits, every point
     is counted.  ``report`` tells which.
 
-    A knob whose values lie on both sides of the sub-group width
+    A knob that is the group's extent along ``lid(0)`` (``lanes``, the caller's: the
+    space's group size says it) whose values lie on both sides of the sub-group width
     (:data:`SUBGROUP_WIDTH`, ``bx`` of 16 to 128) is split at it first, into two parts
     that keep it as a knob: a sector count per warp is often one sum of monomials in
     ``bx`` above the warp width and another below it (issue #33: ``chains38``'s
@@ -54,8 +55,10 @@ class StructureFit:
 
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
                  per_point: str | None = None, speculate: bool = False,
-                 minima: Minima | None = None, ranges: tuple[str, ...] = ()):
+                 minima: Minima | None = None, ranges: tuple[str, ...] = (),
+                 lanes: tuple[str, ...] = ()):
         self.points = list(points)
+        self.lanes = tuple(lanes)
         # knobs this part is a range of (split at the sub-group width), still numeric
         self.ranges = tuple(ranges)
         self._members = set(self.points)
@@ -223,7 +226,7 @@ class StructureFit:
             above = [p for p in self.points if p[warp] >= SUBGROUP_WIDTH]
             self.parts = [StructureFit(g, self.structural, self.depth,
                                        speculate=self._speculate, minima=self.minima,
-                                       ranges=(*self.ranges, warp))
+                                       ranges=(*self.ranges, warp), lanes=self.lanes)
                           for g in (below, above)]
             self.reason = f"split by {warp} at the sub-group width {SUBGROUP_WIDTH}: {reason}"
             self.give(self.counted)
@@ -242,7 +245,8 @@ class StructureFit:
                 groups.setdefault(p[knob], []).append(p)
             self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
                                        speculate=self._speculate, minima=self.minima,
-                                       ranges=tuple(r for r in self.ranges if r != knob))
+                                       ranges=tuple(r for r in self.ranges if r != knob),
+                                       lanes=self.lanes)
                           for g in groups.values()]
             self.reason = f"split by {knob}{how}: {reason}"
             # the parts start from the counts so far: where they need no more, done now
@@ -258,9 +262,13 @@ class StructureFit:
 
     def _warp_knob(self, blamed: str | None) -> str | None:
         """The knob to split at the sub-group width where the fit failed: the blamed
-        knob if its values straddle it; with no knob to blame, the first of the
-        plan's knobs that does; else None (the split by values, as before)."""
-        knobs = [k for k in self._plan.knobs if _straddles(self.points, k)]
+        knob if it sets the lanes and its values straddle the width; with no knob to
+        blame, the first of the plan's knobs that does; else None (the split by values,
+        as before).  Only a lane knob: a work-per-item of 2 to 32 changes its stride
+        class at every value (triad's blocked order), and two parts of it are split
+        again, value by value, for more probes than one split."""
+        knobs = [k for k in self._plan.knobs
+                 if k in self.lanes and _straddles(self.points, k)]
         if blamed is not None:
             return blamed if blamed in knobs else None
         return knobs[0] if knobs else None
