@@ -55,12 +55,9 @@ def all_standard_refs(props):
 
     # the sums over strides that the floors read (one count each, not listed among the
     # counts): without them here, the floors' call after the model's counts every
-    # point a second time; and over both directions, which the occupancy features read
-    # (their global bytes per warp): without those, a sub-group model's ranking built
-    # and counted a structure's probes a second time at work-item granularity, for
-    # them alone (issue #33: 20 of stencil2d_5pt's 41 probes under chains38)
-    sums = [parse_feature_ref(f"f_mem_access_global_{d}{k}")
-            for d in GLOBAL_ACCESS_DTYPES for k in ("_load", "_store", "")]
+    # point a second time
+    sums = [parse_feature_ref(f"f_mem_access_global_{d}_{k}")
+            for d in GLOBAL_ACCESS_DTYPES for k in ("load", "store")]
     return [StandardFeature(f.name, f) for f in props.counts] + sums
 
 
