@@ -87,3 +87,19 @@ def test_a_knob_that_is_not_the_group_width_is_split_by_its_values():
     for p, values in fit.values.items():
         for name, v in _sectors(p).items():
             assert math.isclose(values[name], v, rel_tol=1e-9), (p.label, name)
+
+
+def test_no_split_at_the_warp_width_leaves_a_side_of_two_values():
+    # bx of 8, 16, 32, 64: two values on each side, a fit along bx in either part would
+    # be checked at no value of bx it did not take; split by values as before
+    space = TuningSpace(name="transpose", description="numbers only",
+                        tune_params={"bx": (8, 16, 32, 64), "by": (1, 2, 4, 8)},
+                        group_size=lambda p: (p["bx"], p["by"]), kernel=lambda p: None)
+
+    def truth(p):
+        return {"c": 2.0 ** 20 * (3.0 if p["bx"] < 32 else 5.0) / p["by"]}
+
+    fit, _ = _solve(space.points(), truth)
+    assert not any("sub-group width" in r[4] for r in fit.report())
+    for p, values in fit.values.items():
+        assert math.isclose(values["c"], truth(p)["c"], rel_tol=1e-9)

@@ -31,6 +31,18 @@ def _straddles(points: Sequence, knob: str) -> bool:
     return min(values) < SUBGROUP_WIDTH <= max(values)
 
 
+def _checkable(points: Sequence, knob: str) -> bool:
+    """Whether both sides of the sub-group width hold one value of ``knob`` (the knob
+    fixed there, as a split by values makes it) or at least three: a side of two values
+    fits a monomial through both and checks none along the knob, and where the count
+    changes form with another knob there, the checks may miss it (the overlap model's
+    local stores of transpose, ``bx`` of 32 and 64 with ``by wpi`` of 32 to 128, 3 values
+    wrong: issue #33)."""
+    below = {p[knob] for p in points if p[knob] < SUBGROUP_WIDTH}
+    above = {p[knob] for p in points if p[knob] >= SUBGROUP_WIDTH}
+    return all(len(side) == 1 or len(side) >= 3 for side in (below, above))
+
+
 class StructureFit:
     """Counts one structure from as few counted points as it can, in rounds: the
     caller counts :meth:`wanted`, hands the counts to :meth:`give`, and repeats until
@@ -268,7 +280,7 @@ class StructureFit:
         class at every value (triad's blocked order), and two parts of it are split
         again, value by value, for more probes than one split."""
         knobs = [k for k in self._plan.knobs
-                 if k in self.lanes and _straddles(self.points, k)]
+                 if k in self.lanes and _straddles(self.points, k) and _checkable(self.points, k)]
         if blamed is not None:
             return blamed if blamed in knobs else None
         return knobs[0] if knobs else None
