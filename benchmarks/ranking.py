@@ -59,6 +59,8 @@ MODELS = {
     "linear-nn": "sample_data/h100/weights-linear-non-negative.json",
     "overlap": "sample_data/h100/weights-overlap.json",
     "default": "sample_data/h100/weights-overlap-fp64.json",
+    # the shipped default model since #34 (default-model.json): sectors and op chains
+    "chains38": "sample_data/h100/weights-linear-fp64-sectors-chains38.json",
 }
 
 

@@ -70,8 +70,7 @@ def _rank_timed(model, space):
     spent: dict[str, list[float]] = defaultdict(list)
     built: dict[str, list[float]] = defaultdict(list)
     for point, ms in probes:
-        owner = next((r for r in report if all(point[k] == v for k, v in r.structure)),
-                     None)
+        owner = next((r for r in report if r.covers(point)), None)
         label = owner.label if owner is not None else point.label
         spent[label].append(ms)
         built[label].append(builds.get(point, 0.0))

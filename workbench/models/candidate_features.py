@@ -473,7 +473,7 @@ def _fits(todo, candidates) -> dict:
             all_points[space] = grouped
         points = all_points[space].get(skey) or asked
         fit = StructureFit(points, structural, speculate=rank_jobs() >= _SPECULATE_FROM,
-                           minima=_load_store_parts)
+                           minima=_load_store_parts, lanes=_lane_knobs(space, points))
         if not symbolic_counting():
             fit = StructureFit(asked, structural, per_point=
                                "per-structure counting is off (WORKBENCH_STRUCTURE_COUNTS=off)")
@@ -484,6 +484,18 @@ def _fits(todo, candidates) -> dict:
     for space in all_points:
         share_structures(fits, space)
     return fits
+
+
+def _lane_knobs(space, points) -> tuple[str, ...]:
+    """The knobs that are the group's extent along ``lid(0)`` at every one of
+    ``points`` (``bx`` of a ``(bx, by)`` group): where one straddles the sub-group
+    width, a structure whose fit fails is split at it first (:class:`StructureFit`)."""
+    try:
+        extents = [space.group_size(p)[0] for p in points]
+    except Exception:  # noqa: BLE001 - a user's group-size function: no lane knob
+        return ()
+    return tuple(k for k, _ in points[0].items
+                 if all(p[k] == e for p, e in zip(points, extents)))
 
 
 def _record(space, skey, points: int, counted: int, method: CountMethod,

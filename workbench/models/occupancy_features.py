@@ -152,7 +152,14 @@ def limits_of_device(device: str) -> OccupancyLimits | None:
     return None
 
 
-_COUNTS = ("f_thread_groups", "f_mem_access_global_float32", "f_mem_access_global_float64")
+#: the global accesses per dtype as loads and stores, each the sum over strides that every
+#: counted point of a factory space carries (:func:`~workbench.models.point_counts.
+#: all_standard_refs`): asked for both directions at once, a count no probe held, a
+#: sub-group model's ranking fitted every structure again and built its probes a second
+#: time for them (issue #33: 21 of stencil2d_5pt's 96 probes under ``chains38``)
+_COUNTS = ("f_thread_groups", "f_mem_access_global_float32_load",
+           "f_mem_access_global_float32_store", "f_mem_access_global_float64_load",
+           "f_mem_access_global_float64_store")
 
 
 _LAST: dict = {}
@@ -191,8 +198,10 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
     groups = counts["f_thread_groups"]
     occ = occupancy(limits, np.nan_to_num(threads, nan=1.0), np.nan_to_num(groups),
                     registers_per_thread=regs, shared_bytes_per_group=smem)
-    global_bytes = 4 * counts["f_mem_access_global_float32"] + \
-        8 * counts["f_mem_access_global_float64"]
+    global_bytes = 4 * (counts["f_mem_access_global_float32_load"]
+                        + counts["f_mem_access_global_float32_store"]) + \
+        8 * (counts["f_mem_access_global_float64_load"]
+             + counts["f_mem_access_global_float64_store"])
     warps = groups * np.ceil(threads / limits.warp_size)
     with np.errstate(divide="ignore", invalid="ignore"):
         chain = np.where(warps > 0, occ.waves * global_bytes / warps, 0.0)

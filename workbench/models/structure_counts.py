@@ -80,6 +80,19 @@ class StructureCount:
     def label(self) -> str:
         return ",".join(f"{k}={v}" for k, v in self.structure) or "(one structure)"
 
+    def covers(self, point) -> bool:
+        """Whether ``point`` is one of this structure's (or part's): its knobs' values,
+        a range ``"32..128"`` where the part is one of a knob split at the sub-group
+        width (:class:`~workbench.models.structure_fit.StructureFit`)."""
+        return all(_within(point[k], v) for k, v in self.structure)
+
+
+def _within(value, held) -> bool:
+    if isinstance(held, str) and ".." in held and not isinstance(value, str):
+        lo, _, hi = held.partition("..")
+        return float(lo) <= value <= float(hi)
+    return value == held
+
 
 def structural_knobs(space) -> tuple[str, ...]:
     """The knobs that change a kernel's shape: those the space declares in

@@ -19,6 +19,30 @@ from workbench.models.structure_counts import (
 )
 
 
+#: the sub-group (warp) width that a knob's values may cross: the shipped models count
+#: sectors per sub-group of 32 lanes (``subgroup/32``), and an access's sectors per warp
+#: change form where a group's extent along ``lid(0)`` crosses it (a warp spanning two
+#: rows of a 16-wide group touches other sectors than one inside a 32-wide row)
+SUBGROUP_WIDTH = 32
+
+
+def _straddles(points: Sequence, knob: str) -> bool:
+    values = [p[knob] for p in points]
+    return min(values) < SUBGROUP_WIDTH <= max(values)
+
+
+def _checkable(points: Sequence, knob: str) -> bool:
+    """Whether both sides of the sub-group width hold one value of ``knob`` (the knob
+    fixed there, as a split by values makes it) or at least three: a side of two values
+    fits a monomial through both and checks none along the knob, and where the count
+    changes form with another knob there, the checks may miss it (the overlap model's
+    local stores of transpose, ``bx`` of 32 and 64 with ``by wpi`` of 32 to 128, 3 values
+    wrong: issue #33)."""
+    below = {p[knob] for p in points if p[knob] < SUBGROUP_WIDTH}
+    above = {p[knob] for p in points if p[knob] >= SUBGROUP_WIDTH}
+    return all(len(side) == 1 or len(side) >= 3 for side in (below, above))
+
+
 class StructureFit:
     """Counts one structure from as few counted points as it can, in rounds: the
     caller counts :meth:`wanted`, hands the counts to :meth:`give`, and repeats until
@@ -31,12 +55,24 @@ class StructureFit:
     with a work-per-item), or with no knob to blame and no joint fit by the knob of
     fewest values, and each part fitted on its own; where nothing fits, every point
     is counted.  ``report`` tells which.
+
+    A knob that is the group's extent along ``lid(0)`` (``lanes``, the caller's: the
+    space's group size says it) whose values lie on both sides of the sub-group width
+    (:data:`SUBGROUP_WIDTH`, ``bx`` of 16 to 128) is split at it first, into two parts
+    that keep it as a knob: a sector count per warp is often one sum of monomials in
+    ``bx`` above the warp width and another below it (issue #33: ``chains38``'s
+    ``..._dramsectors`` of a stencil, constant in ``bx >= 32`` and another constant at
+    ``bx = 16``), where one part per value of ``bx`` fits each value on its own.
     """
 
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
                  per_point: str | None = None, speculate: bool = False,
-                 minima: Minima | None = None):
+                 minima: Minima | None = None, ranges: tuple[str, ...] = (),
+                 lanes: tuple[str, ...] = ()):
         self.points = list(points)
+        self.lanes = tuple(lanes)
+        # knobs this part is a range of (split at the sub-group width), still numeric
+        self.ranges = tuple(ranges)
         self._members = set(self.points)
         self.minima = minima
         self.structural = tuple(structural)
@@ -194,6 +230,19 @@ class StructureFit:
                 self.reason = f"terms fitted jointly in all knobs: {reason}"
                 self.give({})
                 return
+        warp = self._warp_knob(knob)
+        if warp is not None:
+            # below and above the warp width: each part keeps the knob (a range split
+            # takes no depth; a part's values no longer straddle it, so it ends)
+            below = [p for p in self.points if p[warp] < SUBGROUP_WIDTH]
+            above = [p for p in self.points if p[warp] >= SUBGROUP_WIDTH]
+            self.parts = [StructureFit(g, self.structural, self.depth,
+                                       speculate=self._speculate, minima=self.minima,
+                                       ranges=(*self.ranges, warp), lanes=self.lanes)
+                          for g in (below, above)]
+            self.reason = f"split by {warp} at the sub-group width {SUBGROUP_WIDTH}: {reason}"
+            self.give(self.counted)
+            return
         how = ""
         if knob is None and len(self._plan.knobs) > 1:
             # no knob to blame and no joint fit: split by the knob of fewest values
@@ -207,7 +256,9 @@ class StructureFit:
             for p in self.points:
                 groups.setdefault(p[knob], []).append(p)
             self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
-                                       speculate=self._speculate, minima=self.minima)
+                                       speculate=self._speculate, minima=self.minima,
+                                       ranges=tuple(r for r in self.ranges if r != knob),
+                                       lanes=self.lanes)
                           for g in groups.values()]
             self.reason = f"split by {knob}{how}: {reason}"
             # the parts start from the counts so far: where they need no more, done now
@@ -221,11 +272,30 @@ class StructureFit:
             self._next()
         self.give({})
 
+    def _warp_knob(self, blamed: str | None) -> str | None:
+        """The knob to split at the sub-group width where the fit failed: the blamed
+        knob if it sets the lanes and its values straddle the width; with no knob to
+        blame, the first of the plan's knobs that does; else None (the split by values,
+        as before).  Only a lane knob: a work-per-item of 2 to 32 changes its stride
+        class at every value (triad's blocked order), and two parts of it are split
+        again, value by value, for more probes than one split."""
+        knobs = [k for k in self._plan.knobs
+                 if k in self.lanes and _straddles(self.points, k) and _checkable(self.points, k)]
+        if blamed is not None:
+            return blamed if blamed in knobs else None
+        return knobs[0] if knobs else None
+
     def report(self) -> list[tuple[tuple, int, int, CountMethod, str]]:
-        """(structure, points, points counted, method, reason) of it or its parts."""
+        """(structure, points, points counted, method, reason) of it or its parts; a
+        part of a split at the sub-group width names its knob's range (``bx=32..128``),
+        or its one value."""
         if self.parts:
             return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
                     for part in self.parts for r in part.report()]
         structure = tuple((k, self.points[0][k]) for k in self.structural)
+        for k in self.ranges:
+            values = sorted({p[k] for p in self.points})
+            structure += ((k, values[0] if len(values) == 1 else
+                           f"{values[0]}..{values[-1]}"),)
         return [(structure, len(self.points), len(self.counted),
                  self.method or CountMethod.PER_POINT, self.reason)]
