@@ -104,11 +104,12 @@ def test_a_bad_parameter_shows_one_line_in_the_error_area_and_does_not_raise(pan
     panel.picker.params.value = "n=256,m=256,l=256,q=3"
     assert "unknown parameter of 'matmul_tiled' 'q'" in panel.errors.text
     panel.picker.params.value = "n=256"           # missing values, named, in one line
-    # in the picker's words: where to type them, with the sizes given kept
+    # in the picker's words: where to type them, with the sizes given kept (the others
+    # guessed as a user kernel's are: 256 each of three)
     assert panel.errors.messages == {"sizes": "matmul_tiled needs a size for m, l: type "
-                                     "them in the sizes box, e.g. n=256,m=1024,l=1024"} \
+                                     "them in the sizes box, e.g. n=256,m=256,l=256"} \
         or panel.errors.messages == {"sizes": "matmul_tiled needs a size for l, m: type "
-                                     "them in the sizes box, e.g. n=256,l=1024,m=1024"}
+                                     "them in the sizes box, e.g. n=256,l=256,m=256"}
     assert "--param" not in panel.errors.text and "choose a kernel" in panel.table.value
     panel.picker.params.value = "n=lots,m=256"   # a malformed size: that message alone
     assert list(panel.errors.messages) == ["kernel"], panel.errors.messages
@@ -146,9 +147,11 @@ def test_a_users_loopy_kernel_from_the_notebook_namespace_is_picked_and_counted(
     assert picker.kernel_select.value == "my_axpy"
     assert ("my_axpy (your kernel)", "my_axpy") in picker.kernel_select.options
     assert picker.group_size.disabled and picker.group_size.value == "128"
-    # no size cases: 1024 each, said so, and counted at once (no message it was missing)
-    assert picker.params.value == "n=1024" and "n=1024" in panel.heading.value
-    assert "sizes: 1024 each until you type your own" in picker.description.value
+    # no size cases: guessed large enough not to be all launch (2^24 for one parameter),
+    # said so, and counted at once (no message it was missing)
+    assert picker.params.value == "n=16777216" and "n=16777216" in panel.heading.value
+    assert "sizes guessed, n=16777216: together about 2^24" in picker.description.value
+    assert panel.counts["f_op_float32_mul"] == 2 ** 24
     # its group is its own, not "measured" by any campaign
     assert "group size 128 (built into the kernel)." in picker.description.value
     assert "user kernel my_axpy (loopy's name axpy). Parameters: n" in picker.description.value
@@ -168,7 +171,7 @@ def test_a_kernel_from_a_file_is_found_again_by_its_name():
     picker = KernelPicker(session, namespace={}, devices=())
     picker.user_kernel.value = f"{kernels}:saxpy"
     assert session.selection.name == "saxpy" and session.selection.params_dict == {
-        "n": 1024}
+        "n": 2 ** 24}
     picker.user_kernel.value = "finite_diff"
     picker.user_kernel.value = "saxpy"      # was "unknown kernel": no file, no variable
     assert picker.errors.value == "" and session.selection.name == "saxpy"
@@ -239,3 +242,12 @@ def test_the_heatmap_panel_ranks_the_picked_kernels_block_shapes_with_limiters()
     panel.threads.value = 3
     panel.rank_button.click()
     assert "no block shape of 3 threads" in panel.errors.text
+
+
+def test_guessed_sizes_multiply_to_about_two_to_the_24():
+    from workbench.ui.picker import guessed_sizes
+    assert guessed_sizes(["n"]) == {"n": 2 ** 24}
+    assert guessed_sizes(["n", "m"]) == {"n": 4096, "m": 4096}
+    assert guessed_sizes(["n", "m", "k"]) == {"n": 256, "m": 256, "k": 256}
+    assert guessed_sizes(["a", "b", "c", "d", "e"]) == {p: 2 ** 4 for p in "abcde"}
+    assert guessed_sizes([]) == {}

@@ -33,8 +33,19 @@ from workbench.ui.session import (
 DEFAULT_KERNEL = "matmul_tiled"
 #: the error source of sizes still to be typed
 SIZES = "sizes"
-#: the size of each parameter of a user kernel until the user types its own
-GUESSED_SIZE = 1024
+#: a user kernel's sizes until the user types its own multiply to about 2 to this
+#: power: 1024 each explained a one-parameter kernel as nothing but its launch (a few
+#: microseconds of a GPU's time), which taught a newcomer nothing about the kernel
+GUESSED_POINTS_LOG2 = 24
+
+
+def guessed_sizes(parameters) -> dict[str, int]:
+    """A power of two per parameter, together about ``2**GUESSED_POINTS_LOG2``."""
+    names = list(parameters)
+    if not names:
+        return {}
+    each = max(GUESSED_POINTS_LOG2 // len(names), 3)
+    return {name: 2 ** each for name in names}
 
 
 def _is_loopy_kernel(value) -> bool:
@@ -170,7 +181,8 @@ class KernelPicker(widgets.VBox):
             missing = [p for p in spec.parameters if p not in params]
             if missing:
                 self.session.selection = None
-                example = ",".join(f"{p}={params.get(p, GUESSED_SIZE)}" for p in spec.parameters)
+                guess = guessed_sizes(spec.parameters)
+                example = ",".join(f"{p}={params.get(p, guess[p])}" for p in spec.parameters)
                 self.errors.show(f"{spec.name} needs a size for {', '.join(missing)}: type "
                                  f"them in the sizes box, e.g. {example}", SIZES)
                 return None
@@ -261,10 +273,10 @@ class KernelPicker(widgets.VBox):
         self.dtype_select.value = dtype if dtype in dtypes else dtypes[0]
         guessed = params is None and not default_params(spec, self.variant_select.value)
         if params is None:
-            # a user kernel has no size cases: GUESSED_SIZE each, said in the description,
+            # a user kernel has no size cases: guessed ones, said in the description,
             # rather than a message that its sizes are missing before it is even shown
-            params = default_params(spec, self.variant_select.value) or {
-                p: GUESSED_SIZE for p in spec.parameters}
+            params = default_params(spec, self.variant_select.value) or \
+                guessed_sizes(spec.parameters)
         self.params.value = params if isinstance(params, str) else \
             ",".join(f"{k}={v}" for k, v in params.items())
         fixed = spec.fixed_group_size is not None
@@ -274,7 +286,8 @@ class KernelPicker(widgets.VBox):
         # a user kernel's group is its own, not one the campaigns measured
         groups = (f"group size {groups} (built into the kernel)" if fixed
                   else f"group sizes measured: {groups}")
-        guess = (f" (sizes: {GUESSED_SIZE} each until you type your own)"
+        guess = (f" (sizes guessed, {self.params.value}: together about "
+                 f"2^{GUESSED_POINTS_LOG2}, until you type your own)"
                  if guessed and spec.parameters else "")
         self.description.value = "<small>" + html.escape(
             f"{spec.description.rstrip('.')}. Parameters: "
