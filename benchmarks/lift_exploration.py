@@ -313,7 +313,7 @@ def main() -> int:
             nmi.to_csv(args.out / f"{prefix}-nmi.csv", index_label="feature")
         explored.to_csv(args.out / f"{prefix}-exploration.csv", index=False)
         summary.to_csv(args.out / f"{prefix}-exploration-summary.csv", index=False)
-        curves.to_csv(args.out / f"{prefix}-curves.csv.gz", index=False)
+        curves.to_csv(args.out / f"{prefix}-curves.csv.xz", index=False)
     print(goal_lines(explored))
     return 0 if all(math.isfinite(v) for v in summary.mean_runs_to_90) else 1
 

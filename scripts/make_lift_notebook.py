@@ -56,7 +56,7 @@ lobo = pd.read_csv(H100 / "lift-lobo.csv")
 nmi = pd.read_csv(H100 / "lift-nmi.csv", index_col="feature")
 explored = pd.read_csv(H100 / "lift-exploration.csv")
 summary = pd.read_csv(H100 / "lift-exploration-summary.csv")
-curves = pd.read_csv(H100 / "lift-curves.csv.gz")
+curves = pd.read_csv(H100 / "lift-curves.csv.xz")
 short = lambda name: name.removeprefix("lift_")
 print(f"{explored.space.nunique()} benchmarks x {explored.input.nunique()} inputs, "
       f"{int(explored.groupby(['space', 'input']).points.first().sum())} variants")"""))
