@@ -20,7 +20,9 @@ Off with ``WORKBENCH_STRUCTURE_COUNTS=off`` (every point computed: the check of
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.structure_counts import structural_knobs, structure_key
@@ -93,3 +95,18 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
                 done[p] = found[p] if p in found else _safe(
                     compute, Candidate.of_point(space, p))
     return [done[c.point] for c in candidates]
+
+
+def fitted_rows(candidates: Sequence[Candidate], compute: PointValues,
+                unknown: Iterable[np.ndarray]) -> Iterator[tuple[int, Candidate, dict]]:
+    """:func:`~workbench.models.feature_rows.built_rows` with ``compute`` (a flat map of
+    numbers) fitted per structure: ``(row, candidate, values)`` of every candidate with
+    values, NaN at the rows of ``unknown`` of the others."""
+    candidates = list(candidates)
+    unknown = tuple(unknown)
+    for i, (c, found) in enumerate(zip(candidates, per_structure(candidates, compute))):
+        if found is None:
+            for values in unknown:
+                values[i] = np.nan
+            continue
+        yield i, c, found
