@@ -119,6 +119,7 @@ def forget_feature_sources(space_name: str) -> None:
     """Drop the record of a space's device-feature sources (a new ranking starts)."""
     with _SOURCES_LOCK:
         _SOURCES.pop(space_name, None)
+        _ASKED.pop(space_name, None)
 
 
 def _code_key(device: str) -> str | None:
