@@ -69,6 +69,9 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
     asked: dict = defaultdict(list)
     for c in candidates:
         asked[structure_key(c.point, structural)].append(c.point)
+    # the caller's candidates where a probe is one: the user's factory builds a
+    # candidate's kernel once (``Candidate.spec``) for every family that reads it
+    own = {c.point: c for c in candidates}
     done: dict = {}
     for skey, want in asked.items():
         points = grouped.get(skey) or want
@@ -82,7 +85,7 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
             if not todo:
                 break
             for p in todo:
-                found[p] = _safe(compute, Candidate.of_point(space, p))
+                found[p] = _safe(compute, own.get(p) or Candidate.of_point(space, p))
             fit.give(found)
         values = fit.values or {}
         for p in want:
@@ -92,8 +95,7 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
                 done[p] = values[p]
             else:
                 # a fit that ended without a value here (none should): the point's own
-                done[p] = found[p] if p in found else _safe(
-                    compute, Candidate.of_point(space, p))
+                done[p] = found[p] if p in found else _safe(compute, own[p])
     return [done[c.point] for c in candidates]
 
 
