@@ -2,7 +2,9 @@
 (issue #33).
 
 A device-feature family (:mod:`.fma_pairs`, :mod:`.local_features`,
-:mod:`.occupancy_features`) analyses every candidate's kernel: the user's factory builds
+:mod:`.occupancy_features`, :mod:`.reuse_stack_features`' stack and exp/log calls,
+:mod:`.held_rereads`, :mod:`.row_walk_features`, :mod:`.function_calls`,
+:mod:`.dependent_loads`) analyses every candidate's kernel: the user's factory builds
 it once more and loopy preprocesses it, for every point of a ranked space, where the
 counts are built at a few probes per structure.  The numbers those families take from
 a kernel are counts too (fused pairs, local wavefronts and barriers, registers and
