@@ -60,7 +60,27 @@ def _counts(space_ref: str, model, symbolic: bool):
     began = time.perf_counter()
     ranking = rank_space(model, space)
     seconds = time.perf_counter() - began
-    return space, remembered_counts(space), counting_report(space), seconds, ranking
+    device = _device_values(space)
+    return space, remembered_counts(space), counting_report(space), seconds, ranking, device
+
+
+def _device_values(space) -> dict:
+    """{(point label, "device " + device): {feature: value}} of every device-feature
+    family the ranking read for the space's points, computed again for all of them (the
+    device features are fitted per structure too: :mod:`workbench.models.
+    device_structure`), with the disk cache off."""
+    from workbench.kernels.candidate import Candidate
+    from workbench.models.device_features import asked_families, device_families
+
+    families = {f.name: f for f in device_families()}
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    out: dict = {}
+    for family, device in asked_families(space.name):
+        values = families[family].values(candidates, device)
+        for i, c in enumerate(candidates):
+            row = out.setdefault((c.point.label, f"device {device}"), {})
+            row.update({name: float(v[i]) for name, v in values.items()})
+    return out
 
 
 def compare(fitted: dict, counted: dict) -> list[str]:
@@ -80,6 +100,21 @@ def compare(fitted: dict, counted: dict) -> list[str]:
             if math.isnan(x) and math.isnan(y):
                 continue
             if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9):
+                bad.append(f"{key[0]} [{key[1]}] {name}: per structure {x!r}, "
+                           f"per point {y!r}")
+    return bad
+
+
+def compare_device(fitted: dict, computed: dict) -> list[str]:
+    """Every device-feature value that differs, or that one side lacks."""
+    bad = []
+    for key in sorted(set(fitted) | set(computed)):
+        a, b = fitted.get(key, {}), computed.get(key, {})
+        for name in sorted(set(a) | set(b)):
+            x, y = a.get(name), b.get(name)
+            if x is None or y is None or not (
+                    (math.isnan(x) and math.isnan(y)) or
+                    math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)):
                 bad.append(f"{key[0]} [{key[1]}] {name}: per structure {x!r}, "
                            f"per point {y!r}")
     return bad
@@ -108,9 +143,13 @@ def main() -> int:
     for model_name in args.models.split(","):
         model = load_model(MODELS[model_name])
         for ref in args.spaces.split(","):
-            _, fitted, report, s_fit, _ = _counts(ref, model, True)
-            _, counted, _, s_point, _ = _counts(ref, model, False)
+            _, fitted, report, s_fit, _, dev_fit = _counts(ref, model, True)
+            _, counted, _, s_point, _, dev_point = _counts(ref, model, False)
             bad = compare(fitted, counted)
+            # every device feature the ranking read, at every point (compare() skips
+            # no name of these: both sides compute every point)
+            bad += compare_device(dev_fit, dev_point)
+            n_device = sum(len(v) for v in dev_point.values())
             mismatches += len(bad)
             n = len({label for label, _ in counted})
             symbolic = [r for r in report if r.method.value == "symbolic"]
@@ -118,6 +157,7 @@ def main() -> int:
                   f"{len(report)} structures ({len(symbolic)} symbolic, "
                   f"{sum(r.counted for r in report)} points counted); "
                   f"per structure {s_fit:.2f} s, per point {s_point:.2f} s; "
+                  f"{n_device} device-feature values; "
                   f"{len(bad)} mismatching values", flush=True)
             for r in report:
                 print(f"    {r.label:<40} {r.points:>4} points {r.counted:>3} counted "

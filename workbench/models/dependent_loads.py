@@ -36,7 +36,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import DEPENDENT_LOAD_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import fitted_rows
 from workbench.properties.symbolic import count_at
 #: loads of a chain not counted: its root and one gather
 UNCOUNTED_LEVELS = 2
@@ -136,8 +136,17 @@ def dependent_load_values(candidates: Sequence[Candidate], device: str
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in DEPENDENT_LOAD_FEATURES}
-    for i, _, (dtype, value) in built_rows(candidates, dependent_loads, out.values()):
-        out[f"f_dependent_loads_{dtype}"][i] = value
+    # a count of the kernel: fitted per structure of a factory space (issue #33), each
+    # precision's feature its own number (0 in the other)
+    def numbers(c: Candidate) -> dict[str, float]:
+        dtype, value = dependent_loads(c)
+        found = dict.fromkeys(DEPENDENT_LOAD_FEATURES, 0.0)
+        found[f"f_dependent_loads_{dtype}"] = value
+        return found
+
+    for i, _, found in fitted_rows(candidates, numbers, out.values()):
+        for name, value in found.items():
+            out[name][i] = value
     return out
 
 

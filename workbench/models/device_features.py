@@ -119,6 +119,7 @@ def forget_feature_sources(space_name: str) -> None:
     """Drop the record of a space's device-feature sources (a new ranking starts)."""
     with _SOURCES_LOCK:
         _SOURCES.pop(space_name, None)
+        _ASKED.pop(space_name, None)
 
 
 def _code_key(device: str) -> str | None:
@@ -152,6 +153,7 @@ def _disk_cached(family: str, names: tuple[str, ...], values: DeviceValues) -> D
     """``values`` read from and written to the disk cache for factory-space points."""
     def cached(candidates: Sequence[Candidate], device: str) -> dict[str, np.ndarray]:
         candidates = list(candidates)
+        _note_asked(candidates, family, device)
         found = _cacheable_space(candidates) if candidates and \
             count_cache.cache_path() is not None else None
         code = _code_key(device) if found is not None else None
@@ -170,6 +172,24 @@ def _disk_cached(family: str, names: tuple[str, ...], values: DeviceValues) -> D
         _note(space.name, FamilySource(family, len(candidates), False))
         return out
     return cached
+
+
+#: space name -> (family, device) pairs a ranking of its points asked for
+_ASKED: dict[str, set[tuple[str, str]]] = {}
+
+
+def _note_asked(candidates: Sequence[Candidate], family: str, device: str) -> None:
+    names = {getattr(c.space, "name", None) for c in candidates}
+    if len(names) == 1 and None not in names:
+        with _SOURCES_LOCK:
+            _ASKED.setdefault(names.pop(), set()).add((family, device))
+
+
+def asked_families(space_name: str) -> tuple[tuple[str, str], ...]:
+    """(family, device) of every device-feature family read for the space's points in
+    this process (``benchmarks/structure_counts.py`` checks their values)."""
+    with _SOURCES_LOCK:
+        return tuple(sorted(_ASKED.get(space_name, ())))
 
 
 def _note(space_name: str, source: FamilySource) -> None:

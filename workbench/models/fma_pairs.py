@@ -28,7 +28,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FMA_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import per_structure
 from workbench.properties.symbolic import count_at
 
 _SUBGROUP = 32
@@ -113,8 +113,9 @@ def fma_pair_values(candidates: Sequence[Candidate], device: str) -> dict[str, n
     be built); the same on every device."""
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in FMA_FEATURES}
-    for i, _, found in built_rows(candidates, fma_pairs, out.values()):
-        for name, value in found.items():
+    # per structure of a factory space: the pairs are counts (issue #33)
+    for i, found in enumerate(per_structure(candidates, fma_pairs)):
+        for name, value in (found or dict.fromkeys(_FLOATS, np.nan)).items():
             out[f"f_op_{name}_fma_pairs"][i] = value
     return out
 

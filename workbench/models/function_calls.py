@@ -37,7 +37,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import FUNCTION_CALL_FEATURES, FUNCTION_MIX_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import fitted_rows
 from workbench.properties.symbolic import count_at
 
 #: the functions counted apart, by the family whose measured price they take (the
@@ -142,6 +142,10 @@ def function_calls(candidate: Candidate) -> dict[str, float]:
     return calls
 
 
+def _flat_calls(candidate: Candidate) -> dict[str, float]:
+    return {f"{dtype}|{name}": v for (dtype, name), v in typed_function_calls(candidate).items()}
+
+
 def function_call_values(candidates: Sequence[Candidate], device: str
                          ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate (NaN where a candidate cannot
@@ -149,7 +153,9 @@ def function_call_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates))
            for name in (*FUNCTION_CALL_FEATURES, *FUNCTION_MIX_FEATURES)}
-    for i, _, calls in built_rows(candidates, typed_function_calls, out.values()):
+    # calls of the kernel: fitted per structure of a factory space (issue #33)
+    for i, _, flat in fitted_rows(candidates, _flat_calls, out.values()):
+        calls = {tuple(k.split("|")): v for k, v in flat.items()}
         for (dtype, name), value in calls.items():
             out[f"f_op_{dtype}_{name}_calls"][i] = value
         for dtype in _PRECISIONS:

@@ -42,7 +42,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import HELD_REREAD_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import fitted_rows
 
 _SUBGROUP = 32
 _REGISTER_BYTES = 4
@@ -208,7 +208,9 @@ def held_reread_values(candidates: Sequence[Candidate], device: str
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in HELD_REREAD_FEATURES}
-    for i, _, found in built_rows(
+    # counts of the kernel at its build's registers: fitted per structure of a factory
+    # space (issue #33), so neither the registers nor the sectors at every point
+    for i, _, found in fitted_rows(
             candidates, lambda c: held_sectors(c, resources(c, device).registers),
             out.values()):
         for d, value in found.items():

@@ -51,7 +51,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import LOCAL_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import per_structure
 from workbench.properties.banks import DEFAULT_BANK_BYTES as WORD
 from workbench.properties.banks import DEFAULT_BANKS as BANKS
 from workbench.properties.banks import conflict_degree
@@ -302,10 +302,12 @@ def local_structure(candidate: Candidate) -> LocalStructure | None:
                           threads)
 
 
-def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, float]:
-    """(wavefronts, barriers per work item, local wavefronts per active warp of a
-    group, warps per group, barriers after a global load per work item) of one
-    candidate, device aside."""
+def _kernel_counts(candidate: Candidate) -> tuple[float, ...]:
+    """(wavefronts, barriers per work item, local wavefronts per active warp summed over
+    a group's runs, warps per group, barriers after a global load per work item, 1 if
+    any instruction touches local memory): counts of the kernel alone, so sums of
+    monomials in a structure's knobs (:func:`local_values` fits them per structure;
+    the groups they are divided by are counts of their own)."""
     profile = _profile(candidate.spec, candidate.request())
     params = candidate.params_dict
     threads = math.prod(profile.group_shape) if profile.group_shape else 1
@@ -329,11 +331,24 @@ def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, f
             per_group_warp_accesses += runs * per_run / max(
                 1, math.ceil(active / WARP))
     barriers = _evaluate(profile.barriers, params)
-    if profile.instructions:
-        groups = _groups_of(candidate)
-    chain = per_group_warp_accesses / groups if groups else 0.0
-    return (wavefronts, barriers, chain, float(warps_per_group),
-            _evaluate(profile.global_barriers, params))
+    return (wavefronts, barriers, per_group_warp_accesses, float(warps_per_group),
+            _evaluate(profile.global_barriers, params), float(bool(profile.instructions)))
+
+
+def local_values_of(candidate: Candidate) -> tuple[float, float, float, float, float]:
+    """(wavefronts, barriers per work item, local wavefronts per active warp of a
+    group, warps per group, barriers after a global load per work item) of one
+    candidate, device aside."""
+    wavefronts, barriers, accesses, warps, global_barriers, local = _kernel_counts(candidate)
+    return (wavefronts, barriers, _chain(accesses, local, lambda: _groups_of(candidate)),
+            warps, global_barriers)
+
+
+def _chain(accesses: float, local: float, groups) -> float:
+    """Local wavefronts per active warp of a group over the launch's groups (0 without
+    a local-memory instruction; ``groups`` asked only then)."""
+    n = groups() if local else None
+    return accesses / n if n else 0.0
 
 
 def prefetch_stores_of(candidate: Candidate) -> float:
@@ -365,21 +380,47 @@ def local_values(candidates: Sequence[Candidate], device: str) -> dict[str, np.n
     candidates = list(candidates)
     waves = occupancy_values(candidates, device)["f_waves"]
     out = {name: np.full(len(candidates), np.nan) for name in LOCAL_FEATURES}
-    # a kernel loopy cannot count keeps no features: its rows stay NaN
-    for i, c, (wavefronts, barriers, chain, warps, global_barriers) in built_rows(
-            candidates, _known, ()):
+    # a kernel loopy cannot count keeps no features: its rows stay NaN; the kernel's
+    # own numbers are fitted per structure of a factory space (issue #33), the device's
+    # waves applied to them here
+    groups = None
+    for i, found in enumerate(per_structure(candidates, _kernel_numbers)):
+        if found is None:
+            continue
+        wavefronts, barriers, accesses, warps, global_barriers, local, prefetch = (
+            found[n] for n in _NUMBERS)
+        if local and groups is None:
+            groups = _groups(candidates)
+        chain = _chain(accesses, local, lambda: groups[i])
         out["f_local_wavefronts"][i] = wavefronts
         out["f_barrier_phases"][i] = waves[i] * barriers
         out["f_barrier_phase_warps"][i] = waves[i] * barriers * warps
         out["f_local_chain"][i] = waves[i] * chain
         out["f_global_barrier_phases"][i] = waves[i] * global_barriers
-        out["f_prefetch_local_stores"][i] = _known_prefetch(c)
+        out["f_prefetch_local_stores"][i] = prefetch
     return out
 
 
+#: what :func:`local_values` takes from a kernel, device aside
+_NUMBERS = ("wavefronts", "barriers", "accesses", "warps", "global_barriers", "local",
+            "prefetch")
+
+
+def _kernel_numbers(candidate: Candidate) -> dict[str, float]:
+    return dict(zip(_NUMBERS, (*_known(candidate), _known_prefetch(candidate))))
+
+
+def _groups(candidates: Sequence[Candidate]) -> np.ndarray:
+    from workbench.models.candidate_features import candidate_feature_values
+    from workbench.models.expressions.features import parse_feature_ref
+
+    counts, _ = candidate_feature_values(candidates, [parse_feature_ref("f_thread_groups")])
+    return counts["f_thread_groups"]
+
+
 @functools.lru_cache(maxsize=4096)
-def _known(candidate: Candidate) -> tuple[float, float, float, float, float]:
-    return local_values_of(candidate)
+def _known(candidate: Candidate) -> tuple[float, ...]:
+    return _kernel_counts(candidate)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -40,6 +40,7 @@ from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
 from workbench.models.device_features import cache_context, provide_device_features
+from workbench.models.device_structure import per_structure
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
 BUILD_INFO_ENV = "WORKBENCH_BUILD_INFO"
@@ -177,6 +178,13 @@ def occupancy_values(candidates: Sequence[Candidate], device: str) -> dict[str, 
     return _LAST["values"]
 
 
+def _or_none(compute, c: Candidate):
+    try:
+        return compute(c)
+    except Exception:  # noqa: BLE001 - a build that fails: no features, as counts
+        return None
+
+
 def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.ndarray]:
     n = len(candidates)
     limits = limits_of_device(device)
@@ -187,14 +195,19 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
     counts, errors = candidate_feature_values(
         candidates, [parse_feature_ref(name) for name in _COUNTS])
     threads, regs, smem = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    for i, c in enumerate(candidates):
-        if errors[i] is not None:
+    # the group's threads, registers and local bytes are counts of the kernel: fitted
+    # per structure of a factory space (issue #33), not built at every point; a build
+    # that fails has no features, as counts.  A compiler's report is read per point.
+    def used(c: Candidate) -> dict[str, float]:
+        r = resources(c, device)
+        return {"threads": r.threads, "registers": r.registers, "shared": r.shared_bytes}
+
+    fitted = per_structure(candidates, used) if not build_info_in_use() else \
+        [_or_none(used, c) for c in candidates]
+    for i, found in enumerate(fitted):
+        if errors[i] is not None or found is None:
             continue
-        try:
-            used = resources(c, device)
-        except Exception:  # noqa: BLE001 - a build that fails: no features, as counts
-            continue
-        threads[i], regs[i], smem[i] = used.threads, used.registers, used.shared_bytes
+        threads[i], regs[i], smem[i] = found["threads"], found["registers"], found["shared"]
     groups = counts["f_thread_groups"]
     occ = occupancy(limits, np.nan_to_num(threads, nan=1.0), np.nan_to_num(groups),
                     registers_per_thread=regs, shared_bytes_per_group=smem)

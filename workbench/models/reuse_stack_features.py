@@ -38,7 +38,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import REUSE_STACK_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import fitted_rows
 from workbench.models.private_stack import stack_and_explog
 
 _SUBGROUP = 32
@@ -98,6 +98,11 @@ def l1_share_values(candidates: Sequence[Candidate], device: str
     return {"f_l1_load_hit_share": hit, "f_l1_load_miss_share": 1.0 - hit}
 
 
+def _stack_numbers(candidate: Candidate) -> dict[str, float]:
+    sectors, calls = stack_and_explog(candidate)
+    return {"sectors": sectors, "calls": calls}
+
+
 def stack_explog_values(candidates: Sequence[Candidate], device: str
                         ) -> dict[str, np.ndarray]:
     """``f_stack_sectors`` and ``f_op_<dtype>_explog`` of every candidate (NaN where a
@@ -105,10 +110,11 @@ def stack_explog_values(candidates: Sequence[Candidate], device: str
     candidates = list(candidates)
     stack = np.zeros(len(candidates))
     explog = {"float32": np.zeros(len(candidates)), "float64": np.zeros(len(candidates))}
-    for i, c, (sectors, calls) in built_rows(candidates, stack_and_explog, (stack,)):
-        stack[i] = sectors
+    # counts of the kernel: fitted per structure of a factory space (issue #33)
+    for i, c, found in fitted_rows(candidates, _stack_numbers, (stack,)):
+        stack[i] = found["sectors"]
         if str(c.dtype) in explog:
-            explog[str(c.dtype)][i] = calls
+            explog[str(c.dtype)][i] = found["calls"]
     return {"f_stack_sectors": stack, "f_op_float32_explog": explog["float32"],
             "f_op_float64_explog": explog["float64"]}
 

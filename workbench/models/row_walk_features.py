@@ -51,7 +51,7 @@ import numpy as np
 from workbench.kernels.candidate import Candidate
 from workbench.models.device_features import provide_device_features
 from workbench.models.expressions.features import ROW_WALK_FEATURES
-from workbench.models.feature_rows import built_rows
+from workbench.models.device_structure import fitted_rows
 from workbench.properties.symbolic import count_at
 
 #: functions priced as the error function
@@ -298,6 +298,9 @@ def walk_and_erf(candidate: Candidate, registers: float = float("nan")
     return sectors, (lines, held_lines), calls * per_item, groups
 
 
+_WALK_SECTORS = tuple(n for n in ROW_WALK_FEATURES if n.startswith("f_walk_"))
+
+
 def row_walk_values(candidates: Sequence[Candidate], device: str
                     ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate on ``device`` (NaN where a
@@ -309,13 +312,23 @@ def row_walk_values(candidates: Sequence[Candidate], device: str
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
     floors = floors_of_device(device)
     clock_hz = floors.clock_hz if floors is not None else 0.0
-    for i, c, (sectors, lines, calls, groups) in built_rows(
-            candidates, lambda c: walk_and_erf(c, resources(c, device).registers),
-            out.values()):
+    def numbers(c: Candidate) -> dict[str, float]:
+        sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
+        found = dict.fromkeys(_WALK_SECTORS, 0.0)
+        found.update({f"f_walk_{element}_{direction}_sectors": value
+                      for (element, direction), value in sectors.items()})
+        return {**found, "lines": lines[0], "held_lines": lines[1], "calls": calls,
+                "groups": groups}
+
+    # counts of the kernel at its build's registers: fitted per structure of a factory
+    # space (issue #33), so neither the registers nor the walk at every point
+    for i, c, found in fitted_rows(candidates, numbers, out.values()):
         dtype = "float64" if str(c.dtype) == "float64" else "float32"
-        for (element, direction), value in sectors.items():
-            out[f"f_walk_{element}_{direction}_sectors"][i] = value
-        out[f"f_op_{dtype}_erfc"][i] = calls
+        for name in _WALK_SECTORS:
+            out[name][i] = found[name]
+        lines = (found["lines"], found["held_lines"])
+        groups = found["groups"]
+        out[f"f_op_{dtype}_erfc"][i] = found["calls"]
         # the lines of a launch of fewer groups than SMs are served by as many SMs
         # as it has groups (work_imbalance.busiest_sm_wavefronts: an even share of
         # the SMs, or one group's where that is more)
