@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.kernels.candidate import Candidate
-from workbench.models import device_structure
+from workbench.kernels.candidate import Candidate, plain_factory_space
 from workbench.models.device_structure import per_structure
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -109,4 +108,4 @@ def test_anything_but_one_factory_space_is_computed_point_by_point(candidates):
     mixed = candidates[:3] + [Candidate.of_point(_space(), candidates[3].point)]
     per_structure(mixed, compute)
     assert len(seen) == 4
-    assert device_structure._space_of(mixed) is None
+    assert plain_factory_space(mixed) is None

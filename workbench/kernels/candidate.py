@@ -83,3 +83,20 @@ class Candidate:
         values = spec.check_parameter_names(dict(params))
         return cls(name_or_spec, request.variant, request.group_size,
                    tuple(sorted(values.items())), request.dtype.value)
+
+
+def plain_factory_space(candidates):
+    """The one ``kernel(point)`` factory space every candidate is a point of, as
+    ranking that space makes them; None for anything else (a catalog kernel, a
+    templated or sequence space, a mix of spaces)."""
+    spaces = {id(c.space): c.space for c in candidates}
+    if len(spaces) != 1 or any(c.point is None for c in candidates):
+        return None
+    space = next(iter(spaces.values()))
+    if space is None or getattr(space, "template", None) is not None or \
+            getattr(space, "sequence", None) is not None:
+        return None
+    # a candidate is its point's only where it is what ranking the space makes of it
+    if any(c != Candidate.of_point(space, c.point) for c in candidates):
+        return None
+    return space

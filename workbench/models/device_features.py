@@ -29,7 +29,7 @@ import numpy as np
 
 from workbench.errors import ModelError
 from workbench.models import count_cache
-from workbench.kernels.candidate import Candidate
+from workbench.kernels.candidate import Candidate, plain_factory_space
 from workbench.models.expressions.feature_values import (
     group_size_tuple,
     parse_params_text,
@@ -135,15 +135,8 @@ def _code_key(device: str) -> str | None:
 def _cacheable_space(candidates: Sequence[Candidate]):
     """The one factory space all candidates are points of, with its fingerprint; None
     for anything else (a catalog kernel, a templated space, a mix)."""
-    spaces = {id(c.space): c.space for c in candidates}
-    if len(spaces) != 1 or any(c.point is None for c in candidates):
-        return None
-    space = next(iter(spaces.values()))
-    if space is None or getattr(space, "template", None) is not None or \
-            getattr(space, "sequence", None) is not None:
-        return None
-    # a candidate is its point's only where it is what ranking the space makes of it
-    if any(c != Candidate.of_point(space, c.point) for c in candidates):
+    space = plain_factory_space(candidates)
+    if space is None:
         return None
     fingerprint = count_cache.space_fingerprint(space)
     return None if fingerprint is None else (space, fingerprint)

@@ -26,25 +26,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from workbench.kernels.candidate import Candidate
+from workbench.kernels.candidate import Candidate, plain_factory_space
 from workbench.models.structure_counts import structural_knobs, structure_key
 from workbench.models.structure_fit import StructureFit
 
 PointValues = Callable[[Candidate], Mapping[str, float]]
-
-
-def _space_of(candidates: Sequence[Candidate]):
-    """The one plain factory space every candidate is a point of (None otherwise)."""
-    spaces = {id(c.space): c.space for c in candidates}
-    if len(spaces) != 1 or any(c.point is None for c in candidates):
-        return None
-    space = next(iter(spaces.values()))
-    if space is None or getattr(space, "template", None) is not None or \
-            getattr(space, "sequence", None) is not None:
-        return None
-    if any(c != Candidate.of_point(space, c.point) for c in candidates):
-        return None
-    return space
 
 
 def _safe(compute: PointValues, c: Candidate) -> dict[str, float] | None:
@@ -61,7 +47,7 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
     from workbench.models.candidate_features import _lane_knobs, symbolic_counting
 
     candidates = list(candidates)
-    space = _space_of(candidates) if candidates and symbolic_counting() else None
+    space = plain_factory_space(candidates) if candidates and symbolic_counting() else None
     if space is None:
         return [_safe(compute, c) for c in candidates]
     structural = structural_knobs(space)
