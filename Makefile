@@ -73,7 +73,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 7 min 32 s with -n 2 (2,989 tests, 2026-11-27, 17:17 UTC; each notebook runs once)
+# 7 min 36 s with -n 2 (3,033 tests, 2026-11-27, 20:17 UTC; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
