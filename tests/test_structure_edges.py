@@ -17,6 +17,8 @@ from workbench.models.structure_counts import (
 from workbench.models.structure_fit import StructureFit
 from workbench.tuning import TuningSpace
 
+from tests.test_structure_joint_exact import fit_from_truth
+
 
 def _tree_space() -> TuningSpace:
     # a column sum's shape: bx columns a group, by lanes a column adding up in a local
@@ -37,14 +39,7 @@ def _truth(p):
 
 
 def _fit(points):
-    fit = StructureFit(points, ())
-    counted = set()
-    while not fit.done:
-        wanted = fit.wanted()
-        assert wanted
-        counted |= set(wanted)
-        fit.give({p: _truth(p) for p in wanted})
-    return fit, counted
+    return fit_from_truth(points, _truth)
 
 
 def test_an_end_no_neighbour_reaches_is_checked_and_blamed():

@@ -24,8 +24,10 @@ def _halo_space() -> TuningSpace:
         group_size=lambda p: (p["bx"], p["by"]), kernel=lambda p: None)
 
 
-def _fit(points, truth):
-    fit = StructureFit(points, ())
+def fit_from_truth(points, truth, **kwargs):
+    """A structure fit over ``points`` given the counts ``truth`` returns at the points it
+    asks for, run to its end: (the fit, the points it counted); kwargs as StructureFit's."""
+    fit = StructureFit(points, (), **kwargs)
     counted = set()
     while not fit.done:
         wanted = fit.wanted()
@@ -44,7 +46,7 @@ def test_a_halo_in_a_product_of_two_knobs_is_exact():
         return {"loads": 2.0 ** 24 * halo, "groups": 2.0 ** 24 / (p["bx"] * p["by"] * p["rpi"])}
 
     points = _halo_space().points()
-    fit, counted = _fit(points, truth)
+    fit, counted = fit_from_truth(points, truth)
     assert fit.method is CountMethod.SYMBOLIC
     for p, values in fit.values.items():
         for name, v in truth(p).items():
@@ -58,7 +60,7 @@ def test_five_terms_in_three_knobs_are_exact():
         x, y, z = p["bx"], p["by"], p["rpi"]
         return {"loads": 2.0 ** 24 * (1 + 3 / x + 5 / (y * z) + 7 / (x * y) + 11 / (x * y * z))}
 
-    fit, counted = _fit(_halo_space().points(), truth)
+    fit, counted = fit_from_truth(_halo_space().points(), truth)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
 
@@ -70,7 +72,7 @@ def test_all_eight_products_of_the_knobs_terms_are_exact():
         x, y, z = p["bx"], p["by"], p["rpi"]
         return {"loads": 2.0 ** 24 * ((1 + 3 / x) * (1 + 5 / y) * (1 + 7 / z) + 11 / (x * y))}
 
-    fit, counted = _fit(_halo_space().points(), truth)
+    fit, counted = fit_from_truth(_halo_space().points(), truth)
     assert fit.method is CountMethod.SYMBOLIC
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
@@ -82,7 +84,7 @@ def test_a_3d_box_halo_is_exact():
         x, y, z = p["bx"], p["by"], p["rpi"]
         return {"loads": 2.0 ** 27 * (1 + 2 / x) * (1 + 2 / y) * (1 + 2 / z)}
 
-    fit, counted = _fit(_halo_space().points(), truth)
+    fit, counted = fit_from_truth(_halo_space().points(), truth)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
 
@@ -99,7 +101,7 @@ def test_a_min_of_two_knobs_beside_a_halo_is_exact():
         halo = (1 + 1 / p["bx"]) * (1 + 1 / p["by"])
         return {"loads": 2.0 ** 20 * halo + min(p["bx"], 8 * p["by"])}
 
-    fit, counted = _fit(space.points(), truth)
+    fit, counted = fit_from_truth(space.points(), truth)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
 
@@ -112,7 +114,7 @@ def test_a_min_whose_pieces_split_the_axes_from_the_checks():
         x, y, z = p["bx"], p["by"], p["rpi"]
         return {"loads": 2.0 ** 20 * (12 + 3 / z ** 2 + y + 5 * y / z ** 2 + min(x, 4 * y) / 64)}
 
-    fit, _ = _fit(_halo_space().points(), truth)
+    fit, _ = fit_from_truth(_halo_space().points(), truth)
     for p, values in fit.values.items():
         assert math.isclose(values["loads"], truth(p)["loads"], rel_tol=1e-9), p.label
 

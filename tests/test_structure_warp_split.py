@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 
-from workbench.models.structure_fit import SUBGROUP_WIDTH, StructureFit
+from workbench.models.structure_fit import SUBGROUP_WIDTH
 from workbench.tuning import TuningSpace
+
+from tests.test_structure_joint_exact import fit_from_truth
 
 
 def _stencil_space() -> TuningSpace:
@@ -32,14 +34,7 @@ def _sectors(p) -> dict[str, float]:
 
 
 def _solve(points, truth, lanes=("bx",)):
-    fit = StructureFit(points, (), lanes=lanes)
-    counted = set()
-    while not fit.done:
-        wanted = fit.wanted()
-        assert wanted
-        counted |= set(wanted)
-        fit.give({p: truth(p) for p in wanted})
-    return fit, counted
+    return fit_from_truth(points, truth, lanes=lanes)
 
 
 def test_a_sector_count_that_changes_form_at_the_warp_width_is_split_there_and_exact():
