@@ -17,7 +17,7 @@ kernels through the CUDA target, ``benchmarks/ncu_volumes.py``) and
    measured performance of the predicted-best block as a fraction of the best
    measured, and the Spearman correlation, per kernel and variant.
 
-Writes ``block-study-predicted.csv`` and ``block-study-miss-fits.json`` next to the
+Writes ``block-study-predicted.csv.xz`` and ``block-study-miss-fits.json`` next to the
 inputs; ``--write-device-model`` stores the all-data fits in the shipped H100
 description; ``--plots`` writes heatmaps and volume scatter plots (HTML).
 """
@@ -212,7 +212,7 @@ def main() -> None:
             f"{k}: a={v.a:.3f} b={v.b:.3f} c={v.c:.3f}" for k, v in f.items()))
 
     final = results["fitted on all"][2]
-    final.to_csv(H100 / "block-study-predicted.csv", index=False)
+    final.to_csv(H100 / "block-study-predicted.csv.xz", index=False)   # xz by the suffix
     doc = {"device": base.name, "created": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
            "command": "python benchmarks/block_study_volumes.py",
            "fits": {label: {k: v.to_json() for k, v in f.items()}

@@ -414,7 +414,10 @@ def blind_era_errors(weights_files) -> dict:
         for name in BLIND_ERA:
             store = Path(tmp) / f"{name}.sqlite"
             store.write_bytes(lzma.decompress((H100 / f"{name}.sqlite.xz").read_bytes()))
-            info = [H100 / f for f in (*BUILD_INFO, f"build-info-{name}.json")]
+            # a set's build info ships as .json.xz (issue #25), a newer one may still be plain
+            plain = H100 / f"build-info-{name}.json"
+            info = [*(H100 / f for f in BUILD_INFO),
+                    plain if plain.exists() else plain.with_name(plain.name + ".xz")]
             env = {**os.environ, "WORKBENCH_BUILD_INFO": os.pathsep.join(map(str, info))}
             result = Path(tmp) / f"{name}.json"
             subprocess.run([sys.executable, str(ROOT / "benchmarks" / "set_errors.py"),

@@ -198,7 +198,7 @@ def main() -> int:
     from workbench.models.tiling.calibrate import with_scheme_constants
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=H100 / "tiling-holdout.csv")
+    parser.add_argument("--out", type=Path, default=H100 / "tiling-holdout.csv.xz")
     parser.add_argument("--write-calibration", action="store_true")
     parser.add_argument("--before-round7", action="store_true")
     args = parser.parse_args()

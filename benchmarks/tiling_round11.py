@@ -14,7 +14,7 @@ rounds 7-10 included: the fits of this round see them).  Prints:
    ``SchemeConstants.guarded_pass``);
 2. ``--protocols``: the protocols of ``benchmarks/tiling_holdout.py`` (leave one
    problem / one size out) for round 11's form and round 7's form on the same pool
-   (written to ``--out``, default ``sample_data/h100/tiling-round11.csv``; about two
+   (written to ``--out``, default ``sample_data/h100/tiling-round11.csv.xz``; about two
    minutes);
 3. where the call's store is shipped (``hexagonal-round11.sqlite``): per problem, the
    baseline points measured, the best of them, each constant set's best and first pick
@@ -224,7 +224,7 @@ def main() -> int:
     from workbench.models.tiling import load_calibration
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=H100 / "tiling-round11.csv")
+    parser.add_argument("--out", type=Path, default=H100 / "tiling-round11.csv.xz")
     parser.add_argument("--protocols", action="store_true")
     parser.add_argument("--write-calibration", action="store_true")
     parser.add_argument("--plan", type=Path)

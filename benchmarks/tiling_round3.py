@@ -193,7 +193,7 @@ def main() -> int:
     parser.add_argument("--store", type=Path, nargs="+", default=STORES)
     parser.add_argument("--picks", type=int, default=8)
     parser.add_argument("--plan", type=Path)
-    parser.add_argument("--out", type=Path, default=H100 / "tiling-round3.csv")
+    parser.add_argument("--out", type=Path, default=H100 / "tiling-round3.csv.xz")
     args = parser.parse_args()
     cal = resident_calibration(MICROBENCH, LADDERS)
     for key in sorted(k for k in cal.schemes if k.endswith(LANE)):

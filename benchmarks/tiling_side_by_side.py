@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 H100 = ROOT / "sample_data" / "h100"
-OUT = H100 / "tiling-side-by-side.csv"
+OUT = H100 / "tiling-side-by-side.csv.xz"
 
 #: (quantity, paper's value as printed, paper's number for the difference, where)
 PAPER_TABLE2 = [("n_SM", "16 / 24", 24, "Table 2"), ("n_V", "128 / 128", 128, "Table 2"),

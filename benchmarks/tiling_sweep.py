@@ -222,7 +222,7 @@ def main() -> int:
     from workbench.models.tiling.calibrate import with_scheme_constants
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=H100 / "tiling-sweep.csv")
+    parser.add_argument("--out", type=Path, default=H100 / "tiling-sweep.csv.xz")
     parser.add_argument("--write-calibration", action="store_true")
     parser.add_argument("--plan", type=Path)
     args = parser.parse_args()

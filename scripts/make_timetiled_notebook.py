@@ -33,7 +33,7 @@ Everything here is replayed from the shipped H100 data (no GPU needed):
 * `sample_data/h100/tiling-calibration.json`: L, tau_sync, T_sync, C_iter per stencil and
   the registers per work item read from the build logs;
 * `sample_data/h100/tiling-*.csv`: the output of `python benchmarks/tiling_validation.py
-  --out sample_data/h100` (its printout: `tiling-validation.txt`).
+  --out sample_data/h100` (its printout: `tiling-validation.txt.xz`).
 
 The cell tagged `parameters` holds `LIVE = False`; with `LIVE = True` the last section runs
 the tile-size selection at a small size and measures a few of its points on this machine's
@@ -173,7 +173,7 @@ display(strategies.pivot_table(index=["space", "sizes"], columns="strategy",
 ANALYSIS = """\
 ## Where the model misses, and why
 
-Figures from `benchmarks/tiling_validation.py` (`sample_data/h100/tiling-validation.txt`).
+Figures from `benchmarks/tiling_validation.py` (`sample_data/h100/tiling-validation.txt.xz`).
 
 **Accuracy.** Over all baseline points the RMSE of the relative error is 34-40 % (the
 paper: 45-200 %); over the points within 20 % of the best it is 20-22 % for the 3-D
@@ -269,7 +269,7 @@ else:
 
 SIDE_MD = """## The paper's table and ours, row by row
 
-`benchmarks/tiling_side_by_side.py` writes `sample_data/h100/tiling-side-by-side.csv`:
+`benchmarks/tiling_side_by_side.py` writes `sample_data/h100/tiling-side-by-side.csv.xz`:
 each published number of Prajapati et al. (Tables 2-4, section 5.3's RMSE, section
 6.2's gain; GTX 980 / Titan X, the difference taken against the Titan X), ours on
 the H100, the difference and why.  Overlapped tiles are measured
@@ -287,7 +287,7 @@ now (`tiling-calibration.json`: the lane-rows form, 2-D constants of round 11 of
 shipped (resident-lane-rows)`: RMSE near the best 2.2-6.7 %, 9 of 9 within 10 %, in
 sample (`docs/time-tiling.md` has the out-of-sample figures)."""
 
-SIDE = """side_csv = h100_dir() / "tiling-side-by-side.csv" if h100_dir() else None
+SIDE = """side_csv = h100_dir() / "tiling-side-by-side.csv.xz" if h100_dir() else None
 if side_csv is None or not side_csv.exists():
     print("No side-by-side table here: run benchmarks/tiling_side_by_side.py")
 else:

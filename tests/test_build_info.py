@@ -87,6 +87,27 @@ def test_the_file_round_trips_and_refuses_others(tmp_path):
         BuildKey.parse("a|b")
 
 
+def test_a_file_compressed_with_xz_reads_the_same(tmp_path):
+    """sample_data ships older sets' build info as X.json.xz (issue #25): the loader takes
+    the .xz name and gives the same records; a cut-short .xz is a clear error."""
+    import lzma
+
+    key = BuildKey("matmul", "tiled", "float64", (16, 16))
+    written = BuildInfoFile({"platform": "P", "device": "D", "driver": "1"},
+                            ("-cl-nv-verbose",),
+                            {key: BuildRecord("built", KernelBuildInfo("matmul", 40), 0.5)},
+                            {"created": "now"})
+    plain = written.save(tmp_path / "b.json")
+    packed = tmp_path / "b.json.xz"
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    back = load_build_info(packed)
+    assert back.records == load_build_info(plain).records
+    assert back.info(key).registers == 40
+    packed.write_bytes(packed.read_bytes()[:20])
+    with pytest.raises(WorkbenchError, match="cannot read build info"):
+        load_build_info(packed)
+
+
 def test_build_info_command_on_pocl(queue, tmp_path, capsys):
     from workbench.cli.main import main
 

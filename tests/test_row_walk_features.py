@@ -128,7 +128,7 @@ def test_a_row_held_in_registers_is_walked_once():
         assert list(v["f_l1_walk_held_s"]) == list(v["f_l1_walk_s"])
         assert v["f_walk_float32_load_sectors"][0] == 3 * n * 40
         use_build_info([str(Path(__file__).parents[1] / "sample_data" / "h100"
-                            / "build-info-heldout16.json")])
+                            / "build-info-heldout16.json.xz")])
         held = row_walk_values(rows, DEVICE)
         assert list(held["f_l1_walk_s"]) == list(v["f_l1_walk_s"])    # round 18's, as it was
         assert held["f_l1_walk_held_s"] == pytest.approx(v["f_l1_walk_s"] / 3)

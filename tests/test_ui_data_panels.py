@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 H100 = ROOT / "sample_data" / "h100"
 STORE = H100 / "measurements.sqlite"
 LINEAR = H100 / "weights-linear.json"
-STUDY = H100 / "block-study-predicted.csv"
+STUDY = H100 / "block-study-predicted.csv.xz"
 
 pytestmark = pytest.mark.skipif(resolve_store_path(STORE) is None or not LINEAR.exists(),
                                 reason="no shipped H100 data")
@@ -178,6 +178,29 @@ def test_the_heatmap_panel_shows_a_block_study_with_its_limiters(h100_session):
     assert set(panel.grid.layer("limiter").categories) <= {"L1", "L2", "DRAM", "FLOP"}
     assert len(panel.figure.data) == 4
     assert panel.store_controls.layout.display == "none"
+
+
+def test_a_block_study_reads_the_same_from_csv_and_csv_xz(tmp_path):
+    """sample_data ships its study as .csv.xz (issue #25): a user's own study file, plain
+    or compressed, gets the same label and the same rows."""
+    import lzma
+
+    from workbench.ui.heatmap_panel import expand_studies, study_label
+
+    if not STUDY.exists():
+        pytest.skip("no shipped block study")
+    text = lzma.decompress(STUDY.read_bytes())
+    plain = tmp_path / "block-study-predicted-mine.csv"
+    plain.write_bytes(text)
+    packed = tmp_path / "block-study-predicted-mine.csv.xz"
+    packed.write_bytes(lzma.compress(text))
+    assert study_label(plain) == study_label(packed) == "mine"
+    assert study_label(tmp_path / "block-study-predicted.csv") == "block-study-predicted"
+    shipped = expand_studies([STUDY])
+    assert "star_stencil_3d-nofold" in shipped
+    assert shipped.keys() == expand_studies([plain]).keys() == expand_studies([packed]).keys()
+    for label, frame in expand_studies([packed]).items():
+        assert frame.equals(shipped[label])
 
 
 def test_a_heatmap_panel_opens_on_the_source_asked_for_in_strict_json(h100_session):

@@ -22,6 +22,7 @@ mapping, and a file built there holds configurations without registers.
 from __future__ import annotations
 
 import json
+import lzma
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -189,11 +190,17 @@ class BuildInfoFile:
 
 
 def load_build_info(path: str | Path) -> BuildInfoFile:
-    """A file written by :meth:`BuildInfoFile.save`; a clear error for anything else."""
+    """A file written by :meth:`BuildInfoFile.save`, or one compressed from it with
+    ``xz -9`` (a name ending in ``.xz``: sample_data ships older sets' files that way to
+    keep the tracked tree small, issue #25); a clear error for anything else."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+        if path.suffix == ".xz":
+            with lzma.open(path, "rt", encoding="utf-8") as handle:
+                data = json.loads(handle.read())
+        else:
+            data = json.loads(path.read_text())
+    except (OSError, EOFError, lzma.LZMAError, json.JSONDecodeError) as err:
         raise WorkbenchError(f"cannot read build info {path}: {err}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise WorkbenchError(f"{path} is not a build-info file (schema {SCHEMA!r})")

@@ -3,7 +3,7 @@
 Each folder holds a device's measurement store (``measurements.sqlite``, shipped
 xz-compressed as ``measurements.sqlite.xz`` and opened directly), its fitted
 models (``weights-*.json``) and block-size studies
-(``block-study-predicted*.csv``), so that the data can be explored and compared
+(``block-study-predicted*.csv`` or ``.csv.xz``), so that the data can be explored and compared
 without that device.
 """
 
@@ -76,5 +76,7 @@ def shipped_data(root: str | Path | None = None) -> tuple[ShippedData, ...]:
             name=folder.name, device=devices[0].device, folder=folder,
             store=folder / STORE_FILE,
             weights=tuple(sorted(folder.glob("weights-*.json"))),
-            block_studies=tuple(sorted(folder.glob("block-study-predicted*.csv")))))
+            block_studies=tuple(sorted(
+                [*folder.glob("block-study-predicted*.csv"),
+                 *folder.glob("block-study-predicted*.csv.xz")]))))
     return tuple(found)

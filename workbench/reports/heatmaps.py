@@ -308,7 +308,7 @@ def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
 
     ``frame`` is :func:`workbench.models.roofline.blocks.rank_blocks` output, optionally
     with measurements (``measured_time_s``, or ``measured_GLups`` as in the shipped
-    ``block-study-predicted.csv``). Columns are ``X``; rows are ``Z`` with ``Y``
+    ``block-study-predicted.csv.xz``). Columns are ``X``; rows are ``Z`` with ``Y``
     implied (each cell names its block), or ``Y`` when every block has ``Z = 1`` (a
     2-D study). Where several blocks share a cell, the one predicted fastest is shown.
     """

@@ -41,13 +41,15 @@ TILING_SOURCE = "tiling"
 
 
 def study_label(path: Path) -> str:
-    """``block-study-predicted-star_stencil-nofold.csv`` -> ``star_stencil-nofold``."""
-    return path.stem.removeprefix("block-study-predicted-")
+    """``block-study-predicted-star_stencil-nofold.csv`` -> ``star_stencil-nofold`` (the
+    same for ``.csv.xz``: sample_data ships its study compressed, issue #25)."""
+    name = path.name.removesuffix(".xz") if path.name.endswith(".xz") else path.name
+    return Path(name).stem.removeprefix("block-study-predicted-")
 
 
 def expand_studies(paths) -> dict[str, pd.DataFrame | Path]:
     """One study per file, or per kernel and variant of a file that holds several
-    (the shipped ``block-study-predicted.csv`` has ``kernel`` and ``variant``)."""
+    (the shipped ``block-study-predicted.csv.xz`` has ``kernel`` and ``variant``)."""
     out: dict[str, pd.DataFrame | Path] = {}
     for p in map(Path, paths):
         frame = pd.read_csv(p)
@@ -188,7 +190,7 @@ class HeatmapPanel(widgets.VBox):
             self.note.value = html.escape(
                 f"The shipped block-size study {source}: the data-volume model's prediction "
                 "per thread-block shape, with the times measured on that GPU "
-                "(sample_data/h100/block-study-predicted.csv). Your own measurements: "
+                "(sample_data/h100/block-study-predicted.csv.xz). Your own measurements: "
                 "'measured store' under 'show'.")
         self._show(grid)
 
