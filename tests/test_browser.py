@@ -187,6 +187,12 @@ def test_dashboard_in_a_real_browser(browser_ready):
                 assert dash.progress_fraction() == pytest.approx(1.0, abs=0.01)
                 assert dash.el(".wb-cancel-button").is_disabled()
 
+                # 4b. the explanation being read stays (the H100's), pocl's model offered
+                dash.open_tab("Explain")
+                dash.page.locator(".wb-explain-offer", has_text=device.name).first.wait_for(
+                    timeout=30_000)
+                assert "NVIDIA H100" in dash.el(".wb-explain-heading").inner_text()
+
                 # 5. the fitted weights of this device, next to the shipped H100's: short
                 # headers (the full names on hover), a table a laptop's screen holds
                 weights = dash.weights_text()

@@ -20,9 +20,8 @@ from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.reports.explain_words import (
     counts_say,
     hidden_terms,
-    limiter_says,
+    limiter_lines,
     negative_terms_say,
-    next_step,
     overlap_says,
     pays_for,
     side_names,
@@ -132,7 +131,10 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
     print(f"{c.kernel_name} [{c.variant}] {c.dtype} {params}, group "
           f"{'x'.join(map(str, c.group_size))} on {result.device or 'an unnamed device'}: "
           f"predicted {_ms(result.predicted_s)}")
-    print(f"limiter: {result.limiter} ({limiter_says(result)})")
+    # the limiter, why, how far the floor is and what to change first, a short line
+    # each, before the table: the reader's first question answered first
+    for line in limiter_lines(result):
+        print(line)
     print_table(term_rows(result))
     if counts:
         print(f"({counts})")
@@ -190,9 +192,6 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
     if any(c.kind in OUTSIDE_MODEL for c in result.caveats):
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
-    step = next_step(result)
-    if step is not None:
-        print(f"to go faster: {step}")
 
 
 def term_rows(result) -> list[dict]:

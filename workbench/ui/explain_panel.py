@@ -16,9 +16,8 @@ from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.explain_words import (
     counts_say,
     hidden_terms,
-    limiter_says,
+    limiter_lines,
     negative_terms_say,
-    next_step,
     overlap_says,
 )
 from workbench.reports.roofline_chart import roofline_figure
@@ -216,14 +215,23 @@ class ExplainPanel(widgets.VBox):
             f"{html.escape(params)}, group {'x'.join(map(str, c.group_size))} on "
             f"{html.escape(e.device or 'an unnamed device')}: predicted "
             f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
-            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(limiter_says(e))})"
-            + (f"<br>to go faster: {html.escape(step)}" if (step := next_step(e)) else ""))
+            + "".join(_heading_line(line, e.limiter) for line in limiter_lines(e)))
 
     def _clear(self, why: str) -> None:
         self.explanation = None
         self.heading.value = f"<i>{html.escape(why)}</i>"
         self.terms_table.value = self.summary.value = ""
         self.figure.data = ()
+
+
+def _heading_line(line: str, limiter: str) -> str:
+    """One of the limiter's lines (``workbench explain``'s own), the limiter in bold and
+    the lines under it indented."""
+    said = html.escape(line.strip())
+    if line.startswith("limiter: "):
+        said = said.replace(html.escape(limiter), f"<b>{html.escape(limiter)}</b>", 1)
+    indent = "&nbsp;&nbsp;&nbsp;&nbsp;" if line.startswith(" ") else ""
+    return f"<br>{indent}{said}"
 
 
 def _term_frame(e) -> pd.DataFrame:
