@@ -288,3 +288,14 @@ def test_a_lifted_prediction_says_its_floor_as_the_why(capsys):
     assert lines[at + 1].startswith("  why: the model's ") and "below the physical floor" \
         in lines[at + 1]
     assert lines[at + 2].startswith("to go faster: the prediction is the launch's fixed cost")
+
+
+def test_a_floor_with_no_dram_traffic_says_so_in_words(capsys):
+    # 4 KB of saxpy stay in the L2 cache: the floor's parts read "DRAM traffic 0 ms",
+    # a DRAM that answers in no time, where no byte has to cross it at all
+    for command in ("explain", "predict"):
+        assert main([command, f"{MY_KERNELS}:saxpy", "--param", "n=1024"]) == 0
+        out = capsys.readouterr().out
+        (line,) = [la for la in out.splitlines() if la.startswith("physical floor")]
+        assert "no DRAM traffic (the data fit in the L2 cache)" in line, (command, line)
+        assert "DRAM traffic 0 ms" not in out and " 0 ms" not in line, (command, line)

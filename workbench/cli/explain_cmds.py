@@ -19,6 +19,7 @@ from workbench.models.explanation import SMALL_SHARE
 from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.reports.explain_words import (
     counts_say,
+    floor_parts_say,
     hidden_terms,
     limiter_lines,
     negative_terms_say,
@@ -162,7 +163,7 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
                      if len(side.terms) > 1 else ""))
     floor = result.floor
     if floor is not None:
-        parts = ", ".join(f"{b.value} {_ms(s)}" for b, s in floor.parts)
+        parts = floor_parts_say(floor)
         print(f"physical floor: {_ms(floor.seconds)}, {floor.bound.value} ({parts})")
         for bound, most in floor.uncounted:
             print(f"  {uncounted_bound_says(bound.value, most)}")

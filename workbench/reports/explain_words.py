@@ -11,6 +11,7 @@ largest term.  ``workbench explain`` and the dashboard's Explain tab print these
 
 from __future__ import annotations
 
+from workbench.models.floors import Bound
 from workbench.models.parallelism import CaveatKind
 from workbench.models.terms import Category, Overlap, OverlapSide
 
@@ -192,6 +193,20 @@ def negative_terms_say(explanation) -> list[str]:
                          "prices a bundle of counts that always occur together, not this "
                          "count alone (docs/glossary.md, 'weight')")
     return lines
+
+
+#: a floor's bound that costs nothing, in words: "DRAM traffic 0 ms" read as a DRAM
+#: that answers in no time, where no byte has to cross it at all
+NOTHING_SAYS = {
+    Bound.DRAM: "no DRAM traffic (the data fit in the L2 cache)",
+    Bound.FLOPS: "no floating-point operations",
+}
+
+
+def floor_parts_say(floor) -> str:
+    """A physical floor's bounds, each with its time, a bound of none in words."""
+    return ", ".join(NOTHING_SAYS[b] if s == 0 and b in NOTHING_SAYS else f"{b.value} {_ms(s)}"
+                     for b, s in floor.parts)
 
 
 def next_step(explanation) -> str | None:

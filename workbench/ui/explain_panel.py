@@ -15,6 +15,7 @@ from workbench.kernels.candidate import Candidate
 from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.explain_words import (
     counts_say,
+    floor_parts_say,
     hidden_terms,
     limiter_lines,
     negative_terms_say,
@@ -277,7 +278,7 @@ def _summary(e) -> list[str]:
         lines.append(f"overlap {overlap_says(overlap)}")
     floor = e.floor
     if floor is not None:
-        parts = ", ".join(f"{b.value} {s * 1e3:.4g} ms" for b, s in floor.parts)
+        parts = floor_parts_say(floor)
         lines.append(f"physical floor {floor.seconds * 1e3:.4g} ms, {floor.bound.value} "
                      f"({parts})")
     else:
