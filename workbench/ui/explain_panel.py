@@ -254,6 +254,10 @@ def _term_frame(e) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _share(share: float) -> str:
+    return f"{share if abs(share) >= 0.005 else 0.0:.0%}"
+
+
 def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
@@ -271,8 +275,10 @@ def _summary(e) -> list[str]:
     paid: dict[str, float] = {}
     for t in e.terms:
         paid[t.category.value] = paid.get(t.category.value, 0.0) + t.seconds
+    # a share that rounds to 0% reads 0%: a category charged and taken back (the
+    # default model's arithmetic) left "arithmetic -0%" after a calibration
     lines = ["by what it pays for: " + ", ".join(
-        f"{name} {seconds / e.predicted_s:.0%}"
+        f"{name} {_share(seconds / e.predicted_s)}"
         for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
     for overlap in e.overlaps:
         lines.append(f"overlap {overlap_says(overlap)}")
