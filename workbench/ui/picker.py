@@ -87,9 +87,10 @@ class KernelPicker(widgets.VBox):
         self._syncing = False
 
         # wide enough for the longest catalog name and role, "vector_scale_add
-        # (measurement)" (the default 300 px cut "matmul_tiled (measuremen")
+        # (measurement)" (the default 300 px cut "matmul_tiled (measuremen"), and with
+        # variant and dtype within a 1280 px laptop's 846 px
         self.kernel_select = widgets.Dropdown(description="kernel", options=self._kernel_options(),
-                                              layout=widgets.Layout(width="400px",
+                                              layout=widgets.Layout(width="380px",
                                                                     max_width="100%"))
         self.kernel_select.add_class("wb-kernel-select")
         self.user_kernel = widgets.Text(
@@ -101,7 +102,7 @@ class KernelPicker(widgets.VBox):
                                                  layout=widgets.Layout(width="60px"))
         self.user_kernel_button.add_class("wb-user-kernel-button")
         self.variant_select = widgets.Dropdown(description="variant",
-                                               layout=widgets.Layout(width="250px"))
+                                               layout=widgets.Layout(width="240px"))
         self.variant_select.add_class("wb-variant-select")
         self.dtype_select = widgets.Dropdown(description="dtype", options=[dtype], value=dtype,
                                              layout=widgets.Layout(width="190px"))
@@ -123,14 +124,16 @@ class KernelPicker(widgets.VBox):
         self.description = widgets.HTML()
         self.description.add_class("wb-kernel-description")
 
-        # three rows, not four, where the dashboard is about 900 px wide (1366 px
+        # three rows, not four, where the dashboard is about 930 px wide (1366 px
         # laptops): at 768 px high the tab bar sat at the screen's bottom edge, below
-        # the notebook's introduction.  Narrower, the rows wrap as before.
+        # the notebook's introduction.  At 1280 px (846 px) the sizes' row wraps
+        # before "your kernel", which keeps its button: the four rows of before.
         wrap = widgets.Layout(flex_flow="row wrap")
         rows = [widgets.HBox([self.kernel_select, self.variant_select, self.dtype_select],
                              layout=wrap),
-                widgets.HBox([self.params, self.group_size, self.user_kernel,
-                              self.user_kernel_button], layout=wrap),
+                widgets.HBox([self.params, self.group_size,
+                              widgets.HBox([self.user_kernel, self.user_kernel_button])],
+                             layout=wrap),
                 self.device_select, self.description]
         super().__init__(rows + ([self.errors] if self._own_errors else []))
         self.add_class("wb-picker")
