@@ -36,7 +36,14 @@ def run_cli(*args):
      "not float64"),
     (["predict", f"{Path(__file__).resolve().parents[1]}/examples/kernels/"
       "my_kernels.py:saxpy", "--param", "n=-64"],
-     "kernel 'saxpy': --param n must be a positive size, got -64"),
+     "kernel 'saxpy': the size n must be at least 1, got -64"),
+    # a size of 0 was predicted as a bare launch ("limiter: launch floor")
+    (["explain", f"{Path(__file__).resolve().parents[1]}/examples/kernels/"
+      "my_kernels.py:saxpy", "--param", "n=0"],
+     "kernel 'saxpy': the size n must be at least 1, got 0 (a size of 0 leaves the "
+     "kernel no work to do)"),
+    (["explain", "finite_diff", "--param", "n=0"],
+     "kernel 'finite_diff': the size n must be at least 1, got 0"),
 ])
 def test_bad_input_gives_one_clear_line(args, message, capsys):
     code = main(args)

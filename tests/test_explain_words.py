@@ -14,7 +14,7 @@ from workbench.cli.main import main
 from workbench.models.terms import Category, Overlap, OverlapSide, TermShare
 from workbench.reports.explain_words import (
     hidden_terms,
-    next_step,
+    limiter_lines,
     overlap_says,
     pays_for,
     side_names,
@@ -107,7 +107,8 @@ def test_the_readme_explanation_tells_its_sides_apart_and_says_what_to_change(ca
     winner, loser = re.fullmatch(r"overlap smax: (.*) wins, .* against (.*) [0-9.]+ ms "
                                  r"\(.*\)", line).groups()
     assert "(largest: f_" in winner and "(largest: f_" in loser and winner != loser
-    assert "(largest: f_" in out.split("limiter:")[1].splitlines()[0]
+    (why,) = [la for la in out.splitlines() if la.startswith("  why: ")]
+    assert "(largest: f_" in why
     # the counts are a warp's, not every work item's: said under the table
     assert "(counts are the model's own: operations and local-memory accesses once " \
         "per warp" in out
@@ -117,7 +118,8 @@ def test_the_readme_explanation_tells_its_sides_apart_and_says_what_to_change(ca
         "cache holds take at most 0.06447 ms at the peak rate, below the prediction, so " \
         "it cannot bind)" in out
     (step,) = [la for la in out.splitlines() if la.startswith("to go faster: ")]
-    assert "local memory" in step and "at most 30.6x faster" in step
+    (far,) = [la for la in out.splitlines() if la.startswith("  how far: ")]
+    assert "local memory" in step and "at most 30.6x faster" in far
 
 
 def test_a_walked_row_is_told_to_give_each_row_to_a_work_group(capsys):
@@ -143,7 +145,12 @@ def test_the_explain_tab_shows_the_same_words():
                                              params={"n": 4096}, group_size="32x16")
     panel = ExplainPanel(session)
     e = panel.explanation
-    assert f"to go faster: {next_step(e)}" in panel.heading.value.replace("&#x27;", "'")
+    # the CLI's limiter lines, each on a line of its own, the limiter in bold
+    heading = panel.heading.value.replace("&#x27;", "'")
+    for line in limiter_lines(e):
+        assert f"<br>{line.strip()}" in heading.replace("&nbsp;", "").replace(
+            "<b>", "").replace("</b>", ""), line
+    assert f"limiter: <b>{e.limiter}</b>" in heading
     assert "(largest: f_" in panel.summary.value
     assert "fma_pairs is negative on purpose" in panel.summary.value
     assert "once per warp of 32 work items" in panel.summary.value
@@ -255,3 +262,40 @@ def test_the_readme_explain_excerpt_is_what_explain_prints(capsys, monkeypatch):
                  "--store", "sample_data/h100/measurements-fp64.sqlite"]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert len(shown) >= 8 and [la for la in shown if la not in printed] == []
+
+
+def test_the_limiter_is_said_in_short_lines_before_the_table(capsys):
+    # one sentence of 250 characters said the limiter, its overlap and the floor, and
+    # what to change came last, 40 lines below: a newcomer read it twice
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("limiter: "))
+    block = lines[at:at + 4]
+    assert block[0] == "limiter: on-chip memory and barriers (61% of the time)"
+    assert [la.split(":")[0] for la in block[1:]] == ["  why", "  how far", "to go faster"]
+    assert "overlap smax wins" in block[1] and "(1.93x)" in block[1]
+    assert "at most 30.6x faster" in block[2]
+    assert lines[at + 4].startswith("term "), "the table follows the limiter's lines"
+    assert max(map(len, block[:3])) <= 130, block
+    assert sum(la.startswith("to go faster: ") for la in lines) == 1
+
+
+def test_a_lifted_prediction_says_its_floor_as_the_why(capsys):
+    assert main(["explain", f"{MY_KERNELS}:saxpy", "--param", "n=1024"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("limiter: "))
+    assert lines[at] == "limiter: launch floor"
+    assert lines[at + 1].startswith("  why: the model's ") and "below the physical floor" \
+        in lines[at + 1]
+    assert lines[at + 2].startswith("to go faster: the prediction is the launch's fixed cost")
+
+
+def test_a_floor_with_no_dram_traffic_says_so_in_words(capsys):
+    # 4 KB of saxpy stay in the L2 cache: the floor's parts read "DRAM traffic 0 ms",
+    # a DRAM that answers in no time, where no byte has to cross it at all
+    for command in ("explain", "predict"):
+        assert main([command, f"{MY_KERNELS}:saxpy", "--param", "n=1024"]) == 0
+        out = capsys.readouterr().out
+        (line,) = [la for la in out.splitlines() if la.startswith("physical floor")]
+        assert "no DRAM traffic (the data fit in the L2 cache)" in line, (command, line)
+        assert "DRAM traffic 0 ms" not in out and " 0 ms" not in line, (command, line)

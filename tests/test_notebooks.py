@@ -47,7 +47,7 @@ SMALL = {
 # through (the dashboard notebook shows a widget instead).
 SHIPPED_MARKS = {
     "tour.ipynb": ("symbolic counts == brute force", "by hand == library fit",
-                   "limiter (the part to work on first): "),
+                   "  limiter: ", "  to go faster: "),
     "table1_unified_model.ipynb": ("cross-kernel geometric mean of the relative error on "
                                    "the H100",),
     "table2_cross_device_weights.ipynb": ("DRAM stream benchmark",),

@@ -180,11 +180,15 @@ def test_the_chosen_kernel_is_measured_at_six_shapes_in_a_quick_calibration(pocl
 def test_the_dashboard_calibrates_then_shows_weights_and_a_heatmap_of_the_new_store(pocl):
     board = Dashboard(device=pocl.index, background=False)
     assert board.session.device.opencl == pocl
+    explained = board.explain.heading.value          # the shipped default's explanation
     board.calibration.kernels.value = ",".join(TINY)
     board.calibration.calibrate_button.click()
     _wait(board.calibration)
     assert "finished" in board.calibration.progress_label.value
     assert board.errors.value == ""
+    # the explanation being read stays; the calibration's model is offered beside it
+    assert board.explain.heading.value == explained
+    assert pocl.name in board.explain.offer.value
     weights = board.weights.table.value
     assert pocl.name in weights                      # the new model's column ...
     assert "f_sync_kernel_launch" in weights

@@ -124,6 +124,14 @@ def test_a_bad_group_size_and_a_violated_assumption_are_messages(panel):
     assert panel.errors.value == ""
     panel.picker.params.value = "n=-4,m=256,l=256"
     assert panel.errors.value != "" and "Traceback" not in panel.errors.value
+    # a size of 0: one line in the sizes' words (it was counted as a kernel doing
+    # nothing, or refused in isl's words: "violate the kernel's assumptions [m, l, n]")
+    panel.picker.params.value = "n=256,m=0,l=256"
+    assert list(panel.errors.messages.values()) == [
+        "kernel 'matmul_tiled': the size m must be at least 1, got 0 (a size of 0 leaves "
+        "the kernel no work to do)"], panel.errors.messages
+    panel.picker.params.value = "n=256,m=256,l=256"
+    assert panel.errors.value == ""
 
 
 def test_an_unknown_kernel_in_the_user_kernel_field_is_a_message():

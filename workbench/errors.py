@@ -38,6 +38,11 @@ class ParameterError(WorkbenchError):
     """A parameter value is missing, malformed or violates the kernel's assumptions."""
 
 
+class SizeError(ParameterError):
+    """A kernel size below 1: 0 leaves the kernel no work (its prediction was a bare
+    launch), a negative one is no size at all."""
+
+
 class GroupSizeError(WorkbenchError):
     """A work-group size that cannot be parsed or does not fit the kernel."""
 

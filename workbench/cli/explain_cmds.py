@@ -19,10 +19,10 @@ from workbench.models.explanation import SMALL_SHARE
 from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.reports.explain_words import (
     counts_say,
+    floor_parts_say,
     hidden_terms,
-    limiter_says,
+    limiter_lines,
     negative_terms_say,
-    next_step,
     overlap_says,
     pays_for,
     side_names,
@@ -132,7 +132,10 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
     print(f"{c.kernel_name} [{c.variant}] {c.dtype} {params}, group "
           f"{'x'.join(map(str, c.group_size))} on {result.device or 'an unnamed device'}: "
           f"predicted {_ms(result.predicted_s)}")
-    print(f"limiter: {result.limiter} ({limiter_says(result)})")
+    # the limiter, why, how far the floor is and what to change first, a short line
+    # each, before the table: the reader's first question answered first
+    for line in limiter_lines(result):
+        print(line)
     print_table(term_rows(result))
     if counts:
         print(f"({counts})")
@@ -160,7 +163,7 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
                      if len(side.terms) > 1 else ""))
     floor = result.floor
     if floor is not None:
-        parts = ", ".join(f"{b.value} {_ms(s)}" for b, s in floor.parts)
+        parts = floor_parts_say(floor)
         print(f"physical floor: {_ms(floor.seconds)}, {floor.bound.value} ({parts})")
         for bound, most in floor.uncounted:
             print(f"  {uncounted_bound_says(bound.value, most)}")
@@ -190,9 +193,6 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
     if any(c.kind in OUTSIDE_MODEL for c in result.caveats):
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
-    step = next_step(result)
-    if step is not None:
-        print(f"to go faster: {step}")
 
 
 def term_rows(result) -> list[dict]:

@@ -23,7 +23,7 @@ from workbench.models.expressions.insitu import TWIN_TIME
 from workbench.models.parallelism import OUTSIDE_MODEL
 from workbench.models.prediction import Breakdown, TermKind, predict
 from workbench.models.registry import family_summary
-from workbench.reports.explain_words import counts_say
+from workbench.reports.explain_words import counts_say, floor_parts_say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -199,7 +199,7 @@ def cmd_predict(args) -> int:
     for note in breakdown.notes:
         print(f"note: {note}")
     if floor is not None:
-        parts = ", ".join(f"{b.value} {t * 1e3:.4g} ms" for b, t in floor.parts)
+        parts = floor_parts_say(floor)
         print(f"physical floor on {model_floors_name(model)}: {floor.seconds * 1e3:.4g} ms "
               f"({parts})")
         for bound, most in floor.uncounted:

@@ -53,14 +53,11 @@ def _setup(args):
     # The variant and dtype first: a misspelt variant is the mistake to report, not
     # the parameters that another variant might need.
     spec.request(args.variant, args.dtype, (1,) * spec.group_dims)
+    # (sizes of 0 or less are refused there: an empty launch grid, which every block
+    # size would report again as an obscure launch error)
     params = spec.check_parameter_names(parse_params(args.param))
     if missing := [n for n in spec.parameters if n not in params]:
         raise ParameterError(f"kernel {spec.name!r} needs --param for {', '.join(missing)}")
-    # Sizes of 0 or less leave an empty launch grid, which every block size would
-    # report again as an obscure launch error.
-    if bad := [(n, v) for n, v in params.items() if v <= 0]:
-        name, value = bad[0]
-        raise ParameterError(f"--param {name} must be a positive size, got {value}")
     if args.points is not None and args.points <= 0:
         raise ParameterError(f"--points must be positive, got {args.points}")
     model = load_device_model(args.device_model)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.errors import GroupSizeError, ParameterError, UnknownNameError
+from workbench.errors import GroupSizeError, ParameterError, SizeError, UnknownNameError
 
 
 class KernelRole(enum.Enum):
@@ -324,11 +324,13 @@ class KernelSpec:
     def check_parameter_names(self, params: Mapping[str, int]) -> dict[str, int]:
         check_parameters(self.name, self.parameters, params)
         values = {k: int(v) for k, v in params.items()}
-        # every kernel's parameters are sizes; a catalog kernel's assumptions refuse a
-        # negative one, but a user kernel rarely states any and was predicted for it
-        # (worded as `volumes` and `rank-blocks` say it of 0 too)
-        if negative := [(k, v) for k, v in values.items() if v < 0]:
-            name, value = negative[0]
-            raise ParameterError(f"kernel {self.name!r}: --param {name} must be a "
-                                 f"positive size, got {value}")
+        # every kernel's parameters are sizes; a catalog kernel's assumptions refuse 0
+        # and below in words of isl, and a user kernel rarely states any: saxpy with n=0
+        # was predicted (a bare launch, "limiter: launch floor") as if that were news
+        if empty := [(k, v) for k, v in values.items() if v <= 0]:
+            name, value = empty[0]
+            # (no "--param": the dashboard's sizes box says it in the same words)
+            raise SizeError(f"kernel {self.name!r}: the size {name} must be at least 1, "
+                            f"got {value}" + (" (a size of 0 leaves the kernel no work to "
+                                              "do)" if value == 0 else ""))
         return values

@@ -11,6 +11,7 @@ largest term.  ``workbench explain`` and the dashboard's Explain tab print these
 
 from __future__ import annotations
 
+from workbench.models.floors import Bound
 from workbench.models.parallelism import CaveatKind
 from workbench.models.terms import Category, Overlap, OverlapSide
 
@@ -194,10 +195,33 @@ def negative_terms_say(explanation) -> list[str]:
     return lines
 
 
+#: a floor's bound that costs nothing, in words: "DRAM traffic 0 ms" read as a DRAM
+#: that answers in no time, where no byte has to cross it at all
+NOTHING_SAYS = {
+    Bound.DRAM: "no DRAM traffic (the data fit in the L2 cache)",
+    Bound.FLOPS: "no floating-point operations",
+}
+
+
+def floor_parts_say(floor) -> str:
+    """A physical floor's bounds, each with its time, a bound of none in words."""
+    return ", ".join(NOTHING_SAYS[b] if s == 0 and b in NOTHING_SAYS else f"{b.value} {_ms(s)}"
+                     for b, s in floor.parts)
+
+
 def next_step(explanation) -> str | None:
-    """What to change first, in one sentence (None where nothing useful is known)."""
+    """What to change first, in one sentence (None where nothing useful is known), and
+    how far the physical floor is (:func:`first_step` and :func:`how_far` in one)."""
+    step = first_step(explanation)
+    if step is None:
+        return None
+    far = how_far(explanation)
+    return f"{step}. {far[0].upper()}{far[1:]}" if far else step
+
+
+def first_step(explanation) -> str | None:
+    """What to change first (None where nothing useful is known)."""
     caveats = {c.kind for c in explanation.caveats}
-    floor = explanation.floor
     if explanation.limiter.endswith(" floor"):
         bound = explanation.limiter.removesuffix(" floor")
         return FLOOR_STEP.get(bound, "the prediction is the physical floor: only less "
@@ -206,20 +230,75 @@ def next_step(explanation) -> str | None:
     if step is None and CaveatKind.LOW_PARALLELISM in caveats:
         step = ("the launch leaves much of the GPU idle: use more work items (one per "
                 "output element, or split each work item's loop among several)")
-    step = step or NEXT_STEP.get(explanation.limiter)
-    if step is None:
+    return step or NEXT_STEP.get(explanation.limiter)
+
+
+def how_far(explanation) -> str | None:
+    """How much faster the kernel can get as written: its distance to the physical
+    floor (None where there is no floor, or the prediction is lifted to it)."""
+    floor = explanation.floor
+    if floor is None or floor.seconds <= 0 or explanation.limiter.endswith(" floor"):
         return None
-    if floor is None or floor.seconds <= 0:
-        return step
     ratio = explanation.predicted_s / floor.seconds
     where = f"{floor.bound.value}, {floor.seconds * 1e3:.4g} ms"
     if ratio < AT_THE_FLOOR:
-        step += (f". As written, the kernel is at its physical floor ({where}): only "
-                 "such a change of the kernel makes it faster")
-    else:
-        step += (f". As written, the kernel can get at most {ratio:.3g}x faster (its "
-                 f"physical floor: {where})")
-    return step
+        return (f"as written, the kernel is at its physical floor ({where}): only such a "
+                "change of the kernel makes it faster")
+    return (f"as written, the kernel can get at most {ratio:.3g}x faster (its physical "
+            f"floor: {where})")
+
+
+def limiter_lines(explanation) -> list[str]:
+    """The limiter in short lines: what limits and its share of the time; why (the
+    overlap it wins, or the floor it is lifted to); how far the floor is; what to
+    change first.  (One sentence of 250 characters said all of it; a newcomer read the
+    line twice and still asked what to do.)"""
+    e = explanation
+    share = limiter_share(e)
+    lines = [f"limiter: {e.limiter}" + (f" ({share:.0%} of the time)"
+                                         if share is not None else "")]
+    if (why := limiter_why(e)) is not None:
+        lines.append(f"  why: {why}")
+    if (far := how_far(e)) is not None:
+        lines.append(f"  how far: {far}")
+    if (step := first_step(e)) is not None:
+        lines.append(f"to go faster: {step}")
+    return lines
+
+
+def limiter_share(explanation) -> float | None:
+    """The limiting category's share of the prediction (None for a floor's or a
+    family's own limiter, which is no category of terms)."""
+    paid = [t.seconds for t in explanation.terms if t.category.value == explanation.limiter
+            and t.category is not Category.SMOOTHING]
+    if not paid or not explanation.predicted_s:
+        return None
+    return sum(paid) / explanation.predicted_s
+
+
+def limiter_why(explanation) -> str | None:
+    """Why the limiter limits, in one short clause: the floor the model's time is lifted
+    to, or the last overlap that is not taken back, its winner against its runner-up."""
+    e = explanation
+    if e.limiter.endswith(" floor") and e.floor is not None:
+        return (f"the model's {_ms(e.model_s)} is below the physical floor "
+                f"({e.floor.says()}), which is the prediction")
+    decisive = [o for o in e.overlaps if not taken_back(o)]
+    if not decisive:
+        return None
+    o = decisive[-1]
+    other = o.runner_up
+    if other is None:
+        return f"overlap {o.function}: {o.winning.label} alone"
+    names = side_names(o)
+    who = (f"its side of overlap {o.function}" if e.limiter in o.winning.label
+           else f"{names[o.winner]}, in overlap {o.function},")
+    return (f"{who} wins, {_ms(o.winning.seconds)} against {_ms(other.seconds)} "
+            f"({o.ratio:.3g}x) for {names[o.sides.index(other)]}")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.4g} ms"
 
 
 def _term_step(explanation) -> str | None:

@@ -52,7 +52,12 @@ TAB_HEIGHT = 600
 #: them all alike, which cut "Predicted vs measured" at a laptop's 1366 px; sized to
 #: their titles, the seven fit an 800 px dashboard (they still shrink below that)
 TAB_STYLE = ("<style>.wb-dashboard .wb-tabs > .lm-TabBar .lm-TabBar-tab"
-             "{flex: 0 1 auto; max-width: none}</style>")
+             "{flex: 0 1 auto; max-width: none}"
+             # the kernel's description in small type at the widgets' 28 px line
+             # height took two lines of 29 px at 1366 px: at 768 px high every pixel
+             # above the tab bar counts
+             ".wb-dashboard .wb-kernel-description .widget-html-content"
+             "{line-height: 1.35}</style>")
 
 
 def _tab_page(panel: widgets.Widget) -> widgets.Box:
@@ -119,7 +124,7 @@ class Dashboard(widgets.VBox):
                                 titles=[title for title, _ in TABS])
         self.tabs.add_class("wb-tabs")
         super().__init__([
-            widgets.HTML("<h2 style='margin:4px 0'>GPU kernel performance workbench</h2>"
+            widgets.HTML("<h3 style='margin:2px 0'>GPU kernel performance workbench</h3>"
                          + TAB_STYLE),
             self.picker, self.errors, self.tabs])
         self.add_class("wb-dashboard")

@@ -15,10 +15,10 @@ from workbench.kernels.candidate import Candidate
 from workbench.models.explanation import SMALL_SHARE, explain
 from workbench.reports.explain_words import (
     counts_say,
+    floor_parts_say,
     hidden_terms,
-    limiter_says,
+    limiter_lines,
     negative_terms_say,
-    next_step,
     overlap_says,
 )
 from workbench.reports.roofline_chart import roofline_figure
@@ -35,6 +35,9 @@ ROOFLINE = "the roofline (H100 description)"
 #: (a 1280 px laptop's is 846), below them in a narrower one; its legend one entry a
 #: line below it (two a line were cut at the chart's right edge)
 FIGURE_WIDTH, FIGURE_HEIGHT = 340, 560
+#: what the chart says of a device with no ceiling (no bandwidth, no peak known)
+NO_CEILINGS = ("no roofline known for<br>{device}:<br>no measured bandwidth,<br>"
+               "no peak flop rate;<br>only the kernel's point")
 #: the least width of the terms and the summary beside the chart (px): the longest
 #: names on two lines at most
 TERMS_MIN_WIDTH = 460
@@ -54,6 +57,9 @@ class ExplainPanel(widgets.VBox):
                                              layout=widgets.Layout(width="600px",
                                                                    max_width="100%"))
         self.model_choice.add_class("wb-explain-model")
+        #: a new session model (a calibration's fit) offered, not forced: say it here
+        self.offer = widgets.HTML()
+        self.offer.add_class("wb-explain-offer")
         self.heading = widgets.HTML()
         self.heading.add_class("wb-explain-heading")
         self.terms_table = widgets.HTML()
@@ -67,7 +73,7 @@ class ExplainPanel(widgets.VBox):
         # the tab shows both at once (a tab page scrolls beyond 600 px); narrower, the
         # chart goes below (beside a 400 px chart at 1280 px, the terms' column was so
         # narrow that each name broke into four lines, two terms a screen)
-        children = [self.model_choice, self.heading,
+        children = [self.model_choice, self.offer, self.heading,
                     widgets.HBox([widgets.VBox([self.terms_table, self.summary],
                                                layout=widgets.Layout(
                                                    # the basis, not the table's natural
@@ -104,6 +110,8 @@ class ExplainPanel(widgets.VBox):
     def _refresh(self) -> None:
         if self._filling:
             return
+        if str(self.model_choice.value).startswith(SESSION):
+            self.offer.value = ""            # the offered model is the one shown
         selection = self.session.selection
         model = self.model
         if selection is None or model is None:
@@ -147,14 +155,25 @@ class ExplainPanel(widgets.VBox):
             self._filling = False
 
     def _on_model(self) -> None:
-        """A new session model (a calibration's fit): offered, and chosen."""
+        """A new session model (a calibration's fit, a device's shipped fit): offered in
+        the list, and chosen only where the reader was following the session's model.
+
+        Chosen always, a newcomer who calibrated their laptop while reading the H100's
+        explanation found it replaced by the laptop's, whose roofline had no ceilings:
+        what they were reading was gone, and no word said where.  So the explanation on
+        screen stays, and a line under the list names the new model."""
         with self.session.lock:  # (the calibration's thread: _filling is its own)
+            following = self.model_choice.value is None or \
+                str(self.model_choice.value).startswith(SESSION)
             self._fill_models()
             live = next((k for k in self._models if k.startswith(SESSION)), None)
-            if live is not None and self.model_choice.value != live:
-                self.model_choice.value = live      # refreshes
-            else:
-                self.refresh()
+            if live is not None and following and self.model_choice.value != live:
+                self.model_choice.value = live      # refreshes (and clears the offer)
+                return
+            self.offer.value = "" if live is None or self.model_choice.value == live else (
+                f"new in the model list: <b>{html.escape(live)}</b>; the explanation "
+                "below stays until you choose it")
+            self.refresh()
 
     def _show(self, e) -> None:
         # the chart first and the heading last: a reader (or a browser test) that sees
@@ -167,6 +186,14 @@ class ExplainPanel(widgets.VBox):
             legend=dict(orientation="v", yanchor="top", y=-0.16, x=0, font=dict(size=10)),
             margin=dict(t=40, b=200, l=60, r=10))
         figure.update_xaxes(title=dict(text="flop per byte touched", font=dict(size=11)))
+        if not e.ceilings.ceilings:
+            # a device without ceilings (pocl, a laptop) drew a lone point on empty
+            # axes, its notes below the legend, out of the tab's page: said in the chart
+            figure.layout.annotations = ()
+            figure.add_annotation(
+                text=NO_CEILINGS.format(device=html.escape(e.device or "this device")),
+                xref="paper", yref="paper", x=0.5, y=0.98, showarrow=False,
+                align="center", font=dict(size=11, color="grey"))
         with self.figure.batch_update():
             self.figure.data = ()
             self.figure.add_traces(list(figure.data))
@@ -189,14 +216,23 @@ class ExplainPanel(widgets.VBox):
             f"{html.escape(params)}, group {'x'.join(map(str, c.group_size))} on "
             f"{html.escape(e.device or 'an unnamed device')}: predicted "
             f"<b>{e.predicted_s * 1e3:.4g} ms</b> by {html.escape(e.family)}{measured}"
-            f"<br>limiter: <b>{html.escape(e.limiter)}</b> ({html.escape(limiter_says(e))})"
-            + (f"<br>to go faster: {html.escape(step)}" if (step := next_step(e)) else ""))
+            + "".join(_heading_line(line, e.limiter) for line in limiter_lines(e)))
 
     def _clear(self, why: str) -> None:
         self.explanation = None
         self.heading.value = f"<i>{html.escape(why)}</i>"
         self.terms_table.value = self.summary.value = ""
         self.figure.data = ()
+
+
+def _heading_line(line: str, limiter: str) -> str:
+    """One of the limiter's lines (``workbench explain``'s own), the limiter in bold and
+    the lines under it indented."""
+    said = html.escape(line.strip())
+    if line.startswith("limiter: "):
+        said = said.replace(html.escape(limiter), f"<b>{html.escape(limiter)}</b>", 1)
+    indent = "&nbsp;&nbsp;&nbsp;&nbsp;" if line.startswith(" ") else ""
+    return f"<br>{indent}{said}"
 
 
 def _term_frame(e) -> pd.DataFrame:
@@ -218,6 +254,10 @@ def _term_frame(e) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _share(share: float) -> str:
+    return f"{share if abs(share) >= 0.005 else 0.0:.0%}"
+
+
 def _count(value: float | None, name: str = "") -> str:
     if value is None:
         return ""
@@ -235,14 +275,16 @@ def _summary(e) -> list[str]:
     paid: dict[str, float] = {}
     for t in e.terms:
         paid[t.category.value] = paid.get(t.category.value, 0.0) + t.seconds
+    # a share that rounds to 0% reads 0%: a category charged and taken back (the
+    # default model's arithmetic) left "arithmetic -0%" after a calibration
     lines = ["by what it pays for: " + ", ".join(
-        f"{name} {seconds / e.predicted_s:.0%}"
+        f"{name} {_share(seconds / e.predicted_s)}"
         for name, seconds in sorted(paid.items(), key=lambda item: -item[1]))]
     for overlap in e.overlaps:
         lines.append(f"overlap {overlap_says(overlap)}")
     floor = e.floor
     if floor is not None:
-        parts = ", ".join(f"{b.value} {s * 1e3:.4g} ms" for b, s in floor.parts)
+        parts = floor_parts_say(floor)
         lines.append(f"physical floor {floor.seconds * 1e3:.4g} ms, {floor.bound.value} "
                      f"({parts})")
     else:

@@ -86,25 +86,34 @@ class KernelPicker(widgets.VBox):
         self._namespace = namespace
         self._syncing = False
 
-        self.kernel_select = widgets.Dropdown(description="kernel", options=self._kernel_options())
+        # wide enough for the longest catalog name and role, "vector_scale_add
+        # (measurement)" (the default 300 px cut "matmul_tiled (measuremen"), and with
+        # variant and dtype within a 1280 px laptop's 846 px
+        self.kernel_select = widgets.Dropdown(description="kernel", options=self._kernel_options(),
+                                              layout=widgets.Layout(width="380px",
+                                                                    max_width="100%"))
         self.kernel_select.add_class("wb-kernel-select")
         self.user_kernel = widgets.Text(
             description="your kernel", continuous_update=False,
             placeholder="notebook variable, or file.py:name",
-            layout=widgets.Layout(width="420px"))   # the placeholder whole, and a path
+            layout=widgets.Layout(width="370px"))   # the placeholder whole, and a path
         self.user_kernel.add_class("wb-user-kernel")
         self.user_kernel_button = widgets.Button(description="use", button_style="info",
                                                  layout=widgets.Layout(width="60px"))
         self.user_kernel_button.add_class("wb-user-kernel-button")
-        self.variant_select = widgets.Dropdown(description="variant")
+        self.variant_select = widgets.Dropdown(description="variant",
+                                               layout=widgets.Layout(width="240px"))
         self.variant_select.add_class("wb-variant-select")
-        self.dtype_select = widgets.Dropdown(description="dtype", options=[dtype], value=dtype)
+        self.dtype_select = widgets.Dropdown(description="dtype", options=[dtype], value=dtype,
+                                             layout=widgets.Layout(width="190px"))
         self.dtype_select.add_class("wb-dtype-select")
         self.params = widgets.Text(description="sizes", continuous_update=False,
-                                   placeholder="n=1024,m=512")
+                                   placeholder="n=1024,m=512",
+                                   layout=widgets.Layout(width="260px"))
         self.params.add_class("wb-params")
         self.group_size = widgets.Text(description="group size", continuous_update=False,
-                                       placeholder="16x16")
+                                       placeholder="16x16",
+                                       layout=widgets.Layout(width="190px"))
         self.group_size.add_class("wb-group-size")
         self.device_choices = devices if devices is not None else available_devices()
         self.device_select = widgets.Dropdown(
@@ -115,9 +124,16 @@ class KernelPicker(widgets.VBox):
         self.description = widgets.HTML()
         self.description.add_class("wb-kernel-description")
 
-        rows = [widgets.HBox([self.kernel_select, self.variant_select, self.dtype_select]),
-                widgets.HBox([self.params, self.group_size]),
-                widgets.HBox([self.user_kernel, self.user_kernel_button]),
+        # three rows, not four, where the dashboard is about 930 px wide (1366 px
+        # laptops): at 768 px high the tab bar sat at the screen's bottom edge, below
+        # the notebook's introduction.  At 1280 px (846 px) the sizes' row wraps
+        # before "your kernel", which keeps its button: the four rows of before.
+        wrap = widgets.Layout(flex_flow="row wrap")
+        rows = [widgets.HBox([self.kernel_select, self.variant_select, self.dtype_select],
+                             layout=wrap),
+                widgets.HBox([self.params, self.group_size,
+                              widgets.HBox([self.user_kernel, self.user_kernel_button])],
+                             layout=wrap),
                 self.device_select, self.description]
         super().__init__(rows + ([self.errors] if self._own_errors else []))
         self.add_class("wb-picker")
@@ -186,6 +202,8 @@ class KernelPicker(widgets.VBox):
                 self.errors.show(f"{spec.name} needs a size for {', '.join(missing)}: type "
                                  f"them in the sizes box, e.g. {example}", SIZES)
                 return None
+            # a size of 0 was counted and predicted as a kernel doing nothing
+            spec.check_parameter_names(params)
             selection = KernelSelection.make(
                 spec, self.variant_select.value, self.dtype_select.value, params,
                 self.group_size.value.strip() or None)
