@@ -16,12 +16,14 @@ a whole set of probes for few variants.
 clock; the 80 costliest functions by cumulative time, then the 40 by their own time) to FILE.
 
 Run: ``python benchmarks/structure_probes.py [--spaces examples,blind4] [--model linear-nn]
-[--profile FILE]``.
+[--profile FILE] [--split]``; ``--split`` also prints, per space, the ms per variant of
+a probe's parts (:class:`PartTimer`) and of the ranking outside its probes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import tempfile
@@ -77,11 +79,85 @@ def _rank_timed(model, space):
     return seconds, report, spent, built
 
 
+#: what ``--split`` times inside a probe: (module, function name, part's label); a
+#: part inside another is timed by both (the table subtracts the inner ones)
+SPLIT_PARTS = (
+    ("workbench.models.factory_memo", "_make_kernel", "make_kernel"),
+    ("workbench.properties.extract", "prepare", "preprocess"),
+    ("workbench.properties.extract", "op_counts", "op counts"),
+    ("workbench.properties.extract", "access_counts", "access counts"),
+    ("workbench.properties.extract", "local_barriers", "barriers"),
+    ("workbench.properties.extract", "global_footprints", "footprints"),
+    ("workbench.models.point_counts", "extract_properties", "properties"),
+    ("workbench.models.point_counts", "footprint_or_nan", "footprint bytes"),
+    ("workbench.models.point_counts", "build_feature_values", "feature values"),
+)
+
+
+class PartTimer:
+    """Processor seconds spent in each of :data:`SPLIT_PARTS` while inside (wrappers
+    on the module attributes, put back on exit); ``make_kernel`` is the factory's call through its memo."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = defaultdict(float)
+        self._saved: list = []
+
+    def _wrap(self, module, name, label):
+        import importlib
+
+        mod = importlib.import_module(module)
+        original = getattr(mod, name)
+        seconds = self.seconds
+
+        def timed(*args, **kwargs):
+            began = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                seconds[label] += time.process_time() - began
+        self._saved.append((mod, name, original))
+        setattr(mod, name, timed)
+
+    def __enter__(self):
+        for module, name, label in SPLIT_PARTS:
+            self._wrap(module, name, label)
+        return self
+
+    def __exit__(self, *exc):
+        for mod, name, original in reversed(self._saved):
+            setattr(mod, name, original)
+        self._saved.clear()
+
+    def row(self, total_s: float, probe_ms: float, build_ms: float, n: int) -> str:
+        """ms per variant: the factory's transformations (the build less its
+        ``make_kernel``), ``make_kernel``, preprocessing, the operation and access
+        counters, barriers, footprints, the rest of the properties, the rest of a
+        probe, and the ranking outside the probes (fits, model features, the rest)."""
+        s = {k: 1e3 * v for k, v in self.seconds.items()}
+        inner = sum(s.get(k, 0.0) for k in ("preprocess", "op counts", "access counts",
+                                             "barriers", "footprints"))
+        parts = {
+            "transforms": build_ms - s.get("make_kernel", 0.0),
+            "make_kernel": s.get("make_kernel", 0.0),
+            "preprocess": s.get("preprocess", 0.0),
+            "op counts": s.get("op counts", 0.0),
+            "access counts": s.get("access counts", 0.0),
+            "barriers": s.get("barriers", 0.0),
+            "footprints": s.get("footprints", 0.0),
+            "properties rest": s.get("properties", 0.0) - inner,
+            "probe rest": probe_ms - build_ms - s.get("properties", 0.0),
+            "outside probes": 1e3 * total_s - probe_ms,
+        }
+        return "  ".join(f"{k} {v / n:.2f}" for k, v in parts.items())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spaces", default="examples,blind,blind2,blind3,blind4,blind5")
     parser.add_argument("--model", default="linear-nn")
     parser.add_argument("--profile", metavar="FILE")
+    parser.add_argument("--split", action="store_true",
+                        help="also time a probe's parts (ms per variant)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="structure-probes-")
@@ -109,7 +185,9 @@ def main() -> None:
     for ref in expand_spaces(args.spaces).split(","):
         space = resolve_space(ref)
         forget_counts(space)
-        seconds, report, spent, built = _rank_timed(model, space)
+        timer = PartTimer() if args.split else contextlib.nullcontext()
+        with timer:
+            seconds, report, spent, built = _rank_timed(model, space)
         n = len(space.points())
         probes = sum(len(v) for v in spent.values())
         probe_ms = sum(sum(v) for v in spent.values())
@@ -119,6 +197,8 @@ def main() -> None:
               f"{probe_ms / max(probes, 1):>8.1f} {build_ms / max(probes, 1):>8.1f} "
               f"{1e3 * seconds / n:>10.2f} {build_ms / n:>16.2f} "
               f"{probes / n:>14.3f}  load {os.getloadavg()[0]:.1f}", flush=True)
+        if args.split:
+            print(f"    split, ms per variant: {timer.row(seconds, probe_ms, build_ms, n)}")
         for r in report:
             times, builds = spent.get(r.label, []), built.get(r.label, [])
             print(f"    {r.label:<36} {r.points:>6} {len(times):>6} {sum(times):>9.0f} "

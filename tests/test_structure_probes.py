@@ -44,3 +44,30 @@ def test_probes_are_given_to_their_structures(probes_module, ref):
                                                 spent.get(r.label, [])))
     # the ranking counted fewer points than the space has (per structure, not per point)
     assert 0 < sum(map(len, spent.values())) < len(space.points())
+
+
+def test_split_times_a_probes_parts(probes_module):
+    """``--split``: the parts are timed inside the probes (each part's wrapper put back
+    after), and a prefetching space spends in its factory's transformations."""
+    import workbench.properties.extract as extract
+
+    prepare = extract.prepare
+    space = resolve_space("examples/spaces/stencil2d_5pt.py:space")
+    forget_counts(space)
+    model = load_model("sample_data/h100/weights-linear-non-negative.json")
+    with probes_module.PartTimer() as timer:
+        seconds, report, spent, built = probes_module._rank_timed(model, space)
+    assert extract.prepare is prepare
+    probes = sum(map(len, spent.values()))
+    probe_ms = sum(map(sum, spent.values()))
+    build_ms = sum(map(sum, built.values()))
+    for part in ("preprocess", "op counts", "access counts", "properties", "make_kernel"):
+        assert timer.seconds[part] > 0, part
+    # the counters run inside the properties, the properties inside the probes
+    inner = sum(timer.seconds[k] for k in ("preprocess", "op counts", "access counts"))
+    assert inner < timer.seconds["properties"] < probe_ms / 1e3
+    row = dict(item.rsplit(" ", 1) for item in
+               timer.row(seconds, probe_ms, build_ms, len(space.points())).split("  "))
+    assert float(row["transforms"]) > 0 and probes > 0
+    parts = sum(float(v) for v in row.values())
+    assert abs(parts - 1e3 * seconds / len(space.points())) < 0.05
