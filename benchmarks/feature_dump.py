@@ -39,16 +39,56 @@ def runs_to(measured: np.ndarray, predicted: np.ndarray, share: float = 0.95) ->
 
 def orders(dump: dict, model, zeroed: frozenset[str], residency: bool = True
            ) -> dict[str, int]:
-    """Runs to 95 % per space of ``model``'s expression with ``zeroed`` features at 0."""
+    """Runs to 95 % per space of ``model``'s expression with ``zeroed`` features at 0,
+    lifted to each point's physical floor as ``predict`` lifts it (``floor_s``, where
+    dumped: ``--floors``)."""
     out = {}
     for name, entry in dump.items():
         features = {k: (np.zeros_like(v) if k in zeroed else v)
                     for k, v in entry["features"].items()}
         predicted = np.asarray(model.evaluate(features), dtype=float)
+        floor = entry.get("floor_s")
+        if floor is None:
+            raise ValueError(f"{name}: no floors dumped (run with --floors)")
+        lift = np.isfinite(predicted) & np.isfinite(floor) & (predicted < floor)
+        predicted = np.where(lift, floor, predicted)
         if residency:
             predicted = predicted * entry["residency"]
         out[name] = runs_to(entry["measured_s"], predicted)
     return out
+
+
+def add_floors(path: Path) -> None:
+    """Each dumped space's points' physical floors (``candidate_floors`` without a
+    prediction: every bound counted), written back into the dump."""
+    import os
+    import tempfile
+    import warnings
+
+    from workbench.kernels.candidate import Candidate
+    from model_orders_all import model_named
+
+    from workbench.models.floors import candidate_floors, model_floors
+    from workbench.tuning import resolve_space
+
+    warnings.filterwarnings("ignore")
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="feature-dump-")
+    os.environ["WORKBENCH_COUNT_CACHE"] = tempfile.mktemp(suffix=".sqlite")
+    with open(path, "rb") as f:
+        dump = pickle.load(f)
+    device = model_floors(model_named("chains38"))   # every dumped model's device
+    for name, entry in dump.items():
+        if "floor_s" in entry:
+            continue
+        space = resolve_space(f"examples/spaces/{name}.py:space")
+        by_label = {p.label: p for p in space.points()}
+        candidates = [Candidate.of_point(space, by_label[lab]) for lab in entry["labels"]]
+        floors = candidate_floors(candidates, device, None)
+        entry["floor_s"] = np.array([f.seconds if f is not None else np.nan for f in floors])
+        print(f"{name:<26} floors: {np.isfinite(entry['floor_s']).sum()} of "
+              f"{len(floors)}", flush=True)
+        with open(path, "wb") as f:
+            pickle.dump(dump, f)
 
 
 def main() -> None:
@@ -56,7 +96,14 @@ def main() -> None:
     parser.add_argument("--pairs", required=True)
     parser.add_argument("--model", default="chains38")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--floors", action="store_true",
+                        help="add every point's physical floor to the dump in --out "
+                             "(all of it, whatever the prediction: an ablated model's "
+                             "lower times may meet a floor the full model's did not)")
     args = parser.parse_args()
+    if args.floors:
+        add_floors(Path(args.out))
+        return
     from model_orders_all import model_named, store_space_pairs
 
     jobs = store_space_pairs(parser, args.pairs, "blind10")
