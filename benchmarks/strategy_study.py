@@ -69,9 +69,13 @@ MODELS = {
     "default": "sample_data/h100/weights-overlap-fp64.json",
     # the shipped default's fit (#34): sub-group counts with sector-priced accesses
     "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
+    # chains38's fit with only the device features that build no point of their own
+    # (structure-ranking.md section 54): near the cheap model's ranking cost
+    "chains38-counts": "sample_data/h100/weights-linear-fp64-sectors-chains38-counts.json",
 }
 #: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
-PENALISED = {"linear-nn-residency": "linear-nn"}
+PENALISED = {"linear-nn-residency": "linear-nn",
+             "chains38-counts-residency": "chains38-counts"}
 SPACES = ("matmul_tiled", "stencil2d_5pt", "transpose", "rowsum", "triad",
           "stencil3d_7pt", "heldout_conv1d", "heldout_batched_gemm")
 

@@ -36,7 +36,10 @@ MODELS = {"linear": "sample_data/h100/weights-linear.json",
           # the shipped default's fit (#34): sub-group counts with sector-priced accesses
           "linear-sectors": "sample_data/h100/weights-linear-fp64-sectors.json",
           # the shipped default since #34 (default-model.json): sectors and op chains
-          "chains38": "sample_data/h100/weights-linear-fp64-sectors-chains38.json"}
+          "chains38": "sample_data/h100/weights-linear-fp64-sectors-chains38.json",
+          # model14's candidate (structure-ranking.md section 54): chains38 less the
+          # device features that build points
+          "chains38-counts": "sample_data/h100/weights-linear-fp64-sectors-chains38-counts.json"}
 
 
 def default_spaces() -> list[str]:
