@@ -543,18 +543,26 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
     checks = [*plan.checks, *rest[:1]]
     blames = [*plan.blames, *(None for _ in rest[:1])]
     for v in dict.fromkeys(p[by_value] for p in points) if by_value is not None else ():
-        # each value's weights are its own: a point there beyond those that fix them
-        # (a check, or one fitted point more than their rank: every fitted point must
-        # be met too), as the other knobs' monomials may miss one of this value's
+        # each value's weights are its own, so each value is checked as a part of a
+        # split by the knob would be: a point beyond those that fix its weights, and
+        # every value of the other knobs reached there (a count that changes form at
+        # one gs of one ppi, say at a block gs*ppi, reached at another ppi only, passed)
         at_v = [p for p in fit_points if p[by_value] == v]
         fixed = np.linalg.matrix_rank(_design(knob_ratios(at_v, plan.base, plan.knobs),
                                               union)) if at_v else 0
-        if len(at_v) <= fixed and not any(c[by_value] == v for c in checks):
-            more = next((p for p in rest if p[by_value] == v and p not in checks), None)
-            if more is None:
+        others = [k for k in plan.knobs if k != by_value]
+        missed = {(k, p[k]) for p in points if p[by_value] == v for k in others} - {
+            (k, p[k]) for p in (*fit_points, *checks) if p[by_value] == v for k in others}
+        beyond = len(at_v) > fixed or any(c[by_value] == v for c in checks)
+        while missed or not beyond:
+            there = [p for p in rest if p[by_value] == v and p not in checks]
+            if not there:
                 return f"no point left to check {by_value} = {v}"
+            more = max(there, key=lambda p: len({(k, p[k]) for k in others} & missed))
             checks.append(more)
             blames.append(None)
+            missed -= {(k, more[k]) for k in others}
+            beyond = True
     if rank < target or len(checks) < 2 or len(fit_points) + len(checks) >= len(points):
         return "too few points for a joint fit"
     return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks),
