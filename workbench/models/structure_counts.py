@@ -38,7 +38,7 @@ import enum
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -482,30 +482,17 @@ def joint_fit_order(plan: StructurePlan, points: Sequence) -> list:
 
 
 def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
-                minima: Minima | None = None, by_value: str | None = None,
-                allowed: Collection | None = None) -> TensorPlan | str:
+                minima: Minima | None = None) -> TensorPlan | str:
     """The joint fit's monomials per feature (from the two-neighbour fits along each
     knob) and the points it needs: the plan's, then ones that differ from the base in
-    most knobs, until every feature's weights are determined with two checks left.
-
-    ``by_value``: a knob of few values taken value by value instead (its V values'
-    V monomials ``r^0 .. r^-(V-1)`` span every function of it, so each value has
-    weights of its own on the other knobs' monomials): where a stride class or a
-    two-term count changes along a knob too short to fit a sum along (``ppi`` of 2
-    and 4), the other knobs' monomials are still shared; every value is checked.
-    ``allowed``: the only points it may take beyond the plan's (else: refused)."""
+    most knobs, until every feature's weights are determined with two checks left."""
     names, _ = _fitted_names(sorted(set().union(*(counted[p] for p in plan.probes))),
                              minima)
-    per_value = [(-e, 0) for e in range(len({p[by_value] for p in points}))] \
-        if by_value is not None else []
     bases = []
     for name in names:
         y0 = float(counted[plan.base].get(name, 0.0))
         exps = []
         for knob, along in zip(plan.knobs, plan.axes):
-            if knob == by_value:
-                exps.append(per_value)
-                continue
             ratios = [float(p[knob]) / float(plan.base[knob]) for p in along]
             fit = _fit_axis(ratios, [float(counted[p].get(name, 0.0)) for p in along], y0)
             if fit is None:
@@ -518,19 +505,12 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
     # points whose monomials span what all the structure's points' do: then the
     # weights' fit gives the same values at every point whichever solution it picks
     union = sorted({e for _, b in bases for e in b})
-    if by_value is not None:
-        # one access is another feature at another value (its stride class's name):
-        # each feature over every feature's monomials, a value's terms not the base's
-        if len(union) > MAX_JOINT_TERMS:
-            return f"the features would need {len(union)} monomials"
-        bases = [(name, tuple(union)) for name, _ in bases]
     if len(union) > 2 * MAX_JOINT_TERMS:
         return f"the features would need {len(union)} monomials"
     target = np.linalg.matrix_rank(_design(knob_ratios(points, plan.base, plan.knobs), union))
     fit_points = [p for p in plan.probes if p not in plan.checks]
     rank = np.linalg.matrix_rank(_design(knob_ratios(fit_points, plan.base, plan.knobs), union))
-    rest = [p for p in joint_fit_order(plan, points) if p not in fit_points
-            and (allowed is None or p in allowed)]
+    rest = [p for p in joint_fit_order(plan, points) if p not in fit_points]
     for p in rest:
         if rank >= target:
             break
@@ -541,32 +521,11 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
             rank = more
     rest = [p for p in rest if p not in fit_points]
     checks = [*plan.checks, *rest[:1]]
-    blames = [*plan.blames, *(None for _ in rest[:1])]
-    for v in dict.fromkeys(p[by_value] for p in points) if by_value is not None else ():
-        # each value's weights are its own, so each value is checked as a part of a
-        # split by the knob would be: a point beyond those that fix its weights, and
-        # every value of the other knobs reached there (a count that changes form at
-        # one gs of one ppi, say at a block gs*ppi, reached at another ppi only, passed)
-        at_v = [p for p in fit_points if p[by_value] == v]
-        fixed = np.linalg.matrix_rank(_design(knob_ratios(at_v, plan.base, plan.knobs),
-                                              union)) if at_v else 0
-        others = [k for k in plan.knobs if k != by_value]
-        missed = {(k, p[k]) for p in points if p[by_value] == v for k in others} - {
-            (k, p[k]) for p in (*fit_points, *checks) if p[by_value] == v for k in others}
-        beyond = len(at_v) > fixed or any(c[by_value] == v for c in checks)
-        while missed or not beyond:
-            there = [p for p in rest if p[by_value] == v and p not in checks]
-            if not there:
-                return f"no point left to check {by_value} = {v}"
-            more = max(there, key=lambda p: len({(k, p[k]) for k in others} & missed))
-            checks.append(more)
-            blames.append(None)
-            missed -= {(k, more[k]) for k in others}
-            beyond = True
+    blames = (*plan.blames, *(None for _ in rest[:1]))
     if rank < target or len(checks) < 2 or len(fit_points) + len(checks) >= len(points):
         return "too few points for a joint fit"
     return TensorPlan(plan.knobs, plan.base, tuple(bases), tuple(fit_points), tuple(checks),
-                      tuple(blames))
+                      blames)
 
 
 def fit_tensor(plan: TensorPlan, counted: Mapping, points: Sequence,

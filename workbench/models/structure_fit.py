@@ -24,9 +24,6 @@ from workbench.models.structure_counts import (
 #: change form where a group's extent along ``lid(0)`` crosses it (a warp spanning two
 #: rows of a 16-wide group touches other sectors than one inside a 32-wide row)
 SUBGROUP_WIDTH = 32
-#: the most values of a knob that a joint fit takes value by value (its monomials
-#: ``r^0 .. r^-(V-1)``: more would multiply the joint fit's terms and its points)
-MAX_BY_VALUE = 4
 
 
 def _straddles(points: Sequence, knob: str) -> bool:
@@ -91,8 +88,6 @@ class StructureFit:
         self._speculate = speculate
         self._plan = None
         self._order: tuple | None = None     # (plan, its speculative order)
-        # the knob a joint fit takes value by value (plan_tensor's by_value), if one
-        self._by_value: str | None = None
         if per_point is not None:
             self._per_point(per_point)
         else:
@@ -235,26 +230,7 @@ class StructureFit:
                 self.reason = f"terms fitted jointly in all knobs: {reason}"
                 self.give({})
                 return
-        if joint and self._by_value is not None:
-            knob = self._by_value     # its fit failed: split by it, as without it
         warp = self._warp_knob(knob)
-        if warp is None and knob is not None and not joint and len(self._plan.knobs) > 1 \
-                and 2 <= len({p[knob] for p in self.points}) <= MAX_BY_VALUE:
-            # a knob of few values that no sum fits along (a stride class that changes
-            # with it; two values, too few for two terms): one joint fit with its
-            # values' own weights on the other knobs' monomials, not a fit per value
-            # that finds those monomials again from its own base and neighbours.  Only
-            # from points counted or that the split's parts would count first: where
-            # it fails, the split below costs no build more than it did without it
-            allowed = set(self.counted).union(*(
-                self._split(knob, g).wanted() for g in self._groups(knob).values()))
-            tensor = plan_tensor(self._plan, self.counted, self.points, self.minima, knob,
-                                 allowed)
-            if isinstance(tensor, TensorPlan):
-                self._plan, self._by_value = tensor, knob
-                self.reason = f"terms fitted jointly, {knob} value by value: {reason}"
-                self.give({})
-                return
         if warp is not None:
             # below and above the warp width: each part keeps the knob (a range split
             # takes no depth; a part's values no longer straddle it, so it ends)
@@ -276,7 +252,14 @@ class StructureFit:
             knob = min(self._plan.knobs, key=lambda k: len({p[k] for p in self.points}))
             how = ", the knob of fewest values"
         if knob is not None and self.depth < 2:
-            self.parts = [self._split(knob, g) for g in self._groups(knob).values()]
+            groups: dict = {}
+            for p in self.points:
+                groups.setdefault(p[knob], []).append(p)
+            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                       speculate=self._speculate, minima=self.minima,
+                                       ranges=tuple(r for r in self.ranges if r != knob),
+                                       lanes=self.lanes)
+                          for g in groups.values()]
             self.reason = f"split by {knob}{how}: {reason}"
             # the parts start from the counts so far: where they need no more, done now
             # (a pool gives only new results, and asks nothing more of a fit that wants
@@ -288,19 +271,6 @@ class StructureFit:
         else:
             self._next()
         self.give({})
-
-    def _groups(self, knob: str) -> dict:
-        groups: dict = {}
-        for p in self.points:
-            groups.setdefault(p[knob], []).append(p)
-        return groups
-
-    def _split(self, knob: str, points: list) -> StructureFit:
-        """The part of a split by ``knob``'s values that holds ``points``."""
-        return StructureFit(points, (*self.structural, knob), self.depth + 1,
-                            speculate=self._speculate, minima=self.minima,
-                            ranges=tuple(r for r in self.ranges if r != knob),
-                            lanes=self.lanes)
 
     def _warp_knob(self, blamed: str | None) -> str | None:
         """The knob to split at the sub-group width where the fit failed: the blamed
