@@ -136,3 +136,59 @@ def test_a_row_held_in_registers_is_walked_once():
     finally:
         use_build_info(None)
         occupancy_features._IN_USE.extend(before)
+
+
+def _batched_gemv(reverse_inames: bool) -> Candidate:
+    """y_e = A_e x_e for 1024 float32 matrices of 32 x 32, two a group (l.1), a row of
+    A_e a work item (l.0, walked by the dot product's loop), x_e first copied to local
+    memory by a prefetch whose own lane iname is tagged l.0 too (heldout_batched_gemv's
+    mpg=2,rpi=1,local=1); ``reverse_inames``: the same kernel with its inames in the
+    other order, as another build of it may keep them."""
+    import loopy as lp
+    import numpy as np
+
+    from workbench.kernels.user import spec_from_loopy
+
+    knl = lp.make_kernel(
+        "{[e, i, j]: 0 <= e < 1024 and 0 <= i, j < 32}",
+        "y[e, i] = sum(j, a[e, i, j] * x[e, j])",
+        [lp.GlobalArg("a", np.float32, shape=(1024, 32, 32)),
+         lp.GlobalArg("x", np.float32, shape=(1024, 32)),
+         lp.GlobalArg("y", np.float32, shape=(1024, 32), is_output=True)],
+        name="batched_gemv", lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "e", 2, outer_tag="g.0", inner_tag="l.1")
+    knl = lp.tag_inames(knl, {"i": "l.0"})
+    knl = lp.add_prefetch(knl, "x", ["e_inner", "j"], fetch_outer_inames="e_outer",
+                          temporary_address_space=lp.AddressSpace.LOCAL,
+                          default_tag=None)
+    knl = lp.tag_inames(knl, {"x_dim_0": "l.1", "x_dim_1": "l.0"})
+    if reverse_inames:
+        entry = knl.default_entrypoint
+        knl = knl.with_kernel(entry.copy(inames=dict(reversed(entry.inames.items()))))
+    spec = spec_from_loopy(knl, name=f"batched_gemv_{int(reverse_inames)}")
+    return Candidate(spec, "default", spec.fixed_group_size, (), "float32")
+
+
+def test_the_walk_does_not_depend_on_the_order_of_a_kernels_local_inames():
+    """A prefetch's lane iname (l.0) beside the main instruction's: the main
+    instruction's loads of A_e are walked (each work item its own row of 128 bytes,
+    the dot product's loop stepping along it) whichever of the two the kernel lists
+    last.  Before the fix the kernel's last l.0 iname served every instruction, so
+    one order found the walk and the other none (heldout_batched_gemv's walk sectors
+    zeroed at 34 and at 10 of its points in two build orders)."""
+    from loopy.kernel.data import LocalInameTag
+
+    from workbench.kernels.base import entry_kernel
+    from workbench.models.row_walk_features import row_walk_values
+
+    pair = [_batched_gemv(False), _batched_gemv(True)]
+    orders = [[n for n, iname in entry_kernel(c.spec.build(c.request())).inames.items()
+               if any(isinstance(t, LocalInameTag) and t.axis == 0 for t in iname.tags)]
+              for c in pair]
+    assert orders[0] == orders[1][::-1] and len(orders[0]) == 2   # the two orders
+    v = row_walk_values(pair, DEVICE)
+    # 1024 matrices of 32 rows of 32: a sector a lane and element of A
+    assert list(v["f_walk_float32_load_sectors"]) == [1024 * 32 * 32] * 2
+    for name in ("f_l1_walk_s", "f_l1_walk_held_s", "f_walk_float32_store_sectors"):
+        assert v[name][0] == v[name][1]
+    assert v["f_l1_walk_s"][0] > 0

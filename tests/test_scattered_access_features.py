@@ -150,3 +150,34 @@ def test_partial_lines_of_lanes_a_sector_and_a_fraction_apart(fields, dtype):
     got = scattered_sectors(_store(fields, True, dtype))
     assert (got["store"], got["lines"]) == (sectors * WARPS, lines * WARPS)
     assert lines < sectors
+
+
+def _prefetched_store(fields: int, reverse_inames: bool) -> Candidate:
+    """_store(fields, aos=True) with its input first copied to local memory by a
+    prefetch whose own lane iname is tagged l.0 too; ``reverse_inames``: the same
+    kernel with its inames in the other order, as another build of it may keep them."""
+    lines = [f"out[i, {k}] = v + {k}" for k in range(fields)]
+    knl = lp.make_kernel(
+        "{[i]: 0 <= i < n}", "\n".join(["<> v = inp[i]", *lines]),
+        [lp.GlobalArg("inp", np.float32, shape=("n",)),
+         lp.GlobalArg("out", np.float32, shape=("n", fields)), lp.ValueArg("n", np.int32)],
+        name=f"prefetched_store{fields}_{int(reverse_inames)}", lang_version=(2018, 2),
+        assumptions="n >= 1", seq_dependencies=True)
+    knl = lp.split_iname(knl, "i", 256, outer_tag="g.0", inner_tag="l.0")
+    knl = lp.add_prefetch(knl, "inp", ["i_inner"], fetch_outer_inames="i_outer",
+                          temporary_address_space=lp.AddressSpace.LOCAL, default_tag=None)
+    knl = lp.tag_inames(knl, {"inp_dim_0": "l.0"})
+    if reverse_inames:
+        entry = knl.default_entrypoint
+        knl = knl.with_kernel(entry.copy(inames=dict(reversed(entry.inames.items()))))
+    return Candidate.of(spec_from_loopy(knl), {"n": N}, dtype="float32", group_size=(256,))
+
+
+def test_partial_stores_do_not_depend_on_the_order_of_a_kernels_local_inames():
+    # the stores' lanes are their own instruction's l.0 iname, not the prefetch's,
+    # whichever the kernel lists last (before: the kernel's last one served every
+    # instruction, and the first of two equal kernels' answer was kept for both)
+    pair = [_prefetched_store(9, False), _prefetched_store(9, True)]
+    v = scattered_values(pair, "NVIDIA H100 80GB HBM3")
+    assert list(v["f_partial_store_sectors"]) == [9 * 32 * WARPS] * 2
+    assert v["f_partial_store_lines"][0] == v["f_partial_store_lines"][1] > 0

@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -117,19 +118,39 @@ def _per_request(step0: float, step1: float, size: int, lanes) -> tuple[int, int
             sum(len({int(x // _LINE) for x in h}) for h in halves))
 
 
+@dataclass(frozen=True)
+class LocalAxes:
+    """The inames of a kernel tagged local axis 0 and local axis 1.  A kernel may have
+    several of each (a prefetch's own lane inames beside the main instruction's:
+    heldout_batched_gemv's ``x_dim_1`` beside ``i_outer``), and the order loopy keeps
+    them in changes from one build of the same kernel to the next, so an access's lanes
+    are read from its own instruction's inames (:meth:`of`), never from the kernel's."""
+
+    axis0: frozenset[str]
+    axis1: frozenset[str]
+
+    def of(self, inames: frozenset) -> tuple[str | None, str | None]:
+        """(local axis 0, local axis 1) iname among ``inames`` (an instruction's own
+        and its reductions'), None where it has none.  loopy rejects an instruction
+        within two inames of one axis; should one come, the first by name is taken, so
+        the answer still depends on the kernel alone."""
+        return (min(self.axis0 & inames, default=None),
+                min(self.axis1 & inames, default=None))
+
+
 @functools.lru_cache(maxsize=512)
-def _arrays_and_local_axes(knl) -> tuple[dict, dict]:
-    """The kernel's global arrays by name, and the inames of local axes 0 and 1."""
+def _arrays_and_local_axes(knl) -> tuple[dict, LocalAxes]:
+    """The kernel's global arrays by name, and its inames of local axes 0 and 1."""
     import loopy as lp
     from loopy.kernel.data import LocalInameTag
 
     arrays = {a.name: a for a in knl.args if isinstance(a, lp.ArrayArg)}
-    local = {}
+    axes: dict[int, set[str]] = {0: set(), 1: set()}
     for n, iname in knl.inames.items():
         for t in iname.tags:
-            if isinstance(t, LocalInameTag) and t.axis in (0, 1):
-                local[t.axis] = n
-    return arrays, local
+            if isinstance(t, LocalInameTag) and t.axis in axes:
+                axes[t.axis].add(n)
+    return arrays, LocalAxes(frozenset(axes[0]), frozenset(axes[1]))
 
 
 def _subscripts(insn, arrays) -> list[tuple[str, str, tuple, frozenset]]:
@@ -198,7 +219,7 @@ def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tup
 
     knl = entry_kernel(spec.build(request))
     arrays, local = _arrays_and_local_axes(knl)
-    if 0 not in local:
+    if not local.axis0:
         return ()
     sequential = sequential_inames(knl)
     names = {n: 0 for n in knl.all_inames()}
@@ -211,13 +232,14 @@ def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tup
             size = item_size(arg, request)
             flat = flat_index(arg, index)
             inames = frozenset(insn.within_inames) | red
-            if flat is None or local[0] not in inames:
+            lane, row = local.of(inames)
+            if flat is None or lane is None:
                 continue
             if direction == "load":
                 if (name, index, inames) in loads_seen:
                     continue
                 loads_seen.add((name, index, inames))
-            lane_step = _coefficient(flat, local[0], names)
+            lane_step = _coefficient(flat, lane, names)
             if lane_step is None or abs(lane_step) * size < _SECTOR:
                 continue
             walked = frozenset(s for s in inames & sequential
@@ -236,8 +258,7 @@ def _walks(spec, request, params: tuple, registers: float = float("nan")) -> tup
                     # for its 8 sums; the walk bound charged it 8 times)
                     used = frozenset().union(*(get_dependencies(i) for i in index))
                     counted = inames - ((inames & sequential) - used)
-            row_step = (_coefficient(flat, local[1], names) or 0.0) \
-                if 1 in local and local[1] in inames else 0.0
+            row_step = (_coefficient(flat, row, names) or 0.0) if row is not None else 0.0
             sectors, lines = _per_request(lane_step, row_step, size, lanes)
             out.append((direction, count_inames_domain(knl, inames), size, sectors, lines,
                         direction == "load" and reread,

@@ -102,7 +102,7 @@ def _accesses(spec, request, params: tuple) -> tuple:
 
     knl = _kernel(spec, request)
     arrays, local = _arrays_and_local_axes(knl)
-    if 0 not in local:
+    if not local.axis0:
         return ()
     sequential = sequential_inames(knl)
     names = {n: 0 for n in knl.all_inames()}
@@ -118,10 +118,12 @@ def _accesses(spec, request, params: tuple) -> tuple:
             size = item_size(arg, request)
             flat = flat_index(arg, index)
             inames = frozenset(insn.within_inames) | red
-            if flat is None or local[0] not in inames or (name, index, inames) in seen:
+            # the instruction's own lanes (a prefetch's l.0 iname is not its neighbours')
+            lane, row = local.of(inames)
+            if flat is None or lane is None or (name, index, inames) in seen:
                 continue
             seen.add((name, index, inames))
-            lane_step = _coefficient(flat, local[0], names)
+            lane_step = _coefficient(flat, lane, names)
             if lane_step is None or abs(lane_step) <= 1:
                 continue
             if abs(lane_step) * size < (_PAIR if direction == "load" else _SECTOR):
@@ -130,8 +132,7 @@ def _accesses(spec, request, params: tuple) -> tuple:
             if abs(lane_step) * size >= _SECTOR and any(
                     s is not None and 0 < abs(s) * size < _LINE for s in steps):
                 continue   # a walked row (row_walk_features)
-            row_step = (_coefficient(flat, local[1], names) or 0.0) \
-                if 1 in local and local[1] in inames else 0.0
+            row_step = (_coefficient(flat, row, names) or 0.0) if row is not None else 0.0
             addresses = [(a * lane_step + b * row_step) * size for a, b in lanes]
             low = min(addresses)
             shifted = [x - low for x in addresses]
