@@ -52,6 +52,8 @@ _POOL = None
 _POOL_SPACES: list = []
 #: in a pool's worker: where it says which task it starts (its pid and the task's token)
 _STARTED = None
+#: True in a counting process (its tasks never fork counting processes of their own)
+_IN_WORKER = False
 #: seconds between checks for dead workers while a pool's results are awaited
 POLL_S = 0.5
 LOST = ("the counting process died while counting this point (killed, out of memory, "
@@ -86,8 +88,14 @@ def _count_in_pool(task):
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
+def in_worker() -> bool:
+    """Whether this is a counting process (which must not fork counting processes)."""
+    return _IN_WORKER
+
+
 def _start_worker(warm, ready, started=None, spaces=None) -> None:
-    global _STARTED, _POOL_SPACES
+    global _STARTED, _POOL_SPACES, _IN_WORKER
+    _IN_WORKER = True
     _STARTED = started
     if spaces is not None:
         _POOL_SPACES = spaces

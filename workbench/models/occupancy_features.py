@@ -185,6 +185,11 @@ def _or_none(compute, c: Candidate):
         return None
 
 
+def _used(c: Candidate, device: str) -> dict[str, float]:
+    r = resources(c, device)
+    return {"threads": r.threads, "registers": r.registers, "shared": r.shared_bytes}
+
+
 def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.ndarray]:
     n = len(candidates)
     limits = limits_of_device(device)
@@ -198,10 +203,8 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
     # the group's threads, registers and local bytes are counts of the kernel: fitted
     # per structure of a factory space (issue #33), not built at every point; a build
     # that fails has no features, as counts.  A compiler's report is read per point.
-    def used(c: Candidate) -> dict[str, float]:
-        r = resources(c, device)
-        return {"threads": r.threads, "registers": r.registers, "shared": r.shared_bytes}
-
+    # A partial of a module-level function: the counting processes compute it too.
+    used = functools.partial(_used, device=device)
     fitted = per_structure(candidates, used) if not build_info_in_use() else \
         [_or_none(used, c) for c in candidates]
     for i, found in enumerate(fitted):
