@@ -123,3 +123,15 @@ def test_a_closure_is_computed_here(env):
     got = per_structure(candidates, compute)
     assert [g["root"] for g in got] == [math.sqrt(c.point["group"]) for c in candidates]
     assert seen
+
+
+def test_a_build_report_in_use_keeps_them_here(env, tmp_path):
+    from workbench.models import device_structure
+
+    env.setenv("WORKBENCH_RANK_JOBS", "2")
+    env.setattr(device_structure, "_HERE_WHEN", [lambda: True])
+    space = _space()
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    got = per_structure(candidates, functools.partial(_noting_pid, folder=str(tmp_path)))
+    assert got == [_numbers(c.point) for c in candidates]
+    assert _computed_by(tmp_path)[0] == {os.getpid()}

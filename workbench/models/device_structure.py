@@ -51,6 +51,18 @@ def _safe(compute: PointValues, c: Candidate) -> dict[str, float] | None:
         return None
 
 
+#: what says the counting processes may not compute a family now (each returns True
+#: then): a module whose numbers read state that a pool forked earlier would not have
+_HERE_WHEN: list[Callable[[], object]] = []
+
+
+def compute_here_when(predicate: Callable[[], object]) -> Callable[[], object]:
+    """Register ``predicate``: while it is true, every family is computed in this
+    process (a compiler's build report put in use after the pool was forked, say)."""
+    _HERE_WHEN.append(predicate)
+    return predicate
+
+
 def _point_values(c: Candidate, compute: PointValues):
     """One point computed in a counting process: ``(values or None, None)``."""
     return _safe(compute, c), None
@@ -66,11 +78,10 @@ def _pool_for(space, compute: PointValues, wanted: int):
     forked them (and so closes them); (None, False): compute here."""
     from workbench.models.counting_pool import (PARALLEL_FROM, CountingPool, active_pool,
                                                 in_worker, rank_jobs)
-    from workbench.models.occupancy_features import build_info_in_use
 
     jobs = rank_jobs()
-    # a compiler's build report is read at the point, maybe after the pool was forked
-    if jobs <= 1 or in_worker() or wanted < PARALLEL_FROM or build_info_in_use():
+    if jobs <= 1 or in_worker() or wanted < PARALLEL_FROM or \
+            any(here() for here in _HERE_WHEN):
         return None, False
     try:
         pickle.dumps(compute)

@@ -40,7 +40,7 @@ from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
 from workbench.models.device_features import cache_context, provide_device_features
-from workbench.models.device_structure import per_structure
+from workbench.models.device_structure import compute_here_when, per_structure
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
 BUILD_INFO_ENV = "WORKBENCH_BUILD_INFO"
@@ -234,3 +234,6 @@ provide_device_features(OCCUPANCY_FEATURES, occupancy_values)
 # registers and shared memory from a compiler's report (read by every family that
 # prices registers): such values are not kept in the disk cache, nor read from it
 cache_context(lambda device: None if build_info_in_use() else "estimated resources")
+# a compiler's report is read at the point (``resources``), by the held-reread and row-walk
+# families too; one put in use after the counting processes were forked is not theirs
+compute_here_when(build_info_in_use)
