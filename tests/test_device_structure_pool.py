@@ -20,7 +20,13 @@ from workbench.models.function_calls import function_call_values
 from workbench.models.local_features import local_values
 # the family's own function: occupancy_values remembers its last candidates' values
 from workbench.models.occupancy_features import _occupancy_values
+from workbench.models.address_arithmetic import address_arithmetic_values
+from workbench.models.feature_rows import built_rows
+from workbench.models.recurrence_features import recurrence_values
+from workbench.models.reread_features import reread_values
 from workbench.models.reuse_stack_features import stack_explog_values
+from workbench.models.scattered_access_features import scattered_values
+from workbench.models.substitution_features import substitution_values
 
 H100 = "NVIDIA H100 80GB HBM3"
 
@@ -64,7 +70,10 @@ def _same(a: dict, b: dict) -> None:
 
 @pytest.mark.parametrize("family", [fma_pair_values, local_values, _occupancy_values,
                                     stack_explog_values, function_call_values,
-                                    dependent_load_values])
+                                    dependent_load_values,
+                                    # every point built: built_rows on the pool
+                                    reread_values, scattered_values, recurrence_values,
+                                    substitution_values, address_arithmetic_values])
 def test_a_pool_of_two_computes_a_family_as_one_process(env, family):
     space = _space()
     env.setenv("WORKBENCH_RANK_JOBS", "1")
@@ -126,12 +135,44 @@ def test_a_closure_is_computed_here(env):
 
 
 def test_a_build_report_in_use_keeps_them_here(env, tmp_path):
-    from workbench.models import device_structure
+    from workbench.models import counting_pool
 
     env.setenv("WORKBENCH_RANK_JOBS", "2")
-    env.setattr(device_structure, "_HERE_WHEN", [lambda: True])
+    env.setattr(counting_pool, "_HERE_WHEN", [lambda: True])
     space = _space()
     candidates = [Candidate.of_point(space, p) for p in space.points()]
     got = per_structure(candidates, functools.partial(_noting_pid, folder=str(tmp_path)))
     assert got == [_numbers(c.point) for c in candidates]
     assert _computed_by(tmp_path)[0] == {os.getpid()}
+
+
+def test_built_rows_computes_every_point_in_the_workers(env, tmp_path):
+    env.setenv("WORKBENCH_RANK_JOBS", "2")
+    space = _space()
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    nan = np.zeros(len(candidates))
+    rows = list(built_rows(candidates, functools.partial(_noting_pid, folder=str(tmp_path)),
+                           (nan,)))
+    assert [(i, c, found) for i, c, found in rows] == \
+        [(i, c, _numbers(c.point)) for i, c in enumerate(candidates)]
+    pids, labels = _computed_by(tmp_path)
+    assert os.getpid() not in pids and pids
+    assert labels == {c.point.label for c in candidates}
+
+
+def _raising_at_unroll(c: Candidate) -> dict[str, float]:
+    if c.point["unroll"]:
+        raise ValueError("no kernel")
+    return _numbers(c.point)
+
+
+def test_built_rows_on_the_workers_leaves_a_failed_point_unknown(env):
+    env.setenv("WORKBENCH_RANK_JOBS", "2")
+    space = _space()
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    unknown = np.zeros(len(candidates))
+    rows = list(built_rows(candidates, _raising_at_unroll, (unknown,)))
+    assert [i for i, _, _ in rows] == [i for i, c in enumerate(candidates)
+                                      if not c.point["unroll"]]
+    assert [bool(np.isnan(v)) for v in unknown] == [bool(c.point["unroll"])
+                                                    for c in candidates]

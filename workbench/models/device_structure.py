@@ -31,7 +31,6 @@ Off with ``WORKBENCH_STRUCTURE_COUNTS=off`` (every point computed: the check of
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -51,18 +50,6 @@ def _safe(compute: PointValues, c: Candidate) -> dict[str, float] | None:
         return None
 
 
-#: what says the counting processes may not compute a family now (each returns True
-#: then): a module whose numbers read state that a pool forked earlier would not have
-_HERE_WHEN: list[Callable[[], object]] = []
-
-
-def compute_here_when(predicate: Callable[[], object]) -> Callable[[], object]:
-    """Register ``predicate``: while it is true, every family is computed in this
-    process (a compiler's build report put in use after the pool was forked, say)."""
-    _HERE_WHEN.append(predicate)
-    return predicate
-
-
 def _point_values(c: Candidate, compute: PointValues):
     """One point computed in a counting process: ``(values or None, None)``."""
     return _safe(compute, c), None
@@ -73,33 +60,13 @@ def _given(found, error):
     return None if error is not None else found
 
 
-def _pool_for(space, compute: PointValues, wanted: int):
-    """The counting processes to compute ``wanted`` points on, with whether this call
-    forked them (and so closes them); (None, False): compute here."""
-    from workbench.models.counting_pool import (PARALLEL_FROM, CountingPool, active_pool,
-                                                in_worker, rank_jobs)
-
-    jobs = rank_jobs()
-    if jobs <= 1 or in_worker() or wanted < PARALLEL_FROM or \
-            any(here() for here in _HERE_WHEN):
-        return None, False
-    try:
-        pickle.dumps(compute)
-    except Exception:  # noqa: BLE001 - a closure: computed in this process, as before
-        return None, False
-    pool = active_pool([space])
-    if pool is not None:
-        return pool, False
-    return CountingPool([space], jobs, ahead=False), True
-
-
 def _compute_fits(space, fits: dict, own: dict, compute: PointValues) -> dict:
     """Run every structure's fit until done: ``structure -> {point: values or None}``
     of the points computed for it (on the counting processes where there are)."""
-    from workbench.models.counting_pool import close_later, count_streaming
+    from workbench.models.counting_pool import close_later, count_streaming, pool_for
 
     found: dict = {skey: {} for skey in fits}
-    pool, forked = _pool_for(space, compute, sum(len(f.wanted()) for f in fits.values()))
+    pool, forked = pool_for(space, compute, sum(len(f.wanted()) for f in fits.values()))
     if pool is not None:
         counted: dict = defaultdict(dict)
         failed: dict = defaultdict(dict)

@@ -40,7 +40,8 @@ from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
 from workbench.models.device_features import cache_context, provide_device_features
-from workbench.models.device_structure import compute_here_when, per_structure
+from workbench.models.counting_pool import compute_here_when
+from workbench.models.device_structure import per_structure
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
 BUILD_INFO_ENV = "WORKBENCH_BUILD_INFO"
