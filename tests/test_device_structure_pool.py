@@ -43,6 +43,8 @@ def _space():
 def env(monkeypatch):
     monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
     monkeypatch.delenv("WORKBENCH_STRUCTURE_COUNTS", raising=False)
+    # two workers compute the families here (by default only eight or more do)
+    monkeypatch.setenv("WORKBENCH_DEVICE_POOL_FROM", "2")
     return monkeypatch
 
 
@@ -176,3 +178,13 @@ def test_built_rows_on_the_workers_leaves_a_failed_point_unknown(env):
                                       if not c.point["unroll"]]
     assert [bool(np.isnan(v)) for v in unknown] == [bool(c.point["unroll"])
                                                     for c in candidates]
+
+
+def test_fewer_workers_than_device_pool_from_compute_here(env, tmp_path):
+    env.setenv("WORKBENCH_RANK_JOBS", "2")
+    env.setenv("WORKBENCH_DEVICE_POOL_FROM", "8")
+    space = _space()
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    got = per_structure(candidates, functools.partial(_noting_pid, folder=str(tmp_path)))
+    assert got == [_numbers(c.point) for c in candidates]
+    assert _computed_by(tmp_path)[0] == {os.getpid()}

@@ -377,14 +377,25 @@ def compute_here_when(predicate):
     return predicate
 
 
+def device_pool_from() -> int:
+    """The fewest counting processes that compute device families
+    (``WORKBENCH_DEVICE_POOL_FROM``, default 8; at least 2).  A worker builds its points
+    anew for every family (this process builds a point once for all of them), so on a
+    few cores the families cost more there than here; on many, the builds spread."""
+    try:
+        return max(2, int(os.environ.get("WORKBENCH_DEVICE_POOL_FROM", "8")))
+    except ValueError:
+        return 8
+
+
 def pool_for(space, compute, wanted: int) -> tuple[CountingPool | None, bool]:
     """The counting processes to compute ``wanted`` points of ``space`` on with
     ``compute`` (a device family's numbers of a candidate), and whether this call forked
-    them (and so closes them, :func:`close_later`); ``(None, False)``: compute here (one
-    counting process, a few points, a counting process itself, a ``compute`` that
+    them (and so closes them, :func:`close_later`); ``(None, False)``: compute here (fewer
+    counting processes than :func:`device_pool_from`, a few points, a counting process itself, a ``compute`` that
     cannot be sent to another process, or what :func:`compute_here_when` says)."""
     jobs = rank_jobs()
-    if jobs <= 1 or _IN_WORKER or wanted < PARALLEL_FROM or \
+    if jobs < device_pool_from() or _IN_WORKER or wanted < PARALLEL_FROM or \
             any(here() for here in _HERE_WHEN):
         return None, False
     try:

@@ -15,7 +15,8 @@ ends, splits, and every point computed where a fit fails), so an unprobed point 
 never built for them.  A point whose analysis raises is None, and its structure is
 computed point by point (its value stays unknown, as before).
 
-With more than one counting process (``WORKBENCH_RANK_JOBS``), the probes of every
+With many counting processes (``WORKBENCH_RANK_JOBS``, at least
+:func:`~workbench.models.counting_pool.device_pool_from`: 8), the probes of every
 structure are computed on them, as the counts are (:func:`~workbench.models.
 counting_pool.count_streaming`: the pool forked ahead where there is one, else one
 forked for the call): a structure whose probes are in is fitted at once in this process
