@@ -129,6 +129,8 @@ def step_price(table, dtype: str, layout: str, size: float, warps_per_sm: float
 
 def _of_candidate(c: Candidate):
     # module level: the counting processes can be sent it (``built_rows``)
+    from workbench.models.parallelism import launch_sizes
+
     return substitution_of(c), launch_sizes(c)
 
 
@@ -138,7 +140,6 @@ def substitution_values(candidates: Sequence[Candidate], device: str
     cannot be built)."""
     from workbench.models.floors import floors_of_device
     from workbench.models.occupancy_features import limits_of_device, occupancy_values
-    from workbench.models.parallelism import launch_sizes
 
     candidates = list(candidates)
     out = np.zeros(len(candidates))
