@@ -424,7 +424,9 @@ def compute_each(candidates, compute) -> list | None:
     from workbench.kernels.candidate import plain_factory_space
 
     candidates = list(candidates)
-    space = plain_factory_space(candidates) if candidates else None
+    if not candidates or not all(isinstance(c, Candidate) for c in candidates):
+        return None
+    space = plain_factory_space(candidates)
     # a worker builds a point's candidate anew (``Candidate.of_point``): only where it
     # is the caller's
     if space is None or any(c != Candidate.of_point(space, c.point) for c in candidates):
