@@ -10,7 +10,7 @@ streamed ranking (``linear-nn`` with the residency penalty,
 after it, in the same thread, the better model's whole ranking (the shipped default,
 ``chains38``, with the residency penalty: :func:`~workbench.tuning.handover.better_model`).
 Prints per space the wall and processor seconds (this process and the counting
-workers) of both, and writes a JSON record (``--out``) that
+workers) of both, and this process's own processor seconds (``main``: its serial part), and writes a JSON record (``--out``) that
 ``benchmarks/strategy_study.py --host-record`` charges a replay with
 (:class:`~workbench.tuning.handover.HostRecord`): the arrivals, both models'
 predictions per point, and when the better order was ready.
@@ -73,7 +73,8 @@ def main() -> None:
           f"cores, {header['jobs']} counting processes, load "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     print(f"{'space':<26} {'pts':>4} {'waves':>5} {'pool s':>6} {'cheap s':>7} "
-          f"{'cheap cpu':>9} {'better s':>8} {'better cpu':>10} {'ready s':>7} {'load':>5}",
+          f"{'cheap cpu':>9} {'main':>5} {'better s':>8} {'better cpu':>10} {'main':>5} "
+          f"{'ready s':>7} {'load':>5}",
           flush=True)
     spaces = {}
     for ref in refs:
@@ -83,27 +84,32 @@ def main() -> None:
         points = space.points()
         pool = fork_counting_pool([space], warm=warm_worker)
         pool_s = pool.wait_ready()
-        workers, cpu = pool.workers_cpu_s(), cpu_seconds()
+        workers, cpu, main = pool.workers_cpu_s(), cpu_seconds(), time.process_time()
         began = time.perf_counter()
         streamed = rank_streamed(cheap, space, points)
         cheap_s = time.perf_counter() - began
         cheap_cpu = cpu_seconds() - cpu + pool.workers_cpu_s() - workers
-        workers, cpu = pool.workers_cpu_s(), cpu_seconds()
+        # this process's own share (its fits, evaluation, sending): the serial part
+        cheap_main = time.process_time() - main
+        workers, cpu, main = pool.workers_cpu_s(), cpu_seconds(), time.process_time()
         second = rank_space(better, space, points)
         ready_s = time.perf_counter() - began
         better_cpu = cpu_seconds() - cpu + pool.workers_cpu_s() - workers
+        better_main = time.process_time() - main
         pool.close()
         flush_saves()
         load = os.getloadavg()[0]
         name = Path(ref.split(":")[0]).stem
         waves = len({a.done_s for a in streamed.arrivals})
         print(f"{name:<26} {len(points):>4} {waves:>5} {pool_s:>6.2f} {cheap_s:>7.2f} "
-              f"{cheap_cpu:>9.2f} {ready_s - cheap_s:>8.2f} {better_cpu:>10.2f} "
+              f"{cheap_cpu:>9.2f} {cheap_main:>5.2f} {ready_s - cheap_s:>8.2f} {better_cpu:>10.2f} "
+              f"{better_main:>5.2f} "
               f"{ready_s:>7.2f} {load:>5.1f}", flush=True)
         spaces[space.name] = {
             "file": ref, "points": len(points), "pool_s": pool_s,
-            "cheap_s": cheap_s, "cheap_cpu_s": cheap_cpu,
-            "better_s": ready_s - cheap_s, "better_cpu_s": better_cpu, "ready_s": ready_s,
+            "cheap_s": cheap_s, "cheap_cpu_s": cheap_cpu, "cheap_main_cpu_s": cheap_main,
+            "better_s": ready_s - cheap_s, "better_cpu_s": better_cpu,
+            "better_main_cpu_s": better_main, "ready_s": ready_s,
             "load": load,
             "arrivals": [{"labels": list(a.labels), "done_s": a.done_s}
                          for a in streamed.arrivals],

@@ -34,6 +34,7 @@ import gc
 import itertools
 import multiprocessing
 import os
+import pickle
 import queue
 import sys
 import threading
@@ -52,6 +53,8 @@ _POOL = None
 _POOL_SPACES: list = []
 #: in a pool's worker: where it says which task it starts (its pid and the task's token)
 _STARTED = None
+#: True in a counting process (its tasks never fork counting processes of their own)
+_IN_WORKER = False
 #: seconds between checks for dead workers while a pool's results are awaited
 POLL_S = 0.5
 LOST = ("the counting process died while counting this point (killed, out of memory, "
@@ -86,8 +89,14 @@ def _count_in_pool(task):
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
+def in_worker() -> bool:
+    """Whether this is a counting process (which must not fork counting processes)."""
+    return _IN_WORKER
+
+
 def _start_worker(warm, ready, started=None, spaces=None) -> None:
-    global _STARTED, _POOL_SPACES
+    global _STARTED, _POOL_SPACES, _IN_WORKER
+    _IN_WORKER = True
     _STARTED = started
     if spaces is not None:
         _POOL_SPACES = spaces
@@ -354,6 +363,92 @@ def count_streaming(pool: CountingPool, fits: dict, count, args, counted: dict,
             for fit in by_space[space]:
                 if not fit.done:
                     fit.give(values)
+
+
+#: what says the counting processes may not compute a device family now (each returns
+#: True then): a module whose numbers read state that a pool forked earlier lacks
+_HERE_WHEN: list = []
+
+
+def compute_here_when(predicate):
+    """Register ``predicate``: while it is true, device-feature families are computed in
+    this process (a compiler's build report put in use after the pool was forked)."""
+    _HERE_WHEN.append(predicate)
+    return predicate
+
+
+def device_pool_from() -> int:
+    """The fewest counting processes that compute device families
+    (``WORKBENCH_DEVICE_POOL_FROM``, default 8; at least 2).  A worker builds its points
+    anew for every family (this process builds a point once for all of them), so on a
+    few cores the families cost more there than here; on many, the builds spread."""
+    try:
+        return max(2, int(os.environ.get("WORKBENCH_DEVICE_POOL_FROM", "8")))
+    except ValueError:
+        return 8
+
+
+def pool_for(space, compute, wanted: int) -> tuple[CountingPool | None, bool]:
+    """The counting processes to compute ``wanted`` points of ``space`` on with
+    ``compute`` (a device family's numbers of a candidate), and whether this call forked
+    them (and so closes them, :func:`close_later`); ``(None, False)``: compute here (fewer
+    counting processes than :func:`device_pool_from`, a few points, a counting process itself, a ``compute`` that
+    cannot be sent to another process, or what :func:`compute_here_when` says)."""
+    jobs = rank_jobs()
+    if jobs < device_pool_from() or _IN_WORKER or wanted < PARALLEL_FROM or \
+            any(here() for here in _HERE_WHEN):
+        return None, False
+    try:
+        pickle.dumps(compute)
+    except Exception:  # noqa: BLE001 - a closure: computed in this process, as before
+        return None, False
+    pool = active_pool([space])
+    if pool is not None:
+        return pool, False
+    return CountingPool([space], jobs, ahead=False), True
+
+
+def _guarded(c: Candidate, compute):
+    # a kernel that cannot be built or read: no value (the caller's NaN), as in one process
+    try:
+        return (True, compute(c)), None
+    except Exception:  # noqa: BLE001
+        return (False, None), None
+
+
+def compute_each(candidates, compute) -> list | None:
+    """``(True, compute(c))`` or ``(False, None)`` where it raises, of every candidate
+    (points of one factory space), computed on the counting processes; None where
+    :func:`pool_for` says here (the caller computes them, one after another).  A point
+    whose process died is computed here."""
+    from workbench.kernels.candidate import plain_factory_space
+
+    candidates = list(candidates)
+    if not candidates or not all(isinstance(c, Candidate) for c in candidates):
+        return None
+    space = plain_factory_space(candidates)
+    # a worker builds a point's candidate anew (``Candidate.of_point``): only where it
+    # is the caller's
+    if space is None or any(c != Candidate.of_point(space, c.point) for c in candidates):
+        return None
+    pool, forked = pool_for(space, compute, len(candidates))
+    if pool is None:
+        return None
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    try:
+        for i, c in enumerate(candidates):
+            pool.submit(i, space, c.point, _guarded, (compute,), results)
+        got = [pool.get(results) for _ in candidates]
+    finally:
+        if forked:
+            close_later(pool)
+    out: list = [None] * len(candidates)
+    for item in got:
+        if isinstance(item, BaseException):
+            raise item
+        i, found, error = item
+        out[i] = _guarded(candidates[i], compute)[0] if error is not None else found
+    return out
 
 
 def count_all(tasks: list[Candidate], count, *args) -> list:

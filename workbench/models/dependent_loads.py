@@ -130,6 +130,14 @@ def dependent_loads(candidate: Candidate) -> tuple[str, float]:
     return dtype, levels * items / _SUBGROUP
 
 
+def _numbers(c: Candidate) -> dict[str, float]:
+    # module level: the counting processes can be sent it (``per_structure``)
+    dtype, value = dependent_loads(c)
+    found = dict.fromkeys(DEPENDENT_LOAD_FEATURES, 0.0)
+    found[f"f_dependent_loads_{dtype}"] = value
+    return found
+
+
 def dependent_load_values(candidates: Sequence[Candidate], device: str
                           ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate (NaN where a candidate cannot
@@ -138,13 +146,7 @@ def dependent_load_values(candidates: Sequence[Candidate], device: str
     out = {name: np.zeros(len(candidates)) for name in DEPENDENT_LOAD_FEATURES}
     # a count of the kernel: fitted per structure of a factory space (issue #33), each
     # precision's feature its own number (0 in the other)
-    def numbers(c: Candidate) -> dict[str, float]:
-        dtype, value = dependent_loads(c)
-        found = dict.fromkeys(DEPENDENT_LOAD_FEATURES, 0.0)
-        found[f"f_dependent_loads_{dtype}"] = value
-        return found
-
-    for i, _, found in fitted_rows(candidates, numbers, out.values()):
+    for i, _, found in fitted_rows(candidates, _numbers, out.values()):
         for name, value in found.items():
             out[name][i] = value
     return out

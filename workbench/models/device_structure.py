@@ -15,6 +15,17 @@ ends, splits, and every point computed where a fit fails), so an unprobed point 
 never built for them.  A point whose analysis raises is None, and its structure is
 computed point by point (its value stays unknown, as before).
 
+With many counting processes (``WORKBENCH_RANK_JOBS``, at least
+:func:`~workbench.models.counting_pool.device_pool_from`: 8), the probes of every
+structure are computed on them, as the counts are (:func:`~workbench.models.
+counting_pool.count_streaming`: the pool forked ahead where there is one, else one
+forked for the call): a structure whose probes are in is fitted at once in this process
+and its next points sent, so the points a family computes cost the wall time of the
+slowest few, not of all (issue #33: on a host of 16 cores, ``chains38``'s families had
+run in the ranking's process alone).  The same function computes the same numbers
+there; a ``compute`` that cannot be sent to another process (a closure) is computed
+here, as before.
+
 Off with ``WORKBENCH_STRUCTURE_COUNTS=off`` (every point computed: the check of
 ``benchmarks/structure_counts.py``), and for anything but points of one factory space.
 """
@@ -40,6 +51,51 @@ def _safe(compute: PointValues, c: Candidate) -> dict[str, float] | None:
         return None
 
 
+def _point_values(c: Candidate, compute: PointValues):
+    """One point computed in a counting process: ``(values or None, None)``."""
+    return _safe(compute, c), None
+
+
+def _given(found, error):
+    # a point whose process died (``error``) is unknown, as a point whose analysis raised
+    return None if error is not None else found
+
+
+def _compute_fits(space, fits: dict, own: dict, compute: PointValues) -> dict:
+    """Run every structure's fit until done: ``structure -> {point: values or None}``
+    of the points computed for it (on the counting processes where there are)."""
+    from workbench.models.counting_pool import close_later, count_streaming, pool_for
+
+    found: dict = {skey: {} for skey in fits}
+    pool, forked = pool_for(space, compute, sum(len(f.wanted()) for f in fits.values()))
+    if pool is not None:
+        counted: dict = defaultdict(dict)
+        failed: dict = defaultdict(dict)
+        try:
+            count_streaming(pool, {(space, skey): fit for skey, fit in fits.items()},
+                            _point_values, (compute,), counted, failed, _given,
+                            # no speculation: each fit is given the points it asks
+                            # for, as in this process, and no point is built in vain
+                            speculate=False)
+        finally:
+            if forked:
+                close_later(pool)
+        members = {p: skey for skey, fit in fits.items() for p in fit.points}
+        for p, values in counted[space].items():
+            if p in members:
+                found[members[p]][p] = None if p in failed[space] else values
+        return found
+    for skey, fit in fits.items():
+        while not fit.done:
+            todo = [p for p in fit.wanted() if p not in found[skey]]
+            if not todo:
+                break
+            for p in todo:
+                found[skey][p] = _safe(compute, own.get(p) or Candidate.of_point(space, p))
+            fit.give(found[skey])
+    return found
+
+
 def per_structure(candidates: Sequence[Candidate], compute: PointValues
                   ) -> list[dict[str, float] | None]:
     """``compute(c)`` of every candidate (None where it raises), fitted per structure
@@ -60,21 +116,18 @@ def per_structure(candidates: Sequence[Candidate], compute: PointValues
     # the caller's candidates where a probe is one: the user's factory builds a
     # candidate's kernel once (``Candidate.spec``) for every family that reads it
     own = {c.point: c for c in candidates}
-    done: dict = {}
+    fits: dict = {}
     for skey, want in asked.items():
         points = grouped.get(skey) or want
         fit = StructureFit(points, structural, minima=None,
                            lanes=_lane_knobs(space, points))
         if len(set(want)) <= len(fit.wanted()):
             fit = StructureFit(list(dict.fromkeys(want)), structural, per_point="few")
-        found: dict = {}
-        while not fit.done:
-            todo = [p for p in fit.wanted() if p not in found]
-            if not todo:
-                break
-            for p in todo:
-                found[p] = _safe(compute, own.get(p) or Candidate.of_point(space, p))
-            fit.give(found)
+        fits[skey] = fit
+    computed = _compute_fits(space, fits, own, compute)
+    done: dict = {}
+    for skey, want in asked.items():
+        fit, found = fits[skey], computed[skey]
         values = fit.values or {}
         for p in want:
             if p in found and found[p] is None:

@@ -27,9 +27,23 @@ def built_rows(candidates: Sequence[Candidate], compute: Callable[[Candidate], F
     ``Exception``), NaN at that row of every array of ``unknown`` and no tuple.
 
     Only ``compute`` is guarded: what the caller does with a tuple runs outside it, so
-    an error there is raised as before.  Each candidate is computed when the caller
-    asks for its tuple, not all ahead."""
+    an error there is raised as before.  Points of a factory space are computed on the
+    counting processes where there are several
+    (:func:`~workbench.models.counting_pool.compute_each`: every point's build and
+    analysis, which ran in the ranking's process alone, issue #33), all ahead; other
+    candidates one after another as the caller asks for each tuple."""
+    from workbench.models.counting_pool import compute_each
+
     unknown = tuple(unknown)
+    pooled = compute_each(candidates, compute)
+    if pooled is not None:
+        for i, (c, (ok, found)) in enumerate(zip(candidates, pooled)):
+            if ok:
+                yield i, c, found
+            else:
+                for values in unknown:
+                    values[i] = np.nan
+        return
     for i, c in enumerate(candidates):
         try:
             found = compute(c)

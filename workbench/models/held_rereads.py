@@ -200,19 +200,24 @@ def held_sectors(candidate: Candidate, registers: float) -> dict[str, float]:
     return out
 
 
+def _held_at_build(c: Candidate, device: str) -> dict[str, float]:
+    """The held sectors at the build's registers (module level, so that the counting
+    processes can be sent it: :func:`~workbench.models.device_structure.per_structure`)."""
+    from workbench.models.occupancy_features import resources
+
+    return held_sectors(c, resources(c, device).registers)
+
+
 def held_reread_values(candidates: Sequence[Candidate], device: str
                        ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate on ``device`` (NaN where a
     candidate cannot be built)."""
-    from workbench.models.occupancy_features import resources
-
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in HELD_REREAD_FEATURES}
     # counts of the kernel at its build's registers: fitted per structure of a factory
     # space (issue #33), so neither the registers nor the sectors at every point
     for i, _, found in fitted_rows(
-            candidates, lambda c: held_sectors(c, resources(c, device).registers),
-            out.values()):
+            candidates, functools.partial(_held_at_build, device=device), out.values()):
         for d, value in found.items():
             out[f"f_held_reread_{d}_load_sectors"][i] = value
     return out

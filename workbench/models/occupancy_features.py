@@ -40,6 +40,7 @@ from workbench.hardware.occupancy import OccupancyLimits, occupancy
 from workbench.kernels.candidate import Candidate
 from workbench.models.candidate_features import candidate_feature_values
 from workbench.models.device_features import cache_context, provide_device_features
+from workbench.models.counting_pool import compute_here_when
 from workbench.models.device_structure import per_structure
 from workbench.models.expressions.features import OCCUPANCY_FEATURES, parse_feature_ref
 
@@ -185,6 +186,11 @@ def _or_none(compute, c: Candidate):
         return None
 
 
+def _used(c: Candidate, device: str) -> dict[str, float]:
+    r = resources(c, device)
+    return {"threads": r.threads, "registers": r.registers, "shared": r.shared_bytes}
+
+
 def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.ndarray]:
     n = len(candidates)
     limits = limits_of_device(device)
@@ -198,10 +204,8 @@ def _occupancy_values(candidates: list[Candidate], device: str) -> dict[str, np.
     # the group's threads, registers and local bytes are counts of the kernel: fitted
     # per structure of a factory space (issue #33), not built at every point; a build
     # that fails has no features, as counts.  A compiler's report is read per point.
-    def used(c: Candidate) -> dict[str, float]:
-        r = resources(c, device)
-        return {"threads": r.threads, "registers": r.registers, "shared": r.shared_bytes}
-
+    # A partial of a module-level function: the counting processes compute it too.
+    used = functools.partial(_used, device=device)
     fitted = per_structure(candidates, used) if not build_info_in_use() else \
         [_or_none(used, c) for c in candidates]
     for i, found in enumerate(fitted):
@@ -231,3 +235,6 @@ provide_device_features(OCCUPANCY_FEATURES, occupancy_values)
 # registers and shared memory from a compiler's report (read by every family that
 # prices registers): such values are not kept in the disk cache, nor read from it
 cache_context(lambda device: None if build_info_in_use() else "estimated resources")
+# a compiler's report is read at the point (``resources``), by the held-reread and row-walk
+# families too; one put in use after the counting processes were forked is not theirs
+compute_here_when(build_info_in_use)

@@ -322,25 +322,30 @@ def walk_and_erf(candidate: Candidate, registers: float = float("nan")
 _WALK_SECTORS = tuple(n for n in ROW_WALK_FEATURES if n.startswith("f_walk_"))
 
 
+def _walk_numbers(c: Candidate, device: str) -> dict[str, float]:
+    """The walk's numbers at the build's registers (module level, so that the counting
+    processes can be sent it: :func:`~workbench.models.device_structure.per_structure`)."""
+    from workbench.models.occupancy_features import resources
+
+    sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
+    found = dict.fromkeys(_WALK_SECTORS, 0.0)
+    found.update({f"f_walk_{element}_{direction}_sectors": value
+                  for (element, direction), value in sectors.items()})
+    return {**found, "lines": lines[0], "held_lines": lines[1], "calls": calls,
+            "groups": groups}
+
+
 def row_walk_values(candidates: Sequence[Candidate], device: str
                     ) -> dict[str, np.ndarray]:
     """Every feature of this module for every candidate on ``device`` (NaN where a
     candidate cannot be built; ``f_l1_walk_s`` 0 on a device without floors)."""
     from workbench.models.floors import floors_of_device
-    from workbench.models.occupancy_features import resources
 
     candidates = list(candidates)
     out = {name: np.zeros(len(candidates)) for name in ROW_WALK_FEATURES}
     floors = floors_of_device(device)
     clock_hz = floors.clock_hz if floors is not None else 0.0
-    def numbers(c: Candidate) -> dict[str, float]:
-        sectors, lines, calls, groups = walk_and_erf(c, resources(c, device).registers)
-        found = dict.fromkeys(_WALK_SECTORS, 0.0)
-        found.update({f"f_walk_{element}_{direction}_sectors": value
-                      for (element, direction), value in sectors.items()})
-        return {**found, "lines": lines[0], "held_lines": lines[1], "calls": calls,
-                "groups": groups}
-
+    numbers = functools.partial(_walk_numbers, device=device)
     # counts of the kernel at its build's registers: fitted per structure of a factory
     # space (issue #33), so neither the registers nor the walk at every point
     for i, c, found in fitted_rows(candidates, numbers, out.values()):

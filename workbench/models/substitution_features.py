@@ -127,13 +127,19 @@ def step_price(table, dtype: str, layout: str, size: float, warps_per_sm: float
     return math.exp((1 - t) * math.log(low) + t * math.log(high))
 
 
+def _of_candidate(c: Candidate):
+    # module level: the counting processes can be sent it (``built_rows``)
+    from workbench.models.parallelism import launch_sizes
+
+    return substitution_of(c), launch_sizes(c)
+
+
 def substitution_values(candidates: Sequence[Candidate], device: str
                         ) -> dict[str, np.ndarray]:
     """``f_substitution_s`` of every candidate on ``device`` (NaN where a candidate
     cannot be built)."""
     from workbench.models.floors import floors_of_device
     from workbench.models.occupancy_features import limits_of_device, occupancy_values
-    from workbench.models.parallelism import launch_sizes
 
     candidates = list(candidates)
     out = np.zeros(len(candidates))
@@ -143,8 +149,7 @@ def substitution_values(candidates: Sequence[Candidate], device: str
     if not table or limits is None:
         return {"f_substitution_s": out}
     waves = None
-    for i, c, (found, sizes) in built_rows(
-            candidates, lambda c: (substitution_of(c), launch_sizes(c)), (out,)):
+    for i, c, (found, sizes) in built_rows(candidates, _of_candidate, (out,)):
         if found is None or sizes is None:
             continue
         if waves is None:
