@@ -16,7 +16,7 @@ workers) of both, and this process's own processor seconds (``main``: its serial
 predictions per point, and when the better order was ready.
 
 Run: ``python benchmarks/handover_record.py --spaces FILE.py:space,... --out REC.json
-[--jobs 16] [--refuse blind9]``.
+[--jobs 16] [--refuse blind11]``.
 """
 
 from __future__ import annotations
@@ -41,12 +41,13 @@ def main() -> None:
     parser.add_argument("--spaces", required=True, help="FILE.py:VAR,...")
     parser.add_argument("--out", required=True, help="the JSON record")
     parser.add_argument("--jobs", type=int, default=None, help="counting processes")
-    parser.add_argument("--refuse", default="blind9",
-                        help="refuse a space file whose name starts with this")
+    parser.add_argument("--refuse", default="blind11",
+                        help="refuse a space file of this set (REFUSE_*: a blind set not "
+                             "reported yet)")
     args = parser.parse_args()
     refs = args.spaces.split(",")
     for ref in refs:
-        if Path(ref.split(":")[0]).name.startswith(args.refuse):
+        if Path(ref.split(":")[0]).name.startswith(f"{args.refuse}_"):
             parser.error(f"{ref}: the {args.refuse} set is not reported yet")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="handover-record-")
     if args.jobs:
