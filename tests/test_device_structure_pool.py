@@ -6,13 +6,15 @@ import functools
 import importlib.util
 import math
 import os
+import pickle
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from workbench.kernels.candidate import Candidate
-from workbench.models.counting_pool import fork_counting_pool
+from workbench.models.counting_pool import fork_counting_pool, pool_for
 from workbench.models.device_structure import per_structure
 from workbench.models.dependent_loads import dependent_load_values
 from workbench.models.fma_pairs import fma_pair_values
@@ -45,6 +47,8 @@ def env(monkeypatch):
     monkeypatch.delenv("WORKBENCH_STRUCTURE_COUNTS", raising=False)
     # two workers compute the families here (by default only eight or more do)
     monkeypatch.setenv("WORKBENCH_DEVICE_POOL_FROM", "2")
+    # two counting processes whatever this machine's cores (one core would mean none)
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
     return monkeypatch
 
 
@@ -114,6 +118,29 @@ def test_a_pool_forked_ahead_computes_them(env, tmp_path):
     assert got == [_numbers(c.point) for c in candidates]
     pids, _ = _computed_by(tmp_path)
     assert pids and pids <= workers
+
+
+def test_a_main_function_is_computed_here(env):
+    """A pool forked ahead cannot read a function ``__main__`` defined after its fork
+    (its worker dies reading the task and the pool would wait for it for ever): such a
+    function is computed in this process."""
+    from workbench.models.counting_pool import _sendable
+
+    def numbers(c):   # a script's function: defined in __main__ (it pickles)
+        return _numbers(c.point)
+    numbers.__module__, numbers.__qualname__ = "__main__", "late_numbers"
+    env.setattr(sys.modules["__main__"], "late_numbers", numbers, raising=False)
+    pickle.dumps(functools.partial(numbers))
+    assert not _sendable(functools.partial(numbers))
+    assert _sendable(functools.partial(_noting_pid, folder="x"))
+    space = _space()
+    candidates = [Candidate.of_point(space, p) for p in space.points()]
+    pool = fork_counting_pool([space], jobs=2)
+    try:
+        pool.wait_ready()
+        assert pool_for(space, functools.partial(numbers), len(candidates)) == (None, False)
+    finally:
+        pool.close()
 
 
 def test_one_counting_process_computes_here(env, tmp_path):

@@ -89,11 +89,6 @@ def _count_in_pool(task):
     return (i, *count(Candidate.of_point(space, space.point(label)), *args))
 
 
-def in_worker() -> bool:
-    """Whether this is a counting process (which must not fork counting processes)."""
-    return _IN_WORKER
-
-
 def _start_worker(warm, ready, started=None, spaces=None) -> None:
     global _STARTED, _POOL_SPACES, _IN_WORKER
     _IN_WORKER = True
@@ -388,6 +383,20 @@ def device_pool_from() -> int:
         return 8
 
 
+def _sendable(compute) -> bool:
+    """Whether a worker can take ``compute``: it pickles, and its function lives in an
+    importable module, not ``__main__``.  A pool forked ahead has no ``__main__``
+    function defined after its fork (a script's, a notebook's): its worker would die
+    reading the task, before it says which task it starts, and the pool would wait for
+    it for ever."""
+    try:
+        pickle.dumps(compute)
+    except Exception:  # noqa: BLE001 - a closure: computed in this process, as before
+        return False
+    function = getattr(compute, "func", compute)
+    return getattr(function, "__module__", "__main__") not in (None, "__main__")
+
+
 def pool_for(space, compute, wanted: int) -> tuple[CountingPool | None, bool]:
     """The counting processes to compute ``wanted`` points of ``space`` on with
     ``compute`` (a device family's numbers of a candidate), and whether this call forked
@@ -398,9 +407,7 @@ def pool_for(space, compute, wanted: int) -> tuple[CountingPool | None, bool]:
     if jobs < device_pool_from() or _IN_WORKER or wanted < PARALLEL_FROM or \
             any(here() for here in _HERE_WHEN):
         return None, False
-    try:
-        pickle.dumps(compute)
-    except Exception:  # noqa: BLE001 - a closure: computed in this process, as before
+    if not _sendable(compute):
         return None, False
     pool = active_pool([space])
     if pool is not None:

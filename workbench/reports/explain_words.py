@@ -297,10 +297,6 @@ def limiter_why(explanation) -> str | None:
             f"({o.ratio:.3g}x) for {names[o.sides.index(other)]}")
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.4g} ms"
-
-
 def _term_step(explanation) -> str | None:
     top = max((t for t in explanation.terms if t.category.value == explanation.limiter),
               key=lambda t: t.seconds, default=None)
