@@ -3,7 +3,6 @@ workers gives every family the values one process gives, its probes are computed
 the workers (not here), and a compute that cannot be sent there is computed here."""
 
 import functools
-import importlib.util
 import math
 import os
 import pickle
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.test_device_structure import _space
 from workbench.kernels.candidate import Candidate
 from workbench.models.counting_pool import fork_counting_pool, pool_for
 from workbench.models.device_structure import per_structure
@@ -31,14 +31,6 @@ from workbench.models.scattered_access_features import scattered_values
 from workbench.models.substitution_features import substitution_values
 
 H100 = "NVIDIA H100 80GB HBM3"
-
-
-def _space():
-    path = Path(__file__).resolve().parents[1] / "examples" / "kernels" / "my_space.py"
-    spec = importlib.util.spec_from_file_location("my_space_for_device_pool", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.space
 
 
 @pytest.fixture
