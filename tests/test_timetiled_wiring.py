@@ -4,6 +4,7 @@ timetiling`` on pocl, and the dashboard's views (all at small sizes)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -79,11 +80,16 @@ def test_the_model_strategy_ranks_a_time_tiled_space_with_the_tiling_model(
 
     model = get_family("tiling").ready(device_model="h100", calibration=calibration_file)
     space = get_space("tt_heat2d", S1=64, S2=64)
-    ranking = rank_space(model, space)            # vectorized, no kernel built
+
+    def no_build(*_):
+        raise AssertionError("the tiling model built a kernel to rank a space")
+    # vectorized over the points: ranked with a factory that cannot build (no timing
+    # here: a loaded machine made a 1 s bound fail while the ranking was right)
+    ranking = rank_space(model, dataclasses.replace(space, kernel=no_build))
     from workbench.kernels.candidate import Candidate
     assert list(ranking.order) == list(model.rank(
         [Candidate.of_point(space, p) for p in space.points()]).order)
-    assert len(ranking.order) == len(space.points()) and ranking.seconds < 1.0
+    assert len(ranking.order) == len(space.points())
     best = ranking.candidates[ranking.order[0]].variant
     assert main(["tune", "tt_heat2d", "--param", "S1=64,S2=64", "--strategy", "model",
                  "--model", "tiling", "--device-model", "h100", "--calibration",
