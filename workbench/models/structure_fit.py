@@ -17,6 +17,7 @@ from workbench.models.structure_counts import (
     plan_structure,
     plan_tensor,
 )
+from workbench.models.structure_lanes import lane_check_points, lane_misses, reach
 
 
 #: the sub-group (warp) width that a knob's values may cross: the shipped models count
@@ -68,9 +69,15 @@ class StructureFit:
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
                  per_point: str | None = None, speculate: bool = False,
                  minima: Minima | None = None, ranges: tuple[str, ...] = (),
-                 lanes: tuple[str, ...] = ()):
+                 lanes: tuple[str, ...] = (), listed: tuple[str, ...] = ()):
         self.points = list(points)
         self.lanes = tuple(lanes)
+        # knobs whose values this part lists in its report: the rest of a structure
+        # whose singular lane values were split off (``gs=32|64|256``)
+        self.listed = tuple(listed)
+        # an accepted fit's values while its unprobed lane values are counted
+        self._pending: dict | None = None
+        self._lane_points: tuple = ()
         # knobs this part is a range of (split at the sub-group width), still numeric
         self.ranges = tuple(ranges)
         self._members = set(self.points)
@@ -134,6 +141,8 @@ class StructureFit:
             return []
         if self.parts:
             return [p for part in self.parts for p in part.wanted()]
+        if self._pending is not None:
+            return [p for p in self._lane_points if p not in self.counted]
         want = self._plan.probes if self._plan is not None else self.points
         return [p for p in want if p not in self.counted]
 
@@ -156,6 +165,17 @@ class StructureFit:
             if {(k, p[k]) for k in plan.knobs} & missed:
                 probes.append(p)
                 missed -= {(k, p[k]) for k in plan.knobs}
+        # and every value of a lane knob, as a fit is checked (structure_lanes): a
+        # structure whose counts equal another's but at one lane value (blind10's
+        # bitonic_step, blocked order's fraction of lines at gs = 128, cyclic order's
+        # unit stride there) must not take the other's there
+        neighbours = [q for axis in plan.axes for q in axis]
+        for k in (k for k in plan.knobs if k in self.lanes):
+            for v in sorted({p[k] for p in self.points} - {p[k] for p in probes}):
+                # at a neighbour where one has it: a fit after all counts it anyway
+                at = [p for p in neighbours if p[k] == v] or \
+                    [p for p in self.points if p[k] == v]
+                probes.append(max(at, key=lambda p: reach(p, plan.base, plan.knobs)))
         return tuple(probes)
 
     def speculative(self) -> list:
@@ -165,7 +185,8 @@ class StructureFit:
         structure's parts' in turn."""
         if self.parts:
             return [p for part in self.parts for p in part.speculative()]
-        if self.done or self._plan is None or isinstance(self._plan, TensorPlan):
+        if self.done or self._plan is None or isinstance(self._plan, TensorPlan) or \
+                self._pending is not None:
             return []
         if self._order is None or self._order[0] is not self._plan:
             # asked again after every result while cores are idle: ordered once a plan
@@ -191,6 +212,9 @@ class StructureFit:
                 self.values = {p: v for part in self.parts for p, v in part.values.items()}
             return
         self.counted.update({p: v for p, v in counted.items() if p in self._members})
+        if self._pending is not None:
+            self._check_lanes()
+            return
         if self._plan is None:
             if all(p in self.counted for p in self.points):
                 self.values = {p: dict(self.counted[p] or {}) for p in self.points}
@@ -211,9 +235,11 @@ class StructureFit:
         if fitted is not None:
             if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
-            self.method = CountMethod.SYMBOLIC
-            self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
-                           for j, p in enumerate(self.points)}
+            self._pending = {p: {n: float(v[j]) for n, v in fitted.items()}
+                             for j, p in enumerate(self.points)}
+            self._lane_points = lane_check_points(self._plan, self.points, self.lanes,
+                                                  self.counted)
+            self._check_lanes()
             return
         self.reason = reason
         if self._round == 1:
@@ -272,6 +298,40 @@ class StructureFit:
             self._next()
         self.give({})
 
+    def _check_lanes(self) -> None:
+        """The accepted fit where it equals the counts at every unprobed lane value
+        (once those are counted); else the points of each value that differs split off,
+        each a structure fitted on its own, and the rest a part that keeps the fit."""
+        if any(p not in self.counted for p in self._lane_points):
+            return
+        values, self._pending = self._pending, None
+        misses = lane_misses(self._plan, self.points, self.lanes, self.counted, values)
+        if not misses:
+            self.method = CountMethod.SYMBOLIC
+            self.values = values
+            return
+        groups: dict = {}
+        for p in self.points:
+            key = next(((k, v) for k, v, _ in misses if p[k] == v), None)
+            groups.setdefault(key, []).append(p)
+        rest = groups.pop(None)
+        knobs = tuple(dict.fromkeys(k for k, _, _ in misses))
+        self.reason = "; ".join([*([self.reason] if self.reason else []),
+                                 *(why for _, _, why in misses)])
+        self.parts = [StructureFit(g, (*self.structural, k), self.depth + 1,
+                                   speculate=self._speculate, minima=self.minima,
+                                   ranges=tuple(r for r in self.ranges if r != k),
+                                   lanes=self.lanes, listed=self.listed)
+                      for (k, _), g in groups.items()]
+        kept = StructureFit(rest, self.structural, self.depth, per_point="",
+                            ranges=self.ranges, lanes=self.lanes,
+                            listed=(*self.listed, *(k for k in knobs if k not in self.listed)))
+        kept.method, kept.reason = CountMethod.SYMBOLIC, "the fit kept"
+        kept.values = {p: values[p] for p in rest}
+        kept.counted = {p: v for p, v in self.counted.items() if p in kept._members}
+        self.parts.append(kept)
+        self.give(self.counted)
+
     def _warp_knob(self, blamed: str | None) -> str | None:
         """The knob to split at the sub-group width where the fit failed: the blamed
         knob if it sets the lanes and its values straddle the width; with no knob to
@@ -293,7 +353,9 @@ class StructureFit:
             return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
                     for part in self.parts for r in part.report()]
         structure = tuple((k, self.points[0][k]) for k in self.structural)
-        for k in self.ranges:
+        for k in self.listed:
+            structure += ((k, "|".join(str(v) for v in sorted({p[k] for p in self.points}))),)
+        for k in (r for r in self.ranges if r not in self.listed):
             values = sorted({p[k] for p in self.points})
             structure += ((k, values[0] if len(values) == 1 else
                            f"{values[0]}..{values[-1]}"),)

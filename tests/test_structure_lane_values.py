@@ -1,0 +1,88 @@
+"""A count that changes class at one value of the lane knob inside its range is exact
+(issue #33, blind10's bitonic_step: an index ``256 (p // 128) + p % 128`` is the lane
+itself where a group has 128 lanes, a unit stride, and a fraction of lines at every
+other group size; a fit through the other values carried the fraction to 128).  Every
+value of a lane knob that no probe had is counted once the fit is accepted, and the
+points of one that differs are split off.  Numbers only, no kernels."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from workbench.models.structure_counts import CountMethod
+from workbench.tuning import TuningSpace
+
+from tests.test_structure_joint_exact import fit_from_truth
+
+N = 2.0 ** 24
+GS = (32, 64, 128, 256, 512, 1024)
+
+
+def _points():
+    return TuningSpace(
+        name="bitonic", description="numbers only",
+        tune_params={"gs": GS, "ppi": (1, 2, 4, 8)},
+        group_size=lambda p: (p["gs"],), kernel=lambda p: None).points()
+
+
+def _truth(singular):
+    def truth(p):
+        unit = p["gs"] == singular
+        return {"loads_stride1": 2 * N if unit else 0.0,
+                "loads_frac4ofgt4": 0.0 if unit else 2 * N,
+                "groups": N / (p["gs"] * p["ppi"])}
+    return truth
+
+
+def _exact(fit, truth):
+    for p, values in fit.values.items():
+        for name in set(values) | set(truth(p)):
+            want, got = truth(p).get(name, 0.0), values.get(name, 0.0)
+            assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), \
+                (p.label, name, got, want)
+
+
+@pytest.mark.parametrize("singular", GS)
+def test_a_stride_class_singular_at_one_lane_value_is_exact(singular):
+    points = _points()
+    fit, counted = fit_from_truth(points, _truth(singular), lanes=("gs",))
+    _exact(fit, _truth(singular))
+    # the singular value's points are a part of their own wherever they were not fitted
+    # through; the rest keep one fit: fewer builds than the structure's points
+    assert len(counted) < len(points)
+    report = fit.report()
+    assert sum(r[1] for r in report) == len(points)
+    assert sum(r[2] for r in report) == len(counted)
+
+
+def test_the_report_names_the_values_split_off_and_kept():
+    points = _points()
+    fit, _ = fit_from_truth(points, _truth(128), lanes=("gs",))
+    structures = {dict(r[0]).get("gs"): r[3] for r in fit.report()}
+    assert structures == {128: CountMethod.SYMBOLIC, "32|64|256|512|1024": CountMethod.SYMBOLIC}
+    from workbench.models.structure_counts import StructureCount
+    for structure, n, _, method, _ in fit.report():
+        owner = StructureCount("bitonic", structure, n, 0, method)
+        assert sum(owner.covers(p) for p in points) == n
+
+
+def test_a_fit_that_holds_at_every_lane_value_is_kept_whole():
+    points = _points()
+    truth = _truth(None)
+    fit, counted = fit_from_truth(points, truth, lanes=("gs",))
+    _exact(fit, truth)
+    assert not fit.parts and fit.method is CountMethod.SYMBOLIC
+    # every value of the lane knob counted somewhere, at no more than one point each
+    # beyond the fit's own
+    assert {p["gs"] for p in counted} == set(GS)
+    without, before = fit_from_truth(points, truth)
+    assert len(counted) <= len(before) + len(GS) - len({p["gs"] for p in before})
+    assert not without.parts
+
+
+def test_a_knob_that_sets_no_lanes_is_not_checked_value_by_value():
+    points = _points()
+    fit, counted = fit_from_truth(points, _truth(None))
+    assert {p["gs"] for p in counted} != set(GS)
