@@ -74,12 +74,28 @@ def test_a_fit_that_holds_at_every_lane_value_is_kept_whole():
     fit, counted = fit_from_truth(points, truth, lanes=("gs",))
     _exact(fit, truth)
     assert not fit.parts and fit.method is CountMethod.SYMBOLIC
-    # every value of the lane knob counted somewhere, at no more than one point each
-    # beyond the fit's own
+    # every value of the lane knob and of its product with ppi counted somewhere, at
+    # fewer points than the structure has
     assert {p["gs"] for p in counted} == set(GS)
-    without, before = fit_from_truth(points, truth)
-    assert len(counted) <= len(before) + len(GS) - len({p["gs"] for p in before})
+    assert {p["gs"] * p["ppi"] for p in counted} == {p["gs"] * p["ppi"] for p in points}
+    assert len(counted) < len(points)
+    without, _ = fit_from_truth(points, truth)
     assert not without.parts
+
+
+def test_a_class_singular_where_a_group_covers_one_block_is_exact():
+    # blocked order's fraction of a line where gs*ppi = 128 = J (the group's block is
+    # the compared distance): (32, 4) and (64, 2), a diagonal no lane value shows
+    def truth(p):
+        one = p["gs"] * p["ppi"] == 128
+        return {"loads_frac4of4": 2 * N if one else 0.0,
+                "loads_frac4ofgt4": 0.0 if one else 2 * N,
+                "groups": N / (p["gs"] * p["ppi"])}
+
+    points = _points()
+    fit, counted = fit_from_truth(points, truth, lanes=("gs",))
+    _exact(fit, truth)
+    assert len(counted) < len(points)
 
 
 def test_a_knob_that_sets_no_lanes_is_not_checked_value_by_value():

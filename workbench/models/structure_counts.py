@@ -85,7 +85,9 @@ class StructureCount:
         a range ``"32..128"`` where the part is one of a knob split at the sub-group
         width (:class:`~workbench.models.structure_fit.StructureFit`), a list
         ``"32|64|256"`` where a knob's singular values were split off."""
-        return all(_within(point[k], v) for k, v in self.structure)
+        # a name "gs*ppi": the product of those knobs (structure_lanes' split)
+        return all(_within(math.prod(point[n] for n in k.split("*")), v)
+                   for k, v in self.structure)
 
 
 def _within(value, held) -> bool:

@@ -17,7 +17,15 @@ from workbench.models.structure_counts import (
     plan_structure,
     plan_tensor,
 )
-from workbench.models.structure_lanes import lane_check_points, lane_misses, reach
+from workbench.models.structure_lanes import (
+    cover,
+    differs,
+    key_name,
+    key_value,
+    lane_check_points,
+    lane_keys,
+    lane_misses,
+)
 
 
 #: the sub-group (warp) width that a knob's values may cross: the shipped models count
@@ -170,12 +178,11 @@ class StructureFit:
         # bitonic_step, blocked order's fraction of lines at gs = 128, cyclic order's
         # unit stride there) must not take the other's there
         neighbours = [q for axis in plan.axes for q in axis]
-        for k in (k for k in plan.knobs if k in self.lanes):
-            for v in sorted({p[k] for p in self.points} - {p[k] for p in probes}):
-                # at a neighbour where one has it: a fit after all counts it anyway
-                at = [p for p in neighbours if p[k] == v] or \
-                    [p for p in self.points if p[k] == v]
-                probes.append(max(at, key=lambda p: reach(p, plan.base, plan.knobs)))
+        keys = lane_keys(plan.knobs, self.lanes)
+        missed = {(key, key_value(p, key)) for p in self.points for key in keys} - \
+            {(key, key_value(p, key)) for p in probes for key in keys}
+        # at neighbours where they have them: a fit after all counts those anyway
+        probes += cover(self.points, keys, missed, plan.base, plan.knobs, neighbours)
         return tuple(probes)
 
     def speculative(self) -> list:
@@ -233,10 +240,19 @@ class StructureFit:
             fitted, reason, knob = fit_structure(self._plan, self.counted, self.points,
                                                  self.minima)
         if fitted is not None:
+            # a point counted beyond the plan's (a parent's lane check, a speculative
+            # count) is a check too: its count, not the fit, is what it is
+            values = {p: {n: float(v[j]) for n, v in fitted.items()}
+                      for j, p in enumerate(self.points)}
+            wrong = next(((p, n) for p, found in self.counted.items() if found is not None
+                          for n in (differs(found, values[p]),) if n is not None), None)
+            if wrong is not None:
+                fitted, knob = None, None
+                reason = f"{wrong[1]}'s fit differs from its count at {wrong[0].label}"
+        if fitted is not None:
             if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
-            self._pending = {p: {n: float(v[j]) for n, v in fitted.items()}
-                             for j, p in enumerate(self.points)}
+            self._pending = values
             self._lane_points = lane_check_points(self._plan, self.points, self.lanes,
                                                   self.counted)
             self._check_lanes()
@@ -304,28 +320,34 @@ class StructureFit:
         each a structure fitted on its own, and the rest a part that keeps the fit."""
         if any(p not in self.counted for p in self._lane_points):
             return
+        misses, more = lane_misses(self._plan, self.points, self.lanes, self.counted,
+                                   self._pending)
+        if more:
+            self._lane_points = (*self._lane_points, *more)
+            return
         values, self._pending = self._pending, None
-        misses = lane_misses(self._plan, self.points, self.lanes, self.counted, values)
         if not misses:
             self.method = CountMethod.SYMBOLIC
             self.values = values
             return
         groups: dict = {}
         for p in self.points:
-            key = next(((k, v) for k, v, _ in misses if p[k] == v), None)
-            groups.setdefault(key, []).append(p)
+            hit = next(((key, v) for key, v, _ in misses if key_value(p, key) == v), None)
+            groups.setdefault(hit, []).append(p)
         rest = groups.pop(None)
-        knobs = tuple(dict.fromkeys(k for k, _, _ in misses))
+        names = tuple(dict.fromkeys(key_name(key) for key, _, _ in misses))
         self.reason = "; ".join([*([self.reason] if self.reason else []),
                                  *(why for _, _, why in misses)])
-        self.parts = [StructureFit(g, (*self.structural, k), self.depth + 1,
+        # each part keeps the structure's knobs (one is fixed there, or a product of
+        # two: a diagonal that no one-knob plan fits, so counted point by point)
+        self.parts = [StructureFit(g, self.structural, self.depth + 1,
                                    speculate=self._speculate, minima=self.minima,
-                                   ranges=tuple(r for r in self.ranges if r != k),
-                                   lanes=self.lanes, listed=self.listed)
-                      for (k, _), g in groups.items()]
+                                   ranges=self.ranges, lanes=self.lanes,
+                                   listed=(*self.listed, key_name(key)))
+                      for (key, _), g in groups.items()]
         kept = StructureFit(rest, self.structural, self.depth, per_point="",
                             ranges=self.ranges, lanes=self.lanes,
-                            listed=(*self.listed, *(k for k in knobs if k not in self.listed)))
+                            listed=(*self.listed, *(n for n in names if n not in self.listed)))
         kept.method, kept.reason = CountMethod.SYMBOLIC, "the fit kept"
         kept.values = {p: values[p] for p in rest}
         kept.counted = {p: v for p, v in self.counted.items() if p in kept._members}
@@ -353,8 +375,10 @@ class StructureFit:
             return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
                     for part in self.parts for r in part.report()]
         structure = tuple((k, self.points[0][k]) for k in self.structural)
-        for k in self.listed:
-            structure += ((k, "|".join(str(v) for v in sorted({p[k] for p in self.points}))),)
+        for name in self.listed:
+            values = sorted({key_value(p, tuple(name.split("*"))) for p in self.points})
+            structure += ((name, values[0] if len(values) == 1 else
+                           "|".join(str(v) for v in values)),)
         for k in (r for r in self.ranges if r not in self.listed):
             values = sorted({p[k] for p in self.points})
             structure += ((k, values[0] if len(values) == 1 else
