@@ -102,3 +102,41 @@ def test_a_knob_that_sets_no_lanes_is_not_checked_value_by_value():
     points = _points()
     fit, counted = fit_from_truth(points, _truth(None))
     assert {p["gs"] for p in counted} != set(GS)
+
+
+def test_a_structure_that_shares_counts_but_at_one_lane_value_is_exact():
+    # bitonic_step's blocked order: its counts equal cyclic order's at every point but
+    # gs = 128, where cyclic order's index is the lane (a unit stride) and blocked's not;
+    # a share checked at its base and ends only took cyclic's unit stride there
+    from workbench.models.structure_counts import structural_knobs, structure_key
+    from workbench.models.structure_fit import StructureFit
+    from workbench.models.structure_share import share_structures
+
+    space = TuningSpace(
+        name="bitonic2", description="numbers only",
+        tune_params={"gs": GS, "ppi": (1, 2, 4, 8), "order": ("cyclic", "blocked")},
+        group_size=lambda p: (p["gs"],), kernel=lambda p: None)
+
+    def truth(p):
+        unit = p["gs"] == 128 and p["order"] == "cyclic"
+        return {"loads_stride1": 2 * N if unit else 0.0,
+                "loads_frac4ofgt4": 0.0 if unit else 2 * N,
+                "groups": N / (p["gs"] * p["ppi"])}
+
+    structural = structural_knobs(space)
+    groups: dict = {}
+    for p in space.points():
+        groups.setdefault(structure_key(p, structural), []).append(p)
+    fits = {(space, k): StructureFit(points, structural, lanes=("gs",))
+            for k, points in groups.items()}
+    share_structures(fits, space)
+    counted: dict = {}
+    while not all(fit.done for fit in fits.values()):
+        wanted = [p for fit in fits.values() for p in fit.wanted() if p not in counted]
+        assert wanted
+        counted.update({p: truth(p) for p in wanted})
+        for fit in fits.values():
+            fit.give(counted)
+    for fit in fits.values():
+        _exact(fit, truth)
+    assert len(counted) < len(space.points())
