@@ -80,8 +80,9 @@ class StructureFit:
                  lanes: tuple[str, ...] = (), listed: tuple[str, ...] = ()):
         self.points = list(points)
         self.lanes = tuple(lanes)
-        # knobs whose values this part lists in its report: the rest of a structure
-        # whose singular lane values were split off (``gs=32|64|256``)
+        # knobs (or products of two, ``gs*ppi``) whose values this part lists in its
+        # report: a part split off at one such value, or the rest of the structure
+        # (``gs=32|64|256``)
         self.listed = tuple(listed)
         # an accepted fit's values while its unprobed lane values are counted
         self._pending: dict | None = None
