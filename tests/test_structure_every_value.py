@@ -83,7 +83,8 @@ def test_the_count_cache_key_changes_with_the_structure_fitting_code(monkeypatch
 
     read = Path.read_bytes
     before = count_cache._library_versions.__wrapped__()
-    for name in ("structure_counts.py", "structure_fit.py", "structure_share.py"):
+    for name in ("structure_counts.py", "structure_fit.py", "structure_lanes.py",
+                 "structure_share.py"):
         monkeypatch.setattr(Path, "read_bytes", lambda self, name=name: read(self) + (
             b"#" if self.name == name else b""))
         assert count_cache._library_versions.__wrapped__() != before, name

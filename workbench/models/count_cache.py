@@ -71,6 +71,7 @@ def _library_versions() -> str:
                         root / "models" / "factory_memo.py",
                         root / "models" / "structure_counts.py",
                         root / "models" / "structure_fit.py",
+                        root / "models" / "structure_lanes.py",
                         root / "models" / "structure_share.py",
                         root / "models" / "global_bytes.py"]):
         counting.update(path.read_bytes())

@@ -83,11 +83,17 @@ class StructureCount:
     def covers(self, point) -> bool:
         """Whether ``point`` is one of this structure's (or part's): its knobs' values,
         a range ``"32..128"`` where the part is one of a knob split at the sub-group
-        width (:class:`~workbench.models.structure_fit.StructureFit`)."""
-        return all(_within(point[k], v) for k, v in self.structure)
+        width (:class:`~workbench.models.structure_fit.StructureFit`), a list
+        ``"32|64|256"`` where a knob's singular values were split off."""
+        # a name "gs*ppi": the product of those knobs (structure_lanes' split)
+        return all(_within(math.prod(point[n] for n in k.split("*")), v)
+                   for k, v in self.structure)
 
 
 def _within(value, held) -> bool:
+    if isinstance(held, str) and "|" in held and not isinstance(value, str):
+        # the values of a knob whose singular values were split off (structure_lanes)
+        return any(float(v) == value for v in held.split("|"))
     if isinstance(held, str) and ".." in held and not isinstance(value, str):
         lo, _, hi = held.partition("..")
         return float(lo) <= value <= float(hi)

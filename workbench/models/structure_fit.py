@@ -17,6 +17,15 @@ from workbench.models.structure_counts import (
     plan_structure,
     plan_tensor,
 )
+from workbench.models.structure_lanes import (
+    cover,
+    differs,
+    key_name,
+    key_value,
+    lane_check_points,
+    lane_keys,
+    lane_misses,
+)
 
 
 #: the sub-group (warp) width that a knob's values may cross: the shipped models count
@@ -68,9 +77,16 @@ class StructureFit:
     def __init__(self, points: Sequence, structural: Sequence[str], depth: int = 0, *,
                  per_point: str | None = None, speculate: bool = False,
                  minima: Minima | None = None, ranges: tuple[str, ...] = (),
-                 lanes: tuple[str, ...] = ()):
+                 lanes: tuple[str, ...] = (), listed: tuple[str, ...] = ()):
         self.points = list(points)
         self.lanes = tuple(lanes)
+        # knobs (or products of two, ``gs*ppi``) whose values this part lists in its
+        # report: a part split off at one such value, or the rest of the structure
+        # (``gs=32|64|256``)
+        self.listed = tuple(listed)
+        # an accepted fit's values while its unprobed lane values are counted
+        self._pending: dict | None = None
+        self._lane_points: tuple = ()
         # knobs this part is a range of (split at the sub-group width), still numeric
         self.ranges = tuple(ranges)
         self._members = set(self.points)
@@ -134,6 +150,8 @@ class StructureFit:
             return []
         if self.parts:
             return [p for part in self.parts for p in part.wanted()]
+        if self._pending is not None:
+            return [p for p in self._lane_points if p not in self.counted]
         want = self._plan.probes if self._plan is not None else self.points
         return [p for p in want if p not in self.counted]
 
@@ -156,6 +174,16 @@ class StructureFit:
             if {(k, p[k]) for k in plan.knobs} & missed:
                 probes.append(p)
                 missed -= {(k, p[k]) for k in plan.knobs}
+        # and every value of a lane knob, as a fit is checked (structure_lanes): a
+        # structure whose counts equal another's but at one lane value (blind10's
+        # bitonic_step, blocked order's fraction of lines at gs = 128, cyclic order's
+        # unit stride there) must not take the other's there
+        neighbours = [q for axis in plan.axes for q in axis]
+        keys = lane_keys(plan.knobs, self.lanes)
+        missed = {(key, key_value(p, key)) for p in self.points for key in keys} - \
+            {(key, key_value(p, key)) for p in probes for key in keys}
+        # at neighbours where they have them: a fit after all counts those anyway
+        probes += cover(self.points, keys, missed, plan.base, plan.knobs, neighbours)
         return tuple(probes)
 
     def speculative(self) -> list:
@@ -165,7 +193,8 @@ class StructureFit:
         structure's parts' in turn."""
         if self.parts:
             return [p for part in self.parts for p in part.speculative()]
-        if self.done or self._plan is None or isinstance(self._plan, TensorPlan):
+        if self.done or self._plan is None or isinstance(self._plan, TensorPlan) or \
+                self._pending is not None:
             return []
         if self._order is None or self._order[0] is not self._plan:
             # asked again after every result while cores are idle: ordered once a plan
@@ -191,6 +220,9 @@ class StructureFit:
                 self.values = {p: v for part in self.parts for p, v in part.values.items()}
             return
         self.counted.update({p: v for p, v in counted.items() if p in self._members})
+        if self._pending is not None:
+            self._check_lanes()
+            return
         if self._plan is None:
             if all(p in self.counted for p in self.points):
                 self.values = {p: dict(self.counted[p] or {}) for p in self.points}
@@ -209,11 +241,22 @@ class StructureFit:
             fitted, reason, knob = fit_structure(self._plan, self.counted, self.points,
                                                  self.minima)
         if fitted is not None:
+            # a point counted beyond the plan's (a parent's lane check, a speculative
+            # count) is a check too: its count, not the fit, is what it is
+            values = {p: {n: float(v[j]) for n, v in fitted.items()}
+                      for j, p in enumerate(self.points)}
+            wrong = next(((p, n) for p, found in self.counted.items() if found is not None
+                          for n in (differs(found, values[p]),) if n is not None), None)
+            if wrong is not None:
+                fitted, knob = None, None
+                reason = f"{wrong[1]}'s fit differs from its count at {wrong[0].label}"
+        if fitted is not None:
             if self._round > 1 and not isinstance(self._plan, TensorPlan) and self.reason:
                 self.reason = f"one monomial per feature did not fit: {self.reason}"
-            self.method = CountMethod.SYMBOLIC
-            self.values = {p: {n: float(v[j]) for n, v in fitted.items()}
-                           for j, p in enumerate(self.points)}
+            self._pending = values
+            self._lane_points = lane_check_points(self._plan, self.points, self.lanes,
+                                                  self.counted)
+            self._check_lanes()
             return
         self.reason = reason
         if self._round == 1:
@@ -272,6 +315,46 @@ class StructureFit:
             self._next()
         self.give({})
 
+    def _check_lanes(self) -> None:
+        """The accepted fit where it equals the counts at every unprobed lane value
+        (once those are counted); else the points of each value that differs split off,
+        each a structure fitted on its own, and the rest a part that keeps the fit."""
+        if any(p not in self.counted for p in self._lane_points):
+            return
+        misses, more = lane_misses(self._plan, self.points, self.lanes, self.counted,
+                                   self._pending)
+        if more:
+            self._lane_points = (*self._lane_points, *more)
+            return
+        values, self._pending = self._pending, None
+        if not misses:
+            self.method = CountMethod.SYMBOLIC
+            self.values = values
+            return
+        groups: dict = {}
+        for p in self.points:
+            hit = next(((key, v) for key, v, _ in misses if key_value(p, key) == v), None)
+            groups.setdefault(hit, []).append(p)
+        rest = groups.pop(None)
+        names = tuple(dict.fromkeys(key_name(key) for key, _, _ in misses))
+        self.reason = "; ".join([*([self.reason] if self.reason else []),
+                                 *(why for _, _, why in misses)])
+        # each part keeps the structure's knobs (one is fixed there, or a product of
+        # two: a diagonal that no one-knob plan fits, so counted point by point)
+        self.parts = [StructureFit(g, self.structural, self.depth + 1,
+                                   speculate=self._speculate, minima=self.minima,
+                                   ranges=self.ranges, lanes=self.lanes,
+                                   listed=(*self.listed, key_name(key)))
+                      for (key, _), g in groups.items()]
+        kept = StructureFit(rest, self.structural, self.depth, per_point="",
+                            ranges=self.ranges, lanes=self.lanes,
+                            listed=(*self.listed, *(n for n in names if n not in self.listed)))
+        kept.method, kept.reason = CountMethod.SYMBOLIC, "the fit kept"
+        kept.values = {p: values[p] for p in rest}
+        kept.counted = {p: v for p, v in self.counted.items() if p in kept._members}
+        self.parts.append(kept)
+        self.give(self.counted)
+
     def _warp_knob(self, blamed: str | None) -> str | None:
         """The knob to split at the sub-group width where the fit failed: the blamed
         knob if it sets the lanes and its values straddle the width; with no knob to
@@ -293,7 +376,11 @@ class StructureFit:
             return [(*r[:4], self.reason + (f"; {r[4]}" if r[4] else ""))
                     for part in self.parts for r in part.report()]
         structure = tuple((k, self.points[0][k]) for k in self.structural)
-        for k in self.ranges:
+        for name in self.listed:
+            values = sorted({key_value(p, tuple(name.split("*"))) for p in self.points})
+            structure += ((name, values[0] if len(values) == 1 else
+                           "|".join(str(v) for v in values)),)
+        for k in (r for r in self.ranges if r not in self.listed):
             values = sorted({p[k] for p in self.points})
             structure += ((k, values[0] if len(values) == 1 else
                            f"{values[0]}..{values[-1]}"),)
