@@ -73,7 +73,8 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 7 min 36 s with -n 2 (3,033 tests, 2026-11-27, 20:17 UTC; each notebook runs once)
+# 7 min 36 s with -n 2 (3,033 tests, 2026-11-27, 20:17 UTC; each notebook runs once);
+# 3,111 tests took 13 min 35 s at 05c4043 (22:55 UTC) with a replay loading the machine
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
