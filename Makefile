@@ -73,8 +73,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 7 min 36 s with -n 2 (3,033 tests, 2026-11-27, 20:17 UTC; each notebook runs once);
-# 3,111 tests took 13 min 35 s at 05c4043 (22:55 UTC) with a replay loading the machine
+# 8 min 11 s with -n 2 (3,111 tests, 2026-11-27, 23:08 UTC, 81c5832; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
