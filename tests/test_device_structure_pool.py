@@ -85,7 +85,6 @@ def test_a_pool_of_two_computes_a_family_as_one_process(env, family):
 
 
 def test_the_probes_are_computed_in_the_workers(env, tmp_path):
-    env.setenv("WORKBENCH_RANK_JOBS", "2")
     space = _space()
     candidates = [Candidate.of_point(space, p) for p in space.points()]
     got = per_structure(candidates, functools.partial(_noting_pid, folder=str(tmp_path)))

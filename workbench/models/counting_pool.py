@@ -431,12 +431,14 @@ def compute_each(candidates, compute) -> list | None:
     from workbench.kernels.candidate import plain_factory_space
 
     candidates = list(candidates)
-    if not candidates or not all(isinstance(c, Candidate) for c in candidates):
+    # few counting processes (this 2-core machine's case): nothing to look at
+    if rank_jobs() < device_pool_from() or _IN_WORKER or not candidates or \
+            not all(isinstance(c, Candidate) for c in candidates):
         return None
+    # a worker builds a point's candidate anew (``Candidate.of_point``): only where that
+    # is the caller's, as plain_factory_space checks
     space = plain_factory_space(candidates)
-    # a worker builds a point's candidate anew (``Candidate.of_point``): only where it
-    # is the caller's
-    if space is None or any(c != Candidate.of_point(space, c.point) for c in candidates):
+    if space is None:
         return None
     pool, forked = pool_for(space, compute, len(candidates))
     if pool is None:

@@ -43,8 +43,7 @@ TILING_SOURCE = "tiling"
 def study_label(path: Path) -> str:
     """``block-study-predicted-star_stencil-nofold.csv`` -> ``star_stencil-nofold`` (the
     same for ``.csv.xz``: sample_data ships its study compressed, issue #25)."""
-    name = path.name.removesuffix(".xz") if path.name.endswith(".xz") else path.name
-    return Path(name).stem.removeprefix("block-study-predicted-")
+    return Path(path.name.removesuffix(".xz")).stem.removeprefix("block-study-predicted-")
 
 
 def expand_studies(paths) -> dict[str, pd.DataFrame | Path]:
