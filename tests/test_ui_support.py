@@ -254,3 +254,17 @@ def test_the_error_colour_bar_says_low_and_high_not_minus():
     assert "exact" in bar.ticktext and "30% low" in bar.ticktext
     assert "30% high" in bar.ticktext
     assert not any(t.startswith("-") for t in bar.ticktext)
+
+
+@needs_h100
+def test_shipped_data_lists_a_block_study_once_where_it_lies_plain_and_packed(tmp_path):
+    folder = tmp_path / "h100"
+    folder.mkdir()
+    store = resolve_store_path(H100 / "measurements.sqlite")
+    (folder / store.name).symlink_to(store)
+    for name in ("block-study-predicted.csv", "block-study-predicted.csv.xz",
+                 "block-study-predicted-fp64.csv.xz"):
+        (folder / name).write_bytes(b"")
+    (h100,) = shipped_data(tmp_path)
+    assert [p.name for p in h100.block_studies] == [
+        "block-study-predicted-fp64.csv.xz", "block-study-predicted.csv"]

@@ -76,7 +76,13 @@ def shipped_data(root: str | Path | None = None) -> tuple[ShippedData, ...]:
             name=folder.name, device=devices[0].device, folder=folder,
             store=folder / STORE_FILE,
             weights=tuple(sorted(folder.glob("weights-*.json"))),
-            block_studies=tuple(sorted(
-                [*folder.glob("block-study-predicted*.csv"),
-                 *folder.glob("block-study-predicted*.csv.xz")]))))
+            block_studies=_one_file_per_study(folder)))
     return tuple(found)
+
+
+def _one_file_per_study(folder: Path) -> tuple[Path, ...]:
+    """Each block study once: its ``.csv`` where both it and a ``.csv.xz`` lie there."""
+    plain = {p.name: p for p in folder.glob("block-study-predicted*.csv")}
+    packed = [p for p in folder.glob("block-study-predicted*.csv.xz")
+              if p.name[:-len(".xz")] not in plain]
+    return tuple(sorted([*plain.values(), *packed]))

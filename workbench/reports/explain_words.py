@@ -156,14 +156,6 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.4g} ms"
 
 
-def limiter_says(explanation) -> str:
-    """The limiter's sentence with every overlap's sides told apart."""
-    said = explanation.limiter_says
-    for overlap in explanation.overlaps:
-        said = said.replace(overlap.says(), overlap_says(overlap))
-    return said
-
-
 def counts_say(model) -> str | None:
     """What the ``count`` column counts, where it is not every work item's operations."""
     granularity = getattr(model, "granularity", None)
