@@ -59,13 +59,16 @@ def require_barvinok() -> None:
 def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     """Preprocess and type-infer once; every counter below works on the result.
 
-    Not through loopy's disk memo of preprocessing: keying it hashes the whole kernel
-    and storing pickles it, a good part of preprocessing's own time, for a factory
-    point that is counted once and whose counts are cached anyway."""
-    from loopy.preprocess import infer_unknown_types, preprocess_program
+    Preprocessed for counting (:mod:`workbench.properties.prepare`: loopy's passes
+    less those only code generation reads, on a one-kernel program) and not through
+    loopy's disk memo of preprocessing: keying it hashes the whole kernel and storing
+    pickles it, a good part of preprocessing's own time, for a factory point that is
+    counted once and whose counts are cached anyway."""
+    from loopy.type_inference import infer_unknown_types
 
-    preprocess = getattr(preprocess_program, "__wrapped__", preprocess_program)
-    return infer_unknown_types(preprocess(kernel), expect_completion=True)
+    from workbench.properties.prepare import preprocess_for_counting
+
+    return infer_unknown_types(preprocess_for_counting(kernel), expect_completion=True)
 
 
 def local_barriers(program: lp.TranslationUnit):
@@ -210,6 +213,23 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
     return result
 
 
+_TYPES = threading.local()
+
+
+def _shared_types(knl, callables):
+    """The type reader of ``knl`` (a kernel from :func:`prepare`), made once for the
+    operation and access counters of one program: a type in it depends on the kernel
+    and its callables alone (loopy's ``TypeReader`` with no assignments of its own), so
+    every counter of the same kernel may read it.  Held per thread, for the last
+    kernel only."""
+    from loopy.type_inference import TypeReader
+
+    held = getattr(_TYPES, "held", None)
+    if held is None or held[0] is not knl or held[1] is not callables:
+        held = _TYPES.held = (knl, callables, TypeReader(knl, callables))
+    return held[2]
+
+
 class _PlainCounts:
     """A loopy counter that counts one run of an instruction in plain integers.
 
@@ -223,6 +243,9 @@ class _PlainCounts:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.zero, self.one = 0, 1
+        # one type reader for all the counters of a kernel: each would infer the
+        # types of the same subexpressions again (its cache is its own)
+        self.type_inf = _shared_types(self.knl, self.callables_table)
 
     def new_poly_map(self, count_map):
         return ToCountMap(count_map)
