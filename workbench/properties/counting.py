@@ -38,7 +38,7 @@ from loopy.symbolic import LinearSubscript
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
-from workbench.properties.index_temporaries import index_resolver
+from workbench.properties.kernel_memo import index_resolver_of
 from workbench.properties.predicates import guarded_runs, with_parameters_of
 
 #: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
@@ -479,7 +479,7 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None,
         g, loc, own_g, own_loc, resolve = _per_kernel(made, knl, lambda: (*(
             counter(knl, callables, None) for counter in (
                 _GlobalAccessCounter, _LocalAccessCounter, _OwnGlobalAccess,
-                _OwnLocalAccess)), index_resolver(knl) or (lambda e: e)))
+                _OwnLocalAccess)), index_resolver_of(knl) or (lambda e: e)))
         # a global index held in a private temporary, seen through (index_temporaries)
         expression = resolve(insn.expression)
         assignees = [resolve(a) for a in insn.assignees]
