@@ -191,3 +191,48 @@ def test_index_resolver_built_once_per_kernel(monkeypatch):
     assert len(built) == 1
     extract_properties(_prefetching_matmul())
     assert len(built) == 2          # a new kernel: its own resolver
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_prepared_kernel_not_hashed_for_its_grid_sizes(name, monkeypatch):
+    """loopy's memo of the grid sizes is keyed by the callables table: with the kernel
+    in it, its first use hashes the whole kernel.  Counted without barriers (no
+    linearization), the prepared kernel is never hashed, and its grid sizes are those
+    loopy gives with the whole table."""
+    hashed = []
+    original = lp.LoopKernel.__hash__
+
+    def counted(self):
+        hashed.append(self)
+        return original(self)
+    monkeypatch.setattr(lp.LoopKernel, "__hash__", counted)
+    props = extract_properties(KERNELS[name](), barriers=False)
+    props.access_model    # the footprints' access model reads the grid sizes too
+    knl = entry_kernel(props.program)
+    assert not any(k is knl for k in hashed)
+    monkeypatch.undo()
+    from workbench.properties.kernel_memo import grid_callables
+
+    fresh = _full_prepare(KERNELS[name]())
+    assert str(entry_kernel(fresh).get_grid_size_upper_bounds(fresh.callables_table)) == \
+        str(knl.get_grid_size_upper_bounds(grid_callables(props.program)))
+
+
+def test_grid_callables_keep_a_callee_kernel():
+    from loopy.kernel.function_interface import CallableKernel
+
+    from workbench.properties.kernel_memo import grid_callables
+
+    callee = lp.make_function("{[i]: 0 <= i < 4}", "y[i] = 2*x[i]",
+                              [lp.GlobalArg("x, y", np.float32, shape=(4,))],
+                              name="twice", lang_version=LV)
+    caller = lp.make_kernel("{[j]: 0 <= j < 4}", "[j]: z[j] = twice([j]: w[j])",
+                            [lp.GlobalArg("w, z", np.float32, shape=(4,))],
+                            name="caller", lang_version=LV)
+    program = lp.merge([caller, callee])
+    assert grid_callables(program) is program.callables_table
+    one = _calls_and_argmax()
+    reduced = grid_callables(one)
+    assert not any(isinstance(c, CallableKernel) for c in reduced.values())
+    assert set(reduced) == {n for n, c in one.callables_table.items()
+                            if not isinstance(c, CallableKernel)}

@@ -38,7 +38,7 @@ from loopy.symbolic import LinearSubscript
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
-from workbench.properties.kernel_memo import index_resolver_of
+from workbench.properties.kernel_memo import grid_callables, index_resolver_of
 from workbench.properties.predicates import guarded_runs, with_parameters_of
 
 #: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
@@ -182,8 +182,10 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
     # operation and the access counters alike: one barvinok count each
     runs_of = {} if runs_of is None else runs_of
     callables = program.callables_table
+    # the grid sizes' callables: the same sizes without loopy hashing the whole kernel
+    grid = grid_callables(program)
     result: dict = {}
-    subgroups = (_symbolic_subgroups(knl, callables, subgroup_size)
+    subgroups = (_symbolic_subgroups(knl, grid, subgroup_size)
                  if granularity is Granularity.SUBGROUP else None)
     zero = get_kernel_zero_pwqpolynomial(knl)
     for insn in knl.instructions:
@@ -199,9 +201,9 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             runs = runs_of.get((insn.id, level))
             if runs is None:
                 # an instruction under an affine ``if``: its domain cut by the condition
-                runs = guarded_runs(knl, callables, insn, level, subgroup_size)
+                runs = guarded_runs(knl, grid, insn, level, subgroup_size)
                 if runs is None:
-                    runs = _unguarded_runs(knl, callables, insn, level, subgroup_size,
+                    runs = _unguarded_runs(knl, grid, insn, level, subgroup_size,
                                            runs_of)
                 runs_of[insn.id, level] = runs
             # the counters count one run in plain integers (:class:`_PlainCounts`):

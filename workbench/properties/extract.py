@@ -43,6 +43,7 @@ from workbench.properties.counting import (
     prepare,
     require_barvinok,
 )
+from workbench.properties.kernel_memo import grid_callables
 from workbench.properties.footprint import (
     Footprint,
     global_footprints,
@@ -305,8 +306,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
 
     pre_knl = entry_kernel(pre)
-    callables = pre.callables_table
-    gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(callables)
+    gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(grid_callables(pre))
     groups: Expression = 1
     for g in gsize:
         groups = groups * g

@@ -25,3 +25,29 @@ def index_resolver_of(knl):
     if held is None or held[0] is not knl:
         held = _HELD.resolver = (knl, index_resolver(knl))
     return held[1]
+
+
+def grid_callables(program):
+    """The callables of ``program`` for loopy's grid sizes of its kernel: where the entry
+    kernel is its only kernel, the table without it.
+
+    loopy memoizes ``get_grid_sizes_for_insn_ids`` (what the run counts' unused-axes
+    factor, the thread groups and the access model read) under a key that holds the
+    callables table, so its first call hashes the table and with it the whole kernel
+    (loopy's persistent hash of every instruction, domain and array): three quarters of
+    the grid sizes' time on the tenth blind set's points, for a hash nothing else
+    reads.  The sizes read the table only for a call instruction's callee (its
+    hardware axes); a one-kernel program calls only loopy's and the target's scalar
+    functions, which this table keeps, so the sizes are the same."""
+    from constantdict import constantdict
+    from loopy.kernel.function_interface import CallableKernel
+
+    table = program.callables_table
+    held = getattr(_HELD, "grid", None)
+    if held is None or held[0] is not table:
+        kernels = [name for name, clbl in table.items() if isinstance(clbl, CallableKernel)]
+        reduced = table if len(kernels) != 1 else constantdict(
+            {name: clbl for name, clbl in table.items()
+             if not isinstance(clbl, CallableKernel)})
+        held = _HELD.grid = (table, reduced)
+    return held[1]
