@@ -43,12 +43,12 @@ from workbench.properties.counting import (
     prepare,
     require_barvinok,
 )
-from workbench.properties.kernel_memo import grid_callables
 from workbench.properties.footprint import (
     Footprint,
     global_footprints,
     global_used_elements,
 )
+from workbench.properties.kernel_memo import grid_callables
 from workbench.properties.symbolic import (
     Assumptions,
     Expression,
