@@ -31,7 +31,7 @@ from loopy.symbolic import WalkMapper
 
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Direction
-from workbench.properties.index_temporaries import index_resolver
+from workbench.properties.kernel_memo import grid_callables, index_resolver_of
 from workbench.properties.predicates import cut_by_condition
 
 
@@ -140,7 +140,7 @@ def kernel_accesses(program: lp.TranslationUnit) -> KernelAccesses:
               and getattr(a, "address_space", lp.AddressSpace.GLOBAL) == lp.AddressSpace.GLOBAL}
     instructions = []
     # a global index held in a private temporary, seen through (index_temporaries)
-    resolve = index_resolver(knl) or (lambda e: e)
+    resolve = index_resolver_of(knl) or (lambda e: e)
     for insn in knl.instructions:
         if not isinstance(insn, lp.MultiAssignmentBase):
             continue
@@ -161,6 +161,6 @@ def kernel_accesses(program: lp.TranslationUnit) -> KernelAccesses:
         # an instruction under an affine ``if`` touches only where the condition holds
         domain = cut_by_condition(knl, insn, domain)
         instructions.append(InstructionAccesses(insn.id, domain, tuple(subs)))
-    gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(program.callables_table)
+    gsize, lsize = knl.get_grid_size_upper_bounds_as_exprs(grid_callables(program))
     return KernelAccesses(knl.name, arrays, _hardware_axes(knl), tuple(instructions),
                           knl.assumptions, tuple(gsize), tuple(lsize))

@@ -38,7 +38,7 @@ from loopy.symbolic import LinearSubscript
 from workbench.errors import BarvinokMissingError
 from workbench.kernels.base import entry_kernel
 from workbench.properties.features import Granularity
-from workbench.properties.index_temporaries import index_resolver
+from workbench.properties.kernel_memo import grid_callables, index_resolver_of
 from workbench.properties.predicates import guarded_runs, with_parameters_of
 
 #: The islpy build with barvinok that matches pyproject.toml's islpy pin; pip puts the
@@ -59,13 +59,16 @@ def require_barvinok() -> None:
 def prepare(kernel: lp.TranslationUnit) -> lp.TranslationUnit:
     """Preprocess and type-infer once; every counter below works on the result.
 
-    Not through loopy's disk memo of preprocessing: keying it hashes the whole kernel
-    and storing pickles it, a good part of preprocessing's own time, for a factory
-    point that is counted once and whose counts are cached anyway."""
-    from loopy.preprocess import infer_unknown_types, preprocess_program
+    Preprocessed for counting (:mod:`workbench.properties.prepare`: loopy's passes
+    less those only code generation reads, on a one-kernel program) and not through
+    loopy's disk memo of preprocessing: keying it hashes the whole kernel and storing
+    pickles it, a good part of preprocessing's own time, for a factory point that is
+    counted once and whose counts are cached anyway."""
+    from loopy.type_inference import infer_unknown_types
 
-    preprocess = getattr(preprocess_program, "__wrapped__", preprocess_program)
-    return infer_unknown_types(preprocess(kernel), expect_completion=True)
+    from workbench.properties.prepare import preprocess_for_counting
+
+    return infer_unknown_types(preprocess_for_counting(kernel), expect_completion=True)
 
 
 def local_barriers(program: lp.TranslationUnit):
@@ -179,8 +182,10 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
     # operation and the access counters alike: one barvinok count each
     runs_of = {} if runs_of is None else runs_of
     callables = program.callables_table
+    # the grid sizes' callables: the same sizes without loopy hashing the whole kernel
+    grid = grid_callables(program)
     result: dict = {}
-    subgroups = (_symbolic_subgroups(knl, callables, subgroup_size)
+    subgroups = (_symbolic_subgroups(knl, grid, subgroup_size)
                  if granularity is Granularity.SUBGROUP else None)
     zero = get_kernel_zero_pwqpolynomial(knl)
     for insn in knl.instructions:
@@ -196,9 +201,9 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             runs = runs_of.get((insn.id, level))
             if runs is None:
                 # an instruction under an affine ``if``: its domain cut by the condition
-                runs = guarded_runs(knl, callables, insn, level, subgroup_size)
+                runs = guarded_runs(knl, grid, insn, level, subgroup_size)
                 if runs is None:
-                    runs = _unguarded_runs(knl, callables, insn, level, subgroup_size,
+                    runs = _unguarded_runs(knl, grid, insn, level, subgroup_size,
                                            runs_of)
                 runs_of[insn.id, level] = runs
             # the counters count one run in plain integers (:class:`_PlainCounts`):
@@ -208,6 +213,23 @@ def _count(program, per_insn: Callable, granularity: Granularity, subgroup_size:
             term = (ToCountMap({key: base + val}) * runs).count_map[key]
             result.setdefault(key, ScaledCount()).add(term, factor)
     return result
+
+
+_TYPES = threading.local()
+
+
+def _shared_types(knl, callables):
+    """The type reader of ``knl`` (a kernel from :func:`prepare`), made once for the
+    operation and access counters of one program: a type in it depends on the kernel
+    and its callables alone (loopy's ``TypeReader`` with no assignments of its own), so
+    every counter of the same kernel may read it.  Held per thread, for the last
+    kernel only."""
+    from loopy.type_inference import TypeReader
+
+    held = getattr(_TYPES, "held", None)
+    if held is None or held[0] is not knl or held[1] is not callables:
+        held = _TYPES.held = (knl, callables, TypeReader(knl, callables))
+    return held[2]
 
 
 class _PlainCounts:
@@ -223,6 +245,9 @@ class _PlainCounts:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.zero, self.one = 0, 1
+        # one type reader for all the counters of a kernel: each would infer the
+        # types of the same subexpressions again (its cache is its own)
+        self.type_inf = _shared_types(self.knl, self.callables_table)
 
     def new_poly_map(self, count_map):
         return ToCountMap(count_map)
@@ -456,7 +481,7 @@ def access_counts(program, granularity: Granularity, subgroup_size: int | None,
         g, loc, own_g, own_loc, resolve = _per_kernel(made, knl, lambda: (*(
             counter(knl, callables, None) for counter in (
                 _GlobalAccessCounter, _LocalAccessCounter, _OwnGlobalAccess,
-                _OwnLocalAccess)), index_resolver(knl) or (lambda e: e)))
+                _OwnLocalAccess)), index_resolver_of(knl) or (lambda e: e)))
         # a global index held in a private temporary, seen through (index_temporaries)
         expression = resolve(insn.expression)
         assignees = [resolve(a) for a in insn.assignees]

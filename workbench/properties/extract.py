@@ -48,6 +48,7 @@ from workbench.properties.footprint import (
     global_footprints,
     global_used_elements,
 )
+from workbench.properties.kernel_memo import grid_callables
 from workbench.properties.symbolic import (
     Assumptions,
     Expression,
@@ -305,8 +306,7 @@ def extract_properties(kernel: lp.TranslationUnit, *,
                 f"loopy could not count kernel {knl.name!r}: {err}") from err
 
     pre_knl = entry_kernel(pre)
-    callables = pre.callables_table
-    gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(callables)
+    gsize, lsize = pre_knl.get_grid_size_upper_bounds_as_exprs(grid_callables(pre))
     groups: Expression = 1
     for g in gsize:
         groups = groups * g
