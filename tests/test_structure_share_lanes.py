@@ -167,3 +167,33 @@ def test_a_joint_fit_takes_points_counted_already_first():
     after = plan_tensor(plan, {**counted, extra: truth(extra)}, points)
     assert extra in after.probes
     assert len(after.probes) <= len(before.probes)
+
+
+def test_a_share_that_differs_past_its_first_stage_stops_at_the_first_point_that_differs():
+    # blind4's maxpool, transpose: a local-memory flag whose counts equal the other
+    # structure's at the plan's base and check, not at some later probe; those one at a
+    # time, so the share stops at the first that differs
+    space = _space(("local", (0, 1)), gs=GS[:5], ppi=(1, 2, 4))
+    structural = structural_knobs(space)
+    fits = {}
+    for p in space.points():
+        fits.setdefault((space, structure_key(p, structural)), []).append(p)
+    fits = {k: StructureFit(v, structural, lanes=("gs",)) for k, v in fits.items()}
+    share_structures(fits, space)
+    shared = fits[space, (("local", 1),)]
+    assert isinstance(shared, SharedFit)
+    plan = shared.own._plan
+    # the first probe past the base and checks: an end or a lane value
+    later = shared.probes[1 + len(plan.checks)]
+    later = (later["gs"], later["ppi"])
+
+    def truth(p):
+        odd = p["local"] and (p["gs"], p["ppi"]) == later
+        return {"loads_frac4ofgt4": 2 * N, "groups": N / (p["gs"] * p["ppi"]),
+                "local_loads": 2 * N / p["gs"] if odd else 0.0}
+
+    fits, counted = _run(space, truth)
+    failed = fits[(("local", 1),)]
+    assert isinstance(failed, SharedFit) and failed.method is not CountMethod.SHARED
+    # what it counted before it fell back: the base, the checks and that one point
+    assert len(failed.counted) == len(plan.checks) + 2 < len(failed.probes)

@@ -64,7 +64,8 @@ class SharedFit:
         # its first stage: the plan's base and checks, which its own fit counts too;
         # where no earlier structure's counts equal them there (a local-memory flag,
         # another layout), it falls back before counting a point its fit would not
-        # (the ends and lane values after them cost a failed share 2-3 builds)
+        # (the ends and lane values after them cost a failed share 2-3 builds); then
+        # the rest one by one (:meth:`wanted`)
         self._first = 1 + len(own._plan.checks) if own._plan is not None else 0
         self.counted: dict = {}
         self._values: dict | None = None
@@ -125,7 +126,10 @@ class SharedFit:
         if self._values is not None:
             return []
         first = [p for p in self.probes[:self._first] if p not in self.counted]
-        return first or [p for p in self.probes if p not in self.counted]
+        # then the rest one at a time: a share that differs at one of them falls back
+        # at once, before counting more points its own fit would not (a local-memory
+        # flag equal at the base and check, not at the ends: 2 builds more than its fit)
+        return first or [p for p in self.probes if p not in self.counted][:1]
 
     def speculative(self) -> list:
         if self._fell_back:
