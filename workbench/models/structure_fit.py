@@ -18,7 +18,6 @@ from workbench.models.structure_counts import (
     plan_tensor,
 )
 from workbench.models.structure_lanes import (
-    cover,
     differs,
     key_name,
     key_value,
@@ -202,6 +201,11 @@ class StructureFit:
             rest.remove(best)
             missed -= pairs(best)
         return tuple(probes)
+
+    def first_stage(self) -> int:
+        """How many of :meth:`first_probes` lead it that its own fit counts too (the
+        plan's base and checks)."""
+        return 1 + len(self._plan.checks) if self._plan is not None else 0
 
     def first_cost(self) -> int:
         """The builds its own fit takes at the least: the first round's probes not

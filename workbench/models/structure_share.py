@@ -66,7 +66,7 @@ class SharedFit:
         # another layout), it falls back before counting a point its fit would not
         # (the ends and lane values after them cost a failed share 2-3 builds); then
         # the rest one by one (:meth:`wanted`)
-        self._first = 1 + len(own._plan.checks) if own._plan is not None else 0
+        self._first = own.first_stage()
         self.counted: dict = {}
         self._values: dict | None = None
         self._fell_back = False
