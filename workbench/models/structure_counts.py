@@ -516,7 +516,9 @@ def plan_tensor(plan: StructurePlan, counted: Mapping, points: Sequence,
     target = np.linalg.matrix_rank(_design(knob_ratios(points, plan.base, plan.knobs), union))
     fit_points = [p for p in plan.probes if p not in plan.checks]
     rank = np.linalg.matrix_rank(_design(knob_ratios(fit_points, plan.base, plan.knobs), union))
-    rest = [p for p in joint_fit_order(plan, points) if p not in fit_points]
+    # points counted already (a failed share's) first: no build for them
+    rest = sorted((p for p in joint_fit_order(plan, points) if p not in fit_points),
+                  key=lambda p: p not in counted)
     for p in rest:
         if rank >= target:
             break

@@ -18,13 +18,14 @@ from workbench.models.structure_counts import (
     plan_tensor,
 )
 from workbench.models.structure_lanes import (
-    cover,
     differs,
     key_name,
     key_value,
     lane_check_points,
     lane_keys,
     lane_misses,
+    reach,
+    unprobed_points,
 )
 
 
@@ -156,35 +157,67 @@ class StructureFit:
         return [p for p in want if p not in self.counted]
 
     def first_probes(self) -> tuple:
-        """The base and the checks of the plan it starts from, and points at the ends
-        of every knob's range that those miss (none where it counts every point):
-        :mod:`workbench.models.structure_share`'s probes.  The plan's checks leave out
-        the ends its neighbours reach, which a share does not count; a structure that
-        differs from another only where a loop of length one is dropped would take
-        the other's counts there.  Those ends are taken at the plan's neighbours,
-        so that a structure that is fitted after all has counted nothing for it."""
+        """The base and the checks of the plan it starts from, then the fewest points
+        that reach the ends of every knob's range and every value of each lane key
+        (:func:`~workbench.models.structure_lanes.lane_keys`) that those miss (none
+        where it counts every point): :mod:`workbench.models.structure_share`'s probes.
+        The plan's checks leave out the ends its neighbours reach, which a share does
+        not count; a structure that differs from another only where a loop of length
+        one is dropped would take the other's counts there.  Ends and lane values are
+        taken together (exact17 took the ends, then the lane values, at the plan's
+        neighbours first: as many builds as the own fit, so no share was ever tried);
+        of points that reach as many, a neighbour of the plan first."""
         if self._plan is None or self.counted:
             return ()
         plan = self._plan
-        ends = {(k, v) for k in plan.knobs for v in (min(p[k] for p in self.points),
-                                                      max(p[k] for p in self.points))}
-        probes = [plan.base, *plan.checks]
-        missed = ends - {(k, p[k]) for p in probes for k in plan.knobs}
-        for p in (q for axis in plan.axes for q in axis):
-            if {(k, p[k]) for k in plan.knobs} & missed:
-                probes.append(p)
-                missed -= {(k, p[k]) for k in plan.knobs}
+        keys = lane_keys(plan.knobs, self.lanes)
+
+        def pairs(p) -> set:
+            # an end of a knob's range it reaches, and its value of every lane key
+            return {(("end", k), p[k]) for k in plan.knobs} | \
+                {(key, key_value(p, key)) for key in keys}
+
+        ends = {(("end", k), v) for k in plan.knobs
+                for v in (min(p[k] for p in self.points), max(p[k] for p in self.points))}
         # and every value of a lane knob, as a fit is checked (structure_lanes): a
         # structure whose counts equal another's but at one lane value (blind10's
         # bitonic_step, blocked order's fraction of lines at gs = 128, cyclic order's
         # unit stride there) must not take the other's there
-        neighbours = [q for axis in plan.axes for q in axis]
-        keys = lane_keys(plan.knobs, self.lanes)
-        missed = {(key, key_value(p, key)) for p in self.points for key in keys} - \
-            {(key, key_value(p, key)) for p in probes for key in keys}
-        # at neighbours where they have them: a fit after all counts those anyway
-        probes += cover(self.points, keys, missed, plan.base, plan.knobs, neighbours)
+        lanes = {(key, key_value(p, key)) for p in self.points for key in keys}
+        probes = [plan.base, *plan.checks]
+        missed = (ends | lanes) - set().union(*(pairs(p) for p in probes))
+        # the fewest points that reach the ends and lane values together (a point at
+        # one end with an unprobed lane value counts for both: section 61 of the
+        # structure-ranking notes); of those that reach as many, the plan's neighbours
+        # first, which a fit after all counts anyway
+        neighbours = {q for axis in plan.axes for q in axis}
+        rest = [p for p in self.points if p not in probes]
+        while missed and rest:
+            best = max(rest, key=lambda p: (len(pairs(p) & missed), p in neighbours,
+                                            reach(p, plan.base, plan.knobs)))
+            if not pairs(best) & missed:
+                break
+            probes.append(best)
+            rest.remove(best)
+            missed -= pairs(best)
         return tuple(probes)
+
+    def first_stage(self) -> int:
+        """How many of :meth:`first_probes` lead it that its own fit counts too (the
+        plan's base and checks)."""
+        return 1 + len(self._plan.checks) if self._plan is not None else 0
+
+    def first_cost(self) -> int:
+        """The builds its own fit takes at the least: the first round's probes not
+        counted yet and the lane checks that an accepted first-round fit adds
+        (:func:`~workbench.models.structure_lanes.lane_check_points`); what a share's
+        :meth:`first_probes` is weighed against (``structure_share``).  Without the lane
+        checks a share that checks every lane value costs as many builds as the first
+        round alone, and was not tried (section 58 of the structure-ranking notes)."""
+        if self._plan is None or self.done:
+            return len(self.wanted())
+        return len(self.wanted()) + len(lane_check_points(
+            self._plan, self.points, self.lanes, self.counted))
 
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
@@ -245,7 +278,13 @@ class StructureFit:
             # count) is a check too: its count, not the fit, is what it is
             values = {p: {n: float(v[j]) for n, v in fitted.items()}
                       for j, p in enumerate(self.points)}
-            wrong = next(((p, n) for p, found in self.counted.items() if found is not None
+            # -- but one at a lane value no probe of the plan had is left to the lane
+            # checks, which split its value off (a share's probes, counted before the
+            # fit: blind10's bitonic_step, blocked order at gs*ppi = 128, failed the
+            # whole first round and was split by ppi, at more builds than the share)
+            lane_valued = unprobed_points(self._plan, self.points, self.lanes)
+            wrong = next(((p, n) for p, found in self.counted.items()
+                          if found is not None and p not in lane_valued
                           for n in (differs(found, values[p]),) if n is not None), None)
             if wrong is not None:
                 fitted, knob = None, None

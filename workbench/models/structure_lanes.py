@@ -55,6 +55,17 @@ def _unprobed(plan, points: Sequence, lanes: Sequence[str]) -> set:
     return set().union(*(_pairs(p, keys) for p in points)) - seen
 
 
+def unprobed_points(plan, points: Sequence, lanes: Sequence[str]) -> set:
+    """The points with some :func:`lane_keys` value that none of the plan's probes had:
+    those :func:`lane_misses` compares with an accepted fit (and splits off where
+    they differ)."""
+    keys = lane_keys(plan.knobs, lanes)
+    if not keys:
+        return set()
+    missed = _unprobed(plan, points, lanes)
+    return {p for p in points if _pairs(p, keys) & missed}
+
+
 def reach(p, base, knobs) -> tuple:
     # the point that differs from the base in most knobs, farthest on a log scale:
     # its check reaches the lane value's products with the others too

@@ -9,8 +9,12 @@ from its own probes: 4 to 14 builds each.
 
 A structure that differs from an earlier one in one structural knob alone, and whose
 every point has its counterpart there (the same numbers), is first counted at its
-own plan's base and checks only (:meth:`StructureFit.first_probes`: the point that
-differs from the base in most knobs and the ends of every knob's range).  Where every
+own plan's base and checks (:meth:`StructureFit.first_probes`: the point that differs
+from the base in most knobs), then, where those equal an earlier structure's, at the
+ends of every knob's range and every value of a lane knob and of its products (as an
+accepted fit is checked: :mod:`~workbench.models.structure_lanes`); tried where that
+is fewer builds than its own fit's first round and lane checks
+(:meth:`StructureFit.first_cost`).  Where every
 count at those points equals the earlier structure's at their counterparts (to
 float rounding, :data:`~workbench.models.structure_counts.RTOL`), it takes that
 structure's counts at every point (:attr:`CountMethod.SHARED`); else it is counted as
@@ -57,6 +61,12 @@ class SharedFit:
         # (fit, its label, point here -> its counterpart there), earliest first
         self.parents = list(parents)
         self.probes = own.first_probes()
+        # its first stage: the plan's base and checks, which its own fit counts too;
+        # where no earlier structure's counts equal them there (a local-memory flag,
+        # another layout), it falls back before counting a point its fit would not
+        # (the ends and lane values after them cost a failed share 2-3 builds); then
+        # the rest one by one (:meth:`wanted`)
+        self._first = own.first_stage()
         self.counted: dict = {}
         self._values: dict | None = None
         self._fell_back = False
@@ -84,21 +94,28 @@ class SharedFit:
     def _resolve(self) -> None:
         if self._fell_back or self._values is not None:
             return
-        if any(p not in self.counted for p in self.probes):
+        if any(p not in self.counted for p in self.probes[:self._first]):
             return
-        if any(self.counted[p] is None for p in self.probes):
+        have = [p for p in self.probes if p in self.counted]
+        if any(self.counted[p] is None for p in have):
             self._fall_back("a probe could not be counted")
             return
+        agree = False
         for parent, label, counterpart in self.parents:
             if not parent.done:
                 return        # asked again once it is (its own done resolves it first)
             theirs = parent.values
             if any(not theirs.get(counterpart[p]) for p in self.points):
                 continue      # a counterpart that could not be counted
-            if all(_same(self.counted[p], theirs[counterpart[p]]) for p in self.probes):
+            if all(_same(self.counted[p], theirs[counterpart[p]]) for p in have):
+                if len(have) < len(self.probes):
+                    agree = True      # so far: the rest of its probes next
+                    continue
                 self._values = {p: dict(theirs[counterpart[p]]) for p in self.points}
                 self.reason = f"counts equal to {label}'s at {len(self.probes)} points"
                 return
+        if agree:
+            return
         self._fall_back("counts differ from " + " and ".join(
             label for _, label, _ in self.parents))
 
@@ -108,7 +125,11 @@ class SharedFit:
             return self.own.wanted()
         if self._values is not None:
             return []
-        return [p for p in self.probes if p not in self.counted]
+        first = [p for p in self.probes[:self._first] if p not in self.counted]
+        # then the rest one at a time: a share that differs at one of them falls back
+        # at once, before counting more points its own fit would not (a local-memory
+        # flag equal at the base and check, not at the ends: 2 builds more than its fit)
+        return first or [p for p in self.probes if p not in self.counted][:1]
 
     def speculative(self) -> list:
         if self._fell_back:
@@ -151,8 +172,8 @@ def share_structures(fits: dict, space) -> None:
         if not isinstance(own, StructureFit) or own.method is not None:
             continue
         probes = own.first_probes()
-        if not probes or len(probes) >= len(own.wanted()):
-            continue      # no fewer builds than its own fit's first round
+        if not probes or len(probes) >= own.first_cost():
+            continue      # no fewer builds than its own fit's first round and lane checks
         parents = []
         for earlier in mine[:i]:
             differ = [k for (k, a), (_, b) in zip(skey, earlier) if a != b]
