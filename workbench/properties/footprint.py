@@ -47,9 +47,19 @@ def fill_along_axis(footprint: isl.Set, axis: int) -> isl.Set:
 
 
 def _access_sets(accesses: KernelAccesses, names) -> dict[str, isl.Set]:
-    """Union, per array, of every instruction's accessed index set (Algorithm 2)."""
+    """Union, per array, of every instruction's accessed index set (Algorithm 2).
+
+    A subscript that several instructions of the same domain read (a transform's
+    sixteen sums of the same sixteen entries) adds its set once: a union is the same
+    without its repeats, and each repeat made the union a disjunct longer, which the
+    coalescing and the count then paid for."""
     per_array: dict[str, isl.Set] = {}
+    seen: dict[tuple, list[isl.Set]] = {}
     for ins, sub in accesses.subscripts_of(names):
+        domains = seen.setdefault((sub.array, sub.index), [])
+        if any(ins.domain is d or ins.domain == d for d in domains):
+            continue
+        domains.append(ins.domain)
         accessed = get_access_map(ins.domain, sub.index, accesses.assumptions).range()
         name = sub.array
         per_array[name] = per_array[name] | accessed if name in per_array else accessed
