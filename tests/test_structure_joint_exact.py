@@ -37,6 +37,41 @@ def fit_from_truth(points, truth, **kwargs):
     return fit, counted
 
 
+def assert_exact_fit(fit, truth):
+    """Every value ``fit`` gives equals ``truth``'s at its point."""
+    for p, values in fit.values.items():
+        for name in set(values) | set(truth(p)):
+            want, got = truth(p).get(name, 0.0), values.get(name, 0.0)
+            assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), \
+                (p.label, name, got, want)
+
+
+def fit_every_structure(space, truth, lanes=("gs",)):
+    """Every structure of ``space`` fitted (shares tried) from ``truth``'s counts and
+    checked exact: (the fits by structure key, the points counted per structure key)."""
+    from workbench.models.structure_counts import structural_knobs, structure_key
+    from workbench.models.structure_share import share_structures
+
+    structural = structural_knobs(space)
+    groups: dict = {}
+    for p in space.points():
+        groups.setdefault(structure_key(p, structural), []).append(p)
+    fits = {(space, k): StructureFit(points, structural, lanes=lanes)
+            for k, points in groups.items()}
+    share_structures(fits, space)
+    counted: dict = {}
+    while not all(fit.done for fit in fits.values()):
+        wanted = [p for fit in fits.values() for p in fit.wanted() if p not in counted]
+        assert wanted
+        counted.update({p: truth(p) for p in wanted})
+        for fit in fits.values():
+            fit.give(counted)
+    for fit in fits.values():
+        assert_exact_fit(fit, truth)
+    per = {k: {p for p in counted if structure_key(p, structural) == k} for k in groups}
+    return {k: fits[space, k] for k in groups}, per
+
+
 def test_a_halo_in_a_product_of_two_knobs_is_exact():
     # a 2-D tile with a one-pixel halo, rows by*rpi a group: four terms whose weights do
     # not sort out knob by knob; the two rounds' points fix them (the joint fit took

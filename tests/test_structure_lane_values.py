@@ -7,14 +7,17 @@ points of one that differs are split off.  Numbers only, no kernels."""
 
 from __future__ import annotations
 
-import math
 
 import pytest
 
 from workbench.models.structure_counts import CountMethod
 from workbench.tuning import TuningSpace
 
-from tests.test_structure_joint_exact import fit_from_truth
+from tests.test_structure_joint_exact import (
+    assert_exact_fit,
+    fit_every_structure,
+    fit_from_truth,
+)
 
 N = 2.0 ** 24
 GS = (32, 64, 128, 256, 512, 1024)
@@ -36,19 +39,11 @@ def _truth(singular):
     return truth
 
 
-def _exact(fit, truth):
-    for p, values in fit.values.items():
-        for name in set(values) | set(truth(p)):
-            want, got = truth(p).get(name, 0.0), values.get(name, 0.0)
-            assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), \
-                (p.label, name, got, want)
-
-
 @pytest.mark.parametrize("singular", GS)
 def test_a_stride_class_singular_at_one_lane_value_is_exact(singular):
     points = _points()
     fit, counted = fit_from_truth(points, _truth(singular), lanes=("gs",))
-    _exact(fit, _truth(singular))
+    assert_exact_fit(fit, _truth(singular))
     # the singular value's points are a part of their own wherever they were not fitted
     # through; the rest keep one fit: fewer builds than the structure's points
     assert len(counted) < len(points)
@@ -72,7 +67,7 @@ def test_a_fit_that_holds_at_every_lane_value_is_kept_whole():
     points = _points()
     truth = _truth(None)
     fit, counted = fit_from_truth(points, truth, lanes=("gs",))
-    _exact(fit, truth)
+    assert_exact_fit(fit, truth)
     assert not fit.parts and fit.method is CountMethod.SYMBOLIC
     # every value of the lane knob and of its product with ppi counted somewhere, at
     # fewer points than the structure has
@@ -94,7 +89,7 @@ def test_a_class_singular_where_a_group_covers_one_block_is_exact():
 
     points = _points()
     fit, counted = fit_from_truth(points, truth, lanes=("gs",))
-    _exact(fit, truth)
+    assert_exact_fit(fit, truth)
     assert len(counted) < len(points)
 
 
@@ -108,10 +103,6 @@ def test_a_structure_that_shares_counts_but_at_one_lane_value_is_exact():
     # bitonic_step's blocked order: its counts equal cyclic order's at every point but
     # gs = 128, where cyclic order's index is the lane (a unit stride) and blocked's not;
     # a share checked at its base and ends only took cyclic's unit stride there
-    from workbench.models.structure_counts import structural_knobs, structure_key
-    from workbench.models.structure_fit import StructureFit
-    from workbench.models.structure_share import share_structures
-
     space = TuningSpace(
         name="bitonic2", description="numbers only",
         tune_params={"gs": GS, "ppi": (1, 2, 4, 8), "order": ("cyclic", "blocked")},
@@ -123,20 +114,5 @@ def test_a_structure_that_shares_counts_but_at_one_lane_value_is_exact():
                 "loads_frac4ofgt4": 0.0 if unit else 2 * N,
                 "groups": N / (p["gs"] * p["ppi"])}
 
-    structural = structural_knobs(space)
-    groups: dict = {}
-    for p in space.points():
-        groups.setdefault(structure_key(p, structural), []).append(p)
-    fits = {(space, k): StructureFit(points, structural, lanes=("gs",))
-            for k, points in groups.items()}
-    share_structures(fits, space)
-    counted: dict = {}
-    while not all(fit.done for fit in fits.values()):
-        wanted = [p for fit in fits.values() for p in fit.wanted() if p not in counted]
-        assert wanted
-        counted.update({p: truth(p) for p in wanted})
-        for fit in fits.values():
-            fit.give(counted)
-    for fit in fits.values():
-        _exact(fit, truth)
-    assert len(counted) < len(space.points())
+    _, counted = fit_every_structure(space, truth)
+    assert sum(map(len, counted.values())) < len(space.points())

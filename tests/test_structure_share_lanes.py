@@ -8,48 +8,20 @@ Numbers only, no kernels."""
 
 from __future__ import annotations
 
-import math
 
 from workbench.models.structure_counts import CountMethod, structural_knobs, structure_key
 from workbench.models.structure_fit import StructureFit
 from workbench.models.structure_share import SharedFit, share_structures
 from workbench.tuning import TuningSpace
 
-from tests.test_structure_joint_exact import fit_from_truth
+from tests.test_structure_joint_exact import (
+    assert_exact_fit,
+    fit_every_structure,
+    fit_from_truth,
+)
 
 N = 2.0 ** 24
 GS = (32, 64, 128, 256, 512, 1024)
-
-
-def _exact(fit, truth):
-    for p, values in fit.values.items():
-        for name in set(values) | set(truth(p)):
-            want, got = truth(p).get(name, 0.0), values.get(name, 0.0)
-            assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), \
-                (p.label, name, got, want)
-
-
-def _run(space, truth):
-    """Every structure of ``space`` fitted (shares tried) from ``truth``'s counts:
-    (the fits by structure key, the points counted per structure key)."""
-    structural = structural_knobs(space)
-    groups: dict = {}
-    for p in space.points():
-        groups.setdefault(structure_key(p, structural), []).append(p)
-    fits = {(space, k): StructureFit(points, structural, lanes=("gs",))
-            for k, points in groups.items()}
-    share_structures(fits, space)
-    counted: dict = {}
-    while not all(fit.done for fit in fits.values()):
-        wanted = [p for fit in fits.values() for p in fit.wanted() if p not in counted]
-        assert wanted
-        counted.update({p: truth(p) for p in wanted})
-        for fit in fits.values():
-            fit.give(counted)
-    for fit in fits.values():
-        _exact(fit, truth)
-    per = {k: {p for p in counted if structure_key(p, structural) == k} for k in groups}
-    return {k: fits[space, k] for k in groups}, per
 
 
 def _space(flag, gs=GS, ppi=(1, 2, 4, 8)):
@@ -68,7 +40,7 @@ def test_a_flag_that_changes_no_count_is_shared_at_fewer_builds_than_its_own_fit
 
     # five group sizes, three work-per-items (blind10's aos3_split): the share's 7
     # points reach every lane value and product value, the own fit's 4 + 4 too
-    fits, counted = _run(_space(("unroll", (0, 1)), gs=GS[:5], ppi=(1, 2, 4)), truth)
+    fits, counted = fit_every_structure(_space(("unroll", (0, 1)), gs=GS[:5], ppi=(1, 2, 4)), truth)
     second = fits[(("unroll", 1),)]
     assert isinstance(second, SharedFit) and second.method is CountMethod.SHARED
     alone, alone_counted = fit_from_truth(second.points, truth, lanes=("gs",))
@@ -90,7 +62,7 @@ def test_a_share_that_fails_at_a_product_value_costs_no_more_than_its_own_fit():
                 "loads_frac4ofgt4": 0.0 if one else 2 * N,
                 "groups": N / (p["gs"] * p["ppi"])}
 
-    fits, counted = _run(_space(("order", ("cyclic", "blocked"))), truth)
+    fits, counted = fit_every_structure(_space(("order", ("cyclic", "blocked"))), truth)
     blocked = fits[(("order", "blocked"),)]
     assert blocked.method is not CountMethod.SHARED
     alone, alone_counted = fit_from_truth(blocked.points, truth, lanes=("gs",))
@@ -117,7 +89,7 @@ def test_a_point_counted_before_the_fit_at_an_unprobed_lane_value_splits_that_va
         assert wanted
         counted |= set(wanted)
         fit.give({p: truth(p) for p in wanted})
-    _exact(fit, truth)
+    assert_exact_fit(fit, truth)
     # the value split off, not the structure by ppi
     assert "split by ppi" not in fit.reason
     assert len(counted) <= len(plain | {early})
@@ -144,7 +116,7 @@ def test_a_share_asks_first_for_the_points_its_own_fit_counts_too():
     assert isinstance(shared, SharedFit)
     plan = shared.own._plan
     assert shared.wanted() == [plan.base, *plan.checks]
-    fits, counted = _run(space, truth)
+    fits, counted = fit_every_structure(space, truth)
     _, alone = fit_from_truth(points, truth, lanes=("gs",))
     assert counted[(("local", 1),)] == alone
 
@@ -192,7 +164,7 @@ def test_a_share_that_differs_past_its_first_stage_stops_at_the_first_point_that
         return {"loads_frac4ofgt4": 2 * N, "groups": N / (p["gs"] * p["ppi"]),
                 "local_loads": 2 * N / p["gs"] if odd else 0.0}
 
-    fits, counted = _run(space, truth)
+    fits, counted = fit_every_structure(space, truth)
     failed = fits[(("local", 1),)]
     assert isinstance(failed, SharedFit) and failed.method is not CountMethod.SHARED
     # what it counted before it fell back: the base, the checks and that one point
