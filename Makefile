@@ -73,7 +73,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 8 min 11 s with -n 2 (3,111 tests, 2026-11-27, 23:08 UTC, 81c5832; each notebook runs once)
+# 8 min 42 s with -n 2 (3,159 tests, 2026-11-28, 01:16 UTC, 1e87b10; each notebook runs once)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
