@@ -18,13 +18,13 @@ from workbench.models.structure_counts import (
     plan_tensor,
 )
 from workbench.models.structure_lanes import (
+    cover,
     differs,
     key_name,
     key_value,
     lane_check_points,
     lane_keys,
     lane_misses,
-    reach,
     unprobed_points,
 )
 
@@ -192,15 +192,7 @@ class StructureFit:
         # first, which a fit after all counts anyway
         neighbours = {q for axis in plan.axes for q in axis}
         rest = [p for p in self.points if p not in probes]
-        while missed and rest:
-            best = max(rest, key=lambda p: (len(pairs(p) & missed), p in neighbours,
-                                            reach(p, plan.base, plan.knobs)))
-            if not pairs(best) & missed:
-                break
-            probes.append(best)
-            rest.remove(best)
-            missed -= pairs(best)
-        return tuple(probes)
+        return (*probes, *cover(rest, pairs, missed, plan.base, plan.knobs, neighbours))
 
     def first_stage(self) -> int:
         """How many of :meth:`first_probes` lead it that its own fit counts too (the

@@ -73,19 +73,18 @@ def reach(p, base, knobs) -> tuple:
             sum(abs(math.log(float(p[k]) / float(base[k]))) for k in knobs))
 
 
-def cover(points: Sequence, keys: Sequence[Key], missed: set, base, knobs,
-          prefer: Sequence = ()) -> list:
-    """The fewest points (greedy; of ``prefer`` first) that reach every (key, value)
-    of ``missed``."""
+def cover(points: Sequence, pairs_of, missed: set, base, knobs, prefer=frozenset()) -> list:
+    """The fewest of ``points`` (greedy) whose ``pairs_of(point)`` reach every pair of
+    ``missed``; of points that reach as many, one in ``prefer`` first, then the one
+    :func:`reach` puts farthest from ``base``."""
     missed, out = set(missed), []
-    for pool in (prefer, points):
-        while missed:
-            best = max(pool, key=lambda p: (len(_pairs(p, keys) & missed),
-                                            reach(p, base, knobs)), default=None)
-            if best is None or not _pairs(best, keys) & missed:
-                break
-            out.append(best)
-            missed -= _pairs(best, keys)
+    while missed:
+        best = max(points, key=lambda p: (len(pairs_of(p) & missed), p in prefer,
+                                          reach(p, base, knobs)), default=None)
+        if best is None or not pairs_of(best) & missed:
+            break
+        out.append(best)
+        missed -= pairs_of(best)
     return out
 
 
@@ -96,7 +95,7 @@ def lane_check_points(plan, points: Sequence, lanes: Sequence[str],
     keys = lane_keys(plan.knobs, lanes)
     missed = _unprobed(plan, points, lanes) - set().union(
         *(_pairs(p, keys) for p in counted))
-    return tuple(cover(points, keys, missed, plan.base, plan.knobs))
+    return tuple(cover(points, lambda p: _pairs(p, keys), missed, plan.base, plan.knobs))
 
 
 def _same(a: float, b: float) -> bool:
@@ -143,4 +142,5 @@ def lane_misses(plan, points: Sequence, lanes: Sequence[str], counted: Mapping,
                                        f"differs from its count at {p.label}"))
                 break
     rest = [p for p in points if not explained(p)]
-    return misses, cover(rest, keys, unresolved, plan.base, plan.knobs)
+    return misses, cover(rest, lambda p: _pairs(p, keys), unresolved, plan.base,
+                         plan.knobs)
