@@ -60,8 +60,8 @@ def model_named(name: str):
 def store_space_pairs(parser, text: str, refuse: str) -> list[tuple[str, str]]:
     """``STORE=FILE.py:VAR,...;STORE=...`` as (store, space) pairs; a space file of the
     set ``refuse`` (``refuse_*``, a blind set not reported yet) is refused: by the
-    set's name and its underscore, so ``blind1`` never refuses ``blind10_*`` or
-    ``blind11_*``."""
+    set's name and its underscore, so ``blind1`` never refuses ``blind10_*``,
+    ``blind11_*`` or ``blind12_*``."""
     pairs = []
     for part in text.split(";"):
         store, files = part.split("=", 1)
