@@ -27,6 +27,7 @@ from workbench.models.structure_lanes import (
     lane_misses,
     unprobed_points,
 )
+from workbench.models.structure_rename import AcrossKnob, class_swaps
 
 
 #: the sub-group (warp) width that a knob's values may cross: the shipped models count
@@ -329,12 +330,28 @@ class StructureFit:
             groups: dict = {}
             for p in self.points:
                 groups.setdefault(p[knob], []).append(p)
-            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
-                                       speculate=self._speculate, minima=self.minima,
-                                       ranges=tuple(r for r in self.ranges if r != knob),
-                                       lanes=self.lanes)
-                          for g in groups.values()]
-            self.reason = f"split by {knob}{how}: {reason}"
+
+            def split(knob=knob, groups=groups):
+                return [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                     speculate=self._speculate, minima=self.minima,
+                                     ranges=tuple(r for r in self.ranges if r != knob),
+                                     lanes=self.lanes)
+                        for g in groups.values()]
+
+            def across():
+                return StructureFit(self.points, self.structural, self.depth + 1,
+                                    speculate=self._speculate, minima=self.minima,
+                                    ranges=self.ranges, lanes=self.lanes)
+            # where the knob moves a count's access class (a blocked order's work per
+            # item), one fit across it on renamed classes, else the split by values
+            moves = class_swaps(self.points, knob, self.counted, self._plan.base[knob])
+            if moves is None or any(moves.values()):
+                self.parts = [AcrossKnob(self.points, knob, self._plan.base[knob], across,
+                                         split, f"split by {knob}{how}")]
+                self.reason = reason
+            else:
+                self.parts = split()
+                self.reason = f"split by {knob}{how}: {reason}"
             # the parts start from the counts so far: where they need no more, done now
             # (a pool gives only new results, and asks nothing more of a fit that wants
             # nothing: counting_pool.count_streaming)
