@@ -64,8 +64,10 @@ class StructureFit:
     sums of two; where that fails too, the structure is split by the knob whose fit
     failed (a barrier count of ``log2`` of a group size, a stride class that changes
     with a work-per-item), or with no knob to blame and no joint fit by the knob of
-    fewest values, and each part fitted on its own; where nothing fits, every point
-    is counted.  ``report`` tells which.
+    fewest values, and each part fitted on its own; where that knob only moves an
+    access's class (a blocked order's work per item), the structure is fitted across
+    it on renamed classes instead (:mod:`~workbench.models.structure_rename`); where
+    nothing fits, every point is counted.  ``report`` tells which.
 
     A knob that is the group's extent along ``lid(0)`` (``lanes``, the caller's: the
     space's group size says it) whose values lie on both sides of the sub-group width
