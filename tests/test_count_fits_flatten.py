@@ -44,11 +44,12 @@ def _rank(monkeypatch, ref):
 
 
 def test_each_counted_point_is_flattened_once(monkeypatch):
-    # triad: six structures, one split by wpi, fitted over several rounds
+    # triad: two structures, the blocked order fitted across wpi on renamed classes,
+    # over several rounds
     space, ranking, report, flattened, counted = _rank(
         monkeypatch, "examples/spaces/triad.py:space")
     assert not any(e for e in ranking.errors or ())
-    assert len(report) >= 6 and 0 < len(counted) < len(space.points())
+    assert len(report) >= 2 and 0 < len(counted) < len(space.points())
     assert len(flattened) == len(counted), (len(flattened), len(counted))
 
 

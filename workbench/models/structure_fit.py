@@ -27,6 +27,7 @@ from workbench.models.structure_lanes import (
     lane_misses,
     unprobed_points,
 )
+from workbench.models.structure_rename import AcrossKnob, class_swaps
 
 
 #: the sub-group (warp) width that a knob's values may cross: the shipped models count
@@ -63,8 +64,10 @@ class StructureFit:
     sums of two; where that fails too, the structure is split by the knob whose fit
     failed (a barrier count of ``log2`` of a group size, a stride class that changes
     with a work-per-item), or with no knob to blame and no joint fit by the knob of
-    fewest values, and each part fitted on its own; where nothing fits, every point
-    is counted.  ``report`` tells which.
+    fewest values, and each part fitted on its own; where that knob only moves an
+    access's class (a blocked order's work per item), the structure is fitted across
+    it on renamed classes instead (:mod:`~workbench.models.structure_rename`); where
+    nothing fits, every point is counted.  ``report`` tells which.
 
     A knob that is the group's extent along ``lid(0)`` (``lanes``, the caller's: the
     space's group size says it) whose values lie on both sides of the sub-group width
@@ -329,12 +332,28 @@ class StructureFit:
             groups: dict = {}
             for p in self.points:
                 groups.setdefault(p[knob], []).append(p)
-            self.parts = [StructureFit(g, (*self.structural, knob), self.depth + 1,
-                                       speculate=self._speculate, minima=self.minima,
-                                       ranges=tuple(r for r in self.ranges if r != knob),
-                                       lanes=self.lanes)
-                          for g in groups.values()]
-            self.reason = f"split by {knob}{how}: {reason}"
+
+            def split(knob=knob, groups=groups):
+                return [StructureFit(g, (*self.structural, knob), self.depth + 1,
+                                     speculate=self._speculate, minima=self.minima,
+                                     ranges=tuple(r for r in self.ranges if r != knob),
+                                     lanes=self.lanes)
+                        for g in groups.values()]
+
+            def across():
+                return StructureFit(self.points, self.structural, self.depth + 1,
+                                    speculate=self._speculate, minima=self.minima,
+                                    ranges=self.ranges, lanes=self.lanes)
+            # where the knob moves a count's access class (a blocked order's work per
+            # item), one fit across it on renamed classes, else the split by values
+            moves = class_swaps(self.points, knob, self.counted, self._plan.base[knob])
+            if moves is None or any(moves.values()):
+                self.parts = [AcrossKnob(self.points, knob, self._plan.base[knob], across,
+                                         split, f"split by {knob}{how}")]
+                self.reason = reason
+            else:
+                self.parts = split()
+                self.reason = f"split by {knob}{how}: {reason}"
             # the parts start from the counts so far: where they need no more, done now
             # (a pool gives only new results, and asks nothing more of a fit that wants
             # nothing: counting_pool.count_streaming)
