@@ -103,9 +103,15 @@ def _within(value, held) -> bool:
 def structural_knobs(space) -> tuple[str, ...]:
     """The knobs that change a kernel's shape: those the space declares in
     ``structure``, else every knob whose values are not all positive integers, or
-    are only 0 and 1 (an on/off flag)."""
+    are only 0 and 1 (an on/off flag).  With a declared structure, a knob that takes
+    a value no power of which is defined (0, a negative number, a string: the catalog
+    transpose's ``pad`` of 0 or 1) is structural too: no monomial fits along it."""
     if space.structure:
-        return tuple(space.structure)
+        declared = tuple(space.structure)
+        return declared + tuple(
+            k for k, values in space.tune_params.items() if k not in declared and not all(
+                isinstance(v, (int, float, np.integer, np.floating))
+                and not isinstance(v, bool) and v > 0 for v in values))
     out = []
     for name, values in space.tune_params.items():
         numeric = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)

@@ -102,9 +102,9 @@ def structure_plans(space: TuningSpace, points: Sequence[Point]) -> list[tuple]:
         structure_key,
     )
 
-    # a template space names its structural knobs; a factory's are inferred
-    structural = structural_knobs(space) if getattr(space, "template", None) is None \
-        else tuple(getattr(space, "structure", ()) or ())
+    # a template space names its structural knobs (with any knob no monomial takes:
+    # structural_knobs); a factory's are inferred
+    structural = structural_knobs(space)
     groups: dict = defaultdict(list)
     for p in points:
         groups[structure_key(p, structural)].append(p)
