@@ -213,3 +213,18 @@ space = TuningSpace(name="fixed", description="", tune_params={"g": (16,)},
                                           r"change it.*def space\(n=1024\)"):
         resolve_space(f"{path}:space", m=5)
     assert resolve_space(f"{path}:space", m=9).problem == {"m": 9}   # the same: fine
+
+
+def test_a_space_without_make_inputs_is_told_so_once(queue):
+    """A live tune of a space without make_inputs ended in a ValueError's traceback."""
+    import pyopencl as cl
+
+    from workbench.tuning.live import LiveEvaluator
+
+    space = TuningSpace(name="conv_no_inputs", description="", tune_params={"g": (16,)},
+                        group_size=lambda p: (p["g"],), kernel=_conv, problem={"m": 9})
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    with pytest.raises(TuningError, match=r"space 'conv_no_inputs' has no make_inputs: "
+                                          r"measuring its points needs make_inputs\(rng\)"):
+        LiveEvaluator(space, timed).evaluate(space.points()[0])

@@ -163,8 +163,12 @@ class LiveEvaluator:
         import pyopencl.array as cla
 
         if self._device is None:
+            # (a ValueError's traceback before: said to the user, once, for the space)
             if self.space.make_inputs is None:
-                raise ValueError(f"space {self.space.name!r} has no make_inputs")
+                raise TuningError(
+                    f"space {self.space.name!r} has no make_inputs: measuring its points "
+                    "needs make_inputs(rng), which returns the kernel's input arrays "
+                    "(ranking and --replay do not)")
             self._host = self.space.make_inputs(self.rng)
             self._device = {k: cla.to_device(self.queue, np.ascontiguousarray(v))
                             for k, v in self._host.items()}
@@ -203,8 +207,9 @@ class LiveEvaluator:
     def _run(self, point, kernel, launch, costs, extra) -> Evaluation:
         import pyopencl as cl
 
+        inputs = self._inputs()   # made once per space: no cost here
         try:
-            args = kernel_inputs(kernel, self._inputs())  # made once per space: no cost here
+            args = kernel_inputs(kernel, inputs)
         except TuningError as err:   # the space's mistake, said in its words
             return Evaluation(point, Status.LAUNCH_FAILED, None, costs, log=str(err),
                               extra=extra)
