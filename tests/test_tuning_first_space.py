@@ -228,3 +228,22 @@ def test_a_space_without_make_inputs_is_told_so_once(queue):
     with pytest.raises(TuningError, match=r"space 'conv_no_inputs' has no make_inputs: "
                                           r"measuring its points needs make_inputs\(rng\)"):
         LiveEvaluator(space, timed).evaluate(space.points()[0])
+
+
+def test_a_space_measured_unchecked_says_so(queue, tmp_path, capsys):
+    """A space without reference() is measured without comparing results (as with
+    --no-verify), and the summary said nothing of it."""
+    from workbench.cli.main import main
+
+    path = tmp_path / "unchecked.py"
+    path.write_text(FILE + '''
+space = TuningSpace(name="unchecked", description="", tune_params={"g": (16,)},
+                    group_size=lambda p: (p["g"],), kernel=lambda p: lp.split_iname(
+                        lp.fix_parameters(saxpy, n=N), "i", p["g"], outer_tag="g.0",
+                        inner_tag="l.0"),
+                    make_inputs=lambda rng: {"x": np.ones(N, np.float32)})
+''')
+    store = str(tmp_path / "s.sqlite")
+    assert main(["tune", f"{path}:space", "--store", store, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "results not checked (the space has no reference(inputs))" in out, out
