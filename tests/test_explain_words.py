@@ -328,3 +328,23 @@ conv1d = lp.split_iname(conv1d, "i", 128, outer_tag="g.0", inner_tag="l.0")
     assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
     out = capsys.readouterr().out
     assert "why: its side of overlap smax wins, " in out
+
+
+def test_the_measured_ceilings_say_which_measurement_they_are(capsys):
+    """A roofline explanation printed "dram bandwidth 2391.2 GB/s (measured ...)" in its
+    notes and "DRAM (measured) 3,015 GB/s" among the ceilings: two H100 measurements,
+    and nothing told them apart."""
+    assert main(["explain", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096",
+                 "--model", "roofline", "--device-model", "h100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("ceilings of "))
+    assert "DRAM (measured) 3,015 GB/s" in lines[at]
+    said = lines[at + 1]
+    assert said.startswith("  (measured: by benchmark kernels, h100/bandwidth.json 2026-11-23; "
+                           "the data-volume model's own bandwidths"), said
+    assert any(la.startswith("note: dram bandwidth 2391.2 GB/s") for la in lines)
+    # the default model has no bandwidths of its own: only where the ceilings come from
+    assert main(["explain", "finite_diff", "--param", "n=4096"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("ceilings of "))
+    assert lines[at + 1] == "  (measured: by benchmark kernels, h100/bandwidth.json 2026-11-23)"
