@@ -63,7 +63,8 @@ demo: setup
 	$(PY) -m workbench fit --store $(DEMO)/pocl.sqlite -o $(DEMO)/pocl-weights.json > $(DEMO)/pocl-fit.txt
 	@head -n 1 $(DEMO)/pocl-fit.txt; echo "the weights: $(DEMO)/pocl-fit.txt"
 	$(PY) -m workbench report --store $(DEMO)/pocl.sqlite --weights $(DEMO)/pocl-weights.json > $(DEMO)/pocl-tables.txt
-	@awk '/^Table 2/ {exit} !/^ *[a-z]+\. / && NF' $(DEMO)/pocl-tables.txt; \
+	@awk '/^Table 2/ {exit} /^Table 1/ {print; next} /kernel \/ case/ || /^ *[a-z]+\. / || !NF {next} \
+	  {v = $$NF; $$NF = ""; sub(/ +$$/, ""); sub(/^ +/, ""); printf "  %s: %s\n", $$0, v}' $(DEMO)/pocl-tables.txt; \
 	 echo "every size and group shape, and Table 2 (the weights): $(DEMO)/pocl-tables.txt"
 	@echo; echo "Read the pocl error above as a check of the mechanism, not as a model of this CPU:"; \
 	 echo "the quick campaign times 2 sizes per kernel (the test kernels also at six group shapes),"; \

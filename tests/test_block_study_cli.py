@@ -28,6 +28,18 @@ def test_rank_blocks_json_for_the_star_stencil(capsys):
     assert [r["rank"] for r in rows] == [1, 2, 3]
 
 
+def test_rank_blocks_top_says_how_many_were_ranked(capsys):
+    """``--top 2`` printed "(2 block sizes)", as if only two had been ranked."""
+    args = ["rank-blocks", "star_stencil_3d", "--variant", "nofold", "--param",
+            "nx=64,ny=64,nz=64", "--blocks", "32x4x8,8x8x16,1x16x64", "--device-model",
+            "h100", "--points", str(64 ** 3)]
+    assert main([*args, "--top", "2"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.endswith("(the best 2 of 3 block sizes ranked)"), head
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("(3 block sizes ranked)")
+
+
 @pytest.mark.parametrize("reuse", ["l2", "previous"])
 def test_volumes_reports_reuse_model_and_fitted_misses(capsys, reuse):
     rc = main(["volumes", "lbm_like", "--variant", "nofold", "--param",

@@ -144,6 +144,17 @@ def test_dashboard_in_a_real_browser(browser_ready):
                             room: s.clientWidth - Math.max(...[...s.options].map(
                                 o => c.measureText(o.textContent).width))}; }""")
                 assert fit["below"] <= 200 and fit["room"] >= 30, fit
+                # every shown list's longest entry whole, the heatmaps' source among
+                # them (at 520 px it read "block-size study: ... star_stencil_3d-nc")
+                dash.open_tab("Heatmaps")
+                cut = page.evaluate("""() => [...document.querySelectorAll(
+                    '.wb-dashboard select')].filter(s => s.offsetParent !== null).flatMap(s => {
+                      const c = document.createElement('canvas').getContext('2d');
+                      c.font = getComputedStyle(s).font;
+                      const [text, width] = [...s.options].map(o => [o.textContent,
+                          c.measureText(o.textContent).width]).sort((a, b) => b[1] - a[1])[0];
+                      return s.clientWidth - width < 24 ? [text] : []; })""")
+                assert cut == [], cut
                 page.set_viewport_size({"width": 1280, "height": 1000})
                 heights = {}
                 for title, panel in TABS.items():

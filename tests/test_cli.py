@@ -130,3 +130,25 @@ def test_the_help_points_a_newcomer_to_a_first_command_and_the_glossary(capsys):
     out = capsys.readouterr().out
     assert "workbench explain finite_diff --param n=4096" in out
     assert "docs/glossary.md" in out and (ROOT / "docs" / "glossary.md").is_file()
+
+
+def test_devices_says_a_subgroup_size_the_driver_does_not_report(capsys, monkeypatch):
+    """pocl reports no sub-group (warp) size: its row read a bare "?", and the JSON
+    held the string "?" where a number goes."""
+    from workbench.cli import measure_cmds
+    from workbench.measure.devices import DeviceInfo
+
+    def device(subgroup):
+        return DeviceInfo(index=0, platform="P", name="cpu", vendor="V",
+                          driver_version="1", device_type="CPU", compute_units=2,
+                          global_mem_bytes=1 << 30, max_alloc_bytes=1 << 28,
+                          local_mem_bytes=1 << 16, max_work_group_size=1024,
+                          subgroup_size=subgroup)
+
+    monkeypatch.setattr(measure_cmds, "list_devices", lambda: [device(None), device(32)])
+    assert main(["devices"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert rows[0].split()[-1] == "reported" and rows[0].endswith("not reported")
+    assert rows[1].split()[-1] == "32"
+    assert main(["devices", "--format", "json"]) == 0
+    assert [r["subgroup"] for r in json.loads(capsys.readouterr().out)] == [None, 32]

@@ -299,3 +299,52 @@ def test_a_floor_with_no_dram_traffic_says_so_in_words(capsys):
         (line,) = [la for la in out.splitlines() if la.startswith("physical floor")]
         assert "no DRAM traffic (the data fit in the L2 cache)" in line, (command, line)
         assert "DRAM traffic 0 ms" not in out and " 0 ms" not in line, (command, line)
+
+
+def test_a_limiter_on_both_sides_of_an_overlap_says_what_decides(tmp_path, capsys):
+    """A newcomer's 1-D convolution at n = 2^20: the launch limits it (39%), and the
+    why read "its side of overlap smax wins ... against launch + arithmetic": launch
+    against launch.  The launch costs the same on either side; the winner's own part,
+    global memory, is what decides."""
+    kernel = tmp_path / "conv.py"
+    kernel.write_text('''
+import loopy as lp
+import numpy as np
+conv1d = lp.make_kernel(
+    "{[i, j]: 0 <= i < n and 0 <= j < m}", "y[i] = sum(j, w[j] * x[i + j])",
+    [lp.GlobalArg("x", np.float32, shape="n + m - 1"), lp.GlobalArg("w", np.float32, shape="m"),
+     lp.GlobalArg("y", np.float32, shape="n"), lp.ValueArg("n, m", np.int32)],
+    lang_version=(2018, 2))
+conv1d = lp.split_iname(conv1d, "i", 128, outer_tag="g.0", inner_tag="l.0")
+''')
+    assert main(["explain", f"{kernel}:conv1d", "--param", "n=1048576,m=9"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^limiter: launch \(", out, re.M), out[:600]
+    (why,) = [la.strip() for la in out.splitlines() if la.strip().startswith("why: ")]
+    assert why.startswith("why: launch is paid on both sides of overlap smax, the same "
+                          "whichever wins; the side with global memory wins, "), why
+    assert "its side of overlap" not in why
+    # a limiter the other side does not pay for keeps its words
+    assert main(["explain", "finite_diff", "--param", "n=4096", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    assert "why: its side of overlap smax wins, " in out
+
+
+def test_the_measured_ceilings_say_which_measurement_they_are(capsys):
+    """A roofline explanation printed "dram bandwidth 2391.2 GB/s (measured ...)" in its
+    notes and "DRAM (measured) 3,015 GB/s" among the ceilings: two H100 measurements,
+    and nothing told them apart."""
+    assert main(["explain", f"{MY_KERNELS}:row_sums", "--param", "n=4096,m=4096",
+                 "--model", "roofline", "--device-model", "h100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("ceilings of "))
+    assert "DRAM (measured) 3,015 GB/s" in lines[at]
+    said = lines[at + 1]
+    assert said.startswith("  (measured: by benchmark kernels, h100/bandwidth.json 2026-11-23; "
+                           "the data-volume model's own bandwidths"), said
+    assert any(la.startswith("note: dram bandwidth 2391.2 GB/s") for la in lines)
+    # the default model has no bandwidths of its own: only where the ceilings come from
+    assert main(["explain", "finite_diff", "--param", "n=4096"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, la in enumerate(lines) if la.startswith("ceilings of "))
+    assert lines[at + 1] == "  (measured: by benchmark kernels, h100/bandwidth.json 2026-11-23)"

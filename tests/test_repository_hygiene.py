@@ -59,3 +59,27 @@ def test_the_citation_file_names_this_version_and_the_papers():
     assert citation["license"] == project["license"] == "MIT"
     assert len(citation["references"]) == len(PAPER_KEYS)
     assert all(re.fullmatch(r"10\.\d{4,}/\S+", str(r["doi"])) for r in citation["references"])
+
+
+#: ``FILE.py:VARIABLE`` as the docs write a user's kernel or space (not the placeholder)
+USER_REFERENCE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.py):([A-Za-z_]\w*)")
+
+
+def test_every_file_py_variable_in_the_docs_exists():
+    """A newcomer copies the docs' commands: each ``FILE.py:VARIABLE`` they name is a
+    file of the checkout that defines VARIABLE (docs/cli.md named ``my_kernels.py:axpy``,
+    which is neither where the file is nor a kernel in it)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted(ROOT.glob("*/README.md")), *sorted(ROOT.glob("*/*/README.md"))]
+    wrong = []
+    for page in pages:
+        for path, name in USER_REFERENCE.findall(page.read_text()):
+            if re.search(r"(^|[_/])[A-Z]+\.py$", path):   # FILE.py, blind_X.py: placeholders
+                continue
+            source = ROOT / path
+            where = f"{page.relative_to(ROOT)}: {path}:{name}"
+            if not source.is_file():
+                wrong.append(f"{where} (no such file)")
+            elif not re.search(rf"^(def |class )?{name}\b", source.read_text(), re.M):
+                wrong.append(f"{where} ({path} defines no {name})")
+    assert wrong == [], "\n".join(wrong)

@@ -4,6 +4,8 @@ points that fail with their reason in the summary."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,8 @@ N = 64
 
 FILE = '''
 import loopy as lp
+import dataclasses
+
 import numpy as np
 from workbench.tuning import TuningSpace
 
@@ -141,3 +145,105 @@ def test_a_nan_result_is_a_wrong_result(queue):
     result = LiveEvaluator(space, timed).evaluate(space.points()[0])
     assert result.status is Status.WRONG_RESULT, result.log
     assert result.log.startswith("y: largest difference nan")
+
+
+def _conv(point):
+    """A 1-D convolution whose filter length m stays a run-time value (lp.ValueArg)."""
+    import loopy as lp
+
+    knl = lp.make_kernel("{[i, j]: 0 <= i < n and 0 <= j < m}",
+                         "y[i] = sum(j, w[j] * x[i + j])",
+                         [lp.GlobalArg("x", np.float32, shape="n + m - 1"),
+                          lp.GlobalArg("w", np.float32, shape="m"),
+                          lp.GlobalArg("y", np.float32, shape="n"),
+                          lp.ValueArg("n, m", np.int32)],
+                         lang_version=(2018, 2), name="conv_runtime_m")
+    knl = lp.fix_parameters(knl, n=N)
+    return lp.split_iname(knl, "i", point["g"], outer_tag="g.0", inner_tag="l.0")
+
+
+def test_a_value_argument_in_make_inputs_is_named_not_pyopencls_error():
+    """make_inputs' values become device arrays: a newcomer's ``"m": np.int32(9)``
+    failed every point with "The truth value of an array ... is ambiguous"."""
+    from workbench.tuning.live import kernel_inputs
+
+    inputs = {"x": np.zeros(N + 8, np.float32), "w": np.zeros(9, np.float32),
+              "m": np.int32(9)}
+    with pytest.raises(TuningError, match=r"make_inputs returned 'm', which the kernel "
+                                          r"takes as a value \(lp.ValueArg\).*problem="):
+        kernel_inputs(_conv(Point((("g", 16),))), inputs)
+    del inputs["m"]   # arrays only: passed on as they are
+    assert set(kernel_inputs(_conv(Point((("g", 16),))), inputs)) == {"x", "w"}
+
+
+def test_the_tune_summary_names_a_value_argument_in_make_inputs(queue):
+    import pyopencl as cl
+
+    from workbench.cli.tune_cmds import _failures_say
+    from workbench.tuning.live import LiveEvaluator
+
+    space = TuningSpace(
+        name="conv_runtime_m", description="", tune_params={"g": (16,)},
+        group_size=lambda p: (p["g"],), kernel=_conv,
+        make_inputs=lambda rng: {"x": np.ones(N + 8, np.float32),
+                                 "w": np.ones(9, np.float32), "m": np.int32(9)},
+        reference=lambda inputs: {"y": np.full(N, 9, np.float32)})
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    result = LiveEvaluator(space, timed).evaluate(space.points()[0])
+    assert result.status is Status.LAUNCH_FAILED
+    said, = _failures_say([result])
+    assert "make_inputs returned 'm'" in said and "ambiguous" not in said, said
+    # given as the space's problem instead, the same kernel runs and verifies
+    fixed = dataclasses.replace(space, problem={"m": 9}, make_inputs=lambda rng: {
+        "x": np.ones(N + 8, np.float32), "w": np.ones(9, np.float32)})
+    result = LiveEvaluator(fixed, timed).evaluate(fixed.points()[0])
+    assert result.status is Status.OK, result.log
+
+
+def test_param_on_a_fixed_space_says_what_to_write(tmp_path):
+    """``--param`` on a space assigned to a variable: the message said "a fixed space
+    (problem {}); make it a function of its sizes", which a newcomer could not act on."""
+    path = tmp_path / "fixed.py"
+    path.write_text(FILE + '''
+space = TuningSpace(name="fixed", description="", tune_params={"g": (16,)},
+                    group_size=lambda p: (p["g"],), kernel=kernel, problem={"m": 9})
+''')
+    with pytest.raises(TuningError, match=r"its sizes fixed at m=9; --param m=5 cannot "
+                                          r"change it.*def space\(n=1024\)"):
+        resolve_space(f"{path}:space", m=5)
+    assert resolve_space(f"{path}:space", m=9).problem == {"m": 9}   # the same: fine
+
+
+def test_a_space_without_make_inputs_is_told_so_once(queue):
+    """A live tune of a space without make_inputs ended in a ValueError's traceback."""
+    import pyopencl as cl
+
+    from workbench.tuning.live import LiveEvaluator
+
+    space = TuningSpace(name="conv_no_inputs", description="", tune_params={"g": (16,)},
+                        group_size=lambda p: (p["g"],), kernel=_conv, problem={"m": 9})
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    with pytest.raises(TuningError, match=r"space 'conv_no_inputs' has no make_inputs: "
+                                          r"measuring its points needs make_inputs\(rng\)"):
+        LiveEvaluator(space, timed).evaluate(space.points()[0])
+
+
+def test_a_space_measured_unchecked_says_so(queue, tmp_path, capsys):
+    """A space without reference() is measured without comparing results (as with
+    --no-verify), and the summary said nothing of it."""
+    from workbench.cli.main import main
+
+    path = tmp_path / "unchecked.py"
+    path.write_text(FILE + '''
+space = TuningSpace(name="unchecked", description="", tune_params={"g": (16,)},
+                    group_size=lambda p: (p["g"],), kernel=lambda p: lp.split_iname(
+                        lp.fix_parameters(saxpy, n=N), "i", p["g"], outer_tag="g.0",
+                        inner_tag="l.0"),
+                    make_inputs=lambda rng: {"x": np.ones(N, np.float32)})
+''')
+    store = str(tmp_path / "s.sqlite")
+    assert main(["tune", f"{path}:space", "--store", store, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "results not checked (the space has no reference(inputs))" in out, out

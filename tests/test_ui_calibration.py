@@ -205,3 +205,28 @@ def test_the_dashboard_calibrates_then_shows_weights_and_a_heatmap_of_the_new_st
     assert grid is not None and "wb-heatmap" in board.heatmaps.figure._dom_classes
     assert board.heatmaps.kernel.value in TINY
     assert set(board.explorer.filtered["kernel"]) == set(TINY)
+
+
+def test_a_users_own_kernel_picked_is_said_not_to_be_calibrated():
+    """A newcomer picked a kernel of their own, calibrated, and looked for it in every
+    tab: the calibration times the catalog only.  The Calibration tab says so, and how
+    to time the kernel; a catalog kernel picked gets no such note."""
+    import loopy as lp
+
+    from workbench.ui import KernelPicker
+
+    knl = lp.make_kernel("{[i]: 0 <= i < n}", "y[i] = 2*x[i] + y[i]",
+                         [lp.GlobalArg("x,y", "float32", shape="n"), lp.ValueArg("n", "int32")],
+                         name="axpy", lang_version=(2018, 2))
+    knl = lp.split_iname(knl, "i", 128, inner_tag="l.0", outer_tag="g.0")
+    session = Session()
+    panel = CalibrationPanel(session)
+    picker = KernelPicker(session, namespace={"my_axpy": knl}, devices=())
+    assert panel.chosen_note.value == ""          # the catalog's default kernel
+    picker.user_kernel.value = "my_axpy"
+    picker.params.value = "n=4096"
+    note = panel.chosen_note.value
+    assert "your kernel <b>my_axpy</b> is not measured by a calibration" in note, note
+    assert "<code>workbench measure FILE.py:my_axpy --param n=4096</code>" in note, note
+    picker.select("finite_diff")
+    assert panel.chosen_note.value == ""

@@ -50,6 +50,13 @@ def test_the_explorer_shows_every_configuration_and_filters_narrow_them(h100_ses
     everything = len(h100_session.data.predictions)
     assert everything == 438 and len(panel.filtered) == everything
     assert "438 of 438 configurations" in panel.summary.value
+    # all rows: mostly the fit's own; the test kernels' error is said apart (a newcomer
+    # read the 3.7% of every row as the model's error on kernels it had not seen)
+    test = h100_session.data.predictions
+    test = test[test["role"] == "test"]
+    from workbench.models.contract import geometric_mean
+    said = f"(the test kernels', which the fit never saw: {geometric_mean(test['rel_error']):.1%})"
+    assert said in panel.summary.value, panel.summary.value
     assert "wb-worst-table" in panel.worst_table._dom_classes
     kernels = {t.name for t in panel.scatter.data} - {"exact"}
     assert "finite_diff" in kernels and "nbody" in kernels
@@ -70,6 +77,7 @@ def test_the_explorer_shows_every_configuration_and_filters_narrow_them(h100_ses
     panel.kernel_filter.value = ()
     panel.role_filter.value = "test"
     assert set(panel.filtered["role"]) == {"test"}
+    assert "which the fit never saw" not in panel.summary.value   # the mean is theirs
 
 
 def test_hovering_a_point_shows_its_properties(h100_session):

@@ -167,6 +167,12 @@ def test_a_users_loopy_kernel_from_the_notebook_namespace_is_picked_and_counted(
     picker.params.value = "n=1024"
     assert panel.counts["f_op_float32_mul"] == 1024
     assert panel.counts["f_thread_groups"] == 8
+    # the sizes are the user's now: no longer said to be guessed (a newcomer who had
+    # typed n=1048576 still read "sizes guessed, ... until you type your own")
+    assert "guessed" not in picker.description.value
+    assert "group size 128 (built into the kernel)." in picker.description.value
+    picker.select("my_axpy")     # picked again: its sizes guessed again, and said so
+    assert "sizes guessed, n=16777216" in picker.description.value
     # a catalog name typed into the same field selects the catalog kernel
     picker.user_kernel.value = "finite_diff"
     assert session.selection.name == "finite_diff"

@@ -428,3 +428,13 @@ def test_another_group_size_for_a_user_kernel_says_where_its_own_comes_from(caps
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "work-group size 256 built in (its l.* inames); got 128" in err
+    # in its own words, not as the model's failure with the exception's class name
+    # ("the expression model cannot predict saxpy: GroupSizeError: kernel ...")
+    assert err.startswith("workbench: error: kernel 'saxpy' has its work-group size"), err
+    assert main(["explain", f"{KERNELS}:saxpy", "--param", "n=4096",
+                 "--group-size", "128"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("workbench: error: kernel 'saxpy' has its work-group size"), err
+    # its own size, asked for by name, is fine
+    assert main(["predict", f"{KERNELS}:saxpy", "--param", "n=4096",
+                 "--group-size", "256"]) == 0

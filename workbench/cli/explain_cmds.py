@@ -179,6 +179,9 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
                          "bandwidth" else f"{c.name} {c.value / 1e12:.3g} TFLOP/s"
                          for c in result.ceilings.ceilings)
     print(f"ceilings of {result.ceilings.device or 'the device'}: {ceilings or 'none'}")
+    if (measured := _measured_from(result.ceilings.ceilings,
+                                   result.family == "roofline")) is not None:
+        print(f"  ({measured})")
     for note in result.ceilings.notes:
         print(f"  ({note})")
     if result.measured is not None:
@@ -194,6 +197,19 @@ def print_explanation(result, model_line: str, counts: str | None = None) -> Non
         print("warning: this kernel is outside what the model covers; read the "
               "prediction as a rough guide")
 
+
+
+def _measured_from(ceilings, roofline: bool) -> str | None:
+    """Where the "(measured)" ceilings come from: a roofline explanation also prints its
+    own device description's bandwidths (DRAM 2391.2 GB/s beside "DRAM (measured)
+    3,015 GB/s" for the H100), and a reader could not tell the two measurements apart."""
+    sources = sorted({c.source.split(", ", 1)[-1] for c in ceilings
+                      if c.name.endswith("(measured)") and ", " in c.source})
+    if not sources:
+        return None
+    said = f"measured: by benchmark kernels, {'; '.join(sources)}"
+    return said + ("; the data-volume model's own bandwidths, in its notes, are those of its "
+                   "device description, which may come from another run" if roofline else "")
 
 def term_rows(result) -> list[dict]:
     """The terms, largest first; the smallest summed in one row; then their sum."""

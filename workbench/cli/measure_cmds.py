@@ -144,12 +144,13 @@ def cmd_devices(args) -> int:
              "global_mem_MiB": d.global_mem_bytes >> 20,
              "local_mem_KiB": d.local_mem_bytes >> 10,
              "max_group": d.max_work_group_size,
-             "subgroup": d.subgroup_size if d.subgroup_size else "?"}
+             "subgroup": d.subgroup_size or None}
             for d in list_devices()]
     if args.format == "json":
-        print_json(rows)
+        print_json(rows)   # null where the driver does not report it
     else:
-        print_table(rows)
+        # (a bare "?" in the pocl row left a newcomer guessing)
+        print_table([{**r, "subgroup": r["subgroup"] or "not reported"} for r in rows])
     return 0
 
 

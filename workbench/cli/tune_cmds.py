@@ -367,6 +367,12 @@ def _print_result(args, space, result) -> int:
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
+    measured = hasattr(args, "no_verify") and not getattr(args, "replay", None)
+    if measured and (args.no_verify or space.reference is None):
+        # a space without reference() was measured unchecked, and nothing said so
+        why = "--no-verify" if args.no_verify else "the space has no reference(inputs)"
+        print(f"results not checked ({why}): the fastest point may compute something "
+              "wrong")
     for line in _failures_say(result.evaluations):
         print(line)
     if cost is not None and cost.wall_s > 0.01:

@@ -141,6 +141,7 @@ def cmd_rank_blocks(args) -> int:
         raise GroupSizeError(f"no block size of the study fits the {spec.group_dims}-D "
                              f"kernel {spec.name!r} (total {args.total})")
     df = rank_blocks(build, params, blocks, model, points=args.points, **kw)
+    ranked = len(df)
     if args.top:
         df = df.head(args.top)
     cols = ["rank", "block", "X", "Y", "Z", "limiter", "time", "t_L1", "t_L2", "t_DRAM",
@@ -151,7 +152,10 @@ def cmd_rank_blocks(args) -> int:
         print_json({"kernel": spec.name, "params": params, "device_model": model.name,
                     "blocks": records})
         return 0
-    print(f"{spec.name} params={params} device={model.name} ({len(records)} block sizes)")
+    # "--top 3" printed "(3 block sizes)" as if only three had been ranked
+    shown = (f"the best {len(records)} of {ranked} block sizes ranked" if len(records) < ranked
+             else f"{ranked} block sizes ranked")
+    print(f"{spec.name} params={params} device={model.name} ({shown})")
     fmt = [{k: ("-" if v is None else f"{v:.4g}" if isinstance(v, float) else v)
             for k, v in r.items() if k != "error" or v} for r in records]
     print_table(fmt, [c for c in cols if c != "error" or any(r.get("error")

@@ -80,6 +80,11 @@ class Candidate:
         except UnknownNameError:
             name_or_spec = spec
         request = spec.request(variant, dtype, group_size)
+        if group_size is not None and spec.fixed_group_size is not None:
+            # a kernel with its group built in says so now, in its own words (it came
+            # back from the model as "cannot predict conv1d: GroupSizeError: kernel ..."):
+            # the build is kept, and a model would build it anyway
+            spec.build(request)
         values = spec.check_parameter_names(dict(params))
         return cls(name_or_spec, request.variant, request.group_size,
                    tuple(sorted(values.items())), request.dtype.value)

@@ -285,8 +285,27 @@ def limiter_why(explanation) -> str | None:
     names = side_names(o)
     who = (f"its side of overlap {o.function}" if e.limiter in o.winning.label
            else f"{names[o.winner]}, in overlap {o.function},")
+    own = _paid_by_one_side(o.winning, other)
+    if e.limiter in _categories(other) and e.limiter in _categories(o.winning) and own:
+        # paid on both sides ("launch: its side of overlap smax wins ... against launch
+        # + arithmetic", a newcomer's 1-D convolution): what decides is the rest
+        who = (f"{e.limiter} is paid on both sides of overlap {o.function}, the same "
+               f"whichever wins; the side with {own}")
     return (f"{who} wins, {_ms(o.winning.seconds)} against {_ms(other.seconds)} "
             f"({o.ratio:.3g}x) for {names[o.sides.index(other)]}")
+
+
+def _categories(side: OverlapSide) -> set[str]:
+    return {t.category.value for t in side.terms if t.category is not Category.SMOOTHING}
+
+
+def _paid_by_one_side(side: OverlapSide, other: OverlapSide) -> str | None:
+    """What ``side`` pays for that ``other`` does not, the most seconds first."""
+    paid: dict[str, float] = {}
+    for t in side.terms:
+        if t.category is not Category.SMOOTHING and t.category.value not in _categories(other):
+            paid[t.category.value] = paid.get(t.category.value, 0.0) + t.seconds
+    return max(paid, key=paid.get) if paid else None
 
 
 def _term_step(explanation) -> str | None:

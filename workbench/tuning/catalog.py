@@ -305,10 +305,22 @@ def _offers_a_space(value) -> bool:
         inspect.isfunction(value) and value.__module__ == USER_FILE_MODULE)
 
 
+def format_problem(problem) -> str:
+    """Sizes as --param takes them: ``n=1024,m=9``."""
+    return ",".join(f"{k}={v}" for k, v in problem.items())
+
+
 def _with_problem(space: TuningSpace, ref: str, problem: dict) -> TuningSpace:
     if dict(problem) != {k: v for k, v in space.problem.items() if k in problem}:
-        raise TuningError(f"{ref} is a fixed space (problem {dict(space.problem)}); "
-                          "make it a function of its sizes to change them")
+        # (was "a fixed space (problem {}); make it a function of its sizes": a reader
+        # of examples/kernels/my_space.py did not know what to write)
+        fixed = (f"its sizes fixed at {format_problem(space.problem)}" if space.problem
+                 else "no sizes that --param can set (its kernel fixes them)")
+        raise TuningError(
+            f"{ref} is a TuningSpace with {fixed}; --param {format_problem(problem)} "
+            "cannot change it. To tune other sizes, write a function of them that "
+            "returns the space, def space(n=1024): ... return TuningSpace(..., "
+            "problem={'n': n}), as examples/spaces/rowsum.py does")
     return space
 
 

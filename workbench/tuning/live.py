@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.errors import TuningError
 from workbench.measure.runner import TimingProtocol
 from workbench.measure.store import Status
 from workbench.tuning.evaluation import Cost, Evaluation
@@ -116,6 +117,8 @@ def kernel_inputs(kernel, inputs: Mapping) -> dict:
     """The inputs a point's kernel takes, each in the shape the kernel declares: a
     space may make inputs that only some of its kernels read (an aligned copy for
     vector loads), and a kernel may see a grid as rows of vectors (same bytes)."""
+    import loopy as lp
+
     from workbench.kernels.base import entry_kernel
 
     out = {}
@@ -123,6 +126,14 @@ def kernel_inputs(kernel, inputs: Mapping) -> dict:
         value = inputs.get(arg.name)
         if value is None:
             continue
+        if isinstance(arg, lp.ValueArg):
+            # make_inputs' values go to the device as arrays: a scalar there failed
+            # every point with pyopencl's "truth value of an array ... is ambiguous"
+            raise TuningError(
+                f"make_inputs returned {arg.name!r}, which the kernel takes as a value "
+                f"(lp.ValueArg), not an array: leave it out of make_inputs and give it "
+                f"in the space's problem={{{arg.name!r}: ...}} (loopy also infers a size "
+                "from the shape of an array that has it)")
         shape = getattr(arg, "shape", None)
         if shape is not None and all(isinstance(x, (int, np.integer)) for x in shape):
             shape = tuple(int(x) for x in shape)
@@ -152,8 +163,12 @@ class LiveEvaluator:
         import pyopencl.array as cla
 
         if self._device is None:
+            # (a ValueError's traceback before: said to the user, once, for the space)
             if self.space.make_inputs is None:
-                raise ValueError(f"space {self.space.name!r} has no make_inputs")
+                raise TuningError(
+                    f"space {self.space.name!r} has no make_inputs: measuring its points "
+                    "needs make_inputs(rng), which returns the kernel's input arrays "
+                    "(ranking and --replay do not)")
             self._host = self.space.make_inputs(self.rng)
             self._device = {k: cla.to_device(self.queue, np.ascontiguousarray(v))
                             for k, v in self._host.items()}
@@ -192,7 +207,12 @@ class LiveEvaluator:
     def _run(self, point, kernel, launch, costs, extra) -> Evaluation:
         import pyopencl as cl
 
-        args = kernel_inputs(kernel, self._inputs())  # made once per space: no cost here
+        inputs = self._inputs()   # made once per space: no cost here
+        try:
+            args = kernel_inputs(kernel, inputs)
+        except TuningError as err:   # the space's mistake, said in its words
+            return Evaluation(point, Status.LAUNCH_FAILED, None, costs, log=str(err),
+                              extra=extra)
         start = time.perf_counter()
         raw: list[float] = []
         try:

@@ -60,6 +60,10 @@ class CalibrationPanel(widgets.VBox):
 
         self.device_label = widgets.HTML()
         self.device_label.add_class("wb-calibration-device")
+        # what the calibration does with a kernel of the user's own: nothing (a newcomer
+        # calibrated with theirs picked and looked for it in every tab)
+        self.chosen_note = widgets.HTML()
+        self.chosen_note.add_class("wb-calibration-chosen")
         self.kernels = widgets.Text(value=",".join(kernels), description="kernels",
                                     placeholder="all of the catalog")
         self.kernels.add_class("wb-calibration-kernels")
@@ -85,7 +89,7 @@ class CalibrationPanel(widgets.VBox):
         self.failures = widgets.HTML()
         self.failures.add_class("wb-failures")
 
-        children = [self.device_label,
+        children = [self.device_label, self.chosen_note,
                     widgets.HBox([self.kernels, self.quick]), self.store,
                     widgets.HBox([self.calibrate_button, self.cancel_button]),
                     widgets.HBox([self.progress, self.progress_label]),
@@ -101,8 +105,11 @@ class CalibrationPanel(widgets.VBox):
         self.cancel_button.on_click(self.errors.guard(SOURCE, lambda _: self.cancel()))
         self.session.observe(self.errors.guard(SOURCE, lambda _: self._show_device()),
                              names="device")
+        self.session.observe(self.errors.guard(SOURCE, lambda _: self._show_chosen()),
+                             names=["selection", "user_kernels"])
         with self.errors.catching(SOURCE):
             self._show_device()
+            self._show_chosen()
         handle_in_turn(self, self.session.lock)
 
     # -- the public API --------------------------------------------------------------
@@ -177,6 +184,18 @@ class CalibrationPanel(widgets.VBox):
         self.device_label.value = f"measures on <b>{html.escape(target.label)}</b>{note}"
         if self.job is None or not self.job.running:
             self.calibrate_button.disabled = False
+
+    def _show_chosen(self) -> None:
+        chosen = self.session.selection
+        if chosen is None or chosen.name not in self.session.user_kernels:
+            self.chosen_note.value = ""
+            return
+        sizes = ",".join(f"{k}={v}" for k, v in chosen.params)
+        self.chosen_note.value = (
+            f"<i>your kernel <b>{html.escape(chosen.name)}</b> is not measured by a "
+            "calibration, which times the catalog's kernels at the sizes it knows; time "
+            "it on this device from a terminal: <code>workbench measure "
+            f"FILE.py:{html.escape(chosen.name)} --param {html.escape(sizes)}</code></i>")
 
     def _apply(self, snapshot: CalibrationSnapshot) -> None:
         """The job's report, in the job's thread (widget state syncs from any thread)."""

@@ -91,8 +91,9 @@ class HeatmapPanel(widgets.VBox):
         self._tiling_calibration = tiling_calibration
         self._tiling_model = None       # made when the view is first shown
 
+        # 600 px: at 520 the shipped studies' names were cut ("... star_stencil_3d-nc")
         self.source = widgets.Dropdown(
-            description="show", layout=widgets.Layout(width="520px"),
+            description="show", layout=widgets.Layout(width="600px"),
             options=[("measured store: per work-group shape", STORE_SOURCE),
                      ("data-volume model: the picked kernel per block shape",
                       ROOFLINE_SOURCE),

@@ -85,6 +85,8 @@ class KernelPicker(widgets.VBox):
         self._own_errors = errors is None
         self._namespace = namespace
         self._syncing = False
+        self._guessed: str | None = None   # the guessed sizes, while they are shown
+        self._described = None
 
         # wide enough for the longest catalog name and role, "vector_scale_add
         # (measurement)" (the default 300 px cut "matmul_tiled (measuremen"), and with
@@ -304,9 +306,16 @@ class KernelPicker(widgets.VBox):
         # a user kernel's group is its own, not one the campaigns measured
         groups = (f"group size {groups} (built into the kernel)" if fixed
                   else f"group sizes measured: {groups}")
-        guess = (f" (sizes guessed, {self.params.value}: together about "
+        # the guess is said until the sizes change (a reader who had typed n=1048576
+        # still read "sizes guessed, n=4096: ... until you type your own")
+        self._guessed = self.params.value if guessed and spec.parameters else None
+        self._describe(spec, groups)
+
+    def _describe(self, spec: KernelSpec, groups: str) -> None:
+        self._described = (spec, groups)
+        guess = (f" (sizes guessed, {self._guessed}: together about "
                  f"2^{GUESSED_POINTS_LOG2}, until you type your own)"
-                 if guessed and spec.parameters else "")
+                 if self._guessed is not None else "")
         self.description.value = "<small>" + html.escape(
             f"{spec.description.rstrip('.')}. Parameters: "
             f"{', '.join(spec.parameters) or 'none'}{guess}; {groups}.",
@@ -325,8 +334,13 @@ class KernelPicker(widgets.VBox):
 
     def _on_build_or_size(self, change) -> None:
         with self.session.lock:
-            if not self._syncing:
-                self.publish()
+            if self._syncing:
+                return
+            if (change["owner"] is self.params and self._guessed is not None
+                    and change["new"] != self._guessed and self._described):
+                self._guessed = None      # the user's own sizes now: no longer guessed
+                self._describe(*self._described)
+            self.publish()
 
     def _on_device(self, change) -> None:
         with self.session.lock:
