@@ -22,7 +22,13 @@ any structure, its probes so far among its fit's (nothing counted twice, none lo
 This is the same evidence a fit has for its unbuilt points (a check at the spread
 point and the ends), taken against a fitted or counted structure instead of a
 monomial; ``benchmarks/structure_counts.py`` compares every point with its own
-count."""
+count.
+
+With many counting processes (the GPU host's 16) a share speculates as its own fit
+would, after its own fit's first round (where the share fails, the fit that follows
+then finds its next points counted or under way: structure-ranking.md, host19), and
+every point of it counted so far, its probes or not, is compared with its counterpart
+before it takes the earlier structure's counts."""
 
 from __future__ import annotations
 
