@@ -216,9 +216,11 @@ class StructureFit:
 
     def speculative(self) -> list:
         """Points worth counting now on cores that would otherwise wait, most likely
-        needed first: the plan's second neighbours per knob, then the points a joint
-        fit takes first (:func:`plan_tensor`'s order), then every other point; a split
-        structure's parts' in turn."""
+        needed first: the lane checks that an accepted fit of this plan counts next
+        (:func:`~workbench.models.structure_lanes.lane_check_points`), then the plan's
+        second neighbours per knob, then the points a joint fit takes first
+        (:func:`plan_tensor`'s order), then every other point; a split structure's
+        parts' in turn."""
         if self.parts:
             return [p for part in self.parts for p in part.speculative()]
         if self.done or self._plan is None or isinstance(self._plan, TensorPlan) or \
@@ -226,7 +228,14 @@ class StructureFit:
             return []
         if self._order is None or self._order[0] is not self._plan:
             # asked again after every result while cores are idle: ordered once a plan
-            out = []
+            # -- the lane checks first: most structures' first fit is accepted, and
+            # its lane checks were a round of their own after it, each waiting for the
+            # fit's slowest probe (on the GPU host's 16 cores, a structure's rounds and
+            # not the cores bound a ranking's wall time: structure-ranking.md, host19).
+            # A lane check counted before the fit is left out of the fit's own checks
+            # (give: ``unprobed_points``) and compared by the lane checks as ever.
+            out = list(lane_check_points(self._plan, self.points, self.lanes,
+                                         self.counted))
             if self._round < 2:
                 more = self._second_plan()
                 if isinstance(more, StructurePlan):

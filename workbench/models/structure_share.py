@@ -22,7 +22,13 @@ any structure, its probes so far among its fit's (nothing counted twice, none lo
 This is the same evidence a fit has for its unbuilt points (a check at the spread
 point and the ends), taken against a fitted or counted structure instead of a
 monomial; ``benchmarks/structure_counts.py`` compares every point with its own
-count."""
+count.
+
+With many counting processes (the GPU host's 16) a share speculates as its own fit
+would, after its own fit's first round (where the share fails, the fit that follows
+then finds its next points counted or under way: structure-ranking.md, host19), and
+every point of it counted so far, its probes or not, is compared with its counterpart
+before it takes the earlier structure's counts."""
 
 from __future__ import annotations
 
@@ -61,6 +67,7 @@ class SharedFit:
         # (fit, its label, point here -> its counterpart there), earliest first
         self.parents = list(parents)
         self.probes = own.first_probes()
+        self._probe_set = set(self.probes)
         # its first stage: the plan's base and checks, which its own fit counts too;
         # where no earlier structure's counts equal them there (a local-memory flag,
         # another layout), it falls back before counting a point its fit would not
@@ -100,6 +107,13 @@ class SharedFit:
         if any(self.counted[p] is None for p in have):
             self._fall_back("a probe could not be counted")
             return
+        # points of it counted beyond its probes (its own fit's, speculated on idle
+        # counting processes: speculative) are evidence too: where one differs from
+        # its counterpart, its own fit takes that count, not the earlier structure's
+        beyond = [p for p in self.counted if p not in self._probe_set]
+        if any(self.counted[p] is None for p in beyond):
+            self._fall_back("a point could not be counted")
+            return
         agree = False
         for parent, label, counterpart in self.parents:
             if not parent.done:
@@ -107,12 +121,13 @@ class SharedFit:
             theirs = parent.values
             if any(not theirs.get(counterpart[p]) for p in self.points):
                 continue      # a counterpart that could not be counted
-            if all(_same(self.counted[p], theirs[counterpart[p]]) for p in have):
+            if all(_same(self.counted[p], theirs[counterpart[p]]) for p in (*have, *beyond)):
                 if len(have) < len(self.probes):
                     agree = True      # so far: the rest of its probes next
                     continue
                 self._values = {p: dict(theirs[counterpart[p]]) for p in self.points}
-                self.reason = f"counts equal to {label}'s at {len(self.probes)} points"
+                self.reason = (f"counts equal to {label}'s at "
+                               f"{len(self.probes) + len(beyond)} points")
                 return
         if agree:
             return
@@ -136,8 +151,11 @@ class SharedFit:
             return self.own.speculative()
         if self._values is not None:
             return []
-        # the rest of its fit's first round: needed at once where the counts differ
-        return [p for p in self.own.wanted() if p not in self.counted]
+        # the rest of its fit's first round: needed at once where the counts differ;
+        # then what its own fit would speculate on
+        first = [p for p in self.own.wanted() if p not in self.counted]
+        return first + [p for p in self.own.speculative()
+                        if p not in self.counted and p not in first]
 
     def give(self, counted: Mapping) -> None:
         if self._fell_back:
