@@ -47,7 +47,10 @@ def _solve(space, truth) -> tuple[StructureFit, int]:
 
 def test_structural_knobs_are_choices_and_flags_or_as_declared():
     assert structural_knobs(_space()) == ("mode", "flag")
-    assert structural_knobs(_space(structure=("tx",))) == ("tx",)
+    # declared, with the knobs no monomial takes (a string, a 0): counted as numeric
+    # knobs they stopped the fit (tests/test_structural_knobs.py)
+    assert structural_knobs(_space(structure=("tx",))) == ("tx", "mode", "flag")
+    assert structural_knobs(_space(structure=("tx", "mode", "flag"))) == ("tx", "mode", "flag")
 
 
 def test_axis_fits_one_or_two_terms_logarithms_included():
