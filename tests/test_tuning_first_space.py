@@ -247,3 +247,5 @@ space = TuningSpace(name="unchecked", description="", tune_params={"g": (16,)},
     assert main(["tune", f"{path}:space", "--store", store, "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "results not checked (the space has no reference(inputs))" in out, out
+    # and where its evaluations went (newuser19: the default store was hard to find)
+    assert f"recorded in {store} (every evaluation" in out, out

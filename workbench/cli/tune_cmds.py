@@ -358,6 +358,10 @@ def _print_result(args, space, result) -> int:
     counts = result.counts
     if counts is not None:
         out["counts"] = counts.as_dict()
+    measured = hasattr(args, "no_verify") and not getattr(args, "replay", None)
+    if measured:
+        # where the evaluations went (a newcomer could not find the default store)
+        out["store"] = str(args.store or default_store_path())
     if args.format == "json":
         print_json(out)
         return 0
@@ -367,7 +371,8 @@ def _print_result(args, space, result) -> int:
           f"{result.cost_s:.2f} s (choosing {result.choosing_s:.2f} s)")
     if best is not None:
         print(f"best: {best.point.label}  {best.time_s * 1e3:.4g} ms")
-    measured = hasattr(args, "no_verify") and not getattr(args, "replay", None)
+    if measured:
+        print(f"recorded in {out['store']} (every evaluation with its costs and build log)")
     if measured and (args.no_verify or space.reference is None):
         # a space without reference() was measured unchecked, and nothing said so
         why = "--no-verify" if args.no_verify else "the space has no reference(inputs)"
