@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import statistics
 import time
 
@@ -53,7 +54,8 @@ def analyse(path: str) -> dict:
     """ns per chained step, by precision, layout and system size: [warps per SM, ns]
     of every launch (one wave each; launch included), as ``substitution_step_ns`` in
     the ``serial`` floors of a device description holds them."""
-    with open(path) as f:
+    opener = lzma.open if str(path).endswith(".xz") else open
+    with opener(path, "rt") as f:
         report = json.load(f)
     sms = report["compute_units"]
     out: dict = {}

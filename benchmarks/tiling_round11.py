@@ -221,7 +221,7 @@ def main() -> int:
     from benchmarks.tiling_round3 import measured_points
     from benchmarks.tiling_side_by_side import LADDERS, MICROBENCH, resident_calibration
     from workbench.measure.store.compressed import resolve_store_path
-    from workbench.models.tiling import load_calibration
+    from workbench.models.tiling import calibration_file, load_calibration
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=H100 / "tiling-round11.csv.xz")
@@ -241,7 +241,8 @@ def main() -> int:
     if args.plan:
         args.plan.write_text(json.dumps(plan(points), indent=1) + "\n")
         print(f"written: {args.plan}")
-    new = load_calibration(CALIBRATION_OUT) if CALIBRATION_OUT.exists() else None
+    new = (load_calibration(CALIBRATION_OUT) if calibration_file(CALIBRATION_OUT).exists()
+           else None)
     sets = {"round7 (shipped)": shipped, **({"round11": new} if new else {})}
     print(f"1. near the best (within {NEAR - 1:.0%} of it): measured / priced, by sub-tile "
           "width tS2 and inner lanes bx; guarded: tS2 not a multiple of bx):")

@@ -33,6 +33,7 @@ Nothing here is invented: a calibration is read from a file written by a run
 from __future__ import annotations
 
 import json
+import lzma
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,14 +250,26 @@ def shipped_calibration(device: str) -> TilingCalibration:
     return load_calibration(Path(root) / device / CALIBRATION_FILE)
 
 
+def calibration_file(path: str | Path) -> Path:
+    """``path``, or its ``xz`` copy (``X.json.xz``) where only that exists: older rounds'
+    calibrations ship compressed to keep the tracked tree small (issue #25)."""
+    path = Path(path)
+    packed = path.with_name(path.name + ".xz")
+    return packed if not path.exists() and packed.exists() else path
+
+
 def load_calibration(path: str | Path) -> TilingCalibration:
+    source = calibration_file(path)
     try:
-        return TilingCalibration.from_json(json.loads(Path(path).read_text()))
+        if source.suffix == ".xz":
+            with lzma.open(source, "rt", encoding="utf-8") as handle:
+                return TilingCalibration.from_json(json.loads(handle.read()))
+        return TilingCalibration.from_json(json.loads(source.read_text()))
     except FileNotFoundError:
         raise ModelError(f"no tiling calibration at {str(path)!r}: measure one "
                          "(scripts/h100_timetiling.sh on the H100, or the timetiling "
                          "measurement set) first") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (OSError, EOFError, lzma.LZMAError, json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ModelError(f"cannot read tiling calibration {str(path)!r}: {err}") from None
 
 
