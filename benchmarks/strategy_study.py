@@ -232,7 +232,17 @@ def main() -> None:
                              "share of measuring the early points (what a live run on "
                              "this machine pays: workbench.tuning.beside); default: "
                              "beside with --early, else alone")
+    parser.add_argument("--model-file", metavar="LABEL=JSON", action="append", default=[],
+                        help="a fitted weights file as the model LABEL (and LABEL-residency "
+                             "with the residency penalty), e.g. a fit on measured spaces "
+                             "(benchmarks/space_weights.py)")
     args = parser.parse_args()
+    for item in args.model_file:
+        label, sep, path = item.partition("=")
+        if not sep or not label or not path:
+            parser.error(f"--model-file {item!r}: give LABEL=PATH")
+        MODELS[label] = str(Path(path).resolve())
+        PENALISED[f"{label}-residency"] = label
     if args.overlap_charge is None:
         args.overlap_charge = "beside" if args.early else "alone"
     warnings.filterwarnings("ignore")
