@@ -54,7 +54,14 @@ def space(n: int = 2 ** 25) -> TuningSpace:
         return knl
 
     def make_inputs(rng):
-        return {"px": rng.random((n, 4), dtype=np.float32),
+        # colours in [1/4, 1): every mixed channel stays above 0.1, where float32's
+        # rounding of the mix is far inside the check's tolerance after the gamma (from
+        # 0, a mix that cancels to ~1e-7 has no correct digit left after x^(1/2.2): all
+        # 80 points failed the check on the H100, errors up to 9e-5); the top clamp
+        # still bites (the first channel reaches 1.13)
+        px = rng.random((n, 4), dtype=np.float32)
+        px[:, :3] = 0.25 + 0.75 * px[:, :3]
+        return {"px": px,
                 "cm": MATRIX.astype(np.float32)}
 
     def reference(inputs):
