@@ -99,8 +99,9 @@ def blind_set(space_name: str) -> str:
     (``blind4_*``, the fourth), ``blind5`` (``blind5_*``, the fifth), ``blind6``
     (``blind6_*``, the sixth), ``blind7`` (``blind7_*``, the seventh), ``blind8``
     (``blind8_*``, the eighth), ``blind9`` (``blind9_*``, the ninth), ``blind10``
-    (``blind10_*``, the tenth), ``blind11`` (``blind11_*``, the eleventh) or ``blind12``
-    (``blind12_*``, the twelfth); "" for any other space."""
+    (``blind10_*``, the tenth), ``blind11`` (``blind11_*``, the eleventh), ``blind12``
+    (``blind12_*``, the twelfth) or ``blind13`` (``blind13_*``, the thirteenth); "" for
+    any other space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -326,7 +327,8 @@ def main() -> None:
                               ("blind9", "blind spaces, ninth set"),
                               ("blind10", "blind spaces, tenth set"),
                               ("blind11", "blind spaces, eleventh set"),
-                              ("blind12", "blind spaces, twelfth set")):
+                              ("blind12", "blind spaces, twelfth set"),
+                              ("blind13", "blind spaces, thirteenth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

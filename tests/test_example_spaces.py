@@ -104,6 +104,12 @@ SPACES = {
     "blind12_aniso_diff": (96, {"n": 128}),
     "blind12_leaky_res": (80, {"m": 16}),
     "blind12_los_max": (80, {"m": 4096}),
+    "blind13_color_gamma": (80, {"n": 4096}),
+    "blind13_cross_norm": (80, {"n": 4096}),
+    "blind13_lift53": (100, {"m": 8}),
+    "blind13_masked_mean": (64, {"m": 64}),
+    "blind13_seg_minmax": (74, {"m": 8}),
+    "blind13_scan_hs": (60, {"n": 8192}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -134,14 +140,20 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          # three local tiles of three shapes, the rows in registers
          "blind12_aniso_diff": "bx=32,by=2,rpi=4,local=all",
          # the biases copied to local memory by every token row of the group alike
-         "blind12_leaky_res": "bx=128,by=4,fpi=2,order=blocked,act=select,local=1"}
+         "blind12_leaky_res": "bx=128,by=4,fpi=2,order=blocked,act=select,local=1",
+         # one local buffer, a register between each step's read and write, and the
+         # segment staged in local memory: two segments a group, four values a lane
+         "blind13_scan_hs": "e=4,spg=2,buffers=1,stage=1",
+         # the row's lanes' sums and counts added in local memory, its mean written by
+         # every lane alike, two rows a group
+         "blind13_masked_mean": "rl=64,rpg=2,order=blocked,form=mul"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_twelve_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -160,16 +172,18 @@ def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces()
     blind11 = {f for f in files if f.startswith("blind11_")}
     # "blind12_", never "blind1": nor the twelfth
     blind12 = {f for f in files if f.startswith("blind12_")}
+    # "blind13_", never "blind1": nor the thirteenth
+    blind13 = {f for f in files if f.startswith("blind13_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
     assert len(blind8) == 6 and len(blind9) == 6 and len(blind10) == 6 and len(blind11) == 6
-    assert len(blind12) == 6
+    assert len(blind12) == 6 and len(blind13) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
-               - blind7 - blind8 - blind9 - blind10 - blind11 - blind12) == 6
+               - blind7 - blind8 - blind9 - blind10 - blind11 - blind12 - blind13) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
-               | blind7 | blind8 | blind9 | blind10 | blind11 | blind12)
+               | blind7 | blind8 | blind9 | blind10 | blind11 | blind12 | blind13)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
@@ -181,6 +195,7 @@ def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces()
     tenth = readme.index("## Blind, tenth set (issue #33, 2026-11-27, evening)")
     eleventh = readme.index("## Blind, eleventh set (issue #33, 2026-11-27, night)")
     twelfth = readme.index("## Blind, twelfth set (issue #33, 2026-11-28, night)")
+    thirteenth = readme.index("## Blind, thirteenth set (issue #33, 2026-11-28, early morning)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -193,7 +208,8 @@ def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces()
     assert all(f"`{f}.py`" in readme[ninth:tenth] for f in blind9)
     assert all(f"`{f}.py`" in readme[tenth:eleventh] for f in blind10)
     assert all(f"`{f}.py`" in readme[eleventh:twelfth] for f in blind11)
-    assert all(f"`{f}.py`" in readme[twelfth:] for f in blind12)
+    assert all(f"`{f}.py`" in readme[twelfth:thirteenth] for f in blind12)
+    assert all(f"`{f}.py`" in readme[thirteenth:] for f in blind13)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
@@ -204,12 +220,14 @@ def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces()
     assert not any(f"`{f}.py`" in readme[tenth:] for f in blind9)
     assert not any(f"`{f}.py`" in readme[eleventh:] for f in blind10)
     assert not any(f"`{f}.py`" in readme[twelfth:] for f in blind11)
+    assert not any(f"`{f}.py`" in readme[thirteenth:] for f in blind12)
     assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
     assert "never used to fit, choose or tune anything" in readme[eighth:ninth]
     assert "never used to fit, choose or tune anything" in readme[ninth:tenth]
     assert "never used to fit, choose or tune anything" in readme[tenth:eleventh]
     assert "never used to fit, choose or tune anything" in readme[eleventh:twelfth]
-    assert "never used to fit, choose or tune anything" in readme[twelfth:]
+    assert "never used to fit, choose or tune anything" in readme[twelfth:thirteenth]
+    assert "never used to fit, choose or tune anything" in readme[thirteenth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
@@ -217,7 +235,8 @@ def test_six_design_six_held_out_and_five_then_eleven_sets_of_six_blind_spaces()
                                    "blind5_embedding_bag", "blind6_haar2d",
                                    "blind7_rope", "blind8_median3",
                                    "blind9_lut_lerp", "blind10_mean_var",
-                                   "blind11_rational", "blind12_los_max"])
+                                   "blind11_rational", "blind12_los_max",
+                                   "blind13_scan_hs"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -263,6 +282,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind11")) == 6
     assert stems("blind12") == {s for s in SPACES if s.startswith("blind12_")}
     assert len(stems("blind12")) == 6
+    assert stems("blind13") == {s for s in SPACES if s.startswith("blind13_")}
+    assert len(stems("blind13")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
@@ -273,7 +294,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
                   "examples/spaces/blind9_xform4.py:space",
                   "examples/spaces/blind10_decimate4.py:space",
                   "examples/spaces/blind11_yuv_rgb.py:space",
-                  "examples/spaces/blind12_gemv_t.py:space"):
+                  "examples/spaces/blind12_gemv_t.py:space",
+                  "examples/spaces/blind13_lift53.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -284,10 +306,10 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
     for stem in SPACES:
         name = resolve_space(_ref(stem), **SPACES[stem][1]).name
         assert held_out(name) == (not name.startswith("user_"))
-        # "blind10_", "blind11_" and "blind12_" first: their first six letters are
-        # "blind1", no set of their own
+        # "blind10_" to "blind13_" first: their first six letters are "blind1", no
+        # set of their own
         two_digits = {"blind10_": "blind10", "blind11_": "blind11",
-                      "blind12_": "blind12"}.get(name[:8])
+                      "blind12_": "blind12", "blind13_": "blind13"}.get(name[:8])
         assert blind_set(name) == (two_digits or
                                    {"blind_": "blind", "blind2": "blind2",
                                     "blind3": "blind3", "blind4": "blind4",
@@ -302,31 +324,33 @@ def test_the_model_order_tools_refuse_the_next_set_by_default(monkeypatch, capsy
     monkeypatch.syspath_prepend(str(FOLDER.parent.parent / "benchmarks"))
     from benchmarks import model_orders_all
 
-    refused = "s.sqlite=examples/spaces/blind12_x.py:space"
+    refused = "s.sqlite=examples/spaces/blind13_x.py:space"
     monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", refused])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind12 set is not reported yet" in capsys.readouterr().err
+    assert "the blind13 set is not reported yet" in capsys.readouterr().err
     parser = SimpleNamespace(error=lambda message: pytest.fail(message))
-    # the eleventh set is taken once reported, and refusing "blind1" leaves it alone
-    taken = "s.sqlite=examples/spaces/blind11_rational.py:space"
-    assert model_orders_all.store_space_pairs(parser, taken, "blind12") == [
-        ("s.sqlite", "examples/spaces/blind11_rational.py:space")]
-    assert len(model_orders_all.store_space_pairs(parser, taken, "blind1")) == 1
-    # the twelfth set's own files are refused by default, never by "blind1"
-    twelfth = "s.sqlite=examples/spaces/blind12_inv4.py:space"
-    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", twelfth])
+    # the eleventh and twelfth sets are taken once reported, and refusing "blind1"
+    # leaves them alone
+    for taken in ("s.sqlite=examples/spaces/blind11_rational.py:space",
+                  "s.sqlite=examples/spaces/blind12_inv4.py:space"):
+        assert model_orders_all.store_space_pairs(parser, taken, "blind13") == [
+            tuple(taken.split("=", 1))]
+        assert len(model_orders_all.store_space_pairs(parser, taken, "blind1")) == 1
+    # the thirteenth set's own files are refused by default, never by "blind1"
+    thirteenth = "s.sqlite=examples/spaces/blind13_scan_hs.py:space"
+    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", thirteenth])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind12 set is not reported yet" in capsys.readouterr().err
-    assert len(model_orders_all.store_space_pairs(parser, twelfth, "blind1")) == 1
+    assert "the blind13 set is not reported yet" in capsys.readouterr().err
+    assert len(model_orders_all.store_space_pairs(parser, thirteenth, "blind1")) == 1
 
 
 @pytest.mark.parametrize("tool, argv", [
-    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind12_x.py:space"]),
-    ("handover_record", ["--spaces", "examples/spaces/blind12_x.py:space", "--out", "r.json"]),
-    ("family_costs", ["--spaces", "examples/spaces/blind12_x.py:space"]),
-    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind12_x.py:space",
+    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind13_x.py:space"]),
+    ("handover_record", ["--spaces", "examples/spaces/blind13_x.py:space", "--out", "r.json"]),
+    ("family_costs", ["--spaces", "examples/spaces/blind13_x.py:space"]),
+    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind13_x.py:space",
                       "--out", "d.pkl"])])
 def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkeypatch,
                                                                capsys):
@@ -338,7 +362,7 @@ def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkey
     monkeypatch.setattr(sys, "argv", [f"{tool}.py", *argv])
     with pytest.raises(SystemExit):
         module.main()
-    assert "the blind12 set is not reported yet" in capsys.readouterr().err
+    assert "the blind13 set is not reported yet" in capsys.readouterr().err
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -356,16 +380,16 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind6_adam", 40.0), ("blind7_det3", 60.0),
                              ("blind8_cholesky3", 70.0), ("blind9_gelu_erf", 80.0),
                              ("blind10_mean_var", 90.0), ("blind11_rational", 95.0),
-                             ("blind12_inv4", 97.0),
+                             ("blind12_inv4", 97.0), ("blind13_lift53", 98.0),
                              ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
-        "blind9", "blind10", "blind11", "blind12", "held-out"]
+        "blind9", "blind10", "blind11", "blind12", "blind13", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
     assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
-                   "80.00", "90.00", "95.00", "97.00", "3.00"]
+                   "80.00", "90.00", "95.00", "97.00", "98.00", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -387,6 +411,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind10_") == stem.startswith("blind10_")
     assert full.name.startswith("blind11_") == stem.startswith("blind11_")
     assert full.name.startswith("blind12_") == stem.startswith("blind12_")
+    assert full.name.startswith("blind13_") == stem.startswith("blind13_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
