@@ -15,6 +15,7 @@ measured time.  No GPU, a few seconds.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -58,11 +59,12 @@ def shipped_best(stencil: str, sizes: str) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--builds", type=Path, default=H100 / "hexagonal-round4-builds.csv")
+    parser.add_argument("--builds", type=Path, default=H100 / "hexagonal-round4-builds.csv.xz")
     parser.add_argument("--store", type=Path, default=H100 / "hexagonal-round4.sqlite")
     args = parser.parse_args()
     builds = pd.read_csv(args.builds)
-    wall = args.builds.with_name(args.builds.name.replace("-builds.csv", "-build-wall.txt"))
+    wall = args.builds.with_name(re.sub(r"-builds\.csv(\.xz)?$", "-build-wall.txt",
+                                              args.builds.name))
     print(f"builds: {len(builds)}, failed {int(builds['failure'].notna().sum())}; per point "
           f"code generation {builds['codegen_s'].mean():.2f} s, OpenCL build "
           f"{builds['build_s'].mean():.2f} s (CPU seconds, mean); "

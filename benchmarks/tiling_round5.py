@@ -200,7 +200,7 @@ def main() -> int:
     parser.add_argument("--update-calibration", action="store_true")
     parser.add_argument("--picks-store", type=Path, default=H100 / "hexagonal-round5.sqlite")
     parser.add_argument("--picks-builds", type=Path,
-                        default=H100 / "hexagonal-round5-builds.csv")
+                        default=H100 / "hexagonal-round5-builds.csv.xz")
     args = parser.parse_args()
     points = measured_points(args.store)
     cal, train = fitted_calibration(points)

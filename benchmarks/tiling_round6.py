@@ -31,6 +31,7 @@ the best of that third.  No GPU, about 20 s.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -175,7 +176,7 @@ def main() -> int:
     parser.add_argument("--write-calibration", action="store_true")
     parser.add_argument("--picks-store", type=Path, default=H100 / "hexagonal-round6.sqlite")
     parser.add_argument("--picks-builds", type=Path,
-                        default=H100 / "hexagonal-round6-builds.csv")
+                        default=H100 / "hexagonal-round6-builds.csv.xz")
     args = parser.parse_args()
     points = measured_points(STORES)
     sets, picks = constant_sets(points)
@@ -207,7 +208,7 @@ def main() -> int:
               f"{len(nine)} points of these problems measured)")
         # the plan written beside the call's builds (its problems, reached or not)
         plan = args.picks_builds.with_name(
-            args.picks_builds.name.replace("-builds.csv", "-plan.json"))
+            re.sub(r"-builds\.csv(\.xz)?$", "-plan.json", args.picks_builds.name))
         rest = unreached(points, plan, got) if plan.exists() else pd.DataFrame()
         if len(rest):
             print("the problems the call did not reach: its picks, measured by earlier "
