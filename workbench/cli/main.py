@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         measure_cmds,
         model_cmds,
         predict_cmds,
+        ranking_fit_cmds,
         store_cmds,
         tiling_cmds,
         tune_cmds,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict_cmds.add_parsers(sub)
     explain_cmds.add_parsers(sub)
     tune_cmds.add_parsers(sub)
+    ranking_fit_cmds.add_parsers(sub)
     kt_cmds.add_parsers(sub)
     volume_cmds.add_parsers(sub)
     tiling_cmds.add_parsers(sub)
