@@ -124,7 +124,7 @@ class LabServer:
     def _configure(self) -> dict:
         config = self.home / "config"
         settings = self.home / "settings" / "@jupyterlab"
-        for d in (config, settings / "apputils-extension", settings / "docmanager-extension",
+        for d in (config, settings / "docmanager-extension",
                   self.home / "runtime", self.home / "workspaces"):
             d.mkdir(parents=True, exist_ok=True)
         if self.folder is None:
@@ -138,9 +138,8 @@ class LabServer:
                   "LabApp": {"news_url": None, "check_for_updates_class":
                              "jupyterlab.NeverCheckForUpdate"}}
         (config / "jupyter_server_config.json").write_text(json.dumps(server))
-        # no "news" or "update" notifications over the page
-        (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        # (no "news" or "update" notification settings here: `workbench lab` passes its
+        # own, which tests/test_browser_laptop.py checks on the page)
         (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
             json.dumps({"autosave": False}))
         env = dict(os.environ)
