@@ -315,3 +315,42 @@ def test_a_block_studys_cells_say_what_the_axes_do_not_in_legible_type():
     assert by_name["limiter"].texttemplate is None
     assert not label_fits([["DRAM"]], len(grid.xs), 300)
     assert label_fits([["16x16"]], 3, 300)
+
+
+def test_the_notebooks_block_heatmaps_label_cells_legibly_and_title_each_layer_right():
+    """block_size_study.ipynb's heatmaps (performance_heatmap, limiter_heatmaps) wrote
+    each cell's shape and value in 2-7 px type at a laptop's width: two layers a row
+    within 800 px, Y in each cell at 11 px, shape and value on hover."""
+    from workbench.reports.heatmaps import (
+        GRID_WIDTH,
+        LABEL_FONT,
+        limiter_heatmaps,
+        performance_heatmap,
+    )
+    from workbench.ui.heatmap_panel import expand_studies
+
+    study = H100 / "block-study-predicted.csv.xz"
+    if not study.exists():
+        pytest.skip("no shipped block study")
+    pred = expand_studies([study])["star_stencil_3d-nofold"]
+    perf = performance_heatmap(pred, pred[["X", "Y", "Z", "measured_GLups"]],
+                               value="predicted_GLups", measured_value="measured_GLups")
+    limits = limiter_heatmaps(pred)
+    for figure in (perf, limits):
+        assert figure.layout.width == GRID_WIDTH
+        for trace in figure.data:
+            assert trace.textfont.size == LABEL_FONT and trace.texttemplate == "%{text}"
+            for labels, names in zip(trace.text, trace.customdata):
+                for label, name in zip(labels, names):
+                    assert label == (name.split("x")[1] if name else "")
+    # each layer under its own title (the facets' order is not the titles' order)
+    row = pred[(pred["X"] == 2) & (pred["Z"] == 1)].iloc[0]
+    titles = {a.text: (a.x, a.y) for a in limits.layout.annotations}
+    for trace in limits.data:
+        x_dom = limits.layout[trace.xaxis.replace("x", "xaxis")].domain
+        y_dom = limits.layout[trace.yaxis.replace("y", "yaxis")].domain
+        (title,) = [t for t, (x, y) in titles.items()
+                    if x_dom[0] <= x <= x_dom[1] and abs(y - y_dom[1]) < 0.05]
+        level = title.removesuffix(" time")
+        j, i = list(trace.x).index("2"), list(trace.y).index("1")
+        assert trace.z[i][j] == pytest.approx(row[f"t_{level}"] * 1e3), title

@@ -58,22 +58,37 @@ def _grid(df, value: str, better: str = "max"):
 
 
 def _imshow(layers, texts, zs, xs, titles, title, color_label):
+    """Block-shape heatmaps, two a row within :data:`GRID_WIDTH`: each cell labelled with
+    its implied Y where that fits at :data:`LABEL_FONT` px, its whole block and value
+    on hover (its ``XxYxZ`` and value in each cell were 2-7 px type in a notebook at a
+    laptop's width)."""
     import numpy as np
     import plotly.express as px
     arr = np.array(layers, dtype=float)
+    n = len(layers)
+    cols = grid_columns(n)
+    rows = math.ceil(n / cols)
     kw = dict(x=[str(x) for x in xs], y=[str(z) for z in zs], aspect="auto",
               labels={"x": "X (threads)", "y": "Z (threads)", "color": color_label},
               origin="lower", color_continuous_scale="Viridis")
-    if len(layers) == 1:
+    if n == 1:
         fig = px.imshow(arr[0], **kw)
-        fig.data[0].update(text=texts[0], texttemplate="%{text}<br>%{z:.3g}")
     else:
-        fig = px.imshow(arr, facet_col=0, **kw)
-        for k, (trace, t) in enumerate(zip(fig.data, texts)):
-            trace.update(text=t, texttemplate="%{text}<br>%{z:.3g}")
-        for k, ann in enumerate(fig.layout.annotations):
-            ann.text = titles[k]
-    fig.update_layout(title=title)
+        fig = px.imshow(arr, facet_col=0, facet_col_wrap=cols, **kw)
+        for ann in fig.layout.annotations:   # "facet_col=K", in no fixed order
+            ann.text = titles[int(ann.text.rpartition("=")[2])]
+    # the layer's plot: the figure less its margins and colour bar, over the columns
+    layer_width = (GRID_WIDTH - 220) / cols
+    for trace, t in zip(fig.data, texts):
+        implied = [[cell.split("x")[1] if cell.count("x") >= 2 else cell for cell in row]
+                   for row in t]
+        trace.update(customdata=t, hovertemplate="%{customdata}<br>%{z:.4g} "
+                     + color_label + "<extra></extra>")
+        if label_fits(implied, len(xs), layer_width):
+            trace.update(text=implied, texttemplate="%{text}",
+                         textfont=dict(size=LABEL_FONT))
+    fig.update_layout(title=title, width=GRID_WIDTH,
+                      height=LAYER_HEIGHT * rows + GRID_FRAME)
     return fig
 
 
@@ -109,7 +124,8 @@ def performance_heatmap(pred, measured=None, *, value: str | None = None,
         texts.append(mt)
         titles.append("measured")
     return _imshow(layers, texts, zs, xs, titles,
-                   title or "performance per block size (rows Z, columns X, Y implied)",
+                   title or "performance per block size (rows Z, columns X, Y in each "
+                            "cell)",
                    unit)
 
 
@@ -134,7 +150,8 @@ def limiter_heatmaps(pred, *, title: str | None = None):
         layers.append(vals)
         texts.append(text)
     return _imshow(layers, texts, zs, xs, [f"{lim} time" for lim in present],
-                   title or "time per limiter [ms] (cell: block, limiting level)", "ms")
+                   title or "time per limiter [ms] (rows Z, columns X, Y in each cell; "
+                            "block and limiting level on hover)", "ms")
 
 
 def _rgb(x, y, z) -> str:
