@@ -120,8 +120,29 @@ def test_the_dashboard_fits_a_laptops_screen_and_its_heatmap_reads(browser_parts
                                           "'.hoverlayer text')].map(t => t.textContent)"
                                           ".join(' ')")
                     assert "predicted" in hover and re.search(r"\d+x\d+x\d+", hover), hover
+                    if width == 1280:
+                        _own_space_in_the_tuning_tab(dash)
                 page.close()
         finally:
             browser.close()
     shots = sorted(p.name for p in ARTIFACTS.glob("*.png") if not p.name.startswith("01-"))
-    assert shots == ["heatmaps-1280x800.png", "heatmaps-1366x768.png"], shots
+    assert shots == ["heatmaps-1280x800.png", "heatmaps-1366x768.png",
+                     "tuning-own-space-1280x800.png"], shots
+
+
+def _own_space_in_the_tuning_tab(dash) -> None:
+    """A space of one's own typed in the Tuning tab: an offered example loads (the store
+    is asked for next), a wrong variable is said as workbench tune says it."""
+    page = dash.page
+    dash.open_tab("Tuning")
+    offered = page.evaluate("() => [...document.querySelectorAll("
+                            "'.wb-tuning-own-space datalist option')].map(o => o.value)")
+    rowsum = next(v for v in offered if v.endswith("/rowsum.py:space"))
+    field = dash.el(".wb-tuning-own-space input")
+    for typed, said in ((rowsum, "give the store that holds the measurements"),
+                        (rowsum + "s", "Did you mean 'space'?")):
+        field.fill(typed)
+        field.press("Enter")
+        page.locator(".wb-tuning-note", has_text=said).first.wait_for(timeout=30_000)
+    assert dash.clipped_tab_titles(".wb-dashboard .widget-label, .wb-dashboard button") == []
+    dash.shot("tuning-own-space-1280x800")

@@ -281,7 +281,7 @@ class TuningPanel(widgets.VBox):
             return
         missing = self._missing_parts(choice)
         if missing or self._data_key(choice) not in self._replay_spaces:
-            where = (f"the measurements of {choice.label} in {self.store.value.strip()}"
+            where = (f"the measurements of {choice.ref} in {self.store.value.strip()}"
                      if choice.own else f"the H100 measurements of {choice.ref}")
             self._clear("press run to replay "
                         + html.escape(", ".join(self.chosen()) or "the strategies")

@@ -182,10 +182,12 @@ class SpaceChoice:
 
     @property
     def label(self) -> str:
+        """The space in a progress line: a file's by its name, not its whole path (a
+        path from a notebook's folder cut the line at a laptop's width)."""
         if not self.own:
             return self.ref
-        return self.ref + (f" at {format_problem(dict(self.problem))}" if self.problem
-                           else "")
+        return Path(self.ref).name + (f" at {format_problem(dict(self.problem))}"
+                                      if self.problem else "")
 
     def space(self, live_size: int | None = None):
         """The space, made as ``workbench tune`` makes it

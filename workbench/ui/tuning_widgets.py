@@ -52,8 +52,8 @@ def own_space_widgets() -> tuple[widgets.Combobox, widgets.Text, widgets.Combobo
         layout=widgets.Layout(width="470px"))
     space.add_class("wb-tuning-own-space")
     sizes = widgets.Text(description="sizes", continuous_update=False,
-                         placeholder="its own, or m=4096,n=4096",
-                         layout=widgets.Layout(width="250px"))
+                         placeholder="its own, or m=256,n=1024",   # whole at 320 px
+                         layout=widgets.Layout(width="320px"))
     sizes.add_class("wb-tuning-own-sizes")
     store = widgets.Combobox(
         description="replay store", options=space_stores(), style=wide,
