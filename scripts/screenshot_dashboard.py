@@ -562,9 +562,9 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
                     # by name: after a calibration the tab opens on the measured store
                     # (the picture showed pocl's heatmap under the block study's caption)
                     dash.heatmap_source(HEATMAP_STUDY)
-                    # wide enough for its four layers side by side (a laptop scrolls)
+                    # its layers two a row, 800 px wide: a laptop's width shows them
                     dash.saved.append(dash.dashboard_picture(heatmap_out, "Heatmaps",
-                                                             width=1800))
+                                                             width=1280))
                 if out is not None:
                     dash.saved.append(dash.dashboard_picture(out))
         finally:
