@@ -124,7 +124,7 @@ class LabServer:
     def _configure(self) -> dict:
         config = self.home / "config"
         settings = self.home / "settings" / "@jupyterlab"
-        for d in (config, settings / "apputils-extension", settings / "docmanager-extension",
+        for d in (config, settings / "docmanager-extension",
                   self.home / "runtime", self.home / "workspaces"):
             d.mkdir(parents=True, exist_ok=True)
         if self.folder is None:
@@ -138,9 +138,8 @@ class LabServer:
                   "LabApp": {"news_url": None, "check_for_updates_class":
                              "jupyterlab.NeverCheckForUpdate"}}
         (config / "jupyter_server_config.json").write_text(json.dumps(server))
-        # no "news" or "update" notifications over the page
-        (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        # (no "news" or "update" notification settings here: `workbench lab` passes its
+        # own, which tests/test_browser_laptop.py checks on the page)
         (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
             json.dumps({"autosave": False}))
         env = dict(os.environ)
@@ -563,9 +562,9 @@ def run(out: Path | None, shots: Path | None, kernel: str, params: str | None,
                     # by name: after a calibration the tab opens on the measured store
                     # (the picture showed pocl's heatmap under the block study's caption)
                     dash.heatmap_source(HEATMAP_STUDY)
-                    # wide enough for its four layers side by side (a laptop scrolls)
+                    # its layers two a row, 800 px wide: a laptop's width shows them
                     dash.saved.append(dash.dashboard_picture(heatmap_out, "Heatmaps",
-                                                             width=1800))
+                                                             width=1280))
                 if out is not None:
                     dash.saved.append(dash.dashboard_picture(out))
         finally:

@@ -348,3 +348,39 @@ def test_the_measured_ceilings_say_which_measurement_they_are(capsys):
     lines = capsys.readouterr().out.splitlines()
     at = next(i for i, la in enumerate(lines) if la.startswith("ceilings of "))
     assert lines[at + 1] == "  (measured: by benchmark kernels, h100/bandwidth.json 2026-11-23)"
+
+
+def test_limiter_says_tells_two_sides_of_one_category_apart():
+    # two memory sides (loads and stores): limiter_says read "smax: global memory wins,
+    # 0.3 ms against global memory 0.2 ms", the two sides by one name (newuser19)
+    from workbench.models.explanation import _limiter
+
+    loads = side("global memory", ("f_mem_access_global_float32_load", 3e-4))
+    stores = side("global memory", ("f_mem_access_global_float32_store", 2e-4))
+    overlap = Overlap("smax", (loads, stores), 0, 3e-4)
+    limiter, says = _limiter(None, list(loads.terms), 3e-4, None, False, 3e-4, (overlap,))
+    assert limiter == "global memory"
+    assert ("smax: global memory (largest: f_mem_access_global_float32_load) wins, 0.3 ms "
+            "against global memory (largest: f_mem_access_global_float32_store) 0.2 ms") \
+        in says, says
+    # a family's own limiter says its overlap the same way
+    _, own = _limiter("DRAM", list(loads.terms), 3e-4, None, False, 3e-4, (overlap,))
+    assert "f_mem_access_global_float32_store" in own
+
+
+def test_sides_alike_even_in_their_terms_are_told_apart_by_place():
+    # a launch paid on both sides, largest on both: each named by a term of its own
+    launch = ("f_sync_kernel_launch", 5e-6)
+    a = OverlapSide("launch + global memory", 7e-6, (
+        TermShare(*launch, Category.LAUNCH), TermShare("f_dram_x", 2e-6, Category.GLOBAL)))
+    b = OverlapSide("launch + global memory", 6e-6, (
+        TermShare(*launch, Category.LAUNCH), TermShare("f_l2_y", 1e-6, Category.GLOBAL)))
+    assert Overlap("smax", (a, b), 0, 7e-6).side_names() == [
+        "launch + global memory (largest of its own: f_dram_x)",
+        "launch + global memory (largest of its own: f_l2_y)"]
+    # the same terms on both sides: by their place
+    same = Overlap("smax", (a, a), 0, 7e-6)
+    assert same.side_names() == ["launch + global memory [side 1 of 2]",
+                                 "launch + global memory [side 2 of 2]"]
+    assert "[side 1 of 2] wins" in same.says() and "against launch + global memory " \
+        "[side 2 of 2]" in same.says()

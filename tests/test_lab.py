@@ -4,6 +4,7 @@
 """
 
 import contextlib
+import json
 import os
 import shlex
 import signal
@@ -138,3 +139,71 @@ def test_as_root_jupyterlab_is_allowed_to_run(monkeypatch, calls, capsys, root):
     assert ("--allow-root is passed" in capsys.readouterr().err) is root
     assert main(["lab", "--", "--allow-root"]) == 0
     assert calls[1].count("--allow-root") == 1
+
+
+def _app_settings(cmd: list[str]) -> Path:
+    (option,) = [c for c in cmd if c.startswith(lab_cmds.APP_SETTINGS_OPTION + "=")]
+    return Path(option.split("=", 1)[1])
+
+
+def test_lab_turns_off_the_news_popup_in_its_own_settings(monkeypatch, tmp_path):
+    # JupyterLab asked "Would you like to get notified about official Jupyter news?"
+    # over the notebook a newcomer had just opened (newuser19's finding)
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    seen = []
+
+    def fake_call(cmd, *args, **kwargs):   # the settings exist while JupyterLab runs
+        folder = _app_settings(cmd)
+        seen.append((folder, json.loads((folder / "overrides.json").read_text())))
+        return 0
+
+    monkeypatch.setattr(lab_cmds, "run_jupyter", fake_call)
+    assert main(["lab", "--no-browser"]) == 0
+    ((folder, overrides),) = seen
+    notification = overrides["@jupyterlab/apputils-extension:notification"]
+    assert notification["fetchNews"] == "false"    # the popup shows while it is "none"
+    assert notification["checkForUpdates"] is False
+    assert not folder.exists()          # a folder of its own, removed when the lab ends
+    assert not home.exists()            # nothing written to the user's home
+
+
+def test_lab_keeps_jupyterlabs_own_application_settings(tmp_path):
+    app = tmp_path / "app" / "settings"
+    (app / "overrides.d").mkdir(parents=True)
+    (app / "overrides.json").write_text(json.dumps({
+        "@jupyterlab/apputils-extension:notification": {"fetchNews": "true"},
+        "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}))
+    (app / "overrides.d" / "site.json").write_text("{}")
+    (app / "page_config.json").write_text(json.dumps({"disabledExtensions": ["x"]}))
+    settings = lab_cmds.write_lab_settings(tmp_path / "own", app)
+    overrides = json.loads((settings / "overrides.json").read_text())
+    # what the site set stays, its news choice included; ours fill in the rest
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {
+        "fetchNews": "true", "checkForUpdates": False}
+    assert overrides["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    assert (settings / "page_config.json").is_file()
+    assert (settings / "overrides.d" / "site.json").is_file()
+
+
+def test_lab_leaves_a_chosen_application_folder_alone(calls):
+    assert main(["lab", "--", "--LabApp.app_settings_dir=/somewhere"]) == 0
+    assert [c for c in calls[0] if c.startswith(lab_cmds.APP_SETTINGS_OPTION)] == [
+        "--LabApp.app_settings_dir=/somewhere"]
+
+
+def test_the_override_reaches_jupyterlab():
+    """JupyterLab itself reads the folder the command passes (its settings API's
+    overrides), not only our file."""
+    from jupyterlab_server.settings_utils import _get_overrides
+
+    out = subprocess.run([sys.executable, "-m", "workbench", "lab", "--dry-run"],
+                         capture_output=True, text=True, check=True).stdout
+    folder = _app_settings(shlex.split(out))
+    try:
+        overrides, error = _get_overrides(str(folder))
+        assert not error
+        assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    finally:
+        import shutil
+        shutil.rmtree(folder.parent)

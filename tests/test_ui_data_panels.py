@@ -270,9 +270,10 @@ def test_the_dashboard_has_a_tab_per_panel_and_opens_the_heatmaps_on_a_study(h10
     assert [page.children[0] for page in board.tabs.children] == panels
     assert board.tabs.titles == ("Properties", "Explain", "Calibration", "Fitted weights",
                                  "Heatmaps", "Predicted vs measured", "Tuning")
-    # a tab that grows scrolls in its own page, under a laptop screen's height
-    assert all(page.layout.max_height == "600px" and page.layout.overflow == "auto"
-               for page in board.tabs.children)
+    # a tab that grows scrolls in its own page, under a laptop screen's height (the
+    # window's, less what is above and below it: tests/test_browser_laptop.py)
+    assert all(page.layout.max_height == "clamp(300px, calc(100vh - 410px), 600px)"
+               and page.layout.overflow == "auto" for page in board.tabs.children)
     assert board.shown == "properties"
     assert board.show("heatmaps") is board.heatmaps and board.tabs.selected_index == 4
     assert board.shown == "heatmaps"

@@ -268,3 +268,89 @@ def test_shipped_data_lists_a_block_study_once_where_it_lies_plain_and_packed(tm
     (h100,) = shipped_data(tmp_path)
     assert [p.name for p in h100.block_studies] == [
         "block-study-predicted-fp64.csv.xz", "block-study-predicted.csv"]
+
+
+def test_a_block_studys_cells_say_what_the_axes_do_not_in_legible_type():
+    """The shipped star-stencil study's four layers side by side, 1320 px wide, cut its
+    cells to 20 px and each cell's 16x64x1 to 2-4 px type at a laptop's width
+    (newuser19): two layers a row within 800 px, the implied Y in each cell at 11 px,
+    the whole block on hover."""
+    from workbench.reports.heatmaps import (
+        GRID_WIDTH,
+        LABEL_CHAR,
+        LABEL_FONT,
+        grid_figure,
+        label_fits,
+    )
+    from workbench.ui.heatmap_panel import expand_studies
+
+    study = H100 / "block-study-predicted.csv.xz"
+    if not study.exists():
+        pytest.skip("no shipped block study")
+    grid = block_study_grid(expand_studies([study])["star_stencil_3d-nofold"],
+                            about="H100, star_stencil_3d-nofold")
+    assert grid.title.endswith("(rows Z, columns X, Y in each cell)")
+    predicted = grid.layer("predicted")
+    cell = next((i, j) for i, row in enumerate(predicted.text) for j, t in enumerate(row)
+                if t)
+    x, y, z = map(int, predicted.text[cell[0]][cell[1]].split("x"))
+    assert predicted.cell_labels[cell[0]][cell[1]] == str(y)     # Y: the axes give X, Z
+    assert (grid.xs[cell[1]], grid.ys[cell[0]]) == (x, z)
+    figure = grid_figure(grid)
+    assert figure.layout.width <= GRID_WIDTH <= 820        # a 1280 px laptop's dashboard
+    # two layers a row: the third starts the second row
+    assert figure.layout.yaxis3.domain[1] < figure.layout.yaxis.domain[0]
+    by_name = dict(zip([la.name for la in grid.layers], figure.data))
+    for name in ("predicted", "measured", "relative error"):
+        trace = by_name[name]
+        assert trace.textfont.size == LABEL_FONT >= 10 and trace.texttemplate == "%{text}"
+        longest = max(len(t) for row in trace.text for t in row)
+        # a cell is the layer's width over its columns, the label's width within it
+        layer_px = figure.layout.width * (figure.layout.xaxis.domain[1]
+                                          - figure.layout.xaxis.domain[0])
+        assert longest * LABEL_CHAR <= layer_px / len(grid.xs), (name, longest, layer_px)
+        assert trace.customdata[cell[0]][cell[1]] == f"{x}x{y}x{z}"   # hover: the block
+        assert "%{customdata}" in trace.hovertemplate
+    # the limiter's names do not fit a 30 px cell at 11 px: the colour bar names them
+    assert by_name["limiter"].texttemplate is None
+    assert not label_fits([["DRAM"]], len(grid.xs), 300)
+    assert label_fits([["16x16"]], 3, 300)
+
+
+def test_the_notebooks_block_heatmaps_label_cells_legibly_and_title_each_layer_right():
+    """block_size_study.ipynb's heatmaps (performance_heatmap, limiter_heatmaps) wrote
+    each cell's shape and value in 2-7 px type at a laptop's width: two layers a row
+    within 800 px, Y in each cell at 11 px, shape and value on hover."""
+    from workbench.reports.heatmaps import (
+        GRID_WIDTH,
+        LABEL_FONT,
+        limiter_heatmaps,
+        performance_heatmap,
+    )
+    from workbench.ui.heatmap_panel import expand_studies
+
+    study = H100 / "block-study-predicted.csv.xz"
+    if not study.exists():
+        pytest.skip("no shipped block study")
+    pred = expand_studies([study])["star_stencil_3d-nofold"]
+    perf = performance_heatmap(pred, pred[["X", "Y", "Z", "measured_GLups"]],
+                               value="predicted_GLups", measured_value="measured_GLups")
+    limits = limiter_heatmaps(pred)
+    for figure in (perf, limits):
+        assert figure.layout.width == GRID_WIDTH
+        for trace in figure.data:
+            assert trace.textfont.size == LABEL_FONT and trace.texttemplate == "%{text}"
+            for labels, names in zip(trace.text, trace.customdata):
+                for label, name in zip(labels, names):
+                    assert label == (name.split("x")[1] if name else "")
+    # each layer under its own title (the facets' order is not the titles' order)
+    row = pred[(pred["X"] == 2) & (pred["Z"] == 1)].iloc[0]
+    titles = {a.text: (a.x, a.y) for a in limits.layout.annotations}
+    for trace in limits.data:
+        x_dom = limits.layout[trace.xaxis.replace("x", "xaxis")].domain
+        y_dom = limits.layout[trace.yaxis.replace("y", "yaxis")].domain
+        (title,) = [t for t, (x, y) in titles.items()
+                    if x_dom[0] <= x <= x_dom[1] and abs(y - y_dom[1]) < 0.05]
+        level = title.removesuffix(" time")
+        j, i = list(trace.x).index("2"), list(trace.y).index("1")
+        assert trace.z[i][j] == pytest.approx(row[f"t_{level}"] * 1e3), title

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
 
 INSTALL_HINT = ("pip install 'gpu-perf-workbench[ui]' (or 'make setup' in a checkout)")
+
+#: JupyterLab settings the workbench's lab starts with, as application overrides (the
+#: defaults under the user's own settings, which still win): no pop-up asking "Would
+#: you like to get notified about official Jupyter news?" over the notebook a newcomer
+#: has just opened (newuser19), and no check for a JupyterLab newer than the pinned one
+LAB_OVERRIDES = {"@jupyterlab/apputils-extension:notification":
+                 {"fetchNews": "false", "checkForUpdates": False}}
+#: the jupyter lab option that names the folder of application settings
+APP_SETTINGS_OPTION = "--LabApp.app_settings_dir"
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +39,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--notebooks", metavar="FOLDER", default=None,
                    help="folder to serve (default: the checkout's notebooks/)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the command that would run, and exit")
+                   help="print the command that would run, and exit (its settings "
+                        "folder is written, and kept, so that the command runs as printed)")
     p.add_argument("jupyter_args", nargs="*", metavar="-- JUPYTER_ARG",
                    help="after '--', arguments for jupyter lab itself (e.g. --allow-root)")
     p.set_defaults(func=cmd_lab)
@@ -63,6 +76,49 @@ def lab_command(folder: Path, *, port: int | None = None, ip: str | None = None,
     return cmd + list(extra)
 
 
+def default_app_settings_dir() -> Path | None:
+    """JupyterLab's own application settings folder (``<app dir>/settings``), None
+    without JupyterLab."""
+    if not jupyterlab_installed():
+        return None
+    from jupyterlab.commands import get_app_dir
+
+    return Path(get_app_dir()) / "settings"
+
+
+def write_lab_settings(folder: Path, app_settings: Path | None = None) -> Path:
+    """The workbench's application settings folder, written under ``folder``: JupyterLab's
+    own (``app_settings``: its overrides, page config) with :data:`LAB_OVERRIDES` added
+    where they set nothing.  Nothing is written to the user's settings or home."""
+    settings = folder / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    overrides: dict = {}
+    if app_settings is not None:
+        for name in ("page_config.json", "page_config.json5", "overrides.d"):
+            source = app_settings / name
+            if source.is_dir():
+                shutil.copytree(source, settings / name, dirs_exist_ok=True)
+            elif source.is_file():
+                shutil.copy2(source, settings / name)
+        # (overrides.json5 is left out: json5 is JupyterLab's, and rare)
+        if (own := app_settings / "overrides.json").is_file():
+            overrides = json.loads(own.read_text() or "{}")
+        # JupyterLab reads its build's extension metadata beside the settings folder
+        static = app_settings.parent / "static"
+        if static.is_dir() and not (folder / "static").exists():
+            (folder / "static").symlink_to(static, target_is_directory=True)
+    for plugin, values in LAB_OVERRIDES.items():
+        overrides[plugin] = {**values, **overrides.get(plugin, {})}
+    (settings / "overrides.json").write_text(json.dumps(overrides, indent=2))
+    return settings
+
+
+def _names_app_settings(extra: list[str]) -> bool:
+    """Whether the user's own jupyter lab arguments choose the application folders."""
+    return any(a.startswith((APP_SETTINGS_OPTION, "--app-dir", "--LabApp.app_dir"))
+               for a in extra)
+
+
 def jupyterlab_installed() -> bool:
     return importlib.util.find_spec("jupyterlab") is not None
 
@@ -77,17 +133,26 @@ def cmd_lab(args) -> int:
     # JupyterLab refuses root with a line lost among its start-up logs; a container or
     # a fresh VM is often root, and `make lab` gives no place for the flag
     allow_root = running_as_root() and "--allow-root" not in extra
+    if not args.dry_run and not jupyterlab_installed():
+        raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
+    own = None
+    if not _names_app_settings(extra):
+        own = Path(tempfile.mkdtemp(prefix="workbench-lab-"))
+        settings = write_lab_settings(own, default_app_settings_dir())
+        extra = [f"{APP_SETTINGS_OPTION}={settings}", *extra]
     cmd = lab_command(folder, port=args.port, ip=args.ip, no_browser=args.no_browser,
                       extra=extra + ["--allow-root"] * allow_root)
     if args.dry_run:
         print(shlex.join(cmd))
         return 0
-    if not jupyterlab_installed():
-        raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
     if allow_root:
         print("workbench lab: running as root, so --allow-root is passed to jupyter lab",
               file=sys.stderr)
-    return run_jupyter(cmd)
+    try:
+        return run_jupyter(cmd)
+    finally:
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
 
 
 #: Signals that stop ``workbench lab`` and are passed on to JupyterLab.

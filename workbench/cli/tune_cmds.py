@@ -212,6 +212,7 @@ _STOPPED_BY = {StopReason.EXHAUSTED: "no point left to measure",
 
 
 def cmd_tune(args) -> int:
+    from workbench.tuning.parallel import counting_pool_ahead
     from workbench.tuning.replay import ReplayEvaluator, load_space_evaluations
     from workbench.tuning.runner import Budget, Explorer
     from workbench.tuning.strategies import make_strategy
@@ -243,7 +244,7 @@ def cmd_tune(args) -> int:
     elif args.scheduler:
         result = _tune_cluster(args, space, strategy, budget, progress)
     else:
-        pool = _counting_pool_ahead(space) if guided else None
+        pool = counting_pool_ahead(space) if guided else None
         try:
             result = _tune_live(args, space, strategy, budget, progress)
         finally:
@@ -268,19 +269,6 @@ def _say_devices(device_text, model, label) -> None:
         print(f"note: the ranking model ({label or 'from --weights'}) describes "
               f"{fitted_on}, not this device: it orders the points by that device's "
               "costs, and only the measurements here say what is fast here")
-
-
-def _counting_pool_ahead(space):
-    """The counting processes of a model's ranking of a ``kernel(point)`` space, forked
-    and warmed up now, while the device is opened and before any thread runs (a fork
-    beside a thread that holds a lock inherits it held); None for other spaces."""
-    if getattr(space, "template", None) is not None or \
-            getattr(space, "sequence", None) is not None:
-        return None
-    from workbench.models.candidate_features import warm_up
-    from workbench.models.counting_pool import fork_counting_pool
-
-    return fork_counting_pool([space], warm=warm_up)
 
 
 def _tune_live(args, space, strategy, budget, progress):

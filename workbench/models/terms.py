@@ -119,12 +119,18 @@ class Overlap:
         return self.sides[self.winner]
 
     @property
-    def runner_up(self) -> OverlapSide | None:
-        others = [s for i, s in enumerate(self.sides) if i != self.winner]
+    def runner_up_index(self) -> int | None:
+        """The closest loser's index into sides (two equal sides are still two)."""
+        others = [i for i in range(len(self.sides)) if i != self.winner]
         if not others:
             return None
         pick = max if self.function != "smin" else min
-        return pick(others, key=lambda s: s.seconds)
+        return pick(others, key=lambda i: self.sides[i].seconds)
+
+    @property
+    def runner_up(self) -> OverlapSide | None:
+        index = self.runner_up_index
+        return None if index is None else self.sides[index]
 
     @property
     def margin_s(self) -> float:
@@ -145,13 +151,41 @@ class Overlap:
         """What a smooth maximum adds to its winner (0 for an exact max)."""
         return self.seconds - self.winning.seconds
 
+    def side_names(self) -> list[str]:
+        """Each side's label, told apart from the others: where sides share a category
+        (two "global memory" sides), each is also named by its largest term of its own
+        (one the other sides lack), and by its place where even that fails."""
+        words = [set(s.label.replace(" + ...", "").split(" + ")) for s in self.sides]
+        names = []
+        for i, side in enumerate(self.sides):
+            if not any(words[i] & w for j, w in enumerate(words) if j != i):
+                names.append(side.label)
+                continue
+            others = {t.name for j, s in enumerate(self.sides) if j != i for t in s.terms}
+            largest, own = _largest(side.terms), _largest(
+                [t for t in side.terms if t.name not in others])
+            if own is not None and own == largest:
+                names.append(f"{side.label} (largest: {own})")
+            elif own is not None:
+                # its largest term is paid on another side too (a launch on both)
+                names.append(f"{side.label} (largest of its own: {own})")
+            else:
+                names.append(side.label)
+        alike = {n for n in names if names.count(n) > 1}
+        return [f"{n} [side {i + 1} of {len(names)}]" if n in alike else n
+                for i, n in enumerate(names)]
+
     def says(self) -> str:
+        """Which side wins, against which, by how much; the sides by
+        :meth:`side_names` ("smax: global memory wins ... against global memory" told
+        a reader nothing)."""
         other = self.runner_up
+        names = self.side_names()
         if other is None:
-            return f"{self.function}: {self.winning.label} alone"
-        return (f"{self.function}: {self.winning.label} wins, "
-                f"{_ms(self.winning.seconds)} against {other.label} {_ms(other.seconds)} "
-                f"({self.ratio:.3g}x, by {_ms(self.margin_s)})")
+            return f"{self.function}: {names[self.winner]} alone"
+        return (f"{self.function}: {names[self.winner]} wins, "
+                f"{_ms(self.winning.seconds)} against {names[self.runner_up_index]} "
+                f"{_ms(other.seconds)} ({self.ratio:.3g}x, by {_ms(self.margin_s)})")
 
     def to_json(self) -> dict:
         other = self.runner_up
@@ -188,6 +222,13 @@ def side_label(terms) -> str:
     named = [c.value for c, s in sorted(seconds.items(), key=lambda cs: -cs[1]) if s > 0]
     return " + ".join(named[:2]) + (" + ..." if len(named) > 2 else "") if named \
         else "nothing"
+
+
+def _largest(terms) -> str | None:
+    """The name of the largest term but the smoothing (by size: a subtracted overlap's
+    terms are negative)."""
+    terms = [t for t in terms if t.category is not Category.SMOOTHING]
+    return max(terms, key=lambda t: abs(t.seconds)).name if terms else None
 
 
 def _ms(seconds: float) -> str:

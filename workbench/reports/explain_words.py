@@ -88,15 +88,9 @@ TERM_STEP = (
 
 
 def side_names(overlap: Overlap) -> list[str]:
-    """Each side's label, with its largest term where another side shares a category."""
-    words = [set(s.label.replace(" + ...", "").split(" + ")) for s in overlap.sides]
-    names = []
-    for i, side in enumerate(overlap.sides):
-        shared = any(words[i] & w for j, w in enumerate(words) if j != i)
-        largest = _largest(side)
-        names.append(f"{side.label} (largest: {largest})" if shared and largest
-                     else side.label)
-    return names
+    """Each side's label, told apart where sides share a category
+    (:meth:`Overlap.side_names`)."""
+    return overlap.side_names()
 
 
 def taken_back(overlap: Overlap) -> bool:
@@ -130,16 +124,8 @@ def overlap_says(overlap: Overlap) -> str:
     names = side_names(overlap)
     if taken_back(overlap):
         return _taken_back_says(overlap, names[overlap.winner],
-                                names[overlap.sides.index(other)])
-    winner = names[overlap.winner]
-    loser = names[overlap.sides.index(other)]
-    head = f"{overlap.function}: {overlap.winning.label} wins, "
-    tail = f" against {other.label} "
-    if not said.startswith(head) or tail not in said:
-        return said       # a wording of says() this module does not know: as it is
-    rest = said[len(head):]
-    before, after = rest.split(tail, 1)
-    return f"{overlap.function}: {winner} wins, {before} against {loser} {after}"
+                                names[overlap.runner_up_index])
+    return said       # says() names the sides apart itself
 
 
 def _taken_back_says(overlap: Overlap, hidden: str, behind: str) -> str:
@@ -292,7 +278,7 @@ def limiter_why(explanation) -> str | None:
         who = (f"{e.limiter} is paid on both sides of overlap {o.function}, the same "
                f"whichever wins; the side with {own}")
     return (f"{who} wins, {_ms(o.winning.seconds)} against {_ms(other.seconds)} "
-            f"({o.ratio:.3g}x) for {names[o.sides.index(other)]}")
+            f"({o.ratio:.3g}x) for {names[o.runner_up_index]}")
 
 
 def _categories(side: OverlapSide) -> set[str]:
@@ -314,9 +300,3 @@ def _term_step(explanation) -> str | None:
     if top is None:
         return None
     return next((step for word, step in TERM_STEP if word in top.name), None)
-
-
-def _largest(side: OverlapSide) -> str | None:
-    terms = [t for t in side.terms if t.category is not Category.SMOOTHING]
-    # by size: a subtracted overlap's terms are negative
-    return max(terms, key=lambda t: abs(t.seconds)).name if terms else None

@@ -58,22 +58,37 @@ def _grid(df, value: str, better: str = "max"):
 
 
 def _imshow(layers, texts, zs, xs, titles, title, color_label):
+    """Block-shape heatmaps, two a row within :data:`GRID_WIDTH`: each cell labelled with
+    its implied Y where that fits at :data:`LABEL_FONT` px, its whole block and value
+    on hover (its ``XxYxZ`` and value in each cell were 2-7 px type in a notebook at a
+    laptop's width)."""
     import numpy as np
     import plotly.express as px
     arr = np.array(layers, dtype=float)
+    n = len(layers)
+    cols = grid_columns(n)
+    rows = math.ceil(n / cols)
     kw = dict(x=[str(x) for x in xs], y=[str(z) for z in zs], aspect="auto",
               labels={"x": "X (threads)", "y": "Z (threads)", "color": color_label},
               origin="lower", color_continuous_scale="Viridis")
-    if len(layers) == 1:
+    if n == 1:
         fig = px.imshow(arr[0], **kw)
-        fig.data[0].update(text=texts[0], texttemplate="%{text}<br>%{z:.3g}")
     else:
-        fig = px.imshow(arr, facet_col=0, **kw)
-        for k, (trace, t) in enumerate(zip(fig.data, texts)):
-            trace.update(text=t, texttemplate="%{text}<br>%{z:.3g}")
-        for k, ann in enumerate(fig.layout.annotations):
-            ann.text = titles[k]
-    fig.update_layout(title=title)
+        fig = px.imshow(arr, facet_col=0, facet_col_wrap=cols, **kw)
+        for ann in fig.layout.annotations:   # "facet_col=K", in no fixed order
+            ann.text = titles[int(ann.text.rpartition("=")[2])]
+    # the layer's plot: the figure less its margins and colour bar, over the columns
+    layer_width = (GRID_WIDTH - 220) / cols
+    for trace, t in zip(fig.data, texts):
+        implied = [[cell.split("x")[1] if cell.count("x") >= 2 else cell for cell in row]
+                   for row in t]
+        trace.update(customdata=t, hovertemplate="%{customdata}<br>%{z:.4g} "
+                     + color_label + "<extra></extra>")
+        if label_fits(implied, len(xs), layer_width):
+            trace.update(text=implied, texttemplate="%{text}",
+                         textfont=dict(size=LABEL_FONT))
+    fig.update_layout(title=title, width=GRID_WIDTH,
+                      height=LAYER_HEIGHT * rows + GRID_FRAME)
     return fig
 
 
@@ -109,7 +124,8 @@ def performance_heatmap(pred, measured=None, *, value: str | None = None,
         texts.append(mt)
         titles.append("measured")
     return _imshow(layers, texts, zs, xs, titles,
-                   title or "performance per block size (rows Z, columns X, Y implied)",
+                   title or "performance per block size (rows Z, columns X, Y in each "
+                            "cell)",
                    unit)
 
 
@@ -134,7 +150,8 @@ def limiter_heatmaps(pred, *, title: str | None = None):
         layers.append(vals)
         texts.append(text)
     return _imshow(layers, texts, zs, xs, [f"{lim} time" for lim in present],
-                   title or "time per limiter [ms] (cell: block, limiting level)", "ms")
+                   title or "time per limiter [ms] (rows Z, columns X, Y in each cell; "
+                            "block and limiting level on hover)", "ms")
 
 
 def _rgb(x, y, z) -> str:
@@ -188,7 +205,10 @@ class HeatmapLayer:
 
     ``scale`` says how to colour it: ``sequential`` (times), ``diverging`` (signed
     relative errors, centred on zero) or ``categorical`` (``values`` index
-    ``categories``, e.g. the limiting level).
+    ``categories``, e.g. the limiting level).  ``text`` names each cell on hover;
+    ``labels``, what is written in the cell (default: ``text``), says only what the
+    axes do not (a block study's implied ``Y``): ``16x64x1`` in each of a study's
+    cells was cut to 2-4 px type at a laptop's width.
     """
 
     name: str
@@ -197,6 +217,11 @@ class HeatmapLayer:
     unit: str
     scale: str = "sequential"
     categories: tuple[str, ...] = ()
+    labels: tuple[tuple[str, ...], ...] | None = None
+
+    @property
+    def cell_labels(self) -> tuple[tuple[str, ...], ...]:
+        return self.text if self.labels is None else self.labels
 
     def __post_init__(self):
         if self.scale not in ("sequential", "diverging", "categorical"):
@@ -302,7 +327,7 @@ def _measured_time(df):
     return None
 
 
-def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
+def block_study_grid(frame, *, title: str | None = None, about: str = "") -> HeatmapGrid:
     """Predicted time, and where known measured time, relative error and the limiting
     level, per thread-block shape of a block-size study.
 
@@ -311,6 +336,7 @@ def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
     ``block-study-predicted.csv.xz``). Columns are ``X``; rows are ``Z`` with ``Y``
     implied (each cell names its block), or ``Y`` when every block has ``Z = 1`` (a
     2-D study). Where several blocks share a cell, the one predicted fastest is shown.
+    ``about``: what the default title names the study by (its device and kernel).
     """
     df = frame[frame["time"].notna()].copy()
     if df.empty:
@@ -334,23 +360,30 @@ def block_study_grid(frame, *, title: str | None = None) -> HeatmapGrid:
     text = _freeze([[f"{int(best[(y, x)]['X'])}x{int(best[(y, x)]['Y'])}x"
                      f"{int(best[(y, x)]['Z'])}" if (y, x) in best else "" for x in xs]
                     for y in ys])
-    layers = [HeatmapLayer("predicted", layer(lambda r: float(r["time"]) * 1e3), text, "ms")]
+    # in the cell, what the axes do not say: the implied Y (a 2-D study's axes say all)
+    implied = _freeze([[str(int(best[(y, x)]["Y"])) if (y, x) in best and rows_axis == "Z"
+                        else "" for x in xs] for y in ys])
+    layers = [HeatmapLayer("predicted", layer(lambda r: float(r["time"]) * 1e3), text, "ms",
+                           labels=implied)]
     if measured is not None:
         layers.append(HeatmapLayer("measured", layer(lambda r: float(r["_measured"]) * 1e3),
-                                   text, "ms"))
+                                   text, "ms", labels=implied))
         layers.append(HeatmapLayer(
             "relative error",
             layer(lambda r: (float(r["time"]) - float(r["_measured"])) / float(r["_measured"])),
-            text, "(predicted - measured) / measured", "diverging"))
+            text, "(predicted - measured) / measured", "diverging", labels=implied))
     if present:
         layers.append(HeatmapLayer(
             "limiter", layer(lambda r: float(present.index(r["limiter"]))
                              if r["limiter"] in present else math.nan),
             _freeze([[f"{t} ({best[(y, x)]['limiter']})" if t else ""
                       for t, x in zip(row, xs)] for row, y in zip(text, ys)]),
-            "limiting level", "categorical", tuple(present)))
-    implied = "" if rows_axis == "Y" else ", Y implied"
-    return HeatmapGrid(title or f"block-size study (rows {rows_axis}, columns X{implied})",
+            "limiting level", "categorical", tuple(present),
+            labels=_freeze([[str(best[(y, x)]["limiter"]) if (y, x) in best else ""
+                             for x in xs] for y in ys])))
+    said = "" if rows_axis == "Y" else ", Y in each cell"
+    about = f" {about}" if about else ""
+    return HeatmapGrid(title or f"block-size study{about} (rows {rows_axis}, columns X{said})",
                        "X (threads)", f"{rows_axis} (threads)", xs, ys, tuple(layers))
 
 
@@ -377,15 +410,47 @@ def _error_ticks(values) -> list[tuple[float, str]]:
     return ticks
 
 
+#: the heatmaps' width (px): two layers a row within a 1280 px laptop's dashboard (four
+#: side by side, 1320 px wide, cut a study's cells to 20 px and their labels to 2-4 px)
+GRID_WIDTH = 800
+#: each layer's height (px), and the rest of the figure's (title, axes' titles)
+LAYER_HEIGHT, GRID_FRAME = 250, 130
+#: the cells' labels' type (px), and a character's width in it (DejaVu Sans, about)
+LABEL_FONT = 11
+LABEL_CHAR = 0.62 * LABEL_FONT
+_MARGIN = dict(t=80, b=50, l=70, r=50)
+
+
+def grid_columns(n: int) -> int:
+    """Layers a row: two from three layers on (four side by side were too narrow)."""
+    return min(n, 2)
+
+
+def label_fits(labels, columns: int, width: float) -> bool:
+    """Whether the longest of ``labels`` fits a cell of a layer ``width`` px wide with
+    ``columns`` cells a row, at :data:`LABEL_FONT` (else the cells say it on hover)."""
+    longest = max((len(t) for row in labels for t in row), default=0)
+    return longest * LABEL_CHAR <= width / max(columns, 1) - 4
+
+
 def grid_figure(grid: HeatmapGrid):
-    """One heatmap per layer, side by side; the time layers share one colour scale."""
+    """One heatmap per layer, two a row; the time layers share one colour scale.  Each
+    cell says its layer's label where it fits at :data:`LABEL_FONT` px, and everything
+    on hover."""
     import numpy as np
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     n = len(grid.layers)
-    fig = make_subplots(rows=1, cols=n, subplot_titles=[la.name for la in grid.layers],
-                        shared_yaxes=True, horizontal_spacing=0.1 if n > 1 else 0.0)
+    cols = grid_columns(n)
+    rows = math.ceil(n / cols)
+    spacing = 0.16 if cols > 1 else 0.0
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[la.name for la in grid.layers],
+                        shared_yaxes=True, horizontal_spacing=spacing,
+                        vertical_spacing=0.22 if rows > 1 else 0.0)
+    width = max(420, GRID_WIDTH if cols > 1 else 400)
+    # a layer's plot: the figure less its margins and the gaps, shared by the columns
+    layer_width = (width - _MARGIN["l"] - _MARGIN["r"]) * (1 - spacing * (cols - 1)) / cols
     timed = [np.array(la.values, dtype=float) for la in grid.layers
              if la.scale == "sequential"]
     finite = np.concatenate([t[np.isfinite(t)] for t in timed]) if timed else np.array([])
@@ -393,15 +458,24 @@ def grid_figure(grid: HeatmapGrid):
     xs = [str(x) for x in grid.xs]
     ys = [str(y) for y in grid.ys]
     for k, la in enumerate(grid.layers, start=1):
+        row, col = (k - 1) // cols + 1, (k - 1) % cols + 1
         domain = fig.layout[f"xaxis{k if k > 1 else ''}"].domain
-        colorbar = dict(x=domain[1] + 0.005, len=0.9, thickness=10, xpad=2,
-                        tickfont=dict(size=9),
+        height = fig.layout[f"yaxis{k if k > 1 else ''}"].domain
+        colorbar = dict(x=domain[1] + 0.005, len=0.9 * (height[1] - height[0]),
+                        y=(height[0] + height[1]) / 2, yanchor="middle",
+                        thickness=10, xpad=2, tickfont=dict(size=9),
                         title=dict(text=la.unit if la.scale == "sequential" else "",
                                    side="right"))
+        labels = la.cell_labels
+        shown = label_fits(labels, len(xs), layer_width)
+        # the cell's whole name (16x64x1) on hover, from customdata; its label as text
         trace = dict(z=[list(r) for r in la.values], x=xs, y=ys,
-                     text=[list(r) for r in la.text], texttemplate="%{text}",
-                     hovertemplate=f"%{{text}}<br>{la.name}: %{{z:.4g}} {la.unit}"
+                     customdata=[list(r) for r in la.text],
+                     hovertemplate=f"%{{customdata}}<br>{la.name}: %{{z:.4g}} {la.unit}"
                                    "<extra></extra>", colorbar=colorbar)
+        if shown and any(t for r in labels for t in r):
+            trace.update(text=[list(r) for r in labels], texttemplate="%{text}",
+                         textfont=dict(size=LABEL_FONT))
         if la.scale == "sequential":
             trace.update(colorscale="Viridis", zmin=shared[0], zmax=shared[1])
         elif la.scale == "diverging":
@@ -418,11 +492,16 @@ def grid_figure(grid: HeatmapGrid):
                 scale += [[i / len(colors), c], [(i + 1) / len(colors), c]]
             colorbar.update(tickvals=list(range(m)), ticktext=list(la.categories))
             trace.update(colorscale=scale, zmin=-0.5, zmax=max(m - 0.5, 0.5),
-                         hovertemplate="%{text}<extra></extra>")
-        fig.add_trace(go.Heatmap(**trace), row=1, col=k)
-        fig.update_xaxes(title_text=grid.x_label, type="category", row=1, col=k)
-        fig.update_yaxes(title_text=grid.y_label if k == 1 else None, type="category",
-                         row=1, col=k)
-    fig.update_layout(title=grid.title, height=380, width=max(420, 330 * n),
-                      margin=dict(t=80, b=50, l=70, r=50))
+                         hovertemplate="%{customdata}<extra></extra>")
+        fig.add_trace(go.Heatmap(**trace), row=row, col=col)
+        fig.update_xaxes(title_text=grid.x_label, type="category", row=row, col=col)
+        fig.update_yaxes(title_text=grid.y_label if col == 1 else None, type="category",
+                         row=row, col=col)
+    title, margin = grid.title, dict(_MARGIN)
+    if len(title) * 8 > width - 40 and " (" in title:   # cut at 800 px: two lines
+        title = title.replace(" (", "<br>(", 1)
+        margin["t"] += 20
+    fig.update_layout(title=dict(text=title, font=dict(size=15)),
+                      height=LAYER_HEIGHT * rows + GRID_FRAME + margin["t"] - _MARGIN["t"],
+                      width=width, margin=margin)
     return fig

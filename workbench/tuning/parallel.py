@@ -87,3 +87,18 @@ class PrebuildPool:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def counting_pool_ahead(space):
+    """The counting processes of a model's ranking of a ``kernel(point)`` space, forked
+    and warmed up now, while the device is opened and before any thread runs (a fork
+    beside a thread that holds a lock inherits it held); None for other spaces (and
+    with one counting process).  ``workbench tune`` and the dashboard's Tuning tab
+    call it before a model strategy ranks a space of the user's own; close it after."""
+    if getattr(space, "template", None) is not None or \
+            getattr(space, "sequence", None) is not None:
+        return None
+    from workbench.models.candidate_features import warm_up
+    from workbench.models.counting_pool import fork_counting_pool
+
+    return fork_counting_pool([space], warm=warm_up)

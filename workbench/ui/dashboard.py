@@ -3,10 +3,11 @@
 The header, the kernel picker and the one error area that serves every panel stay on
 top; each panel has a tab of its own below them.  Stacked, the panels made a page about
 4,000 pixels tall, of which a classroom laptop shows a fifth at a time; in tabs, a
-panel taller than :data:`TAB_HEIGHT` scrolls in its own page, so the dashboard fits one
-screen whichever tab is open.  Hidden tabs stay in the page and wired to the session:
-a calibration run in its tab updates the weights, the explorer and the heatmaps' store
-choice in theirs, and plotly draws each figure at its size when its tab opens.  The
+panel taller than the window allows (:data:`TAB_HEIGHT`) scrolls in its own page, so
+the dashboard fits one screen whichever tab is open.  Hidden tabs stay in the page and
+wired to the session: a calibration run in its tab updates the weights, the explorer
+and the heatmaps' store choice in theirs, and plotly draws each figure at its size
+when its tab opens.  The
 heatmaps open on the shipped block-size study rather than on the store: a quick
 calibration measures one work-group shape per kernel, a single cell.  The tuning
 panel, last, computes only when its run button is pressed.
@@ -43,10 +44,14 @@ TABS = (("Properties", "properties"), ("Explain", "explain"),
 #: the block_size_study notebook's default)
 FIRST_STUDY = "star_stencil_3d-nofold"
 
-#: the most height a tab's panel takes before it scrolls in its own page (px): with
-#: the header, the picker and the tab bar (about 300 px) the dashboard stays under
-#: 900 px, a laptop's screen
-TAB_HEIGHT = 600
+#: the most height a tab's panel takes before it scrolls in its own page (px), and what
+#: the rest takes: the header, the picker and the tab bar (220 to 255 px at 1366 and
+#: 1280 px wide), the dashboard's foot and JupyterLab's bars above and below the
+#: notebook (120 px).  A fixed 600 px made the dashboard 838 and 870 px tall on
+#: 1366x768 and 1280x800 screens (newuser19): the page scrolled before the plots
+#: showed; within the window's height less the rest, the whole dashboard fits the
+#: notebook's view (596 and 661 px there), and never below TAB_MIN_HEIGHT
+TAB_HEIGHT, TAB_MIN_HEIGHT, ABOVE_AND_BELOW = 600, 300, 410
 
 #: each tab as wide as its title: ipywidgets gives every tab at most 144 px and shrinks
 #: them all alike, which cut "Predicted vs measured" at a laptop's 1366 px; sized to
@@ -63,7 +68,8 @@ TAB_STYLE = ("<style>.wb-dashboard .wb-tabs > .lm-TabBar .lm-TabBar-tab"
 def _tab_page(panel: widgets.Widget) -> widgets.Box:
     # a block, not a flex box: flex items would shrink to the height instead of scrolling
     page = widgets.Box([panel], layout=widgets.Layout(
-        max_height=f"{TAB_HEIGHT}px", overflow="auto", display="block"))
+        max_height=f"clamp({TAB_MIN_HEIGHT}px, calc(100vh - {ABOVE_AND_BELOW}px), "
+                   f"{TAB_HEIGHT}px)", overflow="auto", display="block"))
     page.add_class("wb-tab-page")
     return page
 

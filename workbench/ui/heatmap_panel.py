@@ -336,8 +336,7 @@ class HeatmapPanel(widgets.VBox):
         study = self.studies[label]
         if not isinstance(study, pd.DataFrame):
             study = self.studies[label] = pd.read_csv(study)
-        return block_study_grid(study, title=f"block-size study {label} (rows Z, "
-                                             "columns X, Y implied)")
+        return block_study_grid(study, about=label)
 
     # -- choices --------------------------------------------------------------------
 

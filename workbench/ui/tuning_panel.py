@@ -1,21 +1,23 @@
-"""Tuning: search strategies compared on a catalog space (:mod:`workbench.tuning`).
+"""Tuning: search strategies compared on a catalog space or one of the user's own
+(``FILE.py:VAR`` at its sizes, as ``workbench tune`` takes it) (:mod:`workbench.tuning`).
 
 Two sources:
 
 * **replay** (the default) of the shipped H100 measurements of every point of the
   space (``sample_data/h100/tuning.sqlite``, ``lift.sqlite`` for the Lift
   benchmarks' spaces, ``timetiling.sqlite`` for the time-tiled ones; a space without
-  shipped measurements says so): every chosen strategy replayed from the
-  same records (:func:`workbench.tuning.study.compare_strategies`), shown as the
-  tuning report's best-so-far figure and table.  Each part (the exhaustive order and
-  random search, each model's ranking, the rankers learnt from other programs' spaces,
-  ``knn`` and ``xgb``, TPE over its seeds) is computed once per space
-  and kept, so that switching back to a space or a strategy already seen is instant;
+  shipped measurements says so; one's own, from the store named, as ``workbench tune
+  FILE.py:VAR --replay STORE`` does): every chosen strategy replayed from the same
+  records (:func:`workbench.tuning.study.compare_strategies`), shown as the tuning
+  report's best-so-far figure and table.  Each part (the exhaustive order and random
+  search, each model's ranking, the rankers learnt from other programs' spaces, ``knn``
+  and ``xgb``, TPE over its seeds) is computed once per space and kept, so that
+  switching back to a space or a strategy already seen is instant;
 * **live** on an OpenCL device of this machine, at a small problem size (``n``: every
-  extent of a time-tiled space): each chosen strategy explores the space with an
-  evaluation budget (:class:`Explorer` with the space's live evaluator, a time-tiled
-  point timed as its whole band sequence), the progress and best-so-far curves updated as points are
-  measured, with a cancel button.  A point an earlier strategy of the same run has
+  extent of a time-tiled space; one's own at the sizes typed): each chosen strategy
+  explores the space with an evaluation budget (:class:`Explorer` with the space's
+  live evaluator, a time-tiled point timed as its whole band sequence), the progress
+  and best-so-far curves updated as points are measured, with a cancel button.  A point an earlier strategy of the same run has
   measured is not measured again: its recorded evaluation (and costs) is reused, as
   replay does.
 
@@ -31,14 +33,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import ipywidgets as widgets
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import DeviceError, TuningError, WorkbenchError
-from workbench.measure import DeviceInfo, find_device, list_devices, open_device
+from workbench.measure import DeviceInfo, find_device, open_device
 from workbench.reports.tuning import exploration_figure, tuning_table
-from workbench.tuning.catalog import SPACES, get_space, space_at_size
+from workbench.tuning.catalog import SPACES
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
@@ -58,12 +59,22 @@ from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel'
     LockedStart,
     ReplaySpace,
     ReusingEvaluator,
+    SpaceChoice,
     StoppableReplay,
     merge_comparisons,
+    own_replay_stores,
     replay_stores,
     select_strategies,
     shipped_path,
     strategy_key,
+)
+from workbench.ui.tuning_widgets import (
+    live_figure,
+    live_summary,
+    live_table,
+    opencl_devices,
+    own_space_widgets,
+    strategy_boxes,
 )
 from workbench.ui.html_table import render_table
 from workbench.ui.session import DATA_LOCK, Session
@@ -104,11 +115,16 @@ class TuningPanel(widgets.VBox):
         self._parts: dict[tuple, object] = {}
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
-        self._devices = self._opencl_devices()
+        self._devices = opencl_devices()
 
         self.space = widgets.Dropdown(description="space", options=list(SPACES),
                                       value=space)
         self.space.add_class("wb-tuning-space")
+        # a space of one's own, as `workbench tune FILE.py:VAR --param ... [--replay
+        # STORE]` takes it (the tab offered the catalog's only: newuser19's finding)
+        self.own_space, self.own_sizes, self.store = own_space_widgets()
+        self.own_controls = widgets.HBox([self.own_space, self.own_sizes, self.store],
+                                         layout=widgets.Layout(flex_flow="row wrap"))
         self.source = widgets.ToggleButtons(
             options=[("replay the H100 measurements", REPLAY),
                      ("live on this machine", LIVE)], value=REPLAY,
@@ -127,17 +143,7 @@ class TuningPanel(widgets.VBox):
         self.budget.add_class("wb-tuning-budget")
         self.live_controls = widgets.HBox([self.device, self.size, self.budget],
                                           layout=widgets.Layout(flex_flow="row wrap"))
-        self.strategies: dict[str, widgets.Checkbox] = {}
-        labels = {EXHAUSTIVE: "exhaustive", RANDOM: "random (expected)",
-                  "knn": "knn (Lift)", "xgb": "boosted trees"}
-        for key in (EXHAUSTIVE, RANDOM, *[f"model:{m}" for m in self.models], *LEARNED,
-                    TPE):
-            default = key in (EXHAUSTIVE, RANDOM, TPE) or \
-                key.removeprefix("model:") in DEFAULT_MODELS
-            box = widgets.Checkbox(value=default, description=labels.get(key, key),
-                                   indent=False, layout=widgets.Layout(width="auto"))
-            box.add_class("wb-tuning-strategy")
-            self.strategies[key] = box
+        self.strategies = strategy_boxes(self.models)
         self.tpe_seeds = widgets.BoundedIntText(value=tpe_seeds, min=1, max=100,
                                                 description="seeds",
                                                 layout=widgets.Layout(width="140px"))
@@ -158,7 +164,8 @@ class TuningPanel(widgets.VBox):
         self.table = widgets.HTML()
         self.table.add_class("wb-tuning-table")
 
-        children = [widgets.HBox([self.space, self.source]), self.live_controls,
+        children = [widgets.HBox([self.space, self.source]), self.own_controls,
+                    self.live_controls,
                     # wraps: the strategies' row is wider than a 1280 px laptop's dashboard
                     widgets.HBox([*self.strategies.values(), self.tpe_seeds],
                                  layout=widgets.Layout(flex_flow="row wrap")),
@@ -173,7 +180,8 @@ class TuningPanel(widgets.VBox):
         self.run_button.on_click(self.errors.guard(SOURCE, lambda _: self.run()))
         self.cancel_button.on_click(self.errors.guard(SOURCE, lambda _: self.cancel()))
         refresh = self.errors.guard(SOURCE, lambda *_: self.refresh())
-        for w in (self.space, self.source, self.tpe_seeds, *self.strategies.values()):
+        for w in (self.space, self.source, self.tpe_seeds, *self.strategies.values(),
+                  self.own_space, self.own_sizes, self.store):
             w.observe(refresh, names="value")
         self.session.observe(self.errors.guard(SOURCE, lambda _: self._follow_session()),
                              names="device")
@@ -187,6 +195,11 @@ class TuningPanel(widgets.VBox):
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    def choice(self) -> SpaceChoice:
+        """The space the panel tunes: the user's own where its field names one, else
+        the catalog's (raises on sizes it cannot read)."""
+        return SpaceChoice.of(self.space.value, self.own_space.value, self.own_sizes.value)
 
     def chosen(self) -> list[str]:
         """The checked strategies (keys of :attr:`strategies`)."""
@@ -234,7 +247,11 @@ class TuningPanel(widgets.VBox):
         """Show what the current choices show without computing: the replay kept for
         them, or the latest live run of this space, else a hint to press run."""
         live = self.source.value == LIVE
+        own = bool(self.own_space.value.strip())
         self.live_controls.layout.display = None if live else "none"
+        self.space.disabled = self.size.disabled = own     # the own space's sizes rule
+        self.own_sizes.layout.display = None if own else "none"
+        self.store.layout.display = None if own and not live else "none"
         self.tpe_seeds.disabled = live or not self.strategies[TPE].value
         self.strategies[RANDOM].description = "random (seed 0)" if live \
             else "random (expected)"
@@ -242,9 +259,18 @@ class TuningPanel(widgets.VBox):
             self._show_view()
 
     def _show_view(self) -> None:
+        try:
+            choice = self.choice()
+            if choice.own:
+                choice.space()     # a wrong path or name is said before any run
+            if self.source.value == REPLAY:
+                self._stores(choice)
+        except WorkbenchError as err:
+            self._clear(html.escape(str(err)))
+            return
         if self.source.value == LIVE:
             view = self._live_view
-            if view is not None and view["space"] == self.space.value:
+            if view is not None and view["space"] == choice.key:
                 self.figure = view["figure"]
                 self.figure_box.children = (view["figure"],)
                 self.table_frame, self.table.value = view["frame"], view["table"]
@@ -253,18 +279,15 @@ class TuningPanel(widgets.VBox):
                 self._clear("press run to explore the space live on "
                             + (html.escape(self.device.label or "") or "a device"))
             return
-        try:
-            replay_stores(self.space.value, self.replay_store)
-        except TuningError as err:
-            self._clear(html.escape(str(err)))
-            return
-        missing = self._missing_parts()
-        if missing or (str(self.replay_store), self.space.value) not in self._replay_spaces:
+        missing = self._missing_parts(choice)
+        if missing or self._data_key(choice) not in self._replay_spaces:
+            where = (f"the measurements of {choice.ref} in {self.store.value.strip()}"
+                     if choice.own else f"the H100 measurements of {choice.ref}")
             self._clear("press run to replay "
                         + html.escape(", ".join(self.chosen()) or "the strategies")
-                        + " on the H100 measurements of " + html.escape(self.space.value))
+                        + " on " + html.escape(where))
         else:
-            self._show_replay()
+            self._show_replay(choice)
 
     # -- replay -----------------------------------------------------------------------
 
@@ -277,34 +300,55 @@ class TuningPanel(widgets.VBox):
             parts.append((TPE, self.tpe_seeds.value))
         return parts
 
-    def _part_key(self, part) -> tuple:
-        return (str(self.replay_store), self.space.value, part)
+    def _stores(self, choice: SpaceChoice) -> list[Path]:
+        """The stores a replay of ``choice`` reads (none: a TuningError saying so)."""
+        if choice.own:
+            return own_replay_stores(self.store.value, choice)
+        return replay_stores(choice.ref, self.replay_store)
 
-    def _missing_parts(self) -> list:
-        return [p for p in self._parts_wanted() if self._part_key(p) not in self._parts]
+    def _data_key(self, choice: SpaceChoice) -> tuple:
+        return (tuple(map(str, self._stores(choice))), choice.key)
+
+    def _part_key(self, choice: SpaceChoice, part) -> tuple:
+        return (*self._data_key(choice), part)
+
+    def _missing_parts(self, choice: SpaceChoice) -> list:
+        return [p for p in self._parts_wanted()
+                if self._part_key(choice, p) not in self._parts]
 
     def _start_replay(self) -> None:
-        replay_stores(self.space.value, self.replay_store)   # none: says so
-        missing = self._missing_parts()
+        choice = self.choice()
+        self._stores(choice)   # none: says so
+        missing = self._missing_parts(choice)
         self.errors.clear(SOURCE)
         if not missing:   # kept: nothing to compute
-            self._show_replay()
+            self._show_replay(choice)
             self.progress_label.value = "shown from the kept replay"
             return
-        self._begin(len(missing), f"replaying {self.space.value}...")
+        pool = None
+        if choice.own:
+            # the user's file and store read here: a wrong one is said by the run
+            # button (from the thread, its message came after the button's success)
+            data = self._replay_space(choice)
+            if any(p[0] == "model" for p in missing if p != BASE):
+                # a model ranks a kernel(point) space in counting processes forked
+                # now, not from the replay's thread (as workbench tune forks them)
+                from workbench.tuning.parallel import counting_pool_ahead
+                pool = counting_pool_ahead(data.space)
+        self._begin(len(missing), f"replaying {choice.label}...")
         self._thread = threading.Thread(
-            target=self._replay, args=(self.space.value, missing, self.chosen()),
+            target=self._replay, args=(choice, missing, self.chosen(), pool),
             daemon=True, name="workbench-tuning-replay")
         self._thread.start()
 
-    def _replay_space(self, name: str) -> ReplaySpace:
+    def _replay_space(self, choice: SpaceChoice) -> ReplaySpace:
         from workbench.measure import MeasurementStore
         from workbench.tuning.replay import load_space_evaluations
 
-        key = (str(self.replay_store), name)
+        key = self._data_key(choice)
         if key not in self._replay_spaces:
-            space = get_space(name)
-            stores = replay_stores(name, self.replay_store)
+            space = choice.space()
+            stores = self._stores(choice)
             evaluations = load_space_evaluations(stores, space)
             devices = set()
             for path in stores:
@@ -316,13 +360,15 @@ class TuningPanel(widgets.VBox):
                 ", ".join(devices))
         return self._replay_spaces[key]
 
-    def _replay(self, name: str, parts: list, keys: list[str]) -> None:
+    def _replay(self, choice: SpaceChoice, parts: list, keys: list[str], pool=None
+                ) -> None:
         from workbench.tuning.strategies import make_strategy
         from workbench.tuning.study import compare_strategies
 
         began = time.perf_counter()
+        name = choice.label
         try:
-            data = self._replay_space(name)
+            data = self._replay_space(choice)
             for i, part in enumerate(parts):
                 if self._cancel.is_set():
                     raise Cancelled("cancelled")
@@ -350,7 +396,7 @@ class TuningPanel(widgets.VBox):
                                                       {label: model}, tpe_seeds=0)
                 self.progress_label.value = (f"{name}: replaying {what} "
                                              f"({i + 1} of {len(parts)})...")
-                self._parts[(str(self.replay_store), name, part)] = compute()
+                self._parts[self._part_key(choice, part)] = compute()
                 self.progress.value = i + 1
             elapsed = time.perf_counter() - began
             state, label = "success", (f"{name}: replayed in {elapsed:.1f} s (kept: "
@@ -360,16 +406,19 @@ class TuningPanel(widgets.VBox):
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
             self.errors.show(err, SOURCE)
             state, label = "danger", "stopped by an error"
+        finally:
+            if pool is not None:
+                pool.close()
         with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
             self._show_view()
         self._end(state, label)
 
-    def _show_replay(self) -> None:
+    def _show_replay(self, choice: SpaceChoice) -> None:
         """The kept parts of the chosen strategies, as one comparison, figure and table."""
         from workbench.tuning.study import summary
 
-        data = self._replay_spaces[(str(self.replay_store), self.space.value)]
-        parts = [self._parts[self._part_key(p)] for p in self._parts_wanted()]
+        data = self._replay_spaces[self._data_key(choice)]
+        parts = [self._parts[self._part_key(choice, p)] for p in self._parts_wanted()]
         comparison = merge_comparisons(parts[0], parts[1:])
         keys = self.chosen()
         shown = select_strategies(comparison, keys)
@@ -409,7 +458,8 @@ class TuningPanel(widgets.VBox):
 
         budget = Budget(evaluations=self.budget.value)   # refuses a budget below 1
         device = self.target_device()
-        space = space_at_size(self.space.value, self.size.value)
+        choice = self.choice()
+        space = choice.space(self.size.value)    # a space of one's own at its own sizes
         points = space.points()                           # refuses an empty space
         runs = []
         for key in self.chosen():
@@ -428,41 +478,27 @@ class TuningPanel(widgets.VBox):
         self.errors.clear(SOURCE)
         per_run = min(budget.evaluations, len(points))
         self.live_results, self._live_view = [], None
+        pool = None
+        if choice.own and any(key.startswith("model:") for key in self.chosen()):
+            from workbench.tuning.parallel import counting_pool_ahead
+            pool = counting_pool_ahead(space)    # as workbench tune: before the thread
         self._begin(per_run * len(runs), f"opening {device.name}...")
-        self._live_figure(space, device, [label for label, _ in runs])
+        self.figure = live_figure(space, device, [label for label, _ in runs])
+        self.figure_box.children = (self.figure,)
         self.table.value = ""
         problem = ", ".join(f"{k}={v}" for k, v in space.problem.items())
         self.note.value = (f"<b>{html.escape(space.name)}</b> ({html.escape(problem)}): "
                            f"{len(points)} points; up to {per_run} evaluations per strategy "
                            f"on {html.escape(device.label)}; a point measured by an earlier "
                            "strategy of this run is reused with its costs")
-        self._live_view = {"space": space.name, "figure": self.figure, "frame": pd.DataFrame(),
-                           "table": "", "note": self.note.value}
-        self._thread = threading.Thread(target=self._live, args=(space, device, runs, budget),
+        self._live_view = {"space": choice.key, "figure": self.figure,
+                           "frame": pd.DataFrame(), "table": "", "note": self.note.value}
+        self._thread = threading.Thread(target=self._live,
+                                        args=(space, device, runs, budget, pool),
                                         daemon=True, name="workbench-tuning-live")
         self._thread.start()
 
-    def _live_figure(self, space, device: DeviceInfo, labels: list[str]) -> None:
-        from plotly.subplots import make_subplots
-
-        fig = make_subplots(rows=1, cols=2, shared_yaxes=True,
-                            subplot_titles=("against evaluations", "against tuning cost (s)"))
-        palette = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
-        for i, label in enumerate(labels):
-            line = {"color": palette[i % len(palette)]}
-            fig.add_trace(go.Scatter(x=[], y=[], name=label, mode="lines+markers",
-                                     line=line, legendgroup=label), 1, 1)
-            fig.add_trace(go.Scatter(x=[], y=[], name=label, mode="lines+markers",
-                                     line=line, legendgroup=label, showlegend=False), 1, 2)
-        fig.update_yaxes(title="best time found (ms)", row=1, col=1)
-        fig.update_layout(title=f"{space.name} on {device.name}: best so far, live",
-                          height=400, template="plotly_white")
-        figure = go.FigureWidget(fig)
-        figure.add_class("wb-tuning-figure")
-        self.figure = figure
-        self.figure_box.children = (figure,)
-
-    def _live(self, space, device: DeviceInfo, runs: list, budget) -> None:
+    def _live(self, space, device: DeviceInfo, runs: list, budget, pool=None) -> None:
         from workbench.tuning.runner import Explorer
         from workbench.tuning.sequence import evaluator_for
 
@@ -505,40 +541,30 @@ class TuningPanel(widgets.VBox):
                            "measured)")
             else:
                 self.progress.max = max(done_before, 1)
-                message = self._live_summary(done_before, measured)
+                message = live_summary(self.live_results, done_before, measured)
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
             self.errors.show(err, SOURCE)
             state, message = "danger", f"stopped by an error after {done_before} evaluations"
+        finally:
+            if pool is not None:
+                pool.close()
         with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
             self._show_view()
         self._end(state, message)
 
-    def _live_summary(self, evaluations: int, measured: int) -> str:
-        found = [(r.best.time_s, r.best.point.label) for _, r in self.live_results
-                 if r.best is not None]
-        best = (f"; best {min(found)[0] * 1e3:.4g} ms at {min(found)[1]}" if found
-                else "; no point ran successfully")
-        return f"finished: {evaluations} evaluations ({measured} points measured){best}"
-
     def _live_table(self) -> None:
-        rows = []
-        for label, r in self.live_results:
-            best = r.best
-            rows.append({"strategy": label, "evaluations": len(r.evaluations),
-                         "failed": sum(1 for e in r.evaluations if not e.ok),
-                         "best (ms)": np.nan if best is None else best.time_s * 1e3,
-                         "best point": "" if best is None else best.point.label,
-                         "tuning cost (s)": r.cost_s, "choosing (s)": r.choosing_s,
-                         "stopped": r.stopped_by.value})
-        frame = pd.DataFrame(rows)
-        table = render_table(
-            frame, code=["best point"],
-            numeric=["evaluations", "failed", "best (ms)", "tuning cost (s)", "choosing (s)"])
+        frame, table = live_table(self.live_results)
         self._live_view.update(frame=frame, table=table)
-        if self.source.value == LIVE and self.space.value == self._live_view["space"]:
+        if self.source.value == LIVE and self._shown_key() == self._live_view["space"]:
             self.table_frame, self.table.value = frame, table
 
     # -- helpers ------------------------------------------------------------------------
+
+    def _shown_key(self):
+        try:
+            return self.choice().key
+        except WorkbenchError:
+            return None
 
     def _begin(self, steps: int, label: str) -> None:
         self._cancel = threading.Event()
@@ -558,13 +584,6 @@ class TuningPanel(widgets.VBox):
         self.table.value = ""
         self.table_frame = pd.DataFrame()
         self.note.value = f"<i>{note}</i>"
-
-    @staticmethod
-    def _opencl_devices() -> list[DeviceInfo]:
-        try:
-            return list_devices()
-        except DeviceError:
-            return []
 
     def _choose_device(self, selector) -> None:
         if not self._devices:

@@ -3,14 +3,23 @@ evaluator wrappers of its live runs (:mod:`workbench.ui.tuning_panel`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workbench.errors import TuningError, WorkbenchError
+from workbench.kernels.base import parse_parameters
 from workbench.measure.samples import sample_data_root
 from workbench.measure.store import resolve_store_path
-from workbench.tuning.catalog import LIFT_SPACES, TIMETILED_SPACES
+from workbench.tuning.catalog import (
+    LIFT_SPACES,
+    TIMETILED_SPACES,
+    format_problem,
+    get_space,
+    resolve_space,
+    space_at_size,
+)
 from workbench.tuning.replay import ReplayEvaluator
 from workbench.ui.session import DATA_LOCK
 
@@ -144,3 +153,102 @@ def replay_stores(name: str, replay_store: Path | None) -> list[Path]:
         raise TuningError(f"no shipped measurements of {name} here "
                           f"(sample_data/{TIMETILING_STORE}): explore it live instead")
     return stores
+
+
+@dataclass(frozen=True)
+class SpaceChoice:
+    """What the panel tunes: a catalog space by name, or the user's own
+    (``FILE.py:VARIABLE``, as ``workbench tune`` takes it) at ``problem`` sizes (none:
+    the file's own)."""
+
+    ref: str
+    own: bool = False
+    problem: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, catalog: str, own: str = "", sizes: str = "") -> SpaceChoice:
+        """The choice of the panel's fields: ``own`` (a file's space) before the
+        catalog's ``catalog``; ``sizes`` (``m=4096,n=4096``) for ``own`` only."""
+        own = own.strip()
+        if not own:
+            return cls(catalog)
+        problem = parse_parameters(sizes) if sizes.strip() else {}
+        return cls(own, True, tuple(problem.items()))
+
+    @property
+    def key(self) -> tuple:
+        """What the panel's kept replays and live views are filed under."""
+        return (self.ref, self.own, self.problem)
+
+    @property
+    def label(self) -> str:
+        """The space in a progress line: a file's by its name, not its whole path (a
+        path from a notebook's folder cut the line at a laptop's width)."""
+        if not self.own:
+            return self.ref
+        return Path(self.ref).name + (f" at {format_problem(dict(self.problem))}"
+                                      if self.problem else "")
+
+    def space(self, live_size: int | None = None):
+        """The space, made as ``workbench tune`` makes it
+        (:func:`~workbench.tuning.catalog.resolve_space`); a catalog space at
+        ``live_size`` for a live run (:func:`space_at_size`).  A wrong path or name
+        raises the command's own error, said from where a relative path is read."""
+        if not self.own:
+            return get_space(self.ref) if live_size is None else \
+                space_at_size(self.ref, live_size)
+        try:
+            return resolve_space(self.ref, **dict(self.problem))
+        except WorkbenchError as err:
+            if str(err).startswith("no such file") and not Path(self.ref).is_absolute():
+                raise WorkbenchError(f"{err} (a relative path is read from {Path.cwd()}, "
+                                     "the working folder: in Jupyter, the notebook's)"
+                                     ) from None
+            raise
+
+
+def _checkout_relative(paths: Sequence[Path]) -> list[str]:
+    """``paths`` as a user types them here: relative to the working folder (a
+    notebook's) where that is shorter."""
+    out = []
+    for path in paths:
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:     # another drive
+            relative = str(path)
+        out.append(relative if len(relative) < len(str(path)) else str(path))
+    return out
+
+
+def example_spaces() -> list[str]:
+    """The checkout's example spaces of a user (``examples/spaces/*.py:space``, and
+    ``examples/kernels/my_space.py:space``), as the own-space field takes them."""
+    root = sample_data_root()
+    if root is None:
+        return []
+    examples = root.parent / "examples"
+    files = sorted((examples / "spaces").glob("*.py"))
+    files += [f for f in (examples / "kernels" / "my_space.py",) if f.is_file()]
+    return [f"{path}:space" for path in _checkout_relative(files)]
+
+
+def space_stores() -> list[str]:
+    """The shipped stores of the example spaces' exhaustive measurements
+    (``sample_data/*/*-spaces*.sqlite``), for the replay of a space of one's own."""
+    root = sample_data_root()
+    if root is None:
+        return []
+    found = sorted(root.glob("*/*-spaces*.sqlite*"))
+    return _checkout_relative([p for p in found if resolve_store_path(p) is not None])
+
+
+def own_replay_stores(store: str, choice: SpaceChoice) -> list[Path]:
+    """The store a space of one's own is replayed from (``workbench tune FILE.py:VAR
+    --replay STORE``); none given: a TuningError saying how to get one."""
+    if not store.strip():
+        raise TuningError(
+            f"give the store that holds the measurements of {choice.ref} (workbench "
+            f"tune {choice.ref} --strategy exhaustive --store STORE measures every "
+            "point), or explore it live")
+    return [Path(store.strip())]
+
