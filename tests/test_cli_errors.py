@@ -67,3 +67,23 @@ def test_rank_blocks_raises_one_error_when_every_block_fails():
     assert str(caught.value) == ("no block size could be predicted (2 tried); the first, "
                                  "32x4x8, failed: ValueError: cannot build (32, 4, 8)")
     assert isinstance(caught.value.__cause__, ValueError)
+
+
+def test_tuning_report_refuses_a_plot_folder_that_does_not_exist_before_replaying(
+        tmp_path, capsys, monkeypatch):
+    """It used to replay every strategy (minutes on the shipped spaces) and then stop
+    with a FileNotFoundError traceback from plotly."""
+    from pathlib import Path
+
+    import workbench.tuning.study as study
+    from workbench.cli.main import main
+
+    def replayed(*args, **kwargs):
+        raise AssertionError("replayed before saying the folder is missing")
+
+    monkeypatch.setattr(study, "compare_strategies", replayed)
+    store = Path(__file__).resolve().parents[1] / "sample_data/h100/tuning.sqlite"
+    code = main(["tuning-report", "--store", str(store),
+                 "--plot", str(tmp_path / "missing" / "tuning")])
+    err = capsys.readouterr().err
+    assert code != 0 and "does not exist" in err and "Traceback" not in err

@@ -406,6 +406,9 @@ def cmd_tuning_report(args) -> int:
     from workbench.tuning.costs import RankingCharge, recorded_ranking_costs
     from workbench.tuning.study import compare_strategies, strategy_means, summary
 
+    if args.plot:   # say so before minutes of replaying, not after
+        from workbench.models.registry import check_writable
+        check_writable(f"{args.plot}-figure.html")
     models = {}
     for item in args.weights:
         label, sep, path = item.partition("=")
