@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,15 @@ from workbench.cli import lab_cmds
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def own_temp(tmp_path, monkeypatch):
+    """The settings folders workbench lab writes (a dry run keeps its own) go to the
+    test's folder, not the machine's /tmp."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
 
 
 @pytest.fixture

@@ -137,7 +137,7 @@ def cmd_lab(args) -> int:
         raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
     own = None
     if not _names_app_settings(extra):
-        own = Path(tempfile.mkdtemp(prefix="workbench-lab-"))
+        own = Path(tempfile.mkdtemp(prefix="workbench-lab-settings-"))
         settings = write_lab_settings(own, default_app_settings_dir())
         extra = [f"{APP_SETTINGS_OPTION}={settings}", *extra]
     cmd = lab_command(folder, port=args.port, ip=args.ip, no_browser=args.no_browser,
