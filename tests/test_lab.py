@@ -93,11 +93,12 @@ def test_missing_jupyterlab_is_one_clear_line(monkeypatch, capsys, calls):
     (["--port", "70000"], "--port must be between 1 and 65535"),
     (["--notebooks", "/nonexistent/folder"], "is not a folder"),
 ])
-def test_bad_arguments_are_one_line(args, message, capsys, calls):
+def test_bad_arguments_are_one_line(args, message, capsys, calls, own_temp):
     assert main(["lab", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert calls == []
+    assert list(own_temp.iterdir()) == []     # no settings folder made, or left
 
 
 def test_jupyterlab_is_detected_in_this_environment():
