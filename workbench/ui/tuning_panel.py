@@ -17,9 +17,9 @@ Two sources:
   extent of a time-tiled space; one's own at the sizes typed): each chosen strategy
   explores the space with an evaluation budget (:class:`Explorer` with the space's
   live evaluator, a time-tiled point timed as its whole band sequence), the progress
-  and best-so-far curves updated as points are measured, with a cancel button.  A point an earlier strategy of the same run has
-  measured is not measured again: its recorded evaluation (and costs) is reused, as
-  replay does.
+  and best-so-far curves updated as points are measured, with a cancel button.  A
+  point an earlier strategy of the same run has measured is not measured again: its
+  recorded evaluation (and costs) is reused, as replay does.
 
 Both run in a background thread; failures show in the ``wb-error`` area.
 """
@@ -74,6 +74,7 @@ from workbench.ui.tuning_widgets import (
     live_table,
     opencl_devices,
     own_space_widgets,
+    run_widgets,
     strategy_boxes,
 )
 from workbench.ui.html_table import render_table
@@ -146,20 +147,13 @@ class TuningPanel(widgets.VBox):
                                                 description="seeds",
                                                 layout=widgets.Layout(width="140px"))
         self.tpe_seeds.add_class("wb-tuning-tpe-seeds")
-        self.run_button = widgets.Button(description="run", button_style="primary",
-                                         icon="play")
-        self.run_button.add_class("wb-tuning-run")
-        self.cancel_button = widgets.Button(description="cancel", button_style="warning",
-                                            icon="stop", disabled=True)
-        self.cancel_button.add_class("wb-tuning-cancel")
-        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
-        self.progress.add_class("wb-tuning-progress")
-        self.progress_label = widgets.Label(value="press run")
-        self.progress_label.add_class("wb-tuning-progress-label")
+        (self.run_button, self.cancel_button, self.progress, self.progress_label,
+         self.run_row) = run_widgets()
         self.note = widgets.HTML()
         self.note.add_class("wb-tuning-note")
         self.figure_box = widgets.Box()
-        self.table = widgets.HTML()
+        # the replay's table is wider than a laptop's dashboard: it scrolls in its box
+        self.table = widgets.HTML(layout=widgets.Layout(overflow_x="auto"))
         self.table.add_class("wb-tuning-table")
 
         children = [widgets.HBox([self.space, self.source]), self.own_controls,
@@ -167,9 +161,7 @@ class TuningPanel(widgets.VBox):
                     # wraps: the strategies' row is wider than a 1280 px laptop's dashboard
                     widgets.HBox([*self.strategies.values(), self.tpe_seeds],
                                  layout=widgets.Layout(flex_flow="row wrap")),
-                    widgets.HBox([self.run_button, self.cancel_button, self.progress,
-                                  self.progress_label]),
-                    self.note, self.figure_box, self.table]
+                    self.run_row, self.note, self.figure_box, self.table]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)

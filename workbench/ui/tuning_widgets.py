@@ -66,6 +66,25 @@ def own_space_widgets() -> tuple[widgets.Combobox, widgets.Text, widgets.Combobo
     return space, sizes, store, row
 
 
+def run_widgets() -> tuple[widgets.Button, widgets.Button, widgets.IntProgress,
+                           widgets.Label, widgets.HBox]:
+    """The run and cancel buttons, the progress bar and its line, and their row."""
+    run = widgets.Button(description="run", button_style="primary", icon="play")
+    run.add_class("wb-tuning-run")
+    cancel = widgets.Button(description="cancel", button_style="warning", icon="stop",
+                            disabled=True)
+    cancel.add_class("wb-tuning-cancel")
+    progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
+    progress.add_class("wb-tuning-progress")
+    # whole, on a line of its own where long ("...: replayed in 1.8 s (kept: ..." was
+    # cut at a 1280 px laptop's width)
+    label = widgets.Label(value="press run", layout=widgets.Layout(min_width="max-content"))
+    label.add_class("wb-tuning-progress-label")
+    row = widgets.HBox([run, cancel, progress, label],
+                       layout=widgets.Layout(flex_flow="row wrap"))
+    return run, cancel, progress, label, row
+
+
 def live_figure(space, device, labels: Sequence[str]):
     """A live run's figure: best so far against evaluations and against the tuning
     cost, one empty curve per strategy, filled in as points are measured."""
