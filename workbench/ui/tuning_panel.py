@@ -153,7 +153,7 @@ class TuningPanel(widgets.VBox):
         self.note.add_class("wb-tuning-note")
         self.figure_box = widgets.Box()
         # the replay's table is wider than a laptop's dashboard: it scrolls in its box
-        self.table = widgets.HTML(layout=widgets.Layout(overflow_x="auto"))
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.table.add_class("wb-tuning-table")
 
         children = [widgets.HBox([self.space, self.source]), self.own_controls,
