@@ -145,4 +145,30 @@ def _own_space_in_the_tuning_tab(dash) -> None:
         field.press("Enter")
         page.locator(".wb-tuning-note", has_text=said).first.wait_for(timeout=30_000)
     assert dash.clipped_tab_titles(".wb-dashboard .widget-label, .wb-dashboard button") == []
+    # its replay from the shipped store: the table, wider than the dashboard, scrolls
+    # in its own box (it ran past the dashboard's right edge)
+    field.fill(rowsum)
+    field.press("Enter")
+    store = next(v for v in page.evaluate(
+        "() => [...document.querySelectorAll('.wb-tuning-store datalist option')]"
+        ".map(o => o.value)") if v.endswith("user-spaces.sqlite.xz"))
+    dash.el(".wb-tuning-store input").fill(store)
+    dash.el(".wb-tuning-store input").press("Enter")
+    page.locator(".wb-tuning-note", has_text="press run to replay").first.wait_for(
+        timeout=30_000)
+    dash.el(".wb-tuning-run").click()
+    page.locator(".wb-tuning-progress-label", has_text="replayed in").first.wait_for(
+        timeout=120_000)
+    page.locator(".wb-tuning-table table").first.wait_for(timeout=30_000)
+    box = page.evaluate("""() => { const t = document.querySelector('.wb-tuning-table');
+        const d = document.querySelector('.wb-dashboard').getBoundingClientRect();
+        return {right: t.getBoundingClientRect().right, edge: d.right,
+                wider: t.scrollWidth > t.clientWidth + 1,
+                overflow: getComputedStyle(t).overflowX}; }""")
+    assert box["right"] <= box["edge"] + 1, box
+    # what is wider than its box scrolls there, not over the dashboard's edge
+    assert not box["wider"] or box["overflow"] in ("auto", "scroll"), box
+    assert "rowsum.py:space: replayed in" in dash.el(".wb-tuning-progress-label").inner_text()
+    # the progress line whole ("...: replayed in 1.8 s (kept: switching" was cut)
+    assert dash.clipped_tab_titles(".wb-tuning-progress-label") == []
     dash.shot("tuning-own-space-1280x800")

@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,15 @@ from workbench.cli import lab_cmds
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def own_temp(tmp_path, monkeypatch):
+    """The settings folders workbench lab writes (a dry run keeps its own) go to the
+    test's folder, not the machine's /tmp."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
 
 
 @pytest.fixture
@@ -83,11 +93,12 @@ def test_missing_jupyterlab_is_one_clear_line(monkeypatch, capsys, calls):
     (["--port", "70000"], "--port must be between 1 and 65535"),
     (["--notebooks", "/nonexistent/folder"], "is not a folder"),
 ])
-def test_bad_arguments_are_one_line(args, message, capsys, calls):
+def test_bad_arguments_are_one_line(args, message, capsys, calls, own_temp):
     assert main(["lab", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert calls == []
+    assert list(own_temp.iterdir()) == []     # no settings folder made, or left
 
 
 def test_jupyterlab_is_detected_in_this_environment():

@@ -138,3 +138,17 @@ def test_the_examples_are_offered_as_paths_that_load_from_here(monkeypatch):
     # a path typed from the docs, relative to the checkout, says where it was looked for
     panel.own_space.value = "examples/spaces/rowsum.py:space"
     assert f"read from {ROOT / 'notebooks'}" in panel.note.value
+
+
+@needs_store
+def test_a_replay_is_kept_under_the_store_it_read_whatever_the_field_says_after():
+    panel = TuningPanel(models={})
+    _only(panel, "exhaustive", "random")
+    panel.own_space.value = ROWSUM
+    panel.store.value = str(USER_SPACES)
+    panel.run()
+    panel.store.value = "elsewhere.sqlite"      # typed while the replay runs
+    assert panel.wait(120)
+    assert panel.figure is None and "press run" in panel.note.value   # nothing of that store
+    panel.store.value = str(USER_SPACES)
+    assert panel.figure is not None and panel.comparison.points == 71   # kept, shown

@@ -135,9 +135,11 @@ def cmd_lab(args) -> int:
     allow_root = running_as_root() and "--allow-root" not in extra
     if not args.dry_run and not jupyterlab_installed():
         raise WorkbenchError(f"JupyterLab is not installed; {INSTALL_HINT}")
+    # the arguments checked (lab_command raises) before the settings folder is made
+    lab_command(folder, port=args.port, ip=args.ip)
     own = None
     if not _names_app_settings(extra):
-        own = Path(tempfile.mkdtemp(prefix="workbench-lab-"))
+        own = Path(tempfile.mkdtemp(prefix="workbench-lab-settings-"))
         settings = write_lab_settings(own, default_app_settings_dir())
         extra = [f"{APP_SETTINGS_OPTION}={settings}", *extra]
     cmd = lab_command(folder, port=args.port, ip=args.ip, no_browser=args.no_browser,

@@ -45,12 +45,13 @@ TABS = (("Properties", "properties"), ("Explain", "explain"),
 FIRST_STUDY = "star_stencil_3d-nofold"
 
 #: the most height a tab's panel takes before it scrolls in its own page (px), and what
-#: the rest takes: the header, the picker and the tab bar (220 to 255 px at 1366 and
+#: the rest takes: the header, the picker and the tab bar (220 and 253 px at 1366 and
 #: 1280 px wide), the dashboard's foot and JupyterLab's bars above and below the
 #: notebook (120 px).  A fixed 600 px made the dashboard 838 and 870 px tall on
 #: 1366x768 and 1280x800 screens (newuser19): the page scrolled before the plots
 #: showed; within the window's height less the rest, the whole dashboard fits the
-#: notebook's view (596 and 661 px there), and never below TAB_MIN_HEIGHT
+#: notebook's view (596 and 660 px there, headless Chromium, 2026-11-28 04:14 UTC),
+#: and never below TAB_MIN_HEIGHT
 TAB_HEIGHT, TAB_MIN_HEIGHT, ABOVE_AND_BELOW = 600, 300, 410
 
 #: each tab as wide as its title: ipywidgets gives every tab at most 144 px and shrinks

@@ -17,9 +17,9 @@ Two sources:
   extent of a time-tiled space; one's own at the sizes typed): each chosen strategy
   explores the space with an evaluation budget (:class:`Explorer` with the space's
   live evaluator, a time-tiled point timed as its whole band sequence), the progress
-  and best-so-far curves updated as points are measured, with a cancel button.  A point an earlier strategy of the same run has
-  measured is not measured again: its recorded evaluation (and costs) is reused, as
-  replay does.
+  and best-so-far curves updated as points are measured, with a cancel button.  A
+  point an earlier strategy of the same run has measured is not measured again: its
+  recorded evaluation (and costs) is reused, as replay does.
 
 Both run in a background thread; failures show in the ``wb-error`` area.
 """
@@ -74,6 +74,7 @@ from workbench.ui.tuning_widgets import (
     live_table,
     opencl_devices,
     own_space_widgets,
+    run_widgets,
     strategy_boxes,
 )
 from workbench.ui.html_table import render_table
@@ -82,7 +83,7 @@ from workbench.ui.session import DATA_LOCK, Session
 
 
 class TuningPanel(widgets.VBox):
-    """Compare search strategies on a catalog space (module docstring).
+    """Compare search strategies on a catalog space or one's own (module docstring).
 
     ``replay_store``: the exhaustively measured store replayed (default: the shipped
     H100 one); ``models``: label -> fitted model or model file, each a
@@ -122,9 +123,7 @@ class TuningPanel(widgets.VBox):
         self.space.add_class("wb-tuning-space")
         # a space of one's own, as `workbench tune FILE.py:VAR --param ... [--replay
         # STORE]` takes it (the tab offered the catalog's only: newuser19's finding)
-        self.own_space, self.own_sizes, self.store = own_space_widgets()
-        self.own_controls = widgets.HBox([self.own_space, self.own_sizes, self.store],
-                                         layout=widgets.Layout(flex_flow="row wrap"))
+        self.own_space, self.own_sizes, self.store, self.own_controls = own_space_widgets()
         self.source = widgets.ToggleButtons(
             options=[("replay the H100 measurements", REPLAY),
                      ("live on this machine", LIVE)], value=REPLAY,
@@ -148,20 +147,13 @@ class TuningPanel(widgets.VBox):
                                                 description="seeds",
                                                 layout=widgets.Layout(width="140px"))
         self.tpe_seeds.add_class("wb-tuning-tpe-seeds")
-        self.run_button = widgets.Button(description="run", button_style="primary",
-                                         icon="play")
-        self.run_button.add_class("wb-tuning-run")
-        self.cancel_button = widgets.Button(description="cancel", button_style="warning",
-                                            icon="stop", disabled=True)
-        self.cancel_button.add_class("wb-tuning-cancel")
-        self.progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
-        self.progress.add_class("wb-tuning-progress")
-        self.progress_label = widgets.Label(value="press run")
-        self.progress_label.add_class("wb-tuning-progress-label")
+        (self.run_button, self.cancel_button, self.progress, self.progress_label,
+         self.run_row) = run_widgets()
         self.note = widgets.HTML()
         self.note.add_class("wb-tuning-note")
         self.figure_box = widgets.Box()
-        self.table = widgets.HTML()
+        # the replay's table is wider than a laptop's dashboard: it scrolls in its box
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.table.add_class("wb-tuning-table")
 
         children = [widgets.HBox([self.space, self.source]), self.own_controls,
@@ -169,9 +161,7 @@ class TuningPanel(widgets.VBox):
                     # wraps: the strategies' row is wider than a 1280 px laptop's dashboard
                     widgets.HBox([*self.strategies.values(), self.tpe_seeds],
                                  layout=widgets.Layout(flex_flow="row wrap")),
-                    widgets.HBox([self.run_button, self.cancel_button, self.progress,
-                                  self.progress_label]),
-                    self.note, self.figure_box, self.table]
+                    self.run_row, self.note, self.figure_box, self.table]
         if errors is None:
             children.append(self.errors)
         super().__init__(children)
@@ -336,19 +326,21 @@ class TuningPanel(widgets.VBox):
                 from workbench.tuning.parallel import counting_pool_ahead
                 pool = counting_pool_ahead(data.space)
         self._begin(len(missing), f"replaying {choice.label}...")
+        # filed under the store named now, whatever the field says once it ends
         self._thread = threading.Thread(
-            target=self._replay, args=(choice, missing, self.chosen(), pool),
+            target=self._replay,
+            args=(choice, self._data_key(choice), missing, self.chosen(), pool),
             daemon=True, name="workbench-tuning-replay")
         self._thread.start()
 
-    def _replay_space(self, choice: SpaceChoice) -> ReplaySpace:
+    def _replay_space(self, choice: SpaceChoice, key: tuple | None = None) -> ReplaySpace:
         from workbench.measure import MeasurementStore
         from workbench.tuning.replay import load_space_evaluations
 
-        key = self._data_key(choice)
+        key = key if key is not None else self._data_key(choice)
         if key not in self._replay_spaces:
             space = choice.space()
-            stores = self._stores(choice)
+            stores = [Path(s) for s in key[0]]
             evaluations = load_space_evaluations(stores, space)
             devices = set()
             for path in stores:
@@ -360,15 +352,15 @@ class TuningPanel(widgets.VBox):
                 ", ".join(devices))
         return self._replay_spaces[key]
 
-    def _replay(self, choice: SpaceChoice, parts: list, keys: list[str], pool=None
-                ) -> None:
+    def _replay(self, choice: SpaceChoice, key: tuple, parts: list, keys: list[str],
+                pool=None) -> None:
         from workbench.tuning.strategies import make_strategy
         from workbench.tuning.study import compare_strategies
 
         began = time.perf_counter()
         name = choice.label
         try:
-            data = self._replay_space(choice)
+            data = self._replay_space(choice, key)
             for i, part in enumerate(parts):
                 if self._cancel.is_set():
                     raise Cancelled("cancelled")
@@ -396,7 +388,7 @@ class TuningPanel(widgets.VBox):
                                                       {label: model}, tpe_seeds=0)
                 self.progress_label.value = (f"{name}: replaying {what} "
                                              f"({i + 1} of {len(parts)})...")
-                self._parts[self._part_key(choice, part)] = compute()
+                self._parts[(*key, part)] = compute()
                 self.progress.value = i + 1
             elapsed = time.perf_counter() - began
             state, label = "success", (f"{name}: replayed in {elapsed:.1f} s (kept: "
@@ -594,10 +586,8 @@ class TuningPanel(widgets.VBox):
             self.device.value = find_device(selector).index
         else:
             chosen = self.session.device
-            if chosen is not None and chosen.opencl is not None:
-                self.device.value = chosen.opencl.index
-            else:
-                self.device.value = find_device().index
+            opencl = chosen.opencl if chosen is not None else None
+            self.device.value = (opencl or find_device()).index
 
     def _follow_session(self) -> None:
         chosen = self.session.device

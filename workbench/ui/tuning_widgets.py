@@ -40,10 +40,12 @@ def strategy_boxes(models: Mapping[str, object]) -> dict[str, widgets.Checkbox]:
     return boxes
 
 
-def own_space_widgets() -> tuple[widgets.Combobox, widgets.Text, widgets.Combobox]:
+def own_space_widgets() -> tuple[widgets.Combobox, widgets.Text, widgets.Combobox,
+                                 widgets.HBox]:
     """The fields of a space of one's own, as ``workbench tune FILE.py:VAR --param ...
     --replay STORE`` takes it: the space (the checkout's examples offered), its sizes
-    and the store a replay reads (the shipped stores of the examples offered)."""
+    and the store a replay reads (the shipped stores of the examples offered); and
+    their row."""
     wide = {"description_width": "initial"}
     space = widgets.Combobox(
         description="or your own space", options=example_spaces(), style=wide,
@@ -60,7 +62,27 @@ def own_space_widgets() -> tuple[widgets.Combobox, widgets.Text, widgets.Combobo
         ensure_option=False, continuous_update=False,
         placeholder="the store of its measurements", layout=widgets.Layout(width="470px"))
     store.add_class("wb-tuning-store")
-    return space, sizes, store
+    row = widgets.HBox([space, sizes, store], layout=widgets.Layout(flex_flow="row wrap"))
+    return space, sizes, store, row
+
+
+def run_widgets() -> tuple[widgets.Button, widgets.Button, widgets.IntProgress,
+                           widgets.Label, widgets.HBox]:
+    """The run and cancel buttons, the progress bar and its line, and their row."""
+    run = widgets.Button(description="run", button_style="primary", icon="play")
+    run.add_class("wb-tuning-run")
+    cancel = widgets.Button(description="cancel", button_style="warning", icon="stop",
+                            disabled=True)
+    cancel.add_class("wb-tuning-cancel")
+    progress = widgets.IntProgress(value=0, min=0, max=1, description="progress")
+    progress.add_class("wb-tuning-progress")
+    # whole, on a line of its own where long ("...: replayed in 1.8 s (kept: ..." was
+    # cut at a 1280 px laptop's width)
+    label = widgets.Label(value="press run", layout=widgets.Layout(min_width="max-content"))
+    label.add_class("wb-tuning-progress-label")
+    row = widgets.HBox([run, cancel, progress, label],
+                       layout=widgets.Layout(flex_flow="row wrap"))
+    return run, cancel, progress, label, row
 
 
 def live_figure(space, device, labels: Sequence[str]):
