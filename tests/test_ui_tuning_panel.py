@@ -226,3 +226,27 @@ def test_a_lift_space_replays_the_learned_rankers_from_its_own_store():
     assert knn["choosing_s"] > 0
     assert knn["runs_to_90"] < panel.table_frame.set_index("strategy").loc[
         "random (expected)", "runs_to_90"]
+
+
+@needs_h100
+def test_a_run_that_fails_in_its_thread_keeps_its_message_after_the_button_returns(
+        monkeypatch):
+    """The run button's success clears its own messages; a replay whose thread failed
+    before the button's handler returned lost its error that way (newuser20's note)."""
+    import workbench.tuning.study as study
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the replay broke")
+
+    monkeypatch.setattr(study, "compare_strategies", broken)
+    panel = TuningPanel(models={}, tpe_seeds=1)
+    panel.space.value = "transpose"
+    _only(panel, "exhaustive")
+    # the button's handler, had the thread failed before it returned
+    with panel.errors.catching("tuning"):
+        panel.run(wait=True)
+    assert "the replay broke" in panel.errors.text, panel.errors.text
+    assert panel.progress.bar_style == "danger"
+    monkeypatch.undo()
+    panel.run(wait=True)      # a new run clears the last one's failure
+    assert panel.errors.text == "" and panel.progress.bar_style == "success"

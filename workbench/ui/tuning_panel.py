@@ -51,6 +51,7 @@ from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel'
     LIVE,
     RANDOM,
     REPLAY,
+    RUN_SOURCE,
     SHIPPED_MODELS,
     SOURCE,
     TPE,
@@ -202,6 +203,7 @@ class TuningPanel(widgets.VBox):
             raise WorkbenchError("a tuning run is already running; cancel it first")
         if not self.chosen():
             raise TuningError("choose at least one strategy")
+        self.errors.clear(RUN_SOURCE)   # the last run's failure, if any
         if self.source.value == REPLAY:
             self._start_replay()
         else:
@@ -396,7 +398,7 @@ class TuningPanel(widgets.VBox):
         except Cancelled:
             state, label = "warning", "cancelled; what was replayed before is kept"
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
-            self.errors.show(err, SOURCE)
+            self.errors.show(err, RUN_SOURCE)
             state, label = "danger", "stopped by an error"
         finally:
             if pool is not None:
@@ -535,7 +537,7 @@ class TuningPanel(widgets.VBox):
                 self.progress.max = max(done_before, 1)
                 message = live_summary(self.live_results, done_before, measured)
         except Exception as err:  # noqa: BLE001 - in a thread: shown, never raised
-            self.errors.show(err, SOURCE)
+            self.errors.show(err, RUN_SOURCE)
             state, message = "danger", f"stopped by an error after {done_before} evaluations"
         finally:
             if pool is not None:

@@ -24,6 +24,9 @@ from workbench.tuning.replay import ReplayEvaluator
 from workbench.ui.session import DATA_LOCK
 
 SOURCE = "tuning"
+#: what a run's background thread raised: kept apart from SOURCE, whose messages the
+#: run button's own success clears (a thread that failed first lost its message)
+RUN_SOURCE = "tuning run"
 REPLAY, LIVE = "replay", "live"
 #: The strategy checkboxes besides one per model (``model:<label>``).
 EXHAUSTIVE, RANDOM, TPE = "exhaustive", "random", "tpe"
