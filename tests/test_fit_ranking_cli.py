@@ -43,3 +43,11 @@ def test_fit_ranking_refuses_a_model_that_is_not_linear(tmp_path, capsys):
     assert main(["fit-ranking", *SPACES, "--store", STORE, "--base", str(overlap),
                  "-o", str(tmp_path / "x.json")]) != 0
     assert "refits a unified-linear weights file" in capsys.readouterr().err
+
+
+def test_fit_ranking_refuses_spaces_measured_on_another_device(tmp_path, capsys):
+    h200 = ROOT / "sample_data/h200/weights-linear-fp64.json"
+    assert main(["fit-ranking", *SPACES, "--store", STORE, "--base", str(h200),
+                 "-o", str(tmp_path / "x.json")]) != 0
+    err = capsys.readouterr().err
+    assert "measured on NVIDIA H100 80GB HBM3" in err and "H200" in err, err

@@ -50,6 +50,25 @@ def _base_model(path: str | None):
     return base, source
 
 
+def _same_device(stores: list[str], wanted: str | None, base, source: str) -> None:
+    """The spaces must have been measured on the device ``base`` is fitted for: its
+    residency penalty and its device record are that device's."""
+    from workbench.measure import MeasurementStore
+
+    names = set()
+    for path in stores:
+        with MeasurementStore.open(path, create=False, readonly=True) as store:
+            names |= {d.device for d in store.devices()}
+    if wanted:
+        names = {n for n in names if wanted.lower() in n.lower()}
+    fitted_for = dict(base.device).get("device", "")
+    if fitted_for and names and fitted_for not in names:
+        raise TuningError(f"the spaces were measured on {', '.join(sorted(names))}, and "
+                          f"{source} is fitted for {fitted_for}: pass --base a linear "
+                          f"weights file of the measured device (--device picks one of a "
+                          f"store's devices)")
+
+
 def cmd_fit_ranking(args) -> int:
     from workbench.models.registry import check_writable, save_model
     from workbench.models.unified.space_fit import (
@@ -61,6 +80,7 @@ def cmd_fit_ranking(args) -> int:
 
     check_writable(args.output)
     base, source = _base_model(args.base)
+    _same_device(args.store, args.device, base, source)
     measured = []
     for ref in args.spaces:
         space = resolve_space(ref)
