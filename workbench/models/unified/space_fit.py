@@ -123,13 +123,18 @@ def fit_frame(spaces: Sequence[MeasuredSpace], properties: Sequence[str],
     return pd.concat(frames, ignore_index=True)
 
 
-def predicted_seconds(weights: Mapping[str, float], space: MeasuredSpace) -> np.ndarray:
-    """weights x counts x factor at every point of ``space``."""
+def weighted_counts(weights: Mapping[str, float], space: MeasuredSpace) -> np.ndarray:
+    """weights x counts at every point of ``space`` (the model's own times)."""
     total = np.zeros(len(space.seconds))
     for name, weight in weights.items():
         if weight:
             total = total + weight * space.counts[name]
-    return total * space.factors
+    return total
+
+
+def predicted_seconds(weights: Mapping[str, float], space: MeasuredSpace) -> np.ndarray:
+    """weights x counts x factor at every point of ``space``."""
+    return weighted_counts(weights, space) * space.factors
 
 
 def fit_on_spaces(spaces: Sequence[MeasuredSpace], base: FittedLinearModel, *,
@@ -147,19 +152,20 @@ def fit_on_spaces(spaces: Sequence[MeasuredSpace], base: FittedLinearModel, *,
     family = UnifiedLinearModel()
     options = dict(device=dict(base.device), granularity=base.granularity,
                    subgroup_size=base.subgroup_size, non_negative=True)
-    fitted = family.fit(fit_frame(spaces, properties, scales), bootstrap=0, **options)
-    for _ in range(rounds):
+    def fit(last: bool) -> FittedLinearModel:
+        # the bootstrap's intervals only for the fit that is returned
+        return family.fit(fit_frame(spaces, properties, scales),
+                          bootstrap=bootstrap if last else 0, **options)
+
+    fitted = fit(last=rounds == 0)
+    for round_ in range(rounds):
         for space in spaces:
             ok = space.usable(properties)
-            predicted = predicted_seconds(fitted.weights, space)[ok]
-            ratio = predicted / space.seconds[ok]
+            ratio = predicted_seconds(fitted.weights, space)[ok] / space.seconds[ok]
             ratio = ratio[np.isfinite(ratio) & (ratio > 0)]
             if len(ratio):
                 scales[space.name] *= float(np.median(ratio))
-        fitted = family.fit(fit_frame(spaces, properties, scales), bootstrap=0, **options)
-    if bootstrap:
-        fitted = family.fit(fit_frame(spaces, properties, scales), bootstrap=bootstrap,
-                            **options)
+        fitted = fit(last=round_ == rounds - 1)
     weights = {name: fitted.weights.get(name, 0.0) for name in base.weights}
     stats = dict(fitted.fit_stats, spaces=sorted(s.name for s in spaces),
                  space_scale_rounds=rounds, base_model_fit=dict(base.fit_stats))
@@ -189,7 +195,7 @@ def runs_to_share(space: MeasuredSpace, predicted: np.ndarray, share: float = 0.
 def ranking_times(weights: Mapping[str, float], space: MeasuredSpace) -> np.ndarray:
     """What a ranking predicts at each point: weights x counts lifted to the point's
     physical floor, times its residency factor."""
-    raw = predicted_seconds(weights, space) / space.factors
+    raw = weighted_counts(weights, space)
     known = np.isfinite(raw) & np.isfinite(space.floors)
     return np.where(known & (raw < space.floors), space.floors, raw) * space.factors
 
