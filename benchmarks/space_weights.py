@@ -107,7 +107,7 @@ def table(rows, title: str) -> None:
 def main() -> None:
     from model_orders_all import model_named, store_space_pairs
 
-    from workbench.models.unified.space_fit import SCALE_ROUNDS, fit_on_spaces
+    from workbench.models.unified.space_fit import SCALE_ROUNDS, Objective, fit_on_spaces
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", required=True,
@@ -115,10 +115,12 @@ def main() -> None:
     parser.add_argument("--counts", type=Path, required=True)
     parser.add_argument("--base", default="linear-nn")
     parser.add_argument("--rounds", type=int, default=SCALE_ROUNDS)
+    parser.add_argument("--objective", choices=[o.value for o in Objective],
+                        default=Objective.RELATIVE.value)
     parser.add_argument("--leave-out", type=Path, metavar="DIR")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--evaluate", type=Path)
-    parser.add_argument("--refuse", default="blind13")
+    parser.add_argument("--refuse", default="blind14")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     pairs = store_space_pairs(parser, args.pairs, args.refuse)
@@ -126,16 +128,18 @@ def main() -> None:
     dump = count(pairs, args.counts, base)
     names = [Path(ref.split(":")[0]).stem for _, ref in pairs]
     print(f"# space_weights: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-          f"base {args.base}, rounds {args.rounds}, {len(names)} spaces")
+          f"base {args.base}, objective {args.objective}, rounds {args.rounds}, "
+          f"{len(names)} spaces")
     print("command: python " + " ".join(sys.argv))
     provenance = {"fitted_by": "benchmarks/space_weights.py", "rounds": args.rounds,
+                  "objective": args.objective,
                   "stores": sorted({Path(dump[n]["store"]).name for n in names})}
     if args.leave_out:
         args.leave_out.mkdir(parents=True, exist_ok=True)
         rows = []
         for group in sorted({group_of(n) for n in names}):
             kept = [measured(dump[n], n) for n in names if group_of(n) != group]
-            fitted = fit_on_spaces(kept, base, rounds=args.rounds,
+            fitted = fit_on_spaces(kept, base, rounds=args.rounds, objective=args.objective,
                                    provenance=dict(provenance, left_out=group))
             (args.leave_out / f"weights-without-{group}.json").write_text(
                 json.dumps(fitted.to_json(), indent=1) + "\n")
@@ -145,7 +149,9 @@ def main() -> None:
         table(rows, "each group under the fit on the others")
     if args.out:
         fitted = fit_on_spaces([measured(dump[n], n) for n in names], base,
-                               rounds=args.rounds, bootstrap=200, provenance=provenance)
+                               rounds=args.rounds, objective=args.objective,
+                               bootstrap=200 if args.objective == "relative" else 40,
+                               provenance=provenance)
         args.out.write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
         print(f"\nwrote {args.out}: " + ", ".join(f"{k} {v:.3g}"
                                                    for k, v in fitted.weights.items()))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from workbench.cli.main import main
 from workbench.models import load_model
 
@@ -14,10 +16,11 @@ SHIPPED = ROOT / "sample_data/h100/weights-linear-non-negative.json"
 SPACES = [f"{ROOT}/examples/spaces/{name}.py:space" for name in ("triad", "rowsum")]
 
 
-def test_fit_ranking_writes_a_model_tune_can_rank_with(tmp_path, capsys):
+@pytest.mark.parametrize("objective", ["relative", "log-within"])
+def test_fit_ranking_writes_a_model_tune_can_rank_with(tmp_path, capsys, objective):
     out = tmp_path / "ranking.json"
     assert main(["fit-ranking", *SPACES, "--store", STORE, "--base", str(SHIPPED),
-                 "-o", str(out), "--format", "json"]) == 0
+                 "-o", str(out), "--format", "json", "--objective", objective]) == 0
     report = json.loads(capsys.readouterr().out)
     fitted, base = load_model(out), load_model(SHIPPED)
     assert set(fitted.weights) == set(base.weights)
@@ -27,6 +30,7 @@ def test_fit_ranking_writes_a_model_tune_can_rank_with(tmp_path, capsys):
     assert report["points"] == fitted.fit_stats["n_measurements"] == 66 + 71
     assert fitted.fit_stats["spaces"] == ["user_rowsum", "user_triad"]
     assert fitted.provenance["fitted_by"] == "workbench fit-ranking"
+    assert fitted.fit_stats["objective"] == fitted.provenance["objective"] == objective
     assert [row["space"] for row in report["leave_one_out"]] == ["user_triad", "user_rowsum"]
     assert all(row["runs to 95 % (base)"] >= 1 for row in report["leave_one_out"])
 

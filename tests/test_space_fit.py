@@ -10,6 +10,7 @@ from workbench.models.unified.linear import FittedLinearModel
 from workbench.models.unified.space_fit import (
     MeasuredSpace,
     fit_on_spaces,
+    predicted_seconds,
     runs_to_share,
     weighted_properties,
 )
@@ -105,3 +106,33 @@ def test_the_fitted_file_loads_as_a_model_and_ranks_like_its_weights(tmp_path):
     predicted = sum(w * space.counts[k] for k, w in loaded.weights.items()) * space.factors
     assert runs_to_share(space, predicted) == 1
     assert runs_to_share(space, -predicted) > 1
+
+
+def test_the_log_within_fit_asks_for_ratios_within_a_space_not_its_level():
+    # each space's times carry a level of their own (x1, x10, ...): the relative fit
+    # must price it into the weights, the log-within fit's free offset takes it
+    truth = {"f_op_float32_add": 4e-14, "f_mem_access_global_float32_load_stride1": 3e-12,
+             "f_thread_groups": 5e-10, "f_sync_kernel_launch": 5e-6}
+    spaces = []
+    for level, space in zip((1.0, 10.0, 0.1, 3.0), synthetic_spaces(truth)):
+        spaces.append(MeasuredSpace(space.name, space.counts, space.seconds * level,
+                                    space.factors))
+    fitted = fit_on_spaces(spaces, base_model(), objective="log-within")
+    shape = np.array([fitted.weights[k] for k in truth]) / np.array(list(truth.values()))
+    # the weights' ratios are the truth's, up to one overall scale
+    assert shape == pytest.approx(np.full(len(truth), shape[0]), rel=1e-4)
+    # that scale puts the median predicted/measured ratio at 1 over all points (the
+    # middle two of an even count met geometrically)
+    ratios = np.concatenate([predicted_seconds(fitted.weights, s) / s.seconds for s in spaces])
+    assert np.exp(np.median(np.log(ratios))) == pytest.approx(1.0, rel=1e-6)
+    assert fitted.fit_stats["objective"] == "log-within"
+    assert fitted.weights["f_sync_barrier_local"] == 0.0
+    relative = fit_on_spaces(spaces, base_model())
+    rel_shape = np.array([relative.weights[k] for k in truth]) / np.array(list(truth.values()))
+    assert np.ptp(np.log(rel_shape)) > 0.1    # the levels bent the relative fit's shape
+
+
+def test_the_log_within_fit_has_its_offsets_already():
+    truth = {"f_op_float32_add": 4e-14, "f_sync_kernel_launch": 5e-6}
+    with pytest.raises(ModelError, match="rounds must be 0"):
+        fit_on_spaces(synthetic_spaces(truth), base_model(), objective="log-within", rounds=2)

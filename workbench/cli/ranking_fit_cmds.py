@@ -28,6 +28,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", metavar="MODEL.json",
                    help="the linear model whose weighted properties are refitted (default: "
                         "the shipped ranking model, the one 'workbench tune' ranks with)")
+    p.add_argument("--objective", choices=("relative", "log-within"), default="relative",
+                   help="relative: relative error over all points together; log-within: "
+                        "log times with a free offset per space, only the ratios within "
+                        "each space asked for (sample_data/h100/structure-ranking.md "
+                        "sections 71 and 74 compare them)")
     p.add_argument("-o", "--output", required=True, help="weights file to write (JSON)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_fit_ranking)
@@ -87,11 +92,12 @@ def cmd_fit_ranking(args) -> int:
         # (it says so, clearly, when the store has no measurement of the space)
         evaluations = load_space_evaluations(args.store, space, device=args.device)
         measured.append(measure_space(space, evaluations, base)[0])
-    fitted = fit_on_spaces(measured, base, provenance={
-        "fitted_by": "workbench fit-ranking", "base": source,
+    fitted = fit_on_spaces(measured, base, objective=args.objective, provenance={
+        "fitted_by": "workbench fit-ranking", "base": source, "objective": args.objective,
         "stores": list(args.store), "spaces": list(args.spaces)})
     save_model(fitted, args.output)
-    checks = leave_one_out_runs(measured, base) if len(measured) > 1 else []
+    checks = (leave_one_out_runs(measured, base, objective=args.objective)
+              if len(measured) > 1 else [])
     rows = [{"space": name, "runs to 95 % (base)": a, "runs to 95 % (fit on the others)": b}
             for name, a, b in checks]
     if args.format == "json":

@@ -17,11 +17,14 @@ order within a space rather than the level between spaces; the alternation does 
 converge (over the 65 development spaces, leave one group out, runs to 95 % in the pure
 order: 4.11 after one round, 4.26 after two, 5.74 after three, 6.02 after five), and
 ``structure-ranking.md`` section 70's rule chose plain relative error (``rounds=0``, 4.88,
-against the calibration fit's 6.18) over three rounds.
+against the calibration fit's 6.18) over three rounds.  :data:`Objective.LOG_WITHIN`
+(section 74) asks for the order within each space directly: least squares on log times,
+each space's errors centred (a free offset per space, exact, no alternation).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +36,16 @@ from workbench.models.unified.linear import FittedLinearModel, UnifiedLinearMode
 
 #: alternations of a per-space scale: none (section 70's choice, module docstring)
 SCALE_ROUNDS = 0
+
+
+class Objective(enum.Enum):
+    """What a fit on measured spaces minimises."""
+
+    #: the family's relative least squares over every point together (section 70)
+    RELATIVE = "relative"
+    #: least squares on log times with a free offset per space (section 74): only the
+    #: ratios within each space are asked for, not the level between spaces
+    LOG_WITHIN = "log-within"
 
 
 @dataclass(frozen=True)
@@ -137,17 +150,89 @@ def predicted_seconds(weights: Mapping[str, float], space: MeasuredSpace) -> np.
     return weighted_counts(weights, space) * space.factors
 
 
+def _log_within_weights(spaces: Sequence[MeasuredSpace], properties: Sequence[str],
+                        start: Mapping[str, float]) -> np.ndarray:
+    """Non-negative weights minimising the squared log-errors of weights x counts
+    against time over factor, each space's errors centred (its free offset, eliminated
+    exactly); the overall scale, which centring leaves free, set so that the median
+    ratio of predicted to measured time over all points is 1."""
+    from scipy.optimize import least_squares
+
+    unit = np.array([start[name] for name in properties], float)
+    blocks = []
+    for space in spaces:
+        ok = space.usable(properties)
+        counts = np.column_stack([space.counts[name][ok] for name in properties]) * unit
+        blocks.append((counts, np.log(space.seconds[ok] / space.factors[ok])))
+    tiny = 1e-300
+
+    def residuals(u):
+        parts = []
+        for counts, log_times in blocks:
+            error = np.log(np.maximum(counts @ u, tiny)) - log_times
+            parts.append(error - error.mean())
+        return np.concatenate(parts)
+
+    def jacobian(u):
+        parts = []
+        for counts, _ in blocks:
+            rows = counts / np.maximum(counts @ u, tiny)[:, None]
+            parts.append(rows - rows.mean(axis=0))
+        return np.vstack(parts)
+
+    found = least_squares(residuals, np.ones(len(unit)), jac=jacobian,
+                          bounds=(0.0, np.inf), method="trf", x_scale="jac")
+    if not found.success:
+        raise ModelError(f"the log-within fit did not converge: {found.message}")
+    weights = found.x * unit
+    ratios = np.concatenate([np.log(counts @ found.x) - log_times
+                             for counts, log_times in blocks])
+    return weights / float(np.exp(np.median(ratios[np.isfinite(ratios)])))
+
+
+def _fitted_log_within(spaces, properties, base, bootstrap: int) -> FittedLinearModel:
+    """The log-within fit (:data:`Objective.LOG_WITHIN`), its intervals from refits on
+    spaces drawn with replacement (the spaces, not the points, are the samples)."""
+    start = {name: base.weights[name] for name in properties}
+    weights = _log_within_weights(spaces, properties, start)
+    intervals = {name: (float(w), float(w)) for name, w in zip(properties, weights)}
+    if bootstrap:
+        rng = np.random.default_rng(0)
+        draws = np.array([_log_within_weights(
+            [spaces[i] for i in rng.integers(0, len(spaces), len(spaces))], properties, start)
+            for _ in range(bootstrap)])
+        low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+        intervals = {name: (float(a), float(b)) for name, a, b in zip(properties, low, high)}
+    points = sum(int(s.usable(properties).sum()) for s in spaces)
+    return FittedLinearModel(
+        weights=dict(zip(properties, map(float, weights))), confidence_intervals=intervals,
+        unexercised=list(base.unexercised),
+        fit_stats={"objective": Objective.LOG_WITHIN.value, "n_measurements": points,
+                   "bootstrap_spaces": bootstrap},
+        device=dict(base.device), granularity=base.granularity,
+        subgroup_size=base.subgroup_size, provenance={}, non_negative=True)
+
+
 def fit_on_spaces(spaces: Sequence[MeasuredSpace], base: FittedLinearModel, *,
                   rounds: int = SCALE_ROUNDS, bootstrap: int = 0,
+                  objective: Objective = Objective.RELATIVE,
                   provenance: Mapping | None = None) -> FittedLinearModel:
-    """``base``'s weighted properties fitted on ``spaces`` (module docstring); ``rounds``
-    alternations of a free scale per space (0: plain relative error)."""
+    """``base``'s weighted properties fitted on ``spaces`` (module docstring) for
+    ``objective``; with :data:`Objective.RELATIVE`, ``rounds`` alternations of a free
+    scale per space (0: plain relative error)."""
     if rounds < 0:
         raise ModelError(f"rounds must be 0 or more, not {rounds}")
+    objective = Objective(objective)
+    if objective is Objective.LOG_WITHIN and rounds:
+        raise ModelError("the log-within objective has a free offset per space already: "
+                         "rounds must be 0")
     properties = weighted_properties(base)
     spaces = [s for s in spaces if s.usable(properties).any()]
     if not spaces:
         raise ModelError("no measured point to fit on")
+    if objective is Objective.LOG_WITHIN:
+        fitted = _fitted_log_within(spaces, properties, base, bootstrap)
+        return _as_base(fitted, base, spaces, provenance, rounds=0)
     scales = {s.name: 1.0 for s in spaces}
     family = UnifiedLinearModel()
     options = dict(device=dict(base.device), granularity=base.granularity,
@@ -166,9 +251,17 @@ def fit_on_spaces(spaces: Sequence[MeasuredSpace], base: FittedLinearModel, *,
             if len(ratio):
                 scales[space.name] *= float(np.median(ratio))
         fitted = fit(last=round_ == rounds - 1)
+    return _as_base(fitted, base, spaces, provenance, rounds)
+
+
+def _as_base(fitted: FittedLinearModel, base: FittedLinearModel, spaces, provenance,
+             rounds: int) -> FittedLinearModel:
+    """``fitted`` with every property of ``base`` (zero where it was not fitted), the
+    spaces it was fitted on and ``base``'s device record."""
     weights = {name: fitted.weights.get(name, 0.0) for name in base.weights}
     stats = dict(fitted.fit_stats, spaces=sorted(s.name for s in spaces),
                  space_scale_rounds=rounds, base_model_fit=dict(base.fit_stats))
+    stats.setdefault("objective", Objective.RELATIVE.value)
     stats.pop("kernels", None)
     return FittedLinearModel(
         weights=weights,
@@ -201,14 +294,15 @@ def ranking_times(weights: Mapping[str, float], space: MeasuredSpace) -> np.ndar
 
 
 def leave_one_out_runs(spaces: Sequence[MeasuredSpace], base: FittedLinearModel, *,
-                       rounds: int = SCALE_ROUNDS, share: float = 0.95
+                       rounds: int = SCALE_ROUNDS, share: float = 0.95,
+                       objective: Objective = Objective.RELATIVE
                        ) -> list[tuple[str, int, int]]:
     """Per space: runs to ``share`` in the ranking's order under ``base`` and under the
     fit on every other space (what a fit promises a space it has not seen)."""
     out = []
     for space in spaces:
         others = [s for s in spaces if s is not space]
-        fitted = fit_on_spaces(others, base, rounds=rounds)
+        fitted = fit_on_spaces(others, base, rounds=rounds, objective=objective)
         out.append((space.name, runs_to_share(space, ranking_times(base.weights, space), share),
                     runs_to_share(space, ranking_times(fitted.weights, space), share)))
     return out
