@@ -79,7 +79,7 @@ def main() -> None:
           flush=True)
     spaces = {}
     for ref in refs:
-        os.environ["WORKBENCH_COUNT_CACHE"] = tempfile.mktemp(suffix=".sqlite")
+        os.environ["WORKBENCH_COUNT_CACHE"] = str(Path(tempfile.mkdtemp()) / "counts.sqlite")
         space = resolve_space(ref)
         forget_counts(space)
         points = space.points()

@@ -35,6 +35,7 @@ import platform
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
 #: a worker's records, one line a point, appended to ``<folder>/<pid>.txt``
 _FOLDER = tempfile.mkdtemp(prefix="ranking-timeline-points-")
@@ -164,7 +165,7 @@ def main() -> None:
     print(f"{'':<22} {'':>6} {'':>7} {'wall/cpu ms':>11} {'wall/cpu ms':>11} "
           f"{'wall/cpu ms':>11}")
     for ref in spaces:
-        os.environ["WORKBENCH_COUNT_CACHE"] = tempfile.mktemp(suffix=".sqlite")
+        os.environ["WORKBENCH_COUNT_CACHE"] = str(Path(tempfile.mkdtemp()) / "counts.sqlite")
         space = resolve_space(ref)
         cf.forget_counts(space)
         factory = space.kernel
