@@ -221,6 +221,10 @@ def main() -> None:
                         help="charge the streaming strategies' rankings as this record of "
                              "another host says (benchmarks/handover_record.py), not "
                              "timed now")
+    parser.add_argument("--ranking-time-scale", type=float, default=1.0, metavar="K",
+                        help="a hypothetical: the streaming strategies' rankings, timed "
+                             "now, charged K times their time (0: free), to ask what a "
+                             "cheaper counting would give; the rows say so")
     parser.add_argument("--guided", metavar="FAMILIES",
                         help="the learning model-guided strategies to replay, e.g. "
                              "model-ei,model-hedge (default: every one registered)")
@@ -299,6 +303,7 @@ def main() -> None:
             space, evaluator, models, tpe_seeds=args.seeds, guided=families,
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
             overlap_charge=args.overlap_charge, host_record=host_record,
+            ranking_time_scale=args.ranking_time_scale,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))

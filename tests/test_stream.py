@@ -261,3 +261,26 @@ def test_no_peeking_at_records_not_measured():
     hidden = {k: e if k in first else dataclasses.replace(e, time_s=best / 100)
               for k, e in evaluations.items()}
     assert len(first) == 7 and sequence(hidden) == first
+
+
+def test_a_hypothetical_time_scale_charges_the_same_ranking_at_a_fraction_of_its_times():
+    from dataclasses import dataclass
+
+    from workbench.errors import TuningError
+    from workbench.tuning.stream import scaled_stream
+
+    @dataclass(frozen=True)
+    class Whole:   # the one field of a Ranking that scaling touches
+        seconds: float
+
+    arrivals = (StructureArrival((("pre", 0),), ("a",), (1e-3,), 0.4),
+                StructureArrival((("pre", 1),), ("b",), (2e-3,), 1.0))
+    streamed = StreamedRanking(arrivals, Whole(1.0))
+    third = scaled_stream(streamed, 1 / 3)
+    assert [a.done_s for a in third.arrivals] == pytest.approx([0.4 / 3, 1.0 / 3])
+    assert third.seconds == pytest.approx(1 / 3)
+    # the predictions and the order of arrival are the ranking's own
+    assert [a.labels for a in third.arrivals] == [("a",), ("b",)]
+    assert scaled_stream(streamed, 0.0).seconds == 0.0
+    with pytest.raises(TuningError, match="0 or more"):
+        scaled_stream(streamed, -1.0)

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.errors import TuningError
 from workbench.tuning.early import structure_plans
 from workbench.tuning.evaluation import Evaluation
 from workbench.tuning.guided import GUIDED
@@ -229,12 +230,26 @@ def cold_counts():
                 os.environ["WORKBENCH_COUNT_CACHE"] = before
 
 
+def scaled_stream(streamed: StreamedRanking, factor: float) -> StreamedRanking:
+    """``streamed`` with every arrival's time, and the whole's, times ``factor``: what
+    the same ranking would give a replay if counting cost ``factor`` of what it did (a
+    hypothetical, for a study of where the time goes; never a measured charge)."""
+    if not factor >= 0:
+        raise TuningError(f"a ranking's time scale must be 0 or more, not {factor}")
+    arrivals = tuple(dataclasses.replace(a, done_s=a.done_s * factor)
+                     for a in streamed.arrivals)
+    return StreamedRanking(arrivals, dataclasses.replace(
+        streamed.whole, seconds=float(streamed.whole.seconds) * factor))
+
+
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
-                    overlap_charge: str = "beside") -> StreamedCharge:
+                    overlap_charge: str = "beside", time_scale: float = 1.0
+                    ) -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
-    note for the rows."""
+    note for the rows.  ``time_scale`` other than 1: its times scaled so
+    (:func:`scaled_stream`, a hypothetical), which the note says."""
     from workbench.tuning.beside import ranking_beside
     from workbench.tuning.early import BASES, bases_then_draws
 
@@ -242,15 +257,19 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     points = space.points()
     with cold_counts():
         if overlap_charge == "alone":
-            return StreamedCharge(rank_streamed(model, space, points),
-                                  "; streamed ranking timed alone")
-        host = bases_then_draws(space, points, BASES, 0)
-        with ranking_beside(space, host, evaluations) as share:
             streamed = rank_streamed(model, space, points)
+            note = "; streamed ranking timed alone"
+        else:
+            host = bases_then_draws(space, points, BASES, 0)
+            with ranking_beside(space, host, evaluations) as share:
+                streamed = rank_streamed(model, space, points)
+            note = (f"; streamed ranking beside the host's share ({share.points} points "
+                    f"prepared)")
+    if time_scale != 1.0:
+        streamed = scaled_stream(streamed, time_scale)
+        note += f", hypothetical: its times x {time_scale:g}"
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
-    return StreamedCharge(streamed, f"; streamed ranking beside the host's share "
-                                    f"({share.points} points prepared), structures ready "
-                                    f"at {times} s")
+    return StreamedCharge(streamed, f"{note}, structures ready at {times} s")
 
 
 class ModelHedgeStream(ModelHedgeBase):

@@ -114,7 +114,7 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
               guided: Sequence[str], overlap_charge: str, host_record=None,
-              computed=None) -> dict[str, StreamedCharge]:
+              computed=None, time_scale: float = 1.0) -> dict[str, StreamedCharge]:
     """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
     its streamed ranking and its rows' note.  One streamed ranking is made for all of
     them; a family with a ``charge_beside`` (``model-hedge-rerank``) makes its own from
@@ -122,13 +122,17 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     (:class:`~workbench.tuning.handover.HostRecord`): the streamed ranking as another
     host recorded it (its arrivals' times and predictions; ``computed``, this host's
     ranking of the same model, is compared with them), and a family with a
-    ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too."""
+    ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too.
+    ``time_scale``: the streamed ranking's times scaled so (a hypothetical:
+    :func:`~workbench.tuning.stream.scaled_stream`)."""
     from workbench.tuning.guided import GUIDED
 
     streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
     if not streaming:
         return {}
     if host_record is not None:
+        if time_scale != 1.0:
+            raise TuningError("a host's recorded ranking is charged as recorded, not scaled")
         from workbench.tuning.handover import recorded_stream
 
         shared = recorded_stream(host_record, space, computed)
@@ -141,7 +145,8 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
         return out
     from workbench.tuning.stream import streamed_beside
 
-    shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge)
+    shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge,
+                             time_scale)
     out = {}
     for family in streaming:
         own = getattr(GUIDED[family], "charge_beside", None)
@@ -193,7 +198,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        seeded: Mapping[str, Callable[[int], Strategy]] = (),
                        recorded: Mapping[str, RankingCost] | None = None,
                        early: bool = False, overlap_charge: str = "alone",
-                       host_record=None) -> SpaceComparison:
+                       host_record=None, ranking_time_scale: float = 1.0
+                       ) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
@@ -208,7 +214,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     (:mod:`workbench.tuning.beside`: what a live run that measures while it ranks pays
     on this machine), and every row of that model is charged that time.
     ``host_record`` (:class:`~workbench.tuning.handover.HostRecord`): the streaming
-    families' rankings charged as that host recorded them, not timed here."""
+    families' rankings charged as that host recorded them, not timed here.
+    ``ranking_time_scale``: the streaming families' rankings timed here and their times
+    scaled so, a hypothetical (what a ranking that cost so much less would give)."""
     from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
 
@@ -247,7 +255,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         # a strategy whose ranking streams is given its own, made structure by
         # structure (counts cold) and timed as the whole one is
         streamed = _streamed(model, space, evaluator, guided, overlap_charge,
-                             host_record, ordered.ranking)
+                             host_record, ordered.ranking, ranking_time_scale)
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
