@@ -152,3 +152,25 @@ def test_a_replay_is_kept_under_the_store_it_read_whatever_the_field_says_after(
     assert panel.figure is None and "press run" in panel.note.value   # nothing of that store
     panel.store.value = str(USER_SPACES)
     assert panel.figure is not None and panel.comparison.points == 71   # kept, shown
+
+
+@needs_store
+def test_a_choice_changed_after_the_runs_last_view_is_shown_when_it_ends():
+    # the 2026-11-28 CI run: the store typed after the replay's thread had made its last
+    # view but before it ended was ignored (the panel left the view to the running run)
+    panel = TuningPanel(models={})
+    _only(panel, "exhaustive", "random")
+    panel.own_space.value = ROWSUM
+    panel.store.value = str(USER_SPACES)
+    show, typed = panel._show_view, []
+
+    def show_then_type():
+        show()
+        if panel.running and not typed:      # the run's last view, then the user types
+            typed.append(True)
+            panel.store.value = "elsewhere.sqlite"
+
+    panel._show_view = show_then_type
+    panel.run()
+    assert panel.wait(120) and typed
+    assert panel.figure is None and "press run" in panel.note.value

@@ -43,44 +43,17 @@ from workbench.tuning.catalog import SPACES
 from workbench.ui.errors_view import ErrorArea
 from workbench.ui.in_turn import handle_in_turn
 from workbench.ui.tuning_parts import (  # noqa: F401 - constants are the panel's API
-    BASE,
-    DEFAULT_MODELS,
-    EXHAUSTIVE,
-    LEARNED,
-    LIFT_STORE,
-    LIVE,
-    RANDOM,
-    REPLAY,
-    RUN_SOURCE,
-    SHIPPED_MODELS,
-    SOURCE,
-    TPE,
-    TUNING_STORE,
-    Cancelled,
-    LockedStart,
-    ReplaySpace,
-    ReusingEvaluator,
-    SpaceChoice,
-    StoppableReplay,
-    merge_comparisons,
-    own_replay_stores,
-    replay_stores,
-    select_strategies,
-    shipped_path,
-    strategy_key,
+    BASE, DEFAULT_MODELS, EXHAUSTIVE, LEARNED, LIFT_STORE, LIVE, RANDOM, REPLAY, RUN_SOURCE,
+    SHIPPED_MODELS, SOURCE, TPE, TUNING_STORE, Cancelled, LockedStart, ReplaySpace,
+    ReusingEvaluator, SpaceChoice, StoppableReplay, merge_comparisons, own_replay_stores,
+    replay_stores, select_strategies, shipped_path, strategy_key,
 )
 from workbench.ui.tuning_widgets import (
-    live_figure,
-    live_summary,
-    live_table,
-    opencl_devices,
-    own_space_widgets,
-    run_widgets,
+    live_figure, live_summary, live_table, opencl_devices, own_space_widgets, run_widgets,
     strategy_boxes,
 )
 from workbench.ui.html_table import render_table
 from workbench.ui.session import DATA_LOCK, Session
-
 
 
 class TuningPanel(widgets.VBox):
@@ -117,6 +90,8 @@ class TuningPanel(widgets.VBox):
         self._parts: dict[tuple, object] = {}
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
+        # a run owns the view until its last one; a choice changed meanwhile marks it stale
+        self._view_lock, self._run_view, self._view_stale = threading.Lock(), False, False
         self._devices = opencl_devices()
 
         self.space = widgets.Dropdown(description="space", options=list(SPACES),
@@ -247,7 +222,10 @@ class TuningPanel(widgets.VBox):
         self.tpe_seeds.disabled = live or not self.strategies[TPE].value
         self.strategies[RANDOM].description = "random (seed 0)" if live \
             else "random (expected)"
-        if not self.running:   # a run shows its own progress, and its result when done
+        with self._view_lock:   # a run shows its own progress, and its result when done
+            deferred = self._run_view
+            self._view_stale |= deferred
+        if not deferred:
             self._show_view()
 
     def _show_view(self) -> None:
@@ -329,11 +307,10 @@ class TuningPanel(widgets.VBox):
                 pool = counting_pool_ahead(data.space)
         self._begin(len(missing), f"replaying {choice.label}...")
         # filed under the store named now, whatever the field says once it ends
-        self._thread = threading.Thread(
+        self._start(threading.Thread(
             target=self._replay,
             args=(choice, self._data_key(choice), missing, self.chosen(), pool),
-            daemon=True, name="workbench-tuning-replay")
-        self._thread.start()
+            daemon=True, name="workbench-tuning-replay"))
 
     def _replay_space(self, choice: SpaceChoice, key: tuple | None = None) -> ReplaySpace:
         from workbench.measure import MeasurementStore
@@ -403,9 +380,7 @@ class TuningPanel(widgets.VBox):
         finally:
             if pool is not None:
                 pool.close()
-        with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
-            self._show_view()
-        self._end(state, label)
+        self._finish(state, label)
 
     def _show_replay(self, choice: SpaceChoice) -> None:
         """The kept parts of the chosen strategies, as one comparison, figure and table."""
@@ -487,10 +462,9 @@ class TuningPanel(widgets.VBox):
                            "strategy of this run is reused with its costs")
         self._live_view = {"space": choice.key, "figure": self.figure,
                            "frame": pd.DataFrame(), "table": "", "note": self.note.value}
-        self._thread = threading.Thread(target=self._live,
-                                        args=(space, device, runs, budget, pool),
-                                        daemon=True, name="workbench-tuning-live")
-        self._thread.start()
+        self._start(threading.Thread(target=self._live,
+                                     args=(space, device, runs, budget, pool),
+                                     daemon=True, name="workbench-tuning-live"))
 
     def _live(self, space, device: DeviceInfo, runs: list, budget, pool=None) -> None:
         from workbench.tuning.runner import Explorer
@@ -542,9 +516,7 @@ class TuningPanel(widgets.VBox):
         finally:
             if pool is not None:
                 pool.close()
-        with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
-            self._show_view()
-        self._end(state, message)
+        self._finish(state, message)
 
     def _live_table(self) -> None:
         frame, table = live_table(self.live_results)
@@ -566,6 +538,23 @@ class TuningPanel(widgets.VBox):
         self.progress.bar_style = ""
         self.progress_label.value = label
         self.run_button.disabled, self.cancel_button.disabled = True, False
+
+    def _start(self, thread: threading.Thread) -> None:
+        self._run_view, self._view_stale, self._thread = True, False, thread
+        thread.start()
+
+    def _finish(self, style: str, label: str) -> None:
+        """A run's last view, shown again while a choice changed during it (refresh()
+        leaves the view to a running run), then its end."""
+        stale = True
+        while stale:
+            with self._view_lock:
+                self._view_stale = False
+            with self.errors.catching("tuning view"):   # the choices may have changed meanwhile
+                self._show_view()
+            with self._view_lock:
+                stale = self._run_view = self._view_stale
+        self._end(style, label)
 
     def _end(self, style: str, label: str) -> None:
         self.progress.bar_style = style
