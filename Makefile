@@ -74,8 +74,8 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 8 min 41 s with -n 2 (3,254 tests, 2026-11-28, 05:33 UTC, 55f96d0; each notebook runs once;
-# a run twenty minutes earlier took 11 min 46 s)
+# 8 min 11 s with -n 2 (3,280 tests, 2026-11-28, 07:55 UTC, 664703a; each notebook runs once;
+# runs of the last two days took 8 to 12 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
