@@ -32,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="relative: relative error over all points together; log-within: "
                         "log times with a free offset per space, only the ratios within "
                         "each space asked for (sample_data/h100/structure-ranking.md "
-                        "sections 71 and 74 compare them)")
+                        "sections 71 and 75 compare them)")
     p.add_argument("-o", "--output", required=True, help="weights file to write (JSON)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_fit_ranking)
