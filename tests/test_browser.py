@@ -9,8 +9,6 @@ Without chromium or Playwright the test skips with the reason, except under CI (
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import struct
 import warnings
@@ -18,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from browser_parts import LAPTOPS, driver, require_browser
 from workbench.errors import DeviceError
 from workbench.kernels import all_kernels
 from workbench.measure import find_device
@@ -37,41 +36,13 @@ TABS = {"Properties": "properties", "Explain": "explain", "Calibration": "calibr
         "Fitted weights": "weights", "Heatmaps": "heatmap",
         "Predicted vs measured": "explorer", "Tuning": "tuning"}
 MAX_HEIGHT = 1000
-#: the laptop screens the tab bar must fit (px)
-LAPTOPS = ((1366, 768), (1280, 800))
 #: a widget's words: its label, a button's, a toggle's
 LABELS = ".wb-dashboard .widget-label, .wb-dashboard button"
 
 
-def _driver():
-    spec = importlib.util.spec_from_file_location(
-        "screenshot_dashboard", ROOT / "scripts" / "screenshot_dashboard.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-driver = _driver()
-
-
-def _missing_browser_parts() -> list[str]:
-    missing = []
-    if importlib.util.find_spec("playwright") is None:
-        missing.append("Playwright (pip install playwright; scripts/setup_env.sh does)")
-    if driver.find_chromium() is None:
-        missing.append("chromium (apt-get install --no-install-recommends chromium; "
-                       "scripts/ensure_chromium.sh does)")
-    return missing
-
-
 @pytest.fixture(scope="module")
 def browser_ready():
-    missing = _missing_browser_parts()
-    if missing:
-        message = "the browser test needs " + " and ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(message + " (required under CI)")
-        pytest.skip(message)
+    require_browser("browser test")
     try:
         return find_device()
     except DeviceError as err:

@@ -14,44 +14,23 @@ Playwright the test skips, except under CI (env ``CI``), where that is a failure
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 from pathlib import Path
 
 import pytest
 
+from browser_parts import LAPTOPS, driver, require_browser
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "build" / "test-artifacts" / "browser-laptop"
-LAPTOPS = ((1366, 768), (1280, 800))
 #: the smallest type a cell's label may have (px)
 LEGIBLE_PX = 10
 NEWS = "official Jupyter news"
 
 
-def _driver():
-    spec = importlib.util.spec_from_file_location(
-        "screenshot_dashboard", ROOT / "scripts" / "screenshot_dashboard.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-driver = _driver()
-
-
 @pytest.fixture(scope="module")
 def browser_parts():
-    missing = []
-    if importlib.util.find_spec("playwright") is None:
-        missing.append("Playwright (pip install playwright; scripts/setup_env.sh does)")
-    if driver.find_chromium() is None:
-        missing.append("chromium (scripts/ensure_chromium.sh)")
-    if missing:
-        message = "the laptop browser test needs " + " and ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(message + " (required under CI)")
-        pytest.skip(message)
+    require_browser("laptop browser test")
 
 
 #: the notebook's view: what JupyterLab's bars leave of the window
