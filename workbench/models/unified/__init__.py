@@ -17,12 +17,13 @@ from workbench.models.unified.linear import (
 )
 from workbench.models.unified.space_fit import (
     MeasuredSpace,
+    Objective,
     fit_on_spaces,
     leave_one_out_runs,
     measure_space,
     ranking_times,
 )
 
-__all__ = ["DEFAULT_FIT", "FitMethod", "FittedLinearModel", "MeasuredSpace",
+__all__ = ["DEFAULT_FIT", "FitMethod", "FittedLinearModel", "MeasuredSpace", "Objective",
            "UnifiedLinearModel", "fit_on_spaces", "leave_one_out_runs", "measure_space",
            "ranking_times"]
