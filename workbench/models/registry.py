@@ -13,12 +13,14 @@ from workbench.models.expressions.model import ExpressionModel
 from workbench.models.ir_features.family import IRKNNFamily
 from workbench.models.packaged import packaged_copy
 from workbench.models.roofline.family import RooflineModel
+from workbench.models.space_order import SpaceOrderFamily
 from workbench.models.tiling.family import TilingModel
 from workbench.models.unified.linear import UnifiedLinearModel
 
 MODEL_FAMILIES: dict[str, ModelFamily] = {
     family.name: family for family in (UnifiedLinearModel(), ExpressionModel(),
-                                       RooflineModel(), TilingModel(), IRKNNFamily())
+                                       RooflineModel(), TilingModel(), IRKNNFamily(),
+                                       SpaceOrderFamily())
 }
 
 
@@ -47,11 +49,33 @@ def check_writable(path: str | Path) -> None:
 
 
 def save_model(model: FittedModel, path: str | Path) -> None:
+    """The model's document as JSON; ``X.json.xz`` is written compact and xz-compressed."""
     check_writable(path)
     try:
+        if Path(path).suffix == ".xz":
+            import lzma
+
+            text = json.dumps(model.to_json(), separators=(",", ":")) + "\n"
+            Path(path).write_bytes(lzma.compress(text.encode(),
+                                                 preset=9 | lzma.PRESET_EXTREME))
+            return
         Path(path).write_text(json.dumps(model.to_json(), indent=2) + "\n")
     except OSError as err:
         raise ModelError(f"cannot write model file {str(path)!r}: {err}") from None
+
+
+def _text(path: Path) -> str:
+    """A model file's text; ``X.json.xz`` is read through xz (a large learned model
+    ships compressed)."""
+    if path.suffix == ".xz":
+        import lzma
+
+        try:
+            return lzma.decompress(path.read_bytes()).decode()
+        except lzma.LZMAError as err:
+            raise ModelError(f"{str(path)!r} is not an xz-compressed model file: {err}"
+                             ) from None
+    return path.read_text()
 
 
 def load_model(path: str | Path) -> FittedModel:
@@ -61,12 +85,12 @@ def load_model(path: str | Path) -> FittedModel:
     here, as outside the checkout, reads the package's identical copy
     (:mod:`workbench.models.packaged`)."""
     try:
-        document = json.loads(Path(path).read_text())
+        document = json.loads(_text(Path(path)))
     except FileNotFoundError:
         copy = packaged_copy(path)
         if copy is None:
             raise ModelError(f"model file {str(path)!r} does not exist") from None
-        document = json.loads(copy.read_text())
+        document = json.loads(_text(copy))
     except OSError as err:
         raise ModelError(f"cannot read model file {str(path)!r}: {err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

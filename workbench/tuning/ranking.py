@@ -29,12 +29,13 @@ features did.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from workbench.kernels.candidate import Candidate
 from workbench.models.contract import Ranking
-from workbench.models.prediction import rank
+from workbench.models.prediction import Predictions, make_ranking, predict
 from workbench.tuning.space import Point, TuningSpace
 
 
@@ -53,12 +54,21 @@ def rank_space(model, space: TuningSpace, points: Sequence[Point] | None = None
     import dataclasses
 
     from workbench.models.candidate_features import counting_report
+
+    began = time.perf_counter()
+    result = predict_space(model, space, points)
+    ranking = make_ranking(result.candidates, result.seconds, began, result.errors)
+    return dataclasses.replace(ranking, counting=counting_report(space))
+
+
+def predict_space(model, space: TuningSpace, points: Sequence[Point] | None = None
+                  ) -> Predictions:
+    """The points' (default: all) predictions by ``model``, breakdowns included."""
     from workbench.models.device_features import forget_feature_sources
 
     points = list(points if points is not None else space.points())
     forget_feature_sources(space.name)
-    ranking = rank(model, [Candidate.of_point(space, p) for p in points])
-    return dataclasses.replace(ranking, counting=counting_report(space))
+    return predict(model, [Candidate.of_point(space, p) for p in points])
 
 
 def _extends(key: tuple, base: tuple) -> bool:

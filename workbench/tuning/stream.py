@@ -159,34 +159,42 @@ def rank_streamed(model, space: TuningSpace, points: Sequence[Point],
     """``points`` ranked by ``model`` in waves of structures, cheapest first
     (:func:`waves`; ``jobs``: the counting processes, default this host's); ``publish``
     is called with each structure's arrival as soon as its wave's predictions are
-    computed."""
+    computed.  A model that orders a whole space at once (``reorder``, the
+    ``space-order`` trees) publishes its ``stream_model``'s predictions structure by
+    structure and reorders the whole space once the last wave is in; that last step is
+    part of the ranking's time."""
     from workbench.models.candidate_features import counting_report, rank_jobs
-    from workbench.models.prediction import make_ranking
-    from workbench.tuning.ranking import rank_space
+    from workbench.models.prediction import make_predictions, make_ranking
+    from workbench.tuning.ranking import predict_space
 
     points = list(points)
+    reorder = getattr(model, "reorder", None)
+    counting_model = getattr(model, "stream_model", model) if reorder else model
     began = time.perf_counter()
-    arrivals, by_label, errors = [], {}, {}
+    arrivals, by_label = [], {}
     for wave in waves(space, points, rank_jobs() if jobs is None else jobs):
-        part = rank_space(model, space, [p for _, members in wave for p in members])
+        part = predict_space(counting_model, space,
+                             [p for _, members in wave for p in members])
         done = time.perf_counter() - began
-        predicted = {c.point.label: float(t) for c, t in zip(part.candidates,
-                                                             part.predicted_s)}
         for i, c in enumerate(part.candidates):
-            by_label[c.point.label] = (c, predicted[c.point.label])
-            errors[c.point.label] = part.errors[i] if part.errors else None
+            by_label[c.point.label] = (c, float(part.seconds[i]), part.breakdowns[i],
+                                       part.errors[i])
         for key, members in wave:
             labels = tuple(p.label for p in members)
-            arrival = StructureArrival(key, labels, tuple(predicted[lab] for lab in labels),
+            arrival = StructureArrival(key, labels, tuple(by_label[lab][1] for lab in labels),
                                        done)
             arrivals.append(arrival)
             if publish is not None:
                 publish(arrival)
-    candidates = [by_label[p.label][0] for p in points]
-    whole = make_ranking(candidates, np.array([by_label[p.label][1] for p in points]),
-                         began, [errors[p.label] for p in points])
-    whole = dataclasses.replace(whole, seconds=arrivals[-1].done_s if arrivals else 0.0,
-                                counting=counting_report(space))
+    rows = [by_label[p.label] for p in points]
+    result = make_predictions([r[0] for r in rows], [r[1] for r in rows],
+                              [r[2] for r in rows], [r[3] for r in rows])
+    if reorder is not None and rows:
+        result = reorder(result)
+    whole = make_ranking(result.candidates, result.seconds, began, result.errors)
+    seconds = whole.seconds if reorder is not None and rows else \
+        (arrivals[-1].done_s if arrivals else 0.0)
+    whole = dataclasses.replace(whole, seconds=seconds, counting=counting_report(space))
     return StreamedRanking(tuple(arrivals), whole)
 
 
