@@ -61,6 +61,9 @@ MODELS = {
     "default": "sample_data/h100/weights-overlap-fp64.json",
     # the shipped default model since #34 (default-model.json): sectors and op chains
     "chains38": "sample_data/h100/weights-linear-fp64-sectors-chains38.json",
+    # linear-nn with the residency penalty, reordered by trees learned on the 95 measured
+    # spaces (workbench.models.space_order, structure-ranking.md section 77)
+    "space-order": "sample_data/h100/space-order.json.xz",
 }
 
 

@@ -72,6 +72,9 @@ MODELS = {
     # chains38's fit with only the device features that build no point of their own
     # (structure-ranking.md section 54): near the cheap model's ranking cost
     "chains38-counts": "sample_data/h100/weights-linear-fp64-sectors-chains38-counts.json",
+    # linear-nn with the residency penalty, reordered by trees learned on the 95 measured
+    # spaces (workbench.models.space_order, structure-ranking.md section 77)
+    "space-order": "sample_data/h100/space-order.json.xz",
 }
 #: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
 PENALISED = {"linear-nn-residency": "linear-nn",

@@ -153,10 +153,15 @@ class SpaceOrderModel(RanksByPrediction):
 
 
 def _base_model(document: Mapping, strength: float):
-    from workbench.models.registry import get_family
+    """The cheap model of a weights document (the unified-linear family's), penalised."""
     from workbench.models.residency_penalty import ResidencyPenalty
+    from workbench.models.unified.linear import UnifiedLinearModel
 
-    return ResidencyPenalty(get_family(document["family"]).load(dict(document)), strength)
+    family = UnifiedLinearModel()
+    if document.get("family") != family.name:
+        raise ModelError(f"a space-order model reorders a {family.name} model's ranking, "
+                         f"not a {document.get('family')!r} one")
+    return ResidencyPenalty(family.load(dict(document)), strength)
 
 
 def training_frame(model_base, base_document: Mapping, space, measured_s: Mapping[str, float]
