@@ -116,6 +116,12 @@ SPACES = {
     "blind14_im2col": (96, {"c": 2, "h": 16, "w": 256}),
     "blind14_clip_count": (80, {"m": 512}),
     "blind14_cos_sim": (64, {"m": 64}),
+    "blind15_div3d": (110, {"n": 256, "nz": 4}),
+    "blind15_top2_rows": (68, {"m": 64}),
+    "blind15_ema_cols": (80, {"n": 4096}),
+    "blind15_obj_xform": (80, {"nobj": 8}),
+    "blind15_swiglu": (80, {"m": 4}),
+    "blind15_eig2x2": (84, {"n": 8192}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -155,14 +161,19 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          "blind13_masked_mean": "rl=64,rpg=2,order=blocked,form=mul",
          # the pair's lanes' three sums added in local memory, its cosine written by
          # every lane alike, four rows a group
-         "blind14_cos_sim": "rl=32,rpg=4,order=blocked,norm=two"}
+         "blind14_cos_sim": "rl=32,rpg=4,order=blocked,norm=two",
+         # the lanes' best pairs merged through local memory by every lane alike,
+         # four rows a group, the lane's loop unrolled
+         "blind15_top2_rows": "rl=32,rpg=4,order=blocked,unroll=4",
+         # the object's matrix copied to local memory, two vertices a work item
+         "blind15_obj_xform": "gs=64,vpi=2,order=blocked,layout=soa,mat=local"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_fourteen_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -185,18 +196,21 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
     blind13 = {f for f in files if f.startswith("blind13_")}
     # "blind14_", never "blind1": nor the fourteenth
     blind14 = {f for f in files if f.startswith("blind14_")}
+    # "blind15_", never "blind1": nor the fifteenth
+    blind15 = {f for f in files if f.startswith("blind15_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
     assert len(blind8) == 6 and len(blind9) == 6 and len(blind10) == 6 and len(blind11) == 6
     assert len(blind12) == 6 and len(blind13) == 6 and len(blind14) == 6
+    assert len(blind15) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
                - blind7 - blind8 - blind9 - blind10 - blind11 - blind12 - blind13
-               - blind14) == 6
+               - blind14 - blind15) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
                | blind7 | blind8 | blind9 | blind10 | blind11 | blind12 | blind13
-               | blind14)
+               | blind14 | blind15)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
@@ -210,6 +224,7 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
     twelfth = readme.index("## Blind, twelfth set (issue #33, 2026-11-28, night)")
     thirteenth = readme.index("## Blind, thirteenth set (issue #33, 2026-11-28, early morning)")
     fourteenth = readme.index("## Blind, fourteenth set (issue #33, 2026-11-28, morning)")
+    fifteenth = readme.index("## Blind, fifteenth set (issue #33, 2026-11-28, late morning)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -224,7 +239,8 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
     assert all(f"`{f}.py`" in readme[eleventh:twelfth] for f in blind11)
     assert all(f"`{f}.py`" in readme[twelfth:thirteenth] for f in blind12)
     assert all(f"`{f}.py`" in readme[thirteenth:fourteenth] for f in blind13)
-    assert all(f"`{f}.py`" in readme[fourteenth:] for f in blind14)
+    assert all(f"`{f}.py`" in readme[fourteenth:fifteenth] for f in blind14)
+    assert all(f"`{f}.py`" in readme[fifteenth:] for f in blind15)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
@@ -237,6 +253,7 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
     assert not any(f"`{f}.py`" in readme[twelfth:] for f in blind11)
     assert not any(f"`{f}.py`" in readme[thirteenth:] for f in blind12)
     assert not any(f"`{f}.py`" in readme[fourteenth:] for f in blind13)
+    assert not any(f"`{f}.py`" in readme[fifteenth:] for f in blind14)
     assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
     assert "never used to fit, choose or tune anything" in readme[eighth:ninth]
     assert "never used to fit, choose or tune anything" in readme[ninth:tenth]
@@ -244,7 +261,8 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
     assert "never used to fit, choose or tune anything" in readme[eleventh:twelfth]
     assert "never used to fit, choose or tune anything" in readme[twelfth:thirteenth]
     assert "never used to fit, choose or tune anything" in readme[thirteenth:fourteenth]
-    assert "never used to fit, choose or tune anything" in readme[fourteenth:]
+    assert "never used to fit, choose or tune anything" in readme[fourteenth:fifteenth]
+    assert "never used to fit, choose or tune anything" in readme[fifteenth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
@@ -253,7 +271,8 @@ def test_six_design_six_held_out_and_five_then_thirteen_sets_of_six_blind_spaces
                                    "blind7_rope", "blind8_median3",
                                    "blind9_lut_lerp", "blind10_mean_var",
                                    "blind11_rational", "blind12_los_max",
-                                   "blind13_scan_hs", "blind14_cos_sim"])
+                                   "blind13_scan_hs", "blind14_cos_sim",
+                                   "blind15_ema_cols"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -303,6 +322,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind13")) == 6
     assert stems("blind14") == {s for s in SPACES if s.startswith("blind14_")}
     assert len(stems("blind14")) == 6
+    assert stems("blind15") == {s for s in SPACES if s.startswith("blind15_")}
+    assert len(stems("blind15")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
@@ -315,7 +336,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
                   "examples/spaces/blind11_yuv_rgb.py:space",
                   "examples/spaces/blind12_gemv_t.py:space",
                   "examples/spaces/blind13_lift53.py:space",
-                  "examples/spaces/blind14_im2col.py:space"):
+                  "examples/spaces/blind14_im2col.py:space",
+                  "examples/spaces/blind15_swiglu.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -326,11 +348,11 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
     for stem in SPACES:
         name = resolve_space(_ref(stem), **SPACES[stem][1]).name
         assert held_out(name) == (not name.startswith("user_"))
-        # "blind10_" to "blind14_" first: their first six letters are "blind1", no
+        # "blind10_" to "blind15_" first: their first six letters are "blind1", no
         # set of their own
         two_digits = {"blind10_": "blind10", "blind11_": "blind11",
                       "blind12_": "blind12", "blind13_": "blind13",
-                      "blind14_": "blind14"}.get(name[:8])
+                      "blind14_": "blind14", "blind15_": "blind15"}.get(name[:8])
         assert blind_set(name) == (two_digits or
                                    {"blind_": "blind", "blind2": "blind2",
                                     "blind3": "blind3", "blind4": "blind4",
@@ -345,34 +367,35 @@ def test_the_model_order_tools_refuse_the_next_set_by_default(monkeypatch, capsy
     monkeypatch.syspath_prepend(str(FOLDER.parent.parent / "benchmarks"))
     from benchmarks import model_orders_all
 
-    refused = "s.sqlite=examples/spaces/blind14_x.py:space"
+    refused = "s.sqlite=examples/spaces/blind15_x.py:space"
     monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", refused])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind14 set is not reported yet" in capsys.readouterr().err
+    assert "the blind15 set is not reported yet" in capsys.readouterr().err
     parser = SimpleNamespace(error=lambda message: pytest.fail(message))
-    # the eleventh to thirteenth sets are taken once reported, and refusing "blind1"
+    # the eleventh to fourteenth sets are taken once reported, and refusing "blind1"
     # leaves them alone
     for taken in ("s.sqlite=examples/spaces/blind11_rational.py:space",
                   "s.sqlite=examples/spaces/blind12_inv4.py:space",
-                  "s.sqlite=examples/spaces/blind13_lift53.py:space"):
-        assert model_orders_all.store_space_pairs(parser, taken, "blind14") == [
+                  "s.sqlite=examples/spaces/blind13_lift53.py:space",
+                  "s.sqlite=examples/spaces/blind14_cos_sim.py:space"):
+        assert model_orders_all.store_space_pairs(parser, taken, "blind15") == [
             tuple(taken.split("=", 1))]
         assert len(model_orders_all.store_space_pairs(parser, taken, "blind1")) == 1
-    # the fourteenth set's own files are refused by default, never by "blind1"
-    fourteenth = "s.sqlite=examples/spaces/blind14_cos_sim.py:space"
-    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", fourteenth])
+    # the fifteenth set's own files are refused by default, never by "blind1"
+    fifteenth = "s.sqlite=examples/spaces/blind15_top2_rows.py:space"
+    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", fifteenth])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind14 set is not reported yet" in capsys.readouterr().err
-    assert len(model_orders_all.store_space_pairs(parser, fourteenth, "blind1")) == 1
+    assert "the blind15 set is not reported yet" in capsys.readouterr().err
+    assert len(model_orders_all.store_space_pairs(parser, fifteenth, "blind1")) == 1
 
 
 @pytest.mark.parametrize("tool, argv", [
-    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind14_x.py:space"]),
-    ("handover_record", ["--spaces", "examples/spaces/blind14_x.py:space", "--out", "r.json"]),
-    ("family_costs", ["--spaces", "examples/spaces/blind14_x.py:space"]),
-    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind14_x.py:space",
+    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind15_x.py:space"]),
+    ("handover_record", ["--spaces", "examples/spaces/blind15_x.py:space", "--out", "r.json"]),
+    ("family_costs", ["--spaces", "examples/spaces/blind15_x.py:space"]),
+    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind15_x.py:space",
                       "--out", "d.pkl"])])
 def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkeypatch,
                                                                capsys):
@@ -384,7 +407,7 @@ def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkey
     monkeypatch.setattr(sys, "argv", [f"{tool}.py", *argv])
     with pytest.raises(SystemExit):
         module.main()
-    assert "the blind14 set is not reported yet" in capsys.readouterr().err
+    assert "the blind15 set is not reported yet" in capsys.readouterr().err
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -403,15 +426,17 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind8_cholesky3", 70.0), ("blind9_gelu_erf", 80.0),
                              ("blind10_mean_var", 90.0), ("blind11_rational", 95.0),
                              ("blind12_inv4", 97.0), ("blind13_lift53", 98.0),
-                             ("blind14_zaxpby", 99.0), ("heldout_cmac", 3.0))]
+                             ("blind14_zaxpby", 99.0), ("blind15_swiglu", 99.5),
+                             ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
-        "blind9", "blind10", "blind11", "blind12", "blind13", "blind14", "held-out"]
+        "blind9", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
+        "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
     assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
-                   "80.00", "90.00", "95.00", "97.00", "98.00", "99.00", "3.00"]
+                   "80.00", "90.00", "95.00", "97.00", "98.00", "99.00", "99.50", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -435,6 +460,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind12_") == stem.startswith("blind12_")
     assert full.name.startswith("blind13_") == stem.startswith("blind13_")
     assert full.name.startswith("blind14_") == stem.startswith("blind14_")
+    assert full.name.startswith("blind15_") == stem.startswith("blind15_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
