@@ -174,3 +174,45 @@ def test_a_fit_needs_two_spaces_and_a_document_names_its_base(fitted):
         SpaceOrderFamily().load(document)
     with pytest.raises(ModelError, match="dataset rows"):
         model.predict(pd.DataFrame())
+
+
+def test_interleaving_takes_the_two_orders_in_turn_with_the_cheap_times_spread():
+    from workbench.models.space_order import interleaved_times
+
+    learned = np.array([3.0, 1.0, 2.0, 0.0])      # trees: point 3 best, then 1, 2, 0
+    cheap = np.array([1.0, 2.0, 3.0, 4.0])        # cheap: point 0 best, then 1, 2, 3
+    # trees' 3, cheap's 0, trees' 1, then cheap's best not taken: 2
+    assert interleaved_times(learned, cheap).tolist() == [2.0, 3.0, 4.0, 1.0]
+    # one order alone is kept where the other agrees
+    assert interleaved_times(cheap, cheap).tolist() == cheap.tolist()
+
+
+def test_an_interleaved_model_ranks_both_orders_and_keeps_the_flag_in_its_file(fitted, tmp_path):
+    import dataclasses
+
+    from workbench.tuning.ranking import predict_space
+
+    model, _ = fitted
+    both = dataclasses.replace(model, interleave=True)
+    space = _space("transpose")
+    cheap = predict_space(model.base, space).seconds
+    trees = predict_space(model, space).seconds
+    mixed = predict_space(both, space).seconds
+    # the cheap model's times, reassigned
+    assert np.allclose(np.sort(mixed), np.sort(cheap))
+    first, second = np.argsort(mixed)[:2]
+    assert first == np.argmin(trees)
+    assert second == (np.argsort(cheap)[0] if np.argsort(cheap)[0] != first
+                      else np.argsort(cheap)[1])
+    save_model(both, tmp_path / "both.json.xz")
+    assert load_model(tmp_path / "both.json.xz").interleave
+
+
+def test_interleaving_survives_equal_cheap_times():
+    from workbench.models.space_order import interleaved_times
+
+    learned = np.array([2.0, 1.0, 0.0])           # trees: point 2, then 1, then 0
+    cheap = np.array([1.0, 1.0, 1.0])             # one floor: all tied
+    out = interleaved_times(learned, cheap)
+    assert np.argsort(out, kind="stable").tolist() == [2, 0, 1]
+    assert np.allclose(out, 1.0)
