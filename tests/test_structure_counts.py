@@ -126,6 +126,12 @@ SPACES = sorted(glob.glob(f"{ROOT}/examples/spaces/*.py")) + [
 #: of monomials fits (sample_data/h100/structure-ranking.md section 72)
 COUNTED_PER_POINT: set[str] = {"blind13_scan_hs.py"}
 
+#: spaces checked on part of their points: blind11_winograd_in's ``local=1`` structures
+#: are counted point by point (loopy's add_prefetch over sixteen subscripts, 300-410 ms
+#: a build; structure-ranking.md section 64), so their counts equal the points' own by
+#: construction and ranking them only costs the suite half a minute
+CHECKED_POINTS = {"blind11_winograd_in.py": lambda p: p["local"] == 0}
+
 
 @pytest.fixture
 def no_disk_cache(monkeypatch):
@@ -160,10 +166,12 @@ def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatc
     model = load_model(f"{ROOT}/sample_data/h100/weights-linear.json")
     space = resolve_space(f"{path}:space")
     forget_counts(space)
-    ranking = rank_space(model, space)
+    keep = CHECKED_POINTS.get(os.path.basename(path), lambda p: True)
+    points = [p for p in space.points() if keep(p)]
+    ranking = rank_space(model, space, points)
     fitted = remembered_counts(space)
     report = counting_report(space)
-    assert sum(r.points for r in report) == len(space.points())
+    assert sum(r.points for r in report) == len(points)
     assert ranking.counting == report
     symbolic = [r for r in report if r.method is CountMethod.SYMBOLIC]
     if os.path.basename(path) in COUNTED_PER_POINT:
@@ -171,15 +179,14 @@ def test_structure_counts_equal_per_point_counts(path, no_disk_cache, monkeypatc
         assert not symbolic and all(r.method is CountMethod.PER_POINT and r.reason
                                     for r in report)
         return
-    assert sum(r.counted for r in report) < len(space.points())
+    assert sum(r.counted for r in report) < len(points)
     assert symbolic
     rng = np.random.default_rng(0)
     counted_labels = set()
     # a point of a symbolic structure, or of one that shares another's counts
     # (structure_share), that no probe was: a real check of the fit
     taken = symbolic + [r for r in report if r.method is CountMethod.SHARED]
-    sample = [p for p in space.points() if any(
-        r.covers(p) for r in taken)]
+    sample = [p for p in points if any(r.covers(p) for r in taken)]
     sample = [sample[i] for i in rng.choice(len(sample), size=2, replace=False)]
     monkeypatch.setenv("WORKBENCH_STRUCTURE_COUNTS", "off")
     fresh = resolve_space(f"{path}:space")

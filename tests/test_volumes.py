@@ -239,12 +239,10 @@ def test_isl_time_does_not_grow_with_threads():
         acc = star_accesses(block)
         group = ThreadGroup(LaunchConfig(block, grid_blocks),
                             tuple((0, g) for g in grid_blocks))
-        best = float("inf")
-        for _ in range(2):
-            t = time.perf_counter()
-            footprint(acc, group, 32, method="isl", params=params)
-            best = min(best, time.perf_counter() - t)
-        return best
+        # one timing each: the bound below leaves 5x and half a second of slack
+        t = time.perf_counter()
+        footprint(acc, group, 32, method="isl", params=params)
+        return time.perf_counter() - t
 
     # Same set structure (every coordinate free), 8 vs 10^6 blocks; then 32 vs 1024
     # threads per block. Cost follows the number of free coordinates, not counts.
