@@ -75,6 +75,8 @@ MODELS = {
     # linear-nn with the residency penalty, reordered by trees learned on the 95 measured
     # spaces (workbench.models.space_order, structure-ranking.md section 77)
     "space-order": "sample_data/h100/space-order.json.xz",
+    # the same trees' order and the cheap one taken in turn (section 79)
+    "space-order-interleaved": "sample_data/h100/space-order-interleaved.json.xz",
 }
 #: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
 PENALISED = {"linear-nn-residency": "linear-nn",
