@@ -52,8 +52,6 @@ def group_of(store: str) -> str:
 
 def frames_of(pairs, base_path: Path) -> list:
     """(group, frame) per space, each predicted cold from its store's measurements."""
-    import pandas as pd  # noqa: F401 - frames are pandas
-
     from workbench.models import load_model
     from workbench.models.residency_penalty import ResidencyPenalty
     from workbench.models.space_order import training_frame
@@ -75,16 +73,6 @@ def frames_of(pairs, base_path: Path) -> list:
     return out
 
 
-def runs_to_95(seconds: np.ndarray, predicted: np.ndarray) -> int:
-    keys = np.where(np.isfinite(predicted), predicted, np.inf)
-    order = np.argsort(keys, kind="stable")
-    return int(np.argmax(seconds.min() / seconds[order] >= 0.95)) + 1
-
-
-def geomean(values) -> float:
-    return float(np.exp(np.mean(np.log(values))))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", required=True,
@@ -99,9 +87,11 @@ def main() -> None:
                              "turn (structure-ranking.md section 79)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
+    from feature_dump import runs_to
     from model_orders_all import store_space_pairs
 
     from workbench.models import save_model
+    from workbench.models.contract import geometric_mean
     from workbench.models.space_order import fit_space_order, interleaved_times
 
     pairs = store_space_pairs(parser, args.pairs, args.refuse)
@@ -141,10 +131,10 @@ def main() -> None:
                 seconds = frame["seconds"].to_numpy(dtype=float)
                 scores = model.trees.predict(frame[names].to_numpy(dtype=float))
                 cheap_log = frame["log_prediction"].to_numpy(dtype=float)
-                cheap_runs = runs_to_95(seconds, cheap_log)
-                learned_runs = runs_to_95(seconds, scores)
+                cheap_runs = runs_to(seconds, cheap_log)
+                learned_runs = runs_to(seconds, scores)
                 # the cheap times' own level does not matter to an order: centred logs
-                both_runs = runs_to_95(seconds, interleaved_times(scores, np.exp(cheap_log)))
+                both_runs = runs_to(seconds, interleaved_times(scores, np.exp(cheap_log)))
                 cheap.append(cheap_runs)
                 learned.append(learned_runs)
                 both.append(both_runs)
@@ -152,8 +142,8 @@ def main() -> None:
                       f"{cheap_runs:>3}, trees {learned_runs:>3}, in turn {both_runs:>3}",
                       flush=True)
         print(f"pure order, {len(cheap)} spaces each left out with its group: cheap "
-              f"{geomean(cheap):.2f}, trees {geomean(learned):.2f}, the two in turn "
-              f"{geomean(both):.2f} runs to 95 % (geometric means)")
+              f"{geometric_mean(cheap):.2f}, trees {geometric_mean(learned):.2f}, the two in "
+              f"turn {geometric_mean(both):.2f} runs to 95 % (geometric means)")
 
 
 if __name__ == "__main__":

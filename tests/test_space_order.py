@@ -140,8 +140,8 @@ def test_a_streamed_ranking_reorders_the_whole_space_once_it_is_counted(fitted):
     whole = rank_space(model, space, points)
     assert np.allclose(streamed.whole.predicted_s, whole.predicted_s, equal_nan=True)
     # the structures' arrivals carry the cheap model's predictions
-    cheap = {c.point.label: t for c, t in zip(rank_space(model.base, space, points).candidates,
-                                              rank_space(model.base, space, points).predicted_s)}
+    base = rank_space(model.base, space, points)
+    cheap = {c.point.label: t for c, t in zip(base.candidates, base.predicted_s)}
     for arrival in streamed.arrivals:
         assert np.allclose(arrival.predicted_s, [cheap[lab] for lab in arrival.labels])
     assert streamed.whole.seconds >= streamed.arrivals[-1].done_s
