@@ -231,6 +231,10 @@ def main() -> None:
                         help="a hypothetical: the streaming strategies' rankings, timed "
                              "now, charged K times their time (0: free), to ask what a "
                              "cheaper counting would give; the rows say so")
+    parser.add_argument("--measured-order", action="store_true",
+                        help="a hypothetical: the streaming strategies' rankings, timed "
+                             "now, with the measured times as their predictions (a perfect "
+                             "order at the ranking's cost); the rows say so")
     parser.add_argument("--guided", metavar="FAMILIES",
                         help="the learning model-guided strategies to replay, e.g. "
                              "model-ei,model-hedge (default: every one registered)")
@@ -310,6 +314,7 @@ def main() -> None:
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
             overlap_charge=args.overlap_charge, host_record=host_record,
             ranking_time_scale=args.ranking_time_scale,
+            measured_order=args.measured_order,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))

@@ -284,3 +284,28 @@ def test_a_hypothetical_time_scale_charges_the_same_ranking_at_a_fraction_of_its
     assert scaled_stream(streamed, 0.0).seconds == 0.0
     with pytest.raises(TuningError, match="0 or more"):
         scaled_stream(streamed, -1.0)
+
+
+def test_a_hypothetical_measured_order_puts_the_measured_times_in_place_of_predictions():
+    from types import SimpleNamespace
+
+    from workbench.models.prediction import make_ranking
+    from workbench.tuning.stream import measured_stream
+
+    def evaluation(label, time_s, ok=True):
+        point = SimpleNamespace(label=label)
+        return SimpleNamespace(point=point, time_s=time_s, ok=ok)
+
+    measured = {"a": evaluation("a", 3e-3), "b": evaluation("b", 1e-3),
+                "c": evaluation("c", 2e-3, ok=False)}
+    arrivals = (StructureArrival((("pre", 0),), ("a", "c"), (1e-3, 2e-3), 0.4),
+                StructureArrival((("pre", 1),), ("b", "d"), (9e-3, 1e-4), 1.0))
+    # candidates as a ranking holds them: each names its point; the model's order a, b, c, d
+    candidates = [SimpleNamespace(point=SimpleNamespace(label=k)) for k in "abcd"]
+    whole = make_ranking(candidates, np.array([1e-3, 2e-3, 3e-3, 4e-3]), 0.0)
+    streamed = measured_stream(StreamedRanking(arrivals, whole), measured)
+    assert streamed.arrivals[0].predicted_s == (3e-3, np.inf)     # a failed point last
+    assert streamed.arrivals[1].predicted_s == (1e-3, np.inf)     # an unmeasured one too
+    assert [a.done_s for a in streamed.arrivals] == [0.4, 1.0]    # the ranking's times kept
+    assert [candidates[i].point.label for i in streamed.whole.order[:2]] == ["b", "a"]
+    assert streamed.seconds == whole.seconds

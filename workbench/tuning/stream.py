@@ -250,14 +250,37 @@ def scaled_stream(streamed: StreamedRanking, factor: float) -> StreamedRanking:
         streamed.whole, seconds=float(streamed.whole.seconds) * factor))
 
 
+def measured_stream(streamed: StreamedRanking, evaluations: Mapping[str, Evaluation]
+                    ) -> StreamedRanking:
+    """``streamed`` with every prediction replaced by the point's measured time (a failed
+    or unmeasured point last), arrivals and their times kept: what the replay would give
+    if the model ordered every structure perfectly (a hypothetical, for a study of what
+    an order can give at a ranking's cost; never a model)."""
+
+    def measured(label: str) -> float:
+        evaluation = evaluations.get(label)
+        return float(evaluation.time_s) if evaluation is not None and evaluation.ok \
+            else math.inf
+
+    arrivals = tuple(dataclasses.replace(a, predicted_s=tuple(measured(lab) for lab in a.labels))
+                     for a in streamed.arrivals)
+    whole = streamed.whole
+    predicted = np.array([measured(c.point.label) for c in whole.candidates], dtype=float)
+    order = np.argsort(predicted, kind="stable")
+    return StreamedRanking(arrivals, dataclasses.replace(whole, predicted_s=predicted,
+                                                         order=order))
+
+
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
-                    overlap_charge: str = "beside", time_scale: float = 1.0
-                    ) -> StreamedCharge:
+                    overlap_charge: str = "beside", time_scale: float = 1.0,
+                    measured_order: bool = False) -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
     note for the rows.  ``time_scale`` other than 1: its times scaled so
-    (:func:`scaled_stream`, a hypothetical), which the note says."""
+    (:func:`scaled_stream`, a hypothetical), which the note says; ``measured_order``:
+    its predictions replaced by the measured times (:func:`measured_stream`, a
+    hypothetical too, said so)."""
     from workbench.tuning.beside import ranking_beside
     from workbench.tuning.early import BASES, bases_then_draws
 
@@ -276,6 +299,9 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     if time_scale != 1.0:
         streamed = scaled_stream(streamed, time_scale)
         note += f", hypothetical: its times x {time_scale:g}"
+    if measured_order:
+        streamed = measured_stream(streamed, evaluations)
+        note += ", hypothetical: the measured times as its predictions"
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
     return StreamedCharge(streamed, f"{note}, structures ready at {times} s")
 

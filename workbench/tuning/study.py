@@ -114,7 +114,8 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
               guided: Sequence[str], overlap_charge: str, host_record=None,
-              computed=None, time_scale: float = 1.0) -> dict[str, StreamedCharge]:
+              computed=None, time_scale: float = 1.0, measured_order: bool = False
+              ) -> dict[str, StreamedCharge]:
     """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
     its streamed ranking and its rows' note.  One streamed ranking is made for all of
     them; a family with a ``charge_beside`` (``model-hedge-rerank``) makes its own from
@@ -124,15 +125,17 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     ranking of the same model, is compared with them), and a family with a
     ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too.
     ``time_scale``: the streamed ranking's times scaled so (a hypothetical:
-    :func:`~workbench.tuning.stream.scaled_stream`)."""
+    :func:`~workbench.tuning.stream.scaled_stream`); ``measured_order``: its predictions
+    the measured times (:func:`~workbench.tuning.stream.measured_stream`)."""
     from workbench.tuning.guided import GUIDED
 
     streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
     if not streaming:
         return {}
     if host_record is not None:
-        if time_scale != 1.0:
-            raise TuningError("a host's recorded ranking is charged as recorded, not scaled")
+        if time_scale != 1.0 or measured_order:
+            raise TuningError("a host's recorded ranking is replayed as recorded, not "
+                              "scaled or reordered")
         from workbench.tuning.handover import recorded_stream
 
         shared = recorded_stream(host_record, space, computed)
@@ -146,7 +149,7 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     from workbench.tuning.stream import streamed_beside
 
     shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge,
-                             time_scale)
+                             time_scale, measured_order)
     out = {}
     for family in streaming:
         own = getattr(GUIDED[family], "charge_beside", None)
@@ -198,8 +201,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        seeded: Mapping[str, Callable[[int], Strategy]] = (),
                        recorded: Mapping[str, RankingCost] | None = None,
                        early: bool = False, overlap_charge: str = "alone",
-                       host_record=None, ranking_time_scale: float = 1.0
-                       ) -> SpaceComparison:
+                       host_record=None, ranking_time_scale: float = 1.0,
+                       measured_order: bool = False) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
@@ -216,7 +219,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     ``host_record`` (:class:`~workbench.tuning.handover.HostRecord`): the streaming
     families' rankings charged as that host recorded them, not timed here.
     ``ranking_time_scale``: the streaming families' rankings timed here and their times
-    scaled so, a hypothetical (what a ranking that cost so much less would give)."""
+    scaled so, a hypothetical (what a ranking that cost so much less would give);
+    ``measured_order``: their predictions replaced by the measured times, a hypothetical
+    too (what a perfect order would give at that ranking's cost)."""
     from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
 
@@ -255,7 +260,8 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         # a strategy whose ranking streams is given its own, made structure by
         # structure (counts cold) and timed as the whole one is
         streamed = _streamed(model, space, evaluator, guided, overlap_charge,
-                             host_record, ordered.ranking, ranking_time_scale)
+                             host_record, ordered.ranking, ranking_time_scale,
+                             measured_order)
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
