@@ -231,10 +231,13 @@ def main() -> None:
                         help="a hypothetical: the streaming strategies' rankings, timed "
                              "now, charged K times their time (0: free), to ask what a "
                              "cheaper counting would give; the rows say so")
-    parser.add_argument("--measured-order", action="store_true",
+    parser.add_argument("--measured-order", type=float, nargs="?", const=0.0,
+                        metavar="NOISE",
                         help="a hypothetical: the streaming strategies' rankings, timed "
                              "now, with the measured times as their predictions (a perfect "
-                             "order at the ranking's cost); the rows say so")
+                             "order at the ranking's cost), each times exp(NOISE z), z a "
+                             "standard normal seeded by the point (default 0); the rows "
+                             "say so")
     parser.add_argument("--guided", metavar="FAMILIES",
                         help="the learning model-guided strategies to replay, e.g. "
                              "model-ei,model-hedge (default: every one registered)")

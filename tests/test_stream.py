@@ -309,3 +309,29 @@ def test_a_hypothetical_measured_order_puts_the_measured_times_in_place_of_predi
     assert [a.done_s for a in streamed.arrivals] == [0.4, 1.0]    # the ranking's times kept
     assert [candidates[i].point.label for i in streamed.whole.order[:2]] == ["b", "a"]
     assert streamed.seconds == whole.seconds
+
+
+def test_a_noisy_measured_order_is_seeded_by_the_point_and_refuses_negative_noise():
+    from types import SimpleNamespace
+
+    from workbench.errors import TuningError
+    from workbench.models.prediction import make_ranking
+    from workbench.tuning.stream import measured_stream
+
+    labels = [f"p{i}" for i in range(40)]
+    measured = {k: SimpleNamespace(point=SimpleNamespace(label=k), time_s=1e-3 * (1 + i / 100),
+                                   ok=True) for i, k in enumerate(labels)}
+    arrivals = (StructureArrival((("pre", 0),), tuple(labels), (1.0,) * 40, 0.4),)
+    candidates = [SimpleNamespace(point=SimpleNamespace(label=k)) for k in labels]
+    streamed = StreamedRanking(arrivals, make_ranking(candidates, np.ones(40), 0.0))
+    noisy = measured_stream(streamed, measured, 0.3)
+    again = measured_stream(streamed, measured, 0.3)
+    assert noisy.arrivals[0].predicted_s == again.arrivals[0].predicted_s
+    ratios = np.log(np.array(noisy.arrivals[0].predicted_s)
+                    / [measured[k].time_s for k in labels])
+    assert 0.15 < ratios.std() < 0.45           # a spread of about 0.3 over 40 points
+    # times 1 % apart under a spread of 0.3: the order is no longer the measured one
+    assert list(noisy.whole.order) != list(range(40))
+    assert list(measured_stream(streamed, measured).whole.order) == list(range(40))
+    with pytest.raises(TuningError, match="0 or more"):
+        measured_stream(streamed, measured, -0.1)

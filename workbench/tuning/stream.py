@@ -250,17 +250,27 @@ def scaled_stream(streamed: StreamedRanking, factor: float) -> StreamedRanking:
         streamed.whole, seconds=float(streamed.whole.seconds) * factor))
 
 
-def measured_stream(streamed: StreamedRanking, evaluations: Mapping[str, Evaluation]
-                    ) -> StreamedRanking:
+def measured_stream(streamed: StreamedRanking, evaluations: Mapping[str, Evaluation],
+                    noise: float = 0.0) -> StreamedRanking:
     """``streamed`` with every prediction replaced by the point's measured time (a failed
     or unmeasured point last), arrivals and their times kept: what the replay would give
     if the model ordered every structure perfectly (a hypothetical, for a study of what
-    an order can give at a ranking's cost; never a model)."""
+    an order can give at a ranking's cost; never a model).  ``noise``: each time
+    multiplied by ``exp(noise * z)``, ``z`` a standard normal draw seeded by the point's
+    label (the same on every machine and in every replay): an order as good as a model
+    whose log-time errors within a space have that spread."""
+    import zlib
+
+    if not noise >= 0:
+        raise TuningError(f"a measured order's noise must be 0 or more, not {noise}")
 
     def measured(label: str) -> float:
         evaluation = evaluations.get(label)
-        return float(evaluation.time_s) if evaluation is not None and evaluation.ok \
-            else math.inf
+        if evaluation is None or not evaluation.ok:
+            return math.inf
+        z = np.random.default_rng(zlib.crc32(label.encode())).standard_normal() \
+            if noise else 0.0
+        return float(evaluation.time_s) * math.exp(noise * z)
 
     arrivals = tuple(dataclasses.replace(a, predicted_s=tuple(measured(lab) for lab in a.labels))
                      for a in streamed.arrivals)
@@ -273,14 +283,14 @@ def measured_stream(streamed: StreamedRanking, evaluations: Mapping[str, Evaluat
 
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
                     overlap_charge: str = "beside", time_scale: float = 1.0,
-                    measured_order: bool = False) -> StreamedCharge:
+                    measured_order: float | None = None) -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
     note for the rows.  ``time_scale`` other than 1: its times scaled so
     (:func:`scaled_stream`, a hypothetical), which the note says; ``measured_order``:
-    its predictions replaced by the measured times (:func:`measured_stream`, a
-    hypothetical too, said so)."""
+    its predictions replaced by the measured times with that noise
+    (:func:`measured_stream`, a hypothetical too, said so; None: the model's own)."""
     from workbench.tuning.beside import ranking_beside
     from workbench.tuning.early import BASES, bases_then_draws
 
@@ -299,9 +309,10 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     if time_scale != 1.0:
         streamed = scaled_stream(streamed, time_scale)
         note += f", hypothetical: its times x {time_scale:g}"
-    if measured_order:
-        streamed = measured_stream(streamed, evaluations)
-        note += ", hypothetical: the measured times as its predictions"
+    if measured_order is not None:
+        streamed = measured_stream(streamed, evaluations, measured_order)
+        note += (", hypothetical: the measured times as its predictions"
+                 + (f", log-normal noise of {measured_order:g}" if measured_order else ""))
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
     return StreamedCharge(streamed, f"{note}, structures ready at {times} s")
 

@@ -114,7 +114,8 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
               guided: Sequence[str], overlap_charge: str, host_record=None,
-              computed=None, time_scale: float = 1.0, measured_order: bool = False
+              computed=None, time_scale: float = 1.0,
+              measured_order: float | None = None
               ) -> dict[str, StreamedCharge]:
     """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
     its streamed ranking and its rows' note.  One streamed ranking is made for all of
@@ -126,14 +127,15 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too.
     ``time_scale``: the streamed ranking's times scaled so (a hypothetical:
     :func:`~workbench.tuning.stream.scaled_stream`); ``measured_order``: its predictions
-    the measured times (:func:`~workbench.tuning.stream.measured_stream`)."""
+    the measured times with that noise (:func:`~workbench.tuning.stream.measured_stream`;
+    None: the model's own)."""
     from workbench.tuning.guided import GUIDED
 
     streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
     if not streaming:
         return {}
     if host_record is not None:
-        if time_scale != 1.0 or measured_order:
+        if time_scale != 1.0 or measured_order is not None:
             raise TuningError("a host's recorded ranking is replayed as recorded, not "
                               "scaled or reordered")
         from workbench.tuning.handover import recorded_stream
@@ -202,7 +204,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        recorded: Mapping[str, RankingCost] | None = None,
                        early: bool = False, overlap_charge: str = "alone",
                        host_record=None, ranking_time_scale: float = 1.0,
-                       measured_order: bool = False) -> SpaceComparison:
+                       measured_order: float | None = None) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
@@ -220,8 +222,9 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     families' rankings charged as that host recorded them, not timed here.
     ``ranking_time_scale``: the streaming families' rankings timed here and their times
     scaled so, a hypothetical (what a ranking that cost so much less would give);
-    ``measured_order``: their predictions replaced by the measured times, a hypothetical
-    too (what a perfect order would give at that ranking's cost)."""
+    ``measured_order``: their predictions replaced by the measured times with that
+    log-normal noise, a hypothetical too (what a perfect order, 0, or one as good as a
+    model of that error would give at that ranking's cost; None: the model's own)."""
     from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
 
