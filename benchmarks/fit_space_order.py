@@ -82,6 +82,10 @@ def main() -> None:
     parser.add_argument("--out", help="the trees fitted on every space (.json or .json.xz)")
     parser.add_argument("--leave-out-dir", help="a fit without each group, and its check")
     parser.add_argument("--refuse", default="blind16")
+    parser.add_argument("--objective", choices=("regression", "ranking"),
+                        default="regression",
+                        help="the trees' objective (workbench.models.space_order.OBJECTIVES; "
+                             "ranking: structure-ranking.md section 81)")
     parser.add_argument("--interleave", action="store_true",
                         help="the fits written rank the trees' order and the cheap one in "
                              "turn (structure-ranking.md section 79)")
@@ -111,7 +115,7 @@ def main() -> None:
     if args.out:
         model = fit_space_order([f for _, f in frames], document,
                                 training={**stamp, "groups": sorted({g for g, _ in frames})},
-                                interleave=args.interleave)
+                                interleave=args.interleave, objective=args.objective)
         save_model(model, args.out)
         print(f"wrote {args.out}: {len(model.trees.trees)} trees on "
               f"{model.training['points']} points of {len(model.training['spaces'])} spaces")
@@ -122,7 +126,7 @@ def main() -> None:
         for group in sorted({g for g, _ in frames}):
             train = [f for g, f in frames if g != group]
             model = fit_space_order(train, document, training={**stamp, "left_out": group},
-                                    interleave=args.interleave)
+                                    interleave=args.interleave, objective=args.objective)
             save_model(model, folder / f"space-order-without-{group}.json.xz")
             names = list(model.trees.features)
             for g, frame in frames:
@@ -130,6 +134,8 @@ def main() -> None:
                     continue
                 seconds = frame["seconds"].to_numpy(dtype=float)
                 scores = model.trees.predict(frame[names].to_numpy(dtype=float))
+                if args.objective == "ranking":
+                    scores = -scores          # higher is faster: first is lowest
                 cheap_log = frame["log_prediction"].to_numpy(dtype=float)
                 cheap_runs = runs_to(seconds, cheap_log)
                 learned_runs = runs_to(seconds, scores)

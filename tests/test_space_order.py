@@ -216,3 +216,51 @@ def test_interleaving_survives_equal_cheap_times():
     out = interleaved_times(learned, cheap)
     assert np.argsort(out, kind="stable").tolist() == [2, 0, 1]
     assert np.allclose(out, 1.0)
+
+
+def test_the_numpy_trees_score_as_an_xgboost_ranker_does():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(300, 4))
+    query = np.repeat(np.arange(6), 50)
+    grade = np.clip((x[:, 0] + 0.5 * x[:, 1] > 0.5).astype(int) + (x[:, 0] > 1.2), 0, 2)
+    ranker = xgboost.XGBRanker(n_estimators=20, max_depth=3, objective="rank:ndcg",
+                               lambdarank_pair_method="topk", n_jobs=1,
+                               random_state=0).fit(x, grade, qid=query)
+    trees = TreeEnsemble.of_xgboost(ranker.get_booster(), list("abcd"))
+    test = rng.normal(size=(100, 4))
+    assert np.allclose(trees.predict(test), ranker.predict(test), rtol=0, atol=1e-5)
+
+
+def test_relevance_grades_the_share_of_the_best():
+    from workbench.models.space_order import relevance
+
+    seconds = np.array([1.0, 1.04, 1.1, 1.2, 1.5, 3.0])
+    # 100 and 96 % of the best: 4; 91 %: 3; 83 %: 2; 67 %: 1; 33 %: 0
+    assert relevance(seconds).tolist() == [4, 4, 3, 2, 1, 0]
+
+
+def test_a_ranking_fit_orders_by_its_scores_with_the_cheap_times_handed_out(fitted, tmp_path):
+    from workbench.tuning.ranking import predict_space
+
+    _, frames = fitted
+    model = fit_space_order(frames, json.loads(BASE.read_text()),
+                            settings={"n_estimators": 30}, objective="ranking")
+    space = _space("transpose")
+    cheap = predict_space(model.base, space).seconds
+    learned = predict_space(model, space)
+    ok = np.isfinite(cheap)
+    # the cheap model's times, reassigned in the order of the scores (highest first)
+    assert np.allclose(np.sort(learned.seconds[ok]), np.sort(cheap[ok]))
+    scores = np.array([dict((t.name, t.value) for t in b.terms)[RELATIVE_TERM]
+                       for b in learned.breakdowns])
+    first = int(np.argmin(learned.seconds))
+    assert scores[first] == pytest.approx(scores[ok].min())
+    # the made-up times favour small groups: the first pick is among the smallest
+    groups = np.array([np.prod(c.group_size) for c in learned.candidates])
+    assert groups[first] == groups[ok].min()
+    save_model(model, tmp_path / "ranked.json.xz")
+    again = load_model(tmp_path / "ranked.json.xz")
+    assert again.objective == "ranking"
+    assert np.array_equal(predict_space(again, space).seconds, learned.seconds)
+    with pytest.raises(ModelError, match="objective"):
+        fit_space_order(frames, json.loads(BASE.read_text()), objective="pairs")

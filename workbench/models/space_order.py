@@ -24,7 +24,10 @@ xgboost fits them (:func:`fit_space_order`).
 
 Where the cheap order is right the trees can be far wrong (``structure-ranking.md``
 section 78: ``matmul_tiled`` 2 -> 48 runs to 95 %).  With ``interleave`` the ranking
-takes the two orders in turn (:func:`interleaved_times`, section 79).
+takes the two orders in turn (:func:`interleaved_times`, section 79).  With the
+``ranking`` objective (section 81) the trees learn an order, not times: each space is a
+query and its top points count most; the learned order is handed the cheap model's
+times (:func:`handed_times`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,15 @@ SCHEMA_VERSION = 1
 #: the trees' settings (section 77, chosen on section 76's exploration)
 TREE_SETTINGS = {"n_estimators": 300, "max_depth": 4, "learning_rate": 0.05,
                  "subsample": 0.8, "colsample_bytree": 0.8, "random_state": 0}
+#: what the trees are fitted to: ``regression``, each point's log time relative to its
+#: space's mean (section 77); ``ranking``, a learning-to-rank objective on the points of
+#: each space, whose top picks count most (xgboost's ``rank:ndcg``, pairs within the top
+#: :data:`RANKING_TOP`; relevance graded by the fraction of the space's best a point
+#: reaches, :data:`RELEVANCE_GRADES`; section 81)
+OBJECTIVES = ("regression", "ranking")
+RANKING_TOP = 8
+#: (fraction of the best reached, relevance), best first; any point below: relevance 0
+RELEVANCE_GRADES = ((0.95, 4), (0.90, 3), (0.80, 2), (0.60, 1))
 PREDICTION, GROUP, RESIDENCY = "log_prediction", "log2_group_size", "residency_factor"
 #: the breakdown term holding a point's learned log time relative to the others'
 RELATIVE_TERM = "space_order_log_ratio"
@@ -108,9 +120,14 @@ class SpaceOrderModel(RanksByPrediction):
     #: rank the trees' order and the cheap model's in turn (section 79) instead of the
     #: trees' alone
     interleave: bool = False
+    #: :data:`OBJECTIVES`: a ranking's trees give a score, higher for a faster point
+    objective: str = "regression"
     family: str = FAMILY
 
     def __post_init__(self):
+        if self.objective not in OBJECTIVES:
+            raise ModelError(f"a space-order model's objective is one of "
+                             f"{', '.join(OBJECTIVES)}, not {self.objective!r}")
         if self.trees.features != feature_names(self.properties):
             raise ModelError("the trees' features do not match the base model's "
                              "properties: refit the space-order model")
@@ -135,11 +152,16 @@ class SpaceOrderModel(RanksByPrediction):
         """The cheap model's predictions of a set of candidates, reordered."""
         features = space_features(inner, self.properties)
         relative = self.trees.predict(features) if len(features) else np.zeros(0)
+        if self.objective == "ranking":
+            relative = -relative         # a score, higher for faster: lower is first
         seconds = np.asarray(inner.seconds, dtype=float)
         ok = np.isfinite(seconds) & (seconds > 0)
         out = np.full(len(seconds), np.nan)
         if ok.any() and self.interleave:
             out[ok] = interleaved_times(relative[ok], seconds[ok])
+        elif ok.any() and self.objective == "ranking":
+            # a score has no scale of time: the learned order is handed the cheap times
+            out[ok] = handed_times(np.argsort(relative[ok], kind="stable"), seconds[ok])
         elif ok.any():
             level = float(np.mean(np.log(seconds[ok])))
             out[ok] = np.exp(level + relative[ok] - float(np.mean(relative[ok])))
@@ -158,14 +180,28 @@ class SpaceOrderModel(RanksByPrediction):
         return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "family": FAMILY,
                 "base": dict(self.base_document), "properties": list(self.properties),
                 "residency_strength": self.residency_strength,
-                "interleave": self.interleave,
+                "interleave": self.interleave, "objective": self.objective,
                 "trees": self.trees.to_json(), "training": dict(self.training)}
+
+
+def handed_times(order: Sequence[int], cheap_s: np.ndarray) -> np.ndarray:
+    """Times whose order is ``order`` (indices, first first): the k-th point of it gets
+    the k-th shortest of the cheap times, so the spread a strategy sees is the cheap
+    model's."""
+    handed = np.sort(np.asarray(cheap_s, dtype=float))
+    # equal cheap times (points at one floor) would let a consumer's stable sort undo
+    # the order among them: each is lifted to just above the one before
+    for k in range(1, len(handed)):
+        if not handed[k] > handed[k - 1]:
+            handed[k] = np.nextafter(handed[k - 1], np.inf)
+    out = np.empty(len(handed))
+    out[np.asarray(order, dtype=int)] = handed
+    return out
 
 
 def interleaved_times(learned: np.ndarray, cheap_s: np.ndarray) -> np.ndarray:
     """Times whose order takes the learned order's best, then the cheap order's best not
-    yet taken, and so on; the k-th point of that order gets the k-th shortest of the
-    cheap times (``cheap_s``), so the spread a strategy sees is the cheap model's."""
+    yet taken, and so on (:func:`handed_times` gives them the cheap model's spread)."""
     by_learned = iter(np.argsort(learned, kind="stable"))
     by_cheap = iter(np.argsort(cheap_s, kind="stable"))
     taken: set[int] = set()
@@ -179,15 +215,18 @@ def interleaved_times(learned: np.ndarray, cheap_s: np.ndarray) -> np.ndarray:
                 order.append(int(i))
                 break
         turn = 1 - turn
-    handed = np.sort(cheap_s)
-    # equal cheap times (points at one floor) would let a consumer's stable sort undo
-    # the interleaving among them: each is lifted to just above the one before
-    for k in range(1, len(handed)):
-        if not handed[k] > handed[k - 1]:
-            handed[k] = np.nextafter(handed[k - 1], np.inf)
-    out = np.empty(len(cheap_s))
-    out[order] = handed
-    return out
+    return handed_times(order, cheap_s)
+
+
+def relevance(seconds: np.ndarray) -> np.ndarray:
+    """Each point's relevance for the ``ranking`` objective: :data:`RELEVANCE_GRADES` of
+    the fraction of its space's best it reaches (``seconds``: one space's times)."""
+    seconds = np.asarray(seconds, dtype=float)
+    fraction = seconds.min() / seconds
+    grades = np.zeros(len(seconds), dtype=int)
+    for share, grade in reversed(RELEVANCE_GRADES):
+        grades[fraction >= share] = grade
+    return grades
 
 
 def _base_model(document: Mapping, strength: float):
@@ -228,10 +267,12 @@ def _weighted(base_document: Mapping) -> tuple[str, ...]:
 
 def fit_space_order(frames: Sequence[pd.DataFrame], base_document: Mapping, *,
                     training: Mapping | None = None, residency_strength: float = 1.0,
-                    settings: Mapping | None = None, interleave: bool = False
-                    ) -> SpaceOrderModel:
-    """Trees fitted on the rows of measured spaces (:func:`training_frame`), each
-    point's target its log time minus its space's mean log time."""
+                    settings: Mapping | None = None, interleave: bool = False,
+                    objective: str = "regression") -> SpaceOrderModel:
+    """Trees fitted on the rows of measured spaces (:func:`training_frame`): with the
+    ``regression`` objective each point's target is its log time minus its space's mean
+    log time; with ``ranking`` each space is a query and each point's label its
+    :func:`relevance`."""
     try:
         import xgboost
     except ImportError:
@@ -242,17 +283,33 @@ def fit_space_order(frames: Sequence[pd.DataFrame], base_document: Mapping, *,
     data = pd.concat([f for f in frames if len(f)], ignore_index=True) if frames else None
     if data is None or data.empty or data["space"].nunique() < 2:
         raise ModelError("a space-order model learns from at least two measured spaces")
-    log_time = np.log(data["seconds"].to_numpy(dtype=float))
-    target = log_time - data.assign(t=log_time).groupby("space")["t"].transform("mean")
+    if objective not in OBJECTIVES:
+        raise ModelError(f"objective is one of {', '.join(OBJECTIVES)}, not {objective!r}")
     options = {**TREE_SETTINGS, **dict(settings or {}), "n_jobs": 1}
-    regressor = xgboost.XGBRegressor(**options)
-    regressor.fit(data[names].to_numpy(dtype=float), target.to_numpy(dtype=float))
-    trees = TreeEnsemble.of_xgboost(regressor.get_booster(), names)
+    if objective == "ranking":
+        # a query's rows must be contiguous: the spaces in order, stably
+        data = data.assign(_query=data["space"].astype("category").cat.codes)
+        data = data.sort_values("_query", kind="stable", ignore_index=True)
+        labels = data.groupby("space", sort=False)["seconds"].transform(
+            lambda s: relevance(s.to_numpy(dtype=float)))
+        options = {**options, "objective": "rank:ndcg",
+                   "lambdarank_pair_method": "topk",
+                   "lambdarank_num_pair_per_sample": RANKING_TOP}
+        learner = xgboost.XGBRanker(**options)
+        learner.fit(data[names].to_numpy(dtype=float), labels.to_numpy(dtype=int),
+                    qid=data["_query"].to_numpy())
+    else:
+        log_time = np.log(data["seconds"].to_numpy(dtype=float))
+        target = log_time - data.assign(t=log_time).groupby("space")["t"].transform("mean")
+        learner = xgboost.XGBRegressor(**options)
+        learner.fit(data[names].to_numpy(dtype=float), target.to_numpy(dtype=float))
+    trees = TreeEnsemble.of_xgboost(learner.get_booster(), names)
     record = {"spaces": sorted(data["space"].unique().tolist()), "points": int(len(data)),
               "settings": {k: v for k, v in options.items() if k != "n_jobs"},
               "xgboost": xgboost.__version__, **dict(training or {})}
     return SpaceOrderModel(_base_model(base_document, residency_strength), base_document,
-                           properties, trees, record, residency_strength, interleave)
+                           properties, trees, record, residency_strength, interleave,
+                           objective)
 
 
 class SpaceOrderFamily:
@@ -265,12 +322,12 @@ class SpaceOrderFamily:
 
     def describe(self) -> str:
         return ("The unified linear model's cheap ranking (linear-nn with the residency "
-                "penalty), reordered by boosted regression trees learned on other "
+                "penalty), reordered by boosted trees learned on other "
                 "programs' measured tuning spaces: each point's counts, prediction, "
                 "work-group size and residency relative to the other points of its "
-                "space give its time relative to theirs.  It orders the points of one "
-                "space (asked of the whole space at once); the level of its times is "
-                "the linear model's.")
+                "space give its time relative to theirs (or, fitted to rank, its "
+                "place among them).  It orders the points of one space (asked of the "
+                "whole space at once); the level of its times is the linear model's.")
 
     def fit(self, data: pd.DataFrame, *, base_document: Mapping | None = None, **options
             ) -> SpaceOrderModel:
@@ -295,6 +352,7 @@ class SpaceOrderFamily:
             base_document = dict(document["base"])
             strength = float(document.get("residency_strength", 1.0))
             interleave = bool(document.get("interleave", False))
+            objective = str(document.get("objective", "regression"))
             properties = tuple(document["properties"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelError(f"malformed space-order model document: {err}") from None
@@ -303,9 +361,11 @@ class SpaceOrderFamily:
                              "weights' weighted ones")
         return SpaceOrderModel(_base_model(base_document, strength), base_document,
                                properties, TreeEnsemble.from_json(document["trees"]),
-                               dict(document.get("training", {})), strength, interleave)
+                               dict(document.get("training", {})), strength, interleave,
+                               objective)
 
 
-__all__ = ["FAMILY", "RELATIVE_TERM", "SpaceOrderFamily", "SpaceOrderModel",
-           "TREE_SETTINGS", "feature_names", "fit_space_order", "interleaved_times",
+__all__ = ["FAMILY", "OBJECTIVES", "RELATIVE_TERM", "RELEVANCE_GRADES", "SpaceOrderFamily",
+           "SpaceOrderModel", "TREE_SETTINGS", "feature_names", "fit_space_order",
+           "handed_times", "interleaved_times", "relevance",
            "space_features", "training_frame"]
