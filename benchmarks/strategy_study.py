@@ -77,6 +77,8 @@ MODELS = {
     "space-order": "sample_data/h100/space-order.json.xz",
     # the same trees' order and the cheap one taken in turn (section 79)
     "space-order-interleaved": "sample_data/h100/space-order-interleaved.json.xz",
+    # the trees fitted to rank the points of a space, top first (section 81)
+    "space-order-ranked": "sample_data/h100/space-order-ranked.json.xz",
 }
 #: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
 PENALISED = {"linear-nn-residency": "linear-nn",
