@@ -128,6 +128,12 @@ SPACES = {
     "blind16_row_flip": (75, {"h": 16, "w": 1024}),
     "blind16_haversine": (80, {"n": 4096}),
     "blind16_col_l2norm": (80, {"n": 2048}),
+    "blind17_softplus_rows": (80, {"m": 16, "n": 4096}),
+    "blind17_mag_phase": (70, {"n": 65536}),
+    "blind17_redblack_sor": (90, {"n": 512}),
+    "blind17_dequant_gemv": (72, {"m": 1024, "k": 512}),
+    "blind17_upwind2d": (72, {"n": 512}),
+    "blind17_box_blur_2pass": (66, {"n": 512}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -176,14 +182,20 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          # the group's taps copied to local memory, two outputs a work item, unrolled
          "blind16_fir_taps": "gs=128,opi=2,order=blocked,taps=local,unroll=1",
          # a matrix's 64 entries on 64 lanes, two matrices a work item, batch last
-         "blind16_atb8": "lanes=64,mpg=4,mpi=2,layout=inter,k=unr"}
+         "blind16_atb8": "lanes=64,mpg=4,mpi=2,layout=inter,k=unr",
+         # the group's rows summed across into local memory in three rounds of one row
+         "blind17_box_blur_2pass": "bx=32,by=1,way=twopass",
+         # transposed weights, the scale on each group's partial sum, two rows an item
+         "blind17_dequant_gemv": "gs=64,rpi=2,order=blocked,layout=cols,scale=group,unroll=4",
+         # a sample read as one float2, two samples a work item
+         "blind17_mag_phase": "gs=64,spi=2,order=blocked,load=float2"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_sixteen_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -210,19 +222,21 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
     blind15 = {f for f in files if f.startswith("blind15_")}
     # "blind16_", never "blind1": nor the sixteenth
     blind16 = {f for f in files if f.startswith("blind16_")}
+    # "blind17_", never "blind1": nor the seventeenth
+    blind17 = {f for f in files if f.startswith("blind17_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
     assert len(blind8) == 6 and len(blind9) == 6 and len(blind10) == 6 and len(blind11) == 6
     assert len(blind12) == 6 and len(blind13) == 6 and len(blind14) == 6
-    assert len(blind15) == 6 and len(blind16) == 6
+    assert len(blind15) == 6 and len(blind16) == 6 and len(blind17) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
                - blind7 - blind8 - blind9 - blind10 - blind11 - blind12 - blind13
-               - blind14 - blind15 - blind16) == 6
+               - blind14 - blind15 - blind16 - blind17) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
                | blind7 | blind8 | blind9 | blind10 | blind11 | blind12 | blind13
-               | blind14 | blind15 | blind16)
+               | blind14 | blind15 | blind16 | blind17)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
@@ -238,6 +252,7 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
     fourteenth = readme.index("## Blind, fourteenth set (issue #33, 2026-11-28, morning)")
     fifteenth = readme.index("## Blind, fifteenth set (issue #33, 2026-11-28, late morning)")
     sixteenth = readme.index("## Blind, sixteenth set (issue #33, 2026-11-28, late morning)")
+    seventeenth = readme.index("## Blind, seventeenth set (issue #33, 2026-11-28, midday)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -254,7 +269,8 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
     assert all(f"`{f}.py`" in readme[thirteenth:fourteenth] for f in blind13)
     assert all(f"`{f}.py`" in readme[fourteenth:fifteenth] for f in blind14)
     assert all(f"`{f}.py`" in readme[fifteenth:sixteenth] for f in blind15)
-    assert all(f"`{f}.py`" in readme[sixteenth:] for f in blind16)
+    assert all(f"`{f}.py`" in readme[sixteenth:seventeenth] for f in blind16)
+    assert all(f"`{f}.py`" in readme[seventeenth:] for f in blind17)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
@@ -269,6 +285,7 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
     assert not any(f"`{f}.py`" in readme[fourteenth:] for f in blind13)
     assert not any(f"`{f}.py`" in readme[fifteenth:] for f in blind14)
     assert not any(f"`{f}.py`" in readme[sixteenth:] for f in blind15)
+    assert not any(f"`{f}.py`" in readme[seventeenth:] for f in blind16)
     assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
     assert "never used to fit, choose or tune anything" in readme[eighth:ninth]
     assert "never used to fit, choose or tune anything" in readme[ninth:tenth]
@@ -278,7 +295,8 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
     assert "never used to fit, choose or tune anything" in readme[thirteenth:fourteenth]
     assert "never used to fit, choose or tune anything" in readme[fourteenth:fifteenth]
     assert "never used to fit, choose or tune anything" in readme[fifteenth:sixteenth]
-    assert "never used to fit, choose or tune anything" in readme[sixteenth:]
+    assert "never used to fit, choose or tune anything" in readme[sixteenth:seventeenth]
+    assert "never used to fit, choose or tune anything" in readme[seventeenth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
@@ -288,7 +306,8 @@ def test_six_design_six_held_out_and_five_then_fifteen_sets_of_six_blind_spaces(
                                    "blind9_lut_lerp", "blind10_mean_var",
                                    "blind11_rational", "blind12_los_max",
                                    "blind13_scan_hs", "blind14_cos_sim",
-                                   "blind15_ema_cols", "blind16_haversine"])
+                                   "blind15_ema_cols", "blind16_haversine",
+                                   "blind17_mag_phase"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -342,6 +361,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind15")) == 6
     assert stems("blind16") == {s for s in SPACES if s.startswith("blind16_")}
     assert len(stems("blind16")) == 6
+    assert stems("blind17") == {s for s in SPACES if s.startswith("blind17_")}
+    assert len(stems("blind17")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
@@ -356,7 +377,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
                   "examples/spaces/blind13_lift53.py:space",
                   "examples/spaces/blind14_im2col.py:space",
                   "examples/spaces/blind15_swiglu.py:space",
-                  "examples/spaces/blind16_row_flip.py:space"):
+                  "examples/spaces/blind16_row_flip.py:space",
+                  "examples/spaces/blind17_upwind2d.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -367,12 +389,12 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
     for stem in SPACES:
         name = resolve_space(_ref(stem), **SPACES[stem][1]).name
         assert held_out(name) == (not name.startswith("user_"))
-        # "blind10_" to "blind16_" first: their first six letters are "blind1", no
+        # "blind10_" to "blind17_" first: their first six letters are "blind1", no
         # set of their own
         two_digits = {"blind10_": "blind10", "blind11_": "blind11",
                       "blind12_": "blind12", "blind13_": "blind13",
                       "blind14_": "blind14", "blind15_": "blind15",
-                      "blind16_": "blind16"}.get(name[:8])
+                      "blind16_": "blind16", "blind17_": "blind17"}.get(name[:8])
         assert blind_set(name) == (two_digits or
                                    {"blind_": "blind", "blind2": "blind2",
                                     "blind3": "blind3", "blind4": "blind4",
@@ -387,36 +409,37 @@ def test_the_model_order_tools_refuse_the_next_set_by_default(monkeypatch, capsy
     monkeypatch.syspath_prepend(str(FOLDER.parent.parent / "benchmarks"))
     from benchmarks import model_orders_all
 
-    refused = "s.sqlite=examples/spaces/blind16_x.py:space"
+    refused = "s.sqlite=examples/spaces/blind17_x.py:space"
     monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", refused])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind16 set is not reported yet" in capsys.readouterr().err
+    assert "the blind17 set is not reported yet" in capsys.readouterr().err
     parser = SimpleNamespace(error=lambda message: pytest.fail(message))
-    # the eleventh to fifteenth sets are taken once reported, and refusing "blind1"
+    # the eleventh to sixteenth sets are taken once reported, and refusing "blind1"
     # leaves them alone
     for taken in ("s.sqlite=examples/spaces/blind11_rational.py:space",
                   "s.sqlite=examples/spaces/blind12_inv4.py:space",
                   "s.sqlite=examples/spaces/blind13_lift53.py:space",
                   "s.sqlite=examples/spaces/blind14_cos_sim.py:space",
-                  "s.sqlite=examples/spaces/blind15_eig2x2.py:space"):
-        assert model_orders_all.store_space_pairs(parser, taken, "blind16") == [
+                  "s.sqlite=examples/spaces/blind15_eig2x2.py:space",
+                  "s.sqlite=examples/spaces/blind16_atb8.py:space"):
+        assert model_orders_all.store_space_pairs(parser, taken, "blind17") == [
             tuple(taken.split("=", 1))]
         assert len(model_orders_all.store_space_pairs(parser, taken, "blind1")) == 1
-    # the sixteenth set's own files are refused by default, never by "blind1"
-    sixteenth = "s.sqlite=examples/spaces/blind16_atb8.py:space"
-    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", sixteenth])
+    # the seventeenth set's own files are refused by default, never by "blind1"
+    seventeenth = "s.sqlite=examples/spaces/blind17_dequant_gemv.py:space"
+    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", seventeenth])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind16 set is not reported yet" in capsys.readouterr().err
-    assert len(model_orders_all.store_space_pairs(parser, sixteenth, "blind1")) == 1
+    assert "the blind17 set is not reported yet" in capsys.readouterr().err
+    assert len(model_orders_all.store_space_pairs(parser, seventeenth, "blind1")) == 1
 
 
 @pytest.mark.parametrize("tool, argv", [
-    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind16_x.py:space"]),
-    ("handover_record", ["--spaces", "examples/spaces/blind16_x.py:space", "--out", "r.json"]),
-    ("family_costs", ["--spaces", "examples/spaces/blind16_x.py:space"]),
-    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind16_x.py:space",
+    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind17_x.py:space"]),
+    ("handover_record", ["--spaces", "examples/spaces/blind17_x.py:space", "--out", "r.json"]),
+    ("family_costs", ["--spaces", "examples/spaces/blind17_x.py:space"]),
+    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind17_x.py:space",
                       "--out", "d.pkl"])])
 def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkeypatch,
                                                                capsys):
@@ -428,7 +451,7 @@ def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkey
     monkeypatch.setattr(sys, "argv", [f"{tool}.py", *argv])
     with pytest.raises(SystemExit):
         module.main()
-    assert "the blind16 set is not reported yet" in capsys.readouterr().err
+    assert "the blind17 set is not reported yet" in capsys.readouterr().err
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -448,17 +471,18 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind10_mean_var", 90.0), ("blind11_rational", 95.0),
                              ("blind12_inv4", 97.0), ("blind13_lift53", 98.0),
                              ("blind14_zaxpby", 99.0), ("blind15_swiglu", 99.5),
-                             ("blind16_atb8", 99.75), ("heldout_cmac", 3.0))]
+                             ("blind16_atb8", 99.75), ("blind17_upwind2d", 99.9),
+                             ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
         "blind9", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
-        "blind16", "held-out"]
+        "blind16", "blind17", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
     assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
                    "80.00", "90.00", "95.00", "97.00", "98.00", "99.00", "99.50", "99.75",
-                   "3.00"]
+                   "99.90", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -484,6 +508,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind14_") == stem.startswith("blind14_")
     assert full.name.startswith("blind15_") == stem.startswith("blind15_")
     assert full.name.startswith("blind16_") == stem.startswith("blind16_")
+    assert full.name.startswith("blind17_") == stem.startswith("blind17_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
