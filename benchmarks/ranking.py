@@ -64,6 +64,8 @@ MODELS = {
     # linear-nn with the residency penalty, reordered by trees learned on the 95 measured
     # spaces (workbench.models.space_order, structure-ranking.md section 77)
     "space-order": "sample_data/h100/space-order.json.xz",
+    # the same, fitted to rank each space's points, top first (section 81)
+    "space-order-ranked": "sample_data/h100/space-order-ranked.json.xz",
 }
 
 
