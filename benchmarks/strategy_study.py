@@ -241,6 +241,11 @@ def main() -> None:
                              "order at the ranking's cost), each times exp(NOISE z), z a "
                              "standard normal seeded by the point (default 0); the rows "
                              "say so")
+    parser.add_argument("--whole-order-early", action="store_true",
+                        help="a hypothetical: each structure of the streaming strategies' "
+                             "rankings arrives with the whole ranking's predictions (what a "
+                             "model that rescores the whole space would give its partial "
+                             "picks if it knew its final order then); the rows say so")
     parser.add_argument("--guided", metavar="FAMILIES",
                         help="the learning model-guided strategies to replay, e.g. "
                              "model-ei,model-hedge (default: every one registered)")
@@ -264,6 +269,13 @@ def main() -> None:
             parser.error(f"--model-file {item!r}: give LABEL=PATH")
         MODELS[label] = str(Path(path).resolve())
         PENALISED[f"{label}-residency"] = label
+    from workbench.tuning.stream import OrderHypothesis
+
+    if args.measured_order is not None and args.whole_order_early:
+        parser.error("--measured-order and --whole-order-early are two hypotheses: one")
+    order = OrderHypothesis("measured", args.measured_order) \
+        if args.measured_order is not None else \
+        OrderHypothesis("whole") if args.whole_order_early else None
     if args.overlap_charge is None:
         args.overlap_charge = "beside" if args.early else "alone"
     warnings.filterwarnings("ignore")
@@ -320,7 +332,7 @@ def main() -> None:
             seeded={"bo": lambda seed: PlainBO(seed=seed)}, early=args.early,
             overlap_charge=args.overlap_charge, host_record=host_record,
             ranking_time_scale=args.ranking_time_scale,
-            measured_order=args.measured_order,
+            order=order,
             recorded=None if earlier is None else _earlier_costs(
                 earlier, args.charge_row, args.charge_from, space, models))
         frames.append(summary([comparison]))

@@ -335,3 +335,26 @@ def test_a_noisy_measured_order_is_seeded_by_the_point_and_refuses_negative_nois
     assert list(measured_stream(streamed, measured).whole.order) == list(range(40))
     with pytest.raises(TuningError, match="0 or more"):
         measured_stream(streamed, measured, -0.1)
+
+
+def test_a_whole_order_hypothesis_streams_the_final_predictions_and_takes_no_noise():
+    from types import SimpleNamespace
+
+    from workbench.errors import TuningError
+    from workbench.models.prediction import make_ranking
+    from workbench.tuning.stream import OrderHypothesis
+
+    arrivals = (StructureArrival((("pre", 0),), ("a", "b"), (1e-3, 2e-3), 0.4),
+                StructureArrival((("pre", 1),), ("c",), (3e-3,), 1.0))
+    candidates = [SimpleNamespace(point=SimpleNamespace(label=k)) for k in "abc"]
+    # the whole ranking (a rescoring at its end) puts b first, then c, then a
+    whole = make_ranking(candidates, np.array([5e-3, 1e-3, 2e-3]), 0.0)
+    streamed = OrderHypothesis("whole").apply(StreamedRanking(arrivals, whole), {})
+    assert [a.predicted_s for a in streamed.arrivals] == [(5e-3, 1e-3), (2e-3,)]
+    assert [a.done_s for a in streamed.arrivals] == [0.4, 1.0]
+    assert streamed.whole is whole
+    assert "whole ranking" in OrderHypothesis("whole").note
+    with pytest.raises(TuningError, match="noise"):
+        OrderHypothesis("whole", 0.3)
+    with pytest.raises(TuningError, match="one of"):
+        OrderHypothesis("oracle")

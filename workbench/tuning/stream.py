@@ -281,16 +281,65 @@ def measured_stream(streamed: StreamedRanking, evaluations: Mapping[str, Evaluat
                                                          order=order))
 
 
+def whole_order_stream(streamed: StreamedRanking) -> StreamedRanking:
+    """``streamed`` whose structures arrive, when they did, with the *whole* ranking's
+    predictions of their points (a hypothetical: what partial picks would give if a
+    model that rescores the whole space, :mod:`workbench.models.space_order`, knew its
+    final order as each structure arrives; an upper bound on rescoring partial
+    rankings, never a model)."""
+    whole = streamed.whole
+    final = {c.point.label: float(t) for c, t in zip(whole.candidates, whole.predicted_s)}
+    arrivals = tuple(dataclasses.replace(a, predicted_s=tuple(final.get(lab, math.inf)
+                                                              for lab in a.labels))
+                     for a in streamed.arrivals)
+    return StreamedRanking(arrivals, whole)
+
+
+#: the hypothetical orders a replay's streamed ranking can be given
+#: (:class:`OrderHypothesis`)
+ORDER_SOURCES = ("measured", "whole")
+
+
+@dataclass(frozen=True)
+class OrderHypothesis:
+    """A hypothetical order for a replay's streamed ranking, its cost timed as ever:
+    ``measured``, the measured times with log-normal ``noise`` (:func:`measured_stream`);
+    ``whole``, each structure's arrival with the whole ranking's predictions
+    (:func:`whole_order_stream`).  For studies of where the time goes; never a model."""
+
+    source: str
+    noise: float = 0.0
+
+    def __post_init__(self):
+        if self.source not in ORDER_SOURCES:
+            raise TuningError(f"an order hypothesis is one of {', '.join(ORDER_SOURCES)}, "
+                              f"not {self.source!r}")
+        if not self.noise >= 0 or (self.noise and self.source != "measured"):
+            raise TuningError("only a measured order takes noise, 0 or more")
+
+    def apply(self, streamed: StreamedRanking, evaluations: Mapping[str, Evaluation]
+              ) -> StreamedRanking:
+        if self.source == "whole":
+            return whole_order_stream(streamed)
+        return measured_stream(streamed, evaluations, self.noise)
+
+    @property
+    def note(self) -> str:
+        if self.source == "whole":
+            return ", hypothetical: each structure arrives with the whole ranking's predictions"
+        return (", hypothetical: the measured times as its predictions"
+                + (f", log-normal noise of {self.noise:g}" if self.noise else ""))
+
+
 def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluation],
                     overlap_charge: str = "beside", time_scale: float = 1.0,
-                    measured_order: float | None = None) -> StreamedCharge:
+                    order: OrderHypothesis | None = None) -> StreamedCharge:
     """The replay's streamed ranking of ``space`` (a fresh copy, counts cold), run for
     real here beside the host's share of measuring the headline's early points (as
     :func:`~workbench.tuning.study._ranked` times the whole ranking), or alone; and a
     note for the rows.  ``time_scale`` other than 1: its times scaled so
-    (:func:`scaled_stream`, a hypothetical), which the note says; ``measured_order``:
-    its predictions replaced by the measured times with that noise
-    (:func:`measured_stream`, a hypothetical too, said so; None: the model's own)."""
+    (:func:`scaled_stream`, a hypothetical), which the note says; ``order``: a
+    hypothetical order (:class:`OrderHypothesis`, said so; None: the model's own)."""
     from workbench.tuning.beside import ranking_beside
     from workbench.tuning.early import BASES, bases_then_draws
 
@@ -309,10 +358,9 @@ def streamed_beside(model, space: TuningSpace, evaluations: Mapping[str, Evaluat
     if time_scale != 1.0:
         streamed = scaled_stream(streamed, time_scale)
         note += f", hypothetical: its times x {time_scale:g}"
-    if measured_order is not None:
-        streamed = measured_stream(streamed, evaluations, measured_order)
-        note += (", hypothetical: the measured times as its predictions"
-                 + (f", log-normal noise of {measured_order:g}" if measured_order else ""))
+    if order is not None:
+        streamed = order.apply(streamed, evaluations)
+        note += order.note
     times = ", ".join(f"{a.done_s:.2f}" for a in streamed.arrivals)
     return StreamedCharge(streamed, f"{note}, structures ready at {times} s")
 

@@ -115,8 +115,7 @@ def _ranked(space: TuningSpace, evaluator: ReplayEvaluator, ordered: ModelGuided
 def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
               guided: Sequence[str], overlap_charge: str, host_record=None,
               computed=None, time_scale: float = 1.0,
-              measured_order: float | None = None
-              ) -> dict[str, StreamedCharge]:
+              order=None) -> dict[str, StreamedCharge]:
     """Per family of ``guided`` whose ranking streams (:mod:`workbench.tuning.stream`):
     its streamed ranking and its rows' note.  One streamed ranking is made for all of
     them; a family with a ``charge_beside`` (``model-hedge-rerank``) makes its own from
@@ -126,16 +125,15 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     ranking of the same model, is compared with them), and a family with a
     ``charge_recorded`` (``model-hedge-handover``) takes what it adds from it too.
     ``time_scale``: the streamed ranking's times scaled so (a hypothetical:
-    :func:`~workbench.tuning.stream.scaled_stream`); ``measured_order``: its predictions
-    the measured times with that noise (:func:`~workbench.tuning.stream.measured_stream`;
-    None: the model's own)."""
+    :func:`~workbench.tuning.stream.scaled_stream`); ``order``: a hypothetical order
+    (:class:`~workbench.tuning.stream.OrderHypothesis`; None: the model's own)."""
     from workbench.tuning.guided import GUIDED
 
     streaming = [f for f in guided if getattr(GUIDED[f], "STREAMS", False)]
     if not streaming:
         return {}
     if host_record is not None:
-        if time_scale != 1.0 or measured_order is not None:
+        if time_scale != 1.0 or order is not None:
             raise TuningError("a host's recorded ranking is replayed as recorded, not "
                               "scaled or reordered")
         from workbench.tuning.handover import recorded_stream
@@ -151,7 +149,7 @@ def _streamed(model, space: TuningSpace, evaluator: ReplayEvaluator,
     from workbench.tuning.stream import streamed_beside
 
     shared = streamed_beside(model, space, evaluator.evaluations, overlap_charge,
-                             time_scale, measured_order)
+                             time_scale, order)
     out = {}
     for family in streaming:
         own = getattr(GUIDED[family], "charge_beside", None)
@@ -204,7 +202,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
                        recorded: Mapping[str, RankingCost] | None = None,
                        early: bool = False, overlap_charge: str = "alone",
                        host_record=None, ranking_time_scale: float = 1.0,
-                       measured_order: float | None = None) -> SpaceComparison:
+                       order=None) -> SpaceComparison:
     """Every strategy replayed on one space.  ``guided``: the learning model-guided
     strategies to add (``model-bo``, ``model-tpe``: :mod:`workbench.tuning.guided`),
     run with every model, on the model's
@@ -222,9 +220,10 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
     families' rankings charged as that host recorded them, not timed here.
     ``ranking_time_scale``: the streaming families' rankings timed here and their times
     scaled so, a hypothetical (what a ranking that cost so much less would give);
-    ``measured_order``: their predictions replaced by the measured times with that
-    log-normal noise, a hypothetical too (what a perfect order, 0, or one as good as a
-    model of that error would give at that ranking's cost; None: the model's own)."""
+    ``order``: a hypothetical order for them
+    (:class:`~workbench.tuning.stream.OrderHypothesis`: what a perfect order, or one as
+    good as a model of some error, would give at that ranking's cost; None: the
+    model's own)."""
     from workbench.tuning.beside import OVERLAP_CHARGES
     from workbench.tuning.guided import GUIDED
 
@@ -263,8 +262,7 @@ def compare_strategies(space: TuningSpace, evaluator: ReplayEvaluator,
         # a strategy whose ranking streams is given its own, made structure by
         # structure (counts cold) and timed as the whole one is
         streamed = _streamed(model, space, evaluator, guided, overlap_charge,
-                             host_record, ordered.ranking, ranking_time_scale,
-                             measured_order)
+                             host_record, ordered.ranking, ranking_time_scale, order)
         for family in guided:
             cls = GUIDED[family]
             runs = seeds if cls.stochastic else 1
