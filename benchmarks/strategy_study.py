@@ -75,11 +75,12 @@ MODELS = {
     # linear-nn with the residency penalty, reordered by trees learned on the 95 measured
     # spaces (workbench.models.space_order, structure-ranking.md section 77)
     "space-order": "sample_data/h100/space-order.json.xz",
-    # the same trees' order and the cheap one taken in turn (section 79)
-    "space-order-interleaved": "sample_data/h100/space-order-interleaved.json.xz",
     # the trees fitted to rank the points of a space, top first (section 81)
     "space-order-ranked": "sample_data/h100/space-order-ranked.json.xz",
 }
+#: a space-order model of MODELS whose order and the cheap one are taken in turn (section
+#: 79; its own file, the same trees with "interleave" set, was removed on 2026-11-28)
+INTERLEAVED = {"space-order-interleaved": "space-order"}
 #: a model of MODELS with the residency penalty (workbench.models.residency_penalty)
 PENALISED = {"linear-nn-residency": "linear-nn",
              "chains38-counts-residency": "chains38-counts"}
@@ -122,6 +123,11 @@ def _model(name: str):
     if name in PENALISED:
         from workbench.models.residency_penalty import ResidencyPenalty
         return ResidencyPenalty(load_model(ROOT / MODELS[PENALISED[name]]))
+    if name in INTERLEAVED:
+        import dataclasses
+
+        return dataclasses.replace(load_model(ROOT / MODELS[INTERLEAVED[name]]),
+                                   interleave=True)
     return load_model(ROOT / MODELS[name])
 
 
