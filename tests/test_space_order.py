@@ -264,3 +264,18 @@ def test_a_ranking_fit_orders_by_its_scores_with_the_cheap_times_handed_out(fitt
     assert np.array_equal(predict_space(again, space).seconds, learned.seconds)
     with pytest.raises(ModelError, match="objective"):
         fit_space_order(frames, json.loads(BASE.read_text()), objective="pairs")
+
+
+def test_a_tie_gap_keeps_the_handed_times_apart_so_near_ties_follow_the_learned_order():
+    from workbench.models.space_order import handed_times
+    from workbench.tuning.guided import ModelEI
+
+    cheap = np.array([1.0, 1.0, 1.001, 1.01, 2.0])    # four cheap times within 2 %
+    order = [4, 3, 2, 1, 0]
+    plain = handed_times(order, cheap)
+    assert np.sum(np.log(plain) <= np.log(plain.min()) + ModelEI.TIE) == 4
+    apart = handed_times(order, cheap, ModelEI.TIE + 1e-3)
+    assert np.argsort(apart).tolist() == order
+    # no two within the tie: a strategy's first pick is the learned order's first
+    assert np.sum(np.log(apart) <= np.log(apart.min()) + ModelEI.TIE) == 1
+    assert apart[0] == pytest.approx(2.0)             # the cheap spread kept past the gap

@@ -122,9 +122,16 @@ class SpaceOrderModel(RanksByPrediction):
     interleave: bool = False
     #: :data:`OBJECTIVES`: a ranking's trees give a score, higher for a faster point
     objective: str = "regression"
+    #: the least gap, in log time, between consecutive handed-out times (0: the cheap
+    #: times as they are).  A strategy that spreads its first picks over near-ties
+    #: (``ModelEI.TIE``) would otherwise read the cheap model's ties at the top as the
+    #: learned order's and spread over them, not follow it (section 82)
+    tie_gap: float = 0.0
     family: str = FAMILY
 
     def __post_init__(self):
+        if not self.tie_gap >= 0:
+            raise ModelError(f"a space-order model's tie gap is 0 or more, not {self.tie_gap}")
         if self.objective not in OBJECTIVES:
             raise ModelError(f"a space-order model's objective is one of "
                              f"{', '.join(OBJECTIVES)}, not {self.objective!r}")
@@ -158,10 +165,11 @@ class SpaceOrderModel(RanksByPrediction):
         ok = np.isfinite(seconds) & (seconds > 0)
         out = np.full(len(seconds), np.nan)
         if ok.any() and self.interleave:
-            out[ok] = interleaved_times(relative[ok], seconds[ok])
+            out[ok] = interleaved_times(relative[ok], seconds[ok], self.tie_gap)
         elif ok.any() and self.objective == "ranking":
             # a score has no scale of time: the learned order is handed the cheap times
-            out[ok] = handed_times(np.argsort(relative[ok], kind="stable"), seconds[ok])
+            out[ok] = handed_times(np.argsort(relative[ok], kind="stable"), seconds[ok],
+                                   self.tie_gap)
         elif ok.any():
             level = float(np.mean(np.log(seconds[ok])))
             out[ok] = np.exp(level + relative[ok] - float(np.mean(relative[ok])))
@@ -181,25 +189,29 @@ class SpaceOrderModel(RanksByPrediction):
                 "base": dict(self.base_document), "properties": list(self.properties),
                 "residency_strength": self.residency_strength,
                 "interleave": self.interleave, "objective": self.objective,
+                "tie_gap": self.tie_gap,
                 "trees": self.trees.to_json(), "training": dict(self.training)}
 
 
-def handed_times(order: Sequence[int], cheap_s: np.ndarray) -> np.ndarray:
+def handed_times(order: Sequence[int], cheap_s: np.ndarray, gap: float = 0.0
+                 ) -> np.ndarray:
     """Times whose order is ``order`` (indices, first first): the k-th point of it gets
     the k-th shortest of the cheap times, so the spread a strategy sees is the cheap
-    model's."""
+    model's; ``gap``: each at least ``exp(gap)`` times the one before."""
     handed = np.sort(np.asarray(cheap_s, dtype=float))
     # equal cheap times (points at one floor) would let a consumer's stable sort undo
     # the order among them: each is lifted to just above the one before
+    step = math.exp(gap)
     for k in range(1, len(handed)):
-        if not handed[k] > handed[k - 1]:
-            handed[k] = np.nextafter(handed[k - 1], np.inf)
+        if not handed[k] > handed[k - 1] * step:
+            handed[k] = np.nextafter(handed[k - 1] * step, np.inf)
     out = np.empty(len(handed))
     out[np.asarray(order, dtype=int)] = handed
     return out
 
 
-def interleaved_times(learned: np.ndarray, cheap_s: np.ndarray) -> np.ndarray:
+def interleaved_times(learned: np.ndarray, cheap_s: np.ndarray, gap: float = 0.0
+                      ) -> np.ndarray:
     """Times whose order takes the learned order's best, then the cheap order's best not
     yet taken, and so on (:func:`handed_times` gives them the cheap model's spread)."""
     by_learned = iter(np.argsort(learned, kind="stable"))
@@ -215,7 +227,7 @@ def interleaved_times(learned: np.ndarray, cheap_s: np.ndarray) -> np.ndarray:
                 order.append(int(i))
                 break
         turn = 1 - turn
-    return handed_times(order, cheap_s)
+    return handed_times(order, cheap_s, gap)
 
 
 def relevance(seconds: np.ndarray) -> np.ndarray:
@@ -353,6 +365,7 @@ class SpaceOrderFamily:
             strength = float(document.get("residency_strength", 1.0))
             interleave = bool(document.get("interleave", False))
             objective = str(document.get("objective", "regression"))
+            tie_gap = float(document.get("tie_gap", 0.0))
             properties = tuple(document["properties"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelError(f"malformed space-order model document: {err}") from None
@@ -362,7 +375,7 @@ class SpaceOrderFamily:
         return SpaceOrderModel(_base_model(base_document, strength), base_document,
                                properties, TreeEnsemble.from_json(document["trees"]),
                                dict(document.get("training", {})), strength, interleave,
-                               objective)
+                               objective, tie_gap)
 
 
 __all__ = ["FAMILY", "OBJECTIVES", "RELATIVE_TERM", "RELEVANCE_GRADES", "SpaceOrderFamily",
