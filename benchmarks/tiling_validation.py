@@ -244,7 +244,7 @@ def main() -> int:
         selection.to_csv(args.out / "tiling-selection.csv", index=False)
         pd.concat([t.assign(table=n) for n, t in tabs.items()], ignore_index=True).to_csv(
             args.out / "tiling-tables.csv", index=False)
-        compared.to_csv(args.out / "tiling-points.csv.gz", index=False)
+        compared.to_csv(args.out / "tiling-points.csv.xz", index=False)
         if not reach.empty:
             reach.to_csv(args.out / "tiling-strategies.csv", index=False)
 

@@ -66,7 +66,7 @@ calibration = load_calibration(H100_DIR / "tiling-calibration.json")
 registers = dict(calibration.provenance.get("registers_per_item") or {})
 model = TilingModel().ready(device_model="h100", calibration=calibration,
                             registers=registers)
-points = pd.read_csv(H100_DIR / "tiling-points.csv.gz")
+points = pd.read_csv(H100_DIR / "tiling-points.csv.xz")
 points["tT"] = points.label.str.extract(r"tT=(\\d+)", expand=False).astype(int)
 validation = pd.read_csv(H100_DIR / "tiling-validation.csv")
 selection = pd.read_csv(H100_DIR / "tiling-selection.csv")
