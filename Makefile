@@ -74,7 +74,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 11 min 7 s with -n 2 (3,339 tests, 2026-11-28, 10:09 UTC, 193f6e3; each notebook runs once;
+# 10 min 5 s with -n 2 (3,370 tests, 2026-11-28, 13:13 UTC, dcdff1d; each notebook runs once;
 # runs of the last two days took 8 to 12 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
