@@ -431,5 +431,7 @@ class ModelHedgeStream(ModelHedgeBase):
 GUIDED[ModelHedgeStream.family] = ModelHedgeStream
 STRATEGIES[ModelHedgeStream.family] = ModelHedgeStream
 
-__all__ = ["ModelHedgeStream", "StreamedCharge", "StreamedRanking", "StructureArrival",
-           "cold_counts", "rank_streamed", "streamed_beside", "structure_order", "waves"]
+__all__ = ["ORDER_SOURCES", "ModelHedgeStream", "OrderHypothesis", "StreamedCharge",
+           "StreamedRanking", "StructureArrival", "cold_counts", "measured_stream",
+           "rank_streamed", "scaled_stream", "streamed_beside", "structure_order", "waves",
+           "whole_order_stream"]
