@@ -133,9 +133,7 @@ def main() -> None:
                 if g != group:
                     continue
                 seconds = frame["seconds"].to_numpy(dtype=float)
-                scores = model.trees.predict(frame[names].to_numpy(dtype=float))
-                if args.objective == "ranking":
-                    scores = -scores          # higher is faster: first is lowest
+                scores = model.order_keys(frame[names].to_numpy(dtype=float))
                 cheap_log = frame["log_prediction"].to_numpy(dtype=float)
                 cheap_runs = runs_to(seconds, cheap_log)
                 learned_runs = runs_to(seconds, scores)

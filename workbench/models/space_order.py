@@ -155,12 +155,17 @@ class SpaceOrderModel(RanksByPrediction):
         inner = predict(self.base, candidates, **context)
         return self.reorder(inner)
 
+    def order_keys(self, features: np.ndarray) -> np.ndarray:
+        """The trees' value of each row of :func:`space_features`, lower first (a
+        ranking's score, higher for a faster point, negated)."""
+        if not len(features):
+            return np.zeros(0)
+        keys = self.trees.predict(features)
+        return -keys if self.objective == "ranking" else keys
+
     def reorder(self, inner: Predictions) -> Predictions:
         """The cheap model's predictions of a set of candidates, reordered."""
-        features = space_features(inner, self.properties)
-        relative = self.trees.predict(features) if len(features) else np.zeros(0)
-        if self.objective == "ranking":
-            relative = -relative         # a score, higher for faster: lower is first
+        relative = self.order_keys(space_features(inner, self.properties))
         seconds = np.asarray(inner.seconds, dtype=float)
         ok = np.isfinite(seconds) & (seconds > 0)
         out = np.full(len(seconds), np.nan)
