@@ -13,8 +13,8 @@
 # NO_RANKING=1 skips step 1.  EARLY=1: the model strategies measure while they rank
 # (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
-# prebuild workers, which only exhaustive and random use and which compete with the
-# ranking's counting processes for the cores).  EVALS (default 10): evaluations a run.
+# prebuild workers; with more, a worker builds the points a strategy says come next:
+# an order's, a model's next picks once it has ranked; TPE says none).  EVALS (default 10): evaluations a run.
 # SPACES (default the six design spaces): examples/spaces/ names to tune (blind_*,
 # blind2_* to blind17_* names too, once the method is fixed; step 1's ranking never takes them).
 # RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).

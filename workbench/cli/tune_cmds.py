@@ -56,7 +56,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", help=f"record every evaluation (default: "
                                    f"{default_store_path()}; not with --replay)")
     p.add_argument("--jobs", type=positive_int, default=1,
-                   help="processes preparing and building points ahead (live only)")
+                   help="processes preparing and building ahead the points the "
+                        "strategy says come next: an order's, a model's next picks "
+                        "(live only; TPE says none)")
     p.add_argument("--build-option", action="append", default=[], metavar="OPTION",
                    help="OpenCL build option, repeatable (e.g. -cl-nv-verbose: the "
                         "stored build log then names registers and spills)")
@@ -284,15 +286,9 @@ def _tune_live(args, space, strategy, budget, progress):
     with MeasurementStore.open(args.store or default_store_path()) as store:
         if args.jobs > 1:
             from workbench.tuning.parallel import PrebuildPool
-            # the order is known up front for ordered strategies: build it ahead
-            probe = type(strategy)(seed=args.seed) if args.strategy in (
-                "exhaustive", "random") else None
-            order = []
-            if probe is not None:
-                probe.start(space, space.points())
-                while (p := probe.ask()) is not None:
-                    order.append(p)
-            with PrebuildPool(evaluator, args.space, order, device.index,
+            # the strategy says which points come next as it goes (``upcoming``: an
+            # order's next points, a model's next picks): they are built ahead
+            with PrebuildPool(evaluator, args.space, (), device.index,
                               args.jobs) as pool:
                 return Explorer(space, strategy, pool, budget=budget, seed=args.seed,
                                 store=store, device=device.identity).run(progress)

@@ -315,6 +315,21 @@ class EarlyStart:
         self._early_cost += time.perf_counter() - began
         return point
 
+    def upcoming(self, n: int) -> list[Point]:
+        """The wrapped strategy's next points once the ranking is done; before, live,
+        a streamed ranking's best points so far (``upcoming_while_ranking``), else
+        none (the early points are chosen as they go)."""
+        if self._ranking_s is None:
+            guess = getattr(self.inner, "upcoming_while_ranking", None)
+            if guess is None or self.clock != "live" or n <= 0:
+                return []
+            by_label = {p.label: p for p in self.points}
+            return [by_label[label] for label in guess(n, set(self._early_done))]
+        from workbench.tuning.strategies import upcoming_points
+
+        return [p for p in upcoming_points(self.inner, n + len(self._early_done))
+                if p.label not in self._early_done][:n]
+
     def tell(self, evaluation: Evaluation) -> None:
         if self._asked_early:
             self._early_done[evaluation.point.label] = evaluation

@@ -137,6 +137,17 @@ class ModelBO(_RankedPrior):
                     return self.points[int(i)]
         return self.points[self._next()]
 
+    def upcoming(self, n: int) -> list[Point]:
+        """The model's next unmeasured points in its order: its first picks exactly,
+        later steps as a guess (expected improvement often picks among them)."""
+        out: list[Point] = []
+        for i in self.order:
+            if len(out) >= n:
+                break
+            if int(i) not in self.measured:
+                out.append(self.points[int(i)])
+        return out
+
     def tell(self, evaluation: Evaluation) -> None:
         value = math.log(evaluation.time_s) if evaluation.ok else None
         self.measured[self.index[evaluation.point.label]] = value

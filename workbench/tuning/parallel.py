@@ -8,6 +8,12 @@ device; the main process then only launches and verifies.  The scheduled kernels
 invokers and binaries reach it through loopy's and pyopencl's disk caches, which the
 workers fill (so those caches must be on: no ``LOOPY_NO_CACHE``/``PYOPENCL_NO_CACHE``).
 
+Which points are upcoming: an order given up front (exhaustive, random, a time-tiled
+campaign), or what the strategy says it will ask for next, told before each point is
+measured (:meth:`PrebuildPool.anticipate`, from ``upcoming``: a model-guided search's
+next picks).  A guess that turns out wrong costs only a worker's time; a guess no
+longer made is cancelled if it has not started.
+
 Each point's costs are still measured one point at a time, inside its worker, so the
 recorded costs are those of a sequential tuner (with the caveat that concurrent
 builds share the host's caches and memory bandwidth); only the campaign's wall time
@@ -17,6 +23,7 @@ shrinks.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import multiprocessing
 from collections.abc import Sequence
 
@@ -51,31 +58,65 @@ def _prebuild(label: str) -> tuple[dict[str, float], str]:
     return costs, build_log
 
 
+def _ready() -> None:
+    """Nothing: submitted once per worker, so that every worker starts (imports,
+    opens its context) now rather than when the first guess is made."""
+
+
 class PrebuildPool:
     """Evaluates points whose preparation and build ran ahead in worker processes.
 
-    ``order`` is the order in which points will be asked for (the strategy's, when
-    known up front); a point asked for out of that order is prepared in place.
+    ``order`` is the order in which points will be asked for, when known up front;
+    :meth:`anticipate` adds guesses as the search goes.  A point asked for that no
+    worker has started is prepared in place.
     """
 
     def __init__(self, evaluator: LiveEvaluator, space_ref: str, order: Sequence[Point],
                  device_index: int, workers: int):
         self.evaluator = evaluator
+        #: how many guesses :meth:`anticipate` keeps in flight
+        self.depth = workers
         space = evaluator.space
         ctx = multiprocessing.get_context("spawn")   # OpenCL contexts do not survive fork
         self.pool = cf.ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker,
             initargs=(space_ref, dict(space.problem), device_index,
                       evaluator.build_options))
+        if not order:
+            for _ in range(workers):
+                self.pool.submit(_ready)
         self.futures = {p.label: self.pool.submit(_prebuild, p.label) for p in order}
+        self._guessed: set[str] = set()     # labels submitted by anticipate
+        self._evaluated: set[str] = set()
+
+    def anticipate(self, points: Sequence[Point]) -> None:
+        """The points the search expects to ask for next, likeliest first: each one
+        not built yet is submitted; earlier guesses left out are cancelled if no
+        worker has started them."""
+        wanted = [p for p in points[: self.depth] if p.label not in self._evaluated]
+        keep = {p.label for p in wanted}
+        for label in list(self._guessed - keep):
+            if self.futures[label].cancel():
+                del self.futures[label]
+                self._guessed.discard(label)
+        for p in wanted:
+            if p.label not in self.futures:
+                self.futures[p.label] = self.pool.submit(_prebuild, p.label)
+                self._guessed.add(p.label)
 
     def evaluate(self, point: Point) -> Evaluation:
+        self._evaluated.add(point.label)
+        self._guessed.discard(point.label)
         future = self.futures.pop(point.label, None)
-        if future is None:
+        if future is None or future.cancel():   # not started: no faster to wait
             return self.evaluator.evaluate(point)
         costs, build_log = future.result()
-        return self.evaluator.evaluate(point, {Cost(k): v for k, v in costs.items()},
-                                       build_log)
+        evaluation = self.evaluator.evaluate(
+            point, {Cost(k): v for k, v in costs.items()}, build_log)
+        # the store says which points a worker built: their costs are the worker's,
+        # and the run's wall clock paid only what was left of them
+        return dataclasses.replace(evaluation, extra={**evaluation.extra,
+                                                      "built_ahead": True})
 
     def close(self) -> None:
         for f in self.futures.values():

@@ -29,8 +29,8 @@ from workbench.tuning.evaluation import (
     to_measurement,
 )
 from workbench.tuning.ranking import CountSources
-from workbench.tuning.space import TuningSpace
-from workbench.tuning.strategies import Strategy
+from workbench.tuning.space import Point, TuningSpace
+from workbench.tuning.strategies import Strategy, upcoming_points
 
 
 #: how a ranking that ran beside the first evaluations is charged
@@ -209,6 +209,7 @@ class Explorer:
             if point is None:
                 break
             resumed = point.label in stored
+            self._anticipate(point)
             if resumed:
                 evaluation = stored[point.label]
                 overhead = float(evaluation.extra.get("strategy_s", overhead))
@@ -252,6 +253,16 @@ class Explorer:
         # read at the end: a strategy that ranks beside the device has its ranking late
         result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
+
+    def _anticipate(self, asked: Point) -> None:
+        """An evaluator that builds ahead (:class:`~workbench.tuning.parallel.PrebuildPool`)
+        hears the points the strategy expects to ask for after ``asked``."""
+        ahead = getattr(self.evaluator, "anticipate", None)
+        if ahead is None:
+            return
+        depth = int(getattr(self.evaluator, "depth", 1))
+        ahead([p for p in upcoming_points(self.strategy, depth + 1)
+               if p.label != asked.label][:depth])
 
     def _overlap(self, result: ExplorationResult) -> None:
         """A strategy that measures while it ranks (:mod:`.early`): the ranking's cost

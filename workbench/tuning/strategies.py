@@ -19,6 +19,12 @@ one at a time and told each evaluation.  Registered:
 
 The model-guided strategies that learn from what they measure (``model-bo``,
 ``model-tpe``) live in :mod:`workbench.tuning.guided` and add themselves here.
+
+A strategy that knows what it will ask for next may say so (``upcoming(n)``: its
+likely next points, a guess it is not held to); a live run with ``--jobs`` then
+prepares and builds those points on other cores while the device measures
+(:class:`workbench.tuning.parallel.PrebuildPool`).  An ordered strategy knows its whole
+order, a model-guided one its model's order; TPE knows nothing ahead and says nothing.
 """
 
 from __future__ import annotations
@@ -47,6 +53,13 @@ class Strategy(Protocol):
         """The result of the last point asked for."""
 
 
+def upcoming_points(strategy, n: int) -> list[Point]:
+    """Up to ``n`` points ``strategy`` expects to ask for next (its ``upcoming``), or
+    none for a strategy that cannot know (TPE)."""
+    guess = getattr(strategy, "upcoming", None)
+    return list(guess(n)) if guess is not None and n > 0 else []
+
+
 class _Ordered:
     """Measures points in a fixed order, computed by :meth:`order`."""
 
@@ -66,6 +79,10 @@ class _Ordered:
 
     def ask(self) -> Point | None:
         return self._queue.pop() if self._queue else None
+
+    def upcoming(self, n: int) -> list[Point]:
+        """The next ``n`` points of the order (the queue is kept reversed)."""
+        return self._queue[: -n - 1 : -1] if n > 0 else []
 
     def tell(self, evaluation: Evaluation) -> None:
         pass

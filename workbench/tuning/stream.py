@@ -419,6 +419,14 @@ class ModelHedgeStream(ModelHedgeBase):
         self.partial[best_label] = best
         return best_label
 
+    def upcoming_while_ranking(self, n: int, measured: set[str]) -> list[str]:
+        """Labels of the ``n`` fastest predicted points among the structures counted so
+        far, less ``measured``: a live run's guess at its partial and first picks."""
+        best = sorted((t, label) for arrival in list(self.arrived)
+                      for label, t in zip(arrival.labels, arrival.predicted_s)
+                      if math.isfinite(t) and t > 0 and label not in measured)
+        return [label for _, label in best[:n]]
+
     def know(self, evaluation: Evaluation) -> None:
         """An early point; a partial pick is the model's pick, told as one."""
         if evaluation.point.label in self.partial:

@@ -1,0 +1,226 @@
+"""Building a search's next points ahead (``workbench tune --jobs``): what a strategy
+says it will ask for next, what the pool does with those guesses, and a live run whose
+model picks a worker built."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from workbench.measure.store import Status
+from workbench.tuning import parallel
+from workbench.tuning.early import EarlyStart
+from workbench.tuning.evaluation import Evaluation
+from workbench.tuning.guided import ModelEI
+from workbench.tuning.runner import Budget, Explorer
+from workbench.tuning.space import TuningSpace
+from workbench.tuning.strategies import (
+    Exhaustive,
+    OptunaTPE,
+    RandomSearch,
+    upcoming_points,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _space() -> TuningSpace:
+    return TuningSpace(name="grid", description="", tune_params={
+        "a": (1, 2, 3, 4), "b": (1, 2, 3)}, group_size=lambda p: (1,),
+        kernel=lambda p: None)
+
+
+def _ok(point, seconds: float = 1.0) -> Evaluation:
+    return Evaluation(point, Status.OK, seconds)
+
+
+class _Ranked:
+    """A ranking as :func:`~workbench.tuning.ranking.rank_space` returns it."""
+
+    def __init__(self, points, predicted):
+        import types
+
+        import numpy as np
+
+        self.predicted_s = np.asarray(predicted, float)
+        self.order = np.argsort(self.predicted_s, kind="stable")
+        self.seconds = 0.0
+        self.candidates = [types.SimpleNamespace(point=p) for p in points]
+
+
+def test_an_ordered_strategy_tells_its_next_points_without_taking_them():
+    space = _space()
+    strategy = RandomSearch(seed=3)
+    strategy.start(space, space.points())
+    ahead = upcoming_points(strategy, 4)
+    assert len(ahead) == 4
+    assert [strategy.ask() for _ in range(4)] == ahead
+    assert upcoming_points(strategy, 0) == []
+    exhaustive = Exhaustive()
+    exhaustive.start(space, space.points())
+    assert upcoming_points(exhaustive, 100) == list(space.points())
+
+
+def test_tpe_says_nothing_ahead():
+    space = _space()
+    tpe = OptunaTPE(seed=0)
+    tpe.start(space, space.points())
+    assert upcoming_points(tpe, 4) == []
+
+
+def test_a_model_strategy_tells_its_order_less_what_it_measured():
+    space = _space()
+    points = list(space.points())
+    predicted = [float(i % 5 + 1) + i * 1e-3 for i in range(len(points))]
+    strategy = ModelEI(model=None, seed=0, top=1, ranking=_Ranked(points, predicted))
+    strategy.start(space, points)
+    by_model = sorted(points, key=lambda p: predicted[points.index(p)])
+    assert upcoming_points(strategy, 3) == by_model[:3]
+    first = strategy.ask()
+    assert first == by_model[0]
+    strategy.tell(_ok(first))
+    assert upcoming_points(strategy, 3) == by_model[1:4]
+
+
+def test_early_start_guesses_nothing_while_it_ranks_then_its_model_order():
+    space = _space()
+    points = list(space.points())
+    predicted = [float(len(points) - i) for i in range(len(points))]
+    inner = ModelEI(model=None, seed=0, top=1, ranking=_Ranked(points, predicted))
+    wrapped = EarlyStart(inner, clock="replay", order="random")
+    wrapped._ranking_s = None
+    wrapped.start(space, points)        # replay: the ranking is done at start...
+    assert wrapped._ranking_s is None   # ...but not yet handed over
+    assert upcoming_points(wrapped, 3) == []
+    wrapped._finish()
+    assert upcoming_points(wrapped, 3) == points[::-1][:3]
+
+
+class _Recorder:
+    """An evaluator that builds ahead: it records what it is told to anticipate."""
+
+    depth = 2
+
+    def __init__(self):
+        self.told: list[tuple[str, list[str]]] = []
+        self.asked: list[str] = []
+
+    def anticipate(self, points):
+        self.told.append((self.asked[-1] if self.asked else "", [p.label for p in points]))
+
+    def evaluate(self, point):
+        self.asked.append(point.label)
+        return _ok(point)
+
+
+def test_the_explorer_tells_the_evaluator_the_points_after_the_one_asked():
+    space = _space()
+    evaluator = _Recorder()
+    Explorer(space, Exhaustive(), evaluator, budget=Budget(evaluations=4)).run()
+    labels = [p.label for p in space.points()]
+    # told before each point is measured: the two after it, never the point itself
+    assert [told for _, told in evaluator.told] == [labels[1:3], labels[2:4],
+                                                    labels[3:5], labels[4:6]]
+    assert evaluator.asked == labels[:4]
+
+
+def test_an_evaluator_without_anticipate_is_left_alone():
+    space = _space()
+    result = Explorer(space, Exhaustive(), type("Plain", (), {
+        "evaluate": staticmethod(_ok)})(), budget=Budget(evaluations=2)).run()
+    assert len(result.evaluations) == 2
+
+
+def _pool_of(executor, depth: int):
+    pool = parallel.PrebuildPool.__new__(parallel.PrebuildPool)
+    pool.pool, pool.depth, pool.futures = executor, depth, {}
+    pool._guessed, pool._evaluated = set(), set()
+    pool.evaluator = type("E", (), {"evaluate": staticmethod(
+        lambda point, costs=None, log="": Evaluation(point, Status.OK, 1.0, costs or {}))})()
+    return pool
+
+
+def test_the_pool_builds_guesses_cancels_stale_ones_and_builds_none_twice(monkeypatch):
+    gate = threading.Event()
+    built: list[str] = []
+
+    def fake_prebuild(label):
+        gate.wait(5)
+        built.append(label)
+        return {"build": 0.5}, "log"
+
+    monkeypatch.setattr(parallel, "_prebuild", fake_prebuild)
+    points = list(_space().points())
+    with cf.ThreadPoolExecutor(max_workers=1) as executor:
+        pool = _pool_of(executor, depth=2)
+        pool.anticipate(points[:3])          # depth 2: the third is not submitted
+        assert set(pool.futures) == {points[0].label, points[1].label}
+        pool.anticipate([points[2], points[0]])   # points[1] is no longer guessed
+        assert set(pool.futures) == {points[0].label, points[2].label}
+        gate.set()
+        evaluation = pool.evaluate(points[0])
+        assert evaluation.extra == {"built_ahead": True}
+        assert evaluation.costs[parallel.Cost.BUILD] == 0.5
+        pool.anticipate(points[:2])          # measured: never guessed again
+        assert points[0].label not in pool.futures
+        pool.futures[points[1].label].result(5)
+        pool.futures[points[2].label].result(5)
+    assert sorted(built) == sorted([points[0].label, points[2].label, points[1].label])
+    # a point nobody guessed is measured in place, without the mark
+    assert pool.evaluate(points[5]).extra == {}
+
+
+def test_a_live_model_search_measures_its_later_picks_built_ahead(tmp_path):
+    from workbench.measure import list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device")
+    except Exception:  # noqa: BLE001
+        pytest.skip("no OpenCL device")
+    store = tmp_path / "s.sqlite"
+    # in a process of its own: the pool's resource tracker then ends with it
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "tune",
+         f"{ROOT}/examples/kernels/my_space.py:space", "--strategy", "model",
+         "--weights", f"{ROOT}/sample_data/h100/weights-linear.json", "--jobs", "2",
+         "--budget-evals", "4", "--store", str(store), "--no-progress",
+         "--format", "json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["evaluations"] == 4
+    with sqlite3.connect(store) as db:
+        extras = [json.loads(e) for (e,) in db.execute("SELECT extra FROM measurements")]
+    ahead = {e["sequence"]: bool(e.get("built_ahead")) for e in extras}
+    # the first pick is built in place (nothing was guessed before it); the ones
+    # after it were guessed while it ran, and a worker built them
+    assert ahead[0] is False and all(ahead[s] for s in (1, 2, 3)), ahead
+
+
+def test_while_a_streamed_ranking_runs_its_best_points_so_far_are_guessed():
+    from workbench.tuning.stream import ModelHedgeStream, StructureArrival
+
+    space = _space()
+    points = list(space.points())
+    inner = ModelHedgeStream(model=object(), seed=0)
+    inner.arrived.extend([
+        StructureArrival((("a", 1),), tuple(p.label for p in points[:3]),
+                         (3e-3, 1e-3, float("nan")), 0.1),
+        StructureArrival((("a", 2),), tuple(p.label for p in points[3:6]),
+                         (2e-3, 5e-3, 0.0), 0.2)])
+    wrapped = EarlyStart(inner, clock="live")
+    wrapped.points, wrapped._ranking_s = points, None
+    wrapped._early_done = {points[1].label: _ok(points[1])}
+    # fastest first, the measured one, the unpredicted and the zero left out
+    assert upcoming_points(wrapped, 2) == [points[3], points[0]]
+    assert upcoming_points(wrapped, 10) == [points[3], points[0], points[4]]
+    replayed = EarlyStart(inner, clock="replay")
+    replayed.points, replayed._ranking_s, replayed._early_done = points, None, {}
+    assert upcoming_points(replayed, 2) == []
