@@ -243,6 +243,8 @@ def test_pack_in_git_removes_the_tracked_files_and_stages_each_archive(tmp_path)
 # --- the shipped data: every cited log and table is a tracked file or a member of its archive ---
 
 CITING = [ROOT / "sample_data" / "h100" / "structure-ranking.md",
+          # the notebook's first 52 sections, archived (xz) beside it
+          ROOT / "sample_data" / "h100" / "structure-ranking-01-52.md.xz",
           ROOT / "sample_data" / "h100" / "README.md",
           *sorted((ROOT / "docs").glob("*.md"))]
 CITATION = re.compile(r"structure-ranking/[A-Za-z0-9_./{},*+-]+")
@@ -330,7 +332,9 @@ def shipped() -> set[str]:
 def test_every_cited_file_is_shipped(kind, shipped):
     cited = {}
     for page in CITING:
-        for path in cited_files(page.read_text(encoding="utf-8"), kind):
+        text = lzma.decompress(page.read_bytes()).decode("utf-8") \
+            if page.suffix == ".xz" else page.read_text(encoding="utf-8")
+        for path in cited_files(text, kind):
             cited.setdefault(path, page.relative_to(ROOT).as_posix())
     assert len(cited) >= CITED_AT_LEAST[kind.name], \
         f"only {len(cited)} cited {kind.name} found"
