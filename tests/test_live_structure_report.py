@@ -80,3 +80,14 @@ def test_an_empty_runs_folder_or_a_missing_store_is_a_one_line_message(tmp_path,
     space = resolve_space("examples/spaces/triad.py:space")
     with pytest.raises(SystemExit, match="no measurement store at .*absent.sqlite"):
         report._reference([str(tmp_path / "absent.sqlite")], space)
+
+
+def test_the_runs_set_the_best_unless_the_stores_alone_are_asked_for():
+    from benchmarks.live_structure_report import reference_best
+
+    traces = {"tpe-0": (0.0, [(1.2, 0.5), (0.97, 1.0)]),
+              "model-hedge-stream-1": (0.6, [(0.95, 0.9)]),
+              "random-0": (0.0, [(0.5, 0.2)])}          # not compared: left out
+    assert reference_best(1.0, traces, "model-hedge-stream") == 0.95
+    assert reference_best(1.0, traces, "model-hedge-stream", "stores") == 1.0
+    assert reference_best(0.9, traces, "model-hedge-stream") == 0.9
