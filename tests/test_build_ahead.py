@@ -224,3 +224,45 @@ def test_while_a_streamed_ranking_runs_its_best_points_so_far_are_guessed():
     replayed = EarlyStart(inner, clock="replay")
     replayed.points, replayed._ranking_s, replayed._early_done = points, None, {}
     assert upcoming_points(replayed, 2) == []
+
+
+def test_the_explorer_makes_the_inputs_after_start_and_before_the_first_ask():
+    space = _space()
+    calls: list[str] = []
+
+    class Logged(Exhaustive):
+        def start(self, space, points):
+            calls.append("start")
+            return super().start(space, points)
+
+        def ask(self):
+            calls.append("ask")
+            return super().ask()
+
+    class Evaluator:
+        def prepare_inputs(self):
+            calls.append("inputs")
+
+        def evaluate(self, point):
+            calls.append("evaluate")
+            return _ok(point)
+
+    Explorer(space, Logged(), Evaluator(), budget=Budget(evaluations=2)).run()
+    assert calls[:5] == ["start", "inputs", "ask", "evaluate", "ask"]
+    assert calls.count("inputs") == 1
+
+
+def test_a_space_without_inputs_is_said_where_the_first_point_needs_them():
+    from workbench.errors import TuningError
+
+    space = _space()
+
+    class Evaluator:
+        def prepare_inputs(self):
+            raise TuningError("space 'grid' has no make_inputs")
+
+        def evaluate(self, point):
+            raise TuningError("space 'grid' has no make_inputs: measuring needs it")
+
+    with pytest.raises(TuningError, match="measuring needs it"):
+        Explorer(space, Exhaustive(), Evaluator(), budget=Budget(evaluations=1)).run()

@@ -159,6 +159,13 @@ class LiveEvaluator:
         self._device: dict | None = None
         self._expected: dict | None = None
 
+    def prepare_inputs(self) -> None:
+        """Make the space's inputs and reference now (once per space, as the first point
+        would): the explorer calls it before asking for a first point, so that a model
+        ranking beside it (:mod:`.early`) is often done by then and the first point
+        measured is the model's pick rather than an early draw."""
+        self._inputs()
+
     def _inputs(self) -> dict:
         import pyopencl.array as cla
 

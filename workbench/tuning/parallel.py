@@ -89,6 +89,9 @@ class PrebuildPool:
         self._guessed: set[str] = set()     # labels submitted by anticipate
         self._evaluated: set[str] = set()
 
+    def prepare_inputs(self) -> None:
+        self.evaluator.prepare_inputs()
+
     def anticipate(self, points: Sequence[Point]) -> None:
         """The points the search expects to ask for next, likeliest first: each one
         not built yet is submitted; earlier guesses left out are cancelled if no

@@ -189,6 +189,7 @@ class Explorer:
             cost = recorded.get(campaign, cost)
         result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing,
                                    ranking_cost=cost)
+        self._prepare_inputs()
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = StopReason.STOPPED
@@ -253,6 +254,19 @@ class Explorer:
         # read at the end: a strategy that ranks beside the device has its ranking late
         result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
+
+    def _prepare_inputs(self) -> None:
+        """A live evaluator makes the space's inputs before the first point is chosen:
+        every strategy's first point needs them, and a ranking running beside
+        (:mod:`.early`) goes on meanwhile, so its first pick, not an early draw, is
+        often what the device measures first."""
+        prepare = getattr(self.evaluator, "prepare_inputs", None)
+        if prepare is None:
+            return
+        try:
+            prepare()
+        except TuningError:   # (no make_inputs) said where the first point needs them
+            pass
 
     def _anticipate(self, asked: Point) -> None:
         """An evaluator that builds ahead (:class:`~workbench.tuning.parallel.PrebuildPool`)
