@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -199,9 +200,10 @@ def test_a_live_model_search_measures_its_later_picks_built_ahead(tmp_path):
     with sqlite3.connect(store) as db:
         extras = [json.loads(e) for (e,) in db.execute("SELECT extra FROM measurements")]
     ahead = {e["sequence"]: bool(e.get("built_ahead")) for e in extras}
-    # the first pick is built in place (nothing was guessed before it); the ones
-    # after it were guessed while it ran, and a worker built them
-    assert ahead[0] is False and all(ahead[s] for s in (1, 2, 3)), ahead
+    # the first picks were guessed while the inputs were made (the first one is
+    # built in place if no worker had started it when it was asked for); the later
+    # ones while the point before them ran
+    assert all(ahead[s] for s in (1, 2, 3)), ahead
 
 
 def test_while_a_streamed_ranking_runs_its_best_points_so_far_are_guessed():
@@ -217,6 +219,7 @@ def test_while_a_streamed_ranking_runs_its_best_points_so_far_are_guessed():
                          (2e-3, 5e-3, 0.0), 0.2)])
     wrapped = EarlyStart(inner, clock="live")
     wrapped.points, wrapped._ranking_s = points, None
+    wrapped._done, wrapped._error = threading.Event(), None
     wrapped._early_done = {points[1].label: _ok(points[1])}
     # fastest first, the measured one, the unpredicted and the zero left out
     assert upcoming_points(wrapped, 2) == [points[3], points[0]]
@@ -266,3 +269,52 @@ def test_a_space_without_inputs_is_said_where_the_first_point_needs_them():
 
     with pytest.raises(TuningError, match="measuring needs it"):
         Explorer(space, Exhaustive(), Evaluator(), budget=Budget(evaluations=1)).run()
+
+
+def test_once_the_ranking_thread_is_done_its_picks_are_guessed_before_the_search_asks():
+    space = _space()
+    points = list(space.points())
+
+    class Inner:
+        name = "inner"
+
+        def upcoming(self, n):
+            return points[-n:]
+
+        def upcoming_while_ranking(self, n, measured):
+            return [points[0].label]
+
+    wrapped = EarlyStart(Inner(), clock="live")
+    wrapped.points, wrapped._ranking_s, wrapped._early_done = points, None, {}
+    wrapped._done, wrapped._error = threading.Event(), None
+    assert upcoming_points(wrapped, 2) == [points[0]]          # still ranking
+    wrapped._done.set()
+    assert upcoming_points(wrapped, 2) == points[-2:]          # done, not yet asked
+    wrapped._error = RuntimeError("the ranking failed")
+    assert upcoming_points(wrapped, 2) == [points[0]]
+
+
+def test_while_the_inputs_are_made_the_strategy_s_first_points_are_built_ahead():
+    space = _space()
+    release = threading.Event()
+
+    class Evaluator(_Recorder):
+        def prepare_inputs(self):
+            release.wait(5)
+
+    evaluator = Evaluator()
+    strategy = Exhaustive()
+    explorer = Explorer(space, strategy, evaluator, budget=Budget(evaluations=1))
+    explorer.INPUT_POLL_S = 0.005
+    runner = threading.Thread(target=explorer.run)
+    runner.start()
+    deadline = time.monotonic() + 5
+    while not evaluator.told and time.monotonic() < deadline:
+        time.sleep(0.005)
+    release.set()
+    runner.join(5)
+    labels = [p.label for p in space.points()]
+    # told once while the inputs were made (the order's first two, the first
+    # included: nothing was asked yet), then before the first point was measured
+    assert evaluator.told[0] == ("", labels[:2])
+    assert evaluator.told[1] == ("", labels[1:3]) and evaluator.asked == labels[:1]

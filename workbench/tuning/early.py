@@ -316,10 +316,13 @@ class EarlyStart:
         return point
 
     def upcoming(self, n: int) -> list[Point]:
-        """The wrapped strategy's next points once the ranking is done; before, live,
-        a streamed ranking's best points so far (``upcoming_while_ranking``), else
-        none (the early points are chosen as they go)."""
-        if self._ranking_s is None:
+        """The wrapped strategy's next points once the ranking is done (live: as soon as
+        its thread is, before the search asks); before, live, a streamed ranking's
+        best points so far (``upcoming_while_ranking``), else none (the early points
+        are chosen as they go)."""
+        ranked = self._ranking_s is not None or (
+            self.clock == "live" and self._done.is_set() and self._error is None)
+        if not ranked:
             guess = getattr(self.inner, "upcoming_while_ranking", None)
             if guess is None or self.clock != "live" or n <= 0:
                 return []

@@ -14,6 +14,7 @@ points already stored from the store instead of measuring them again.
 from __future__ import annotations
 
 import enum
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,6 +140,9 @@ def exploration_name(space: TuningSpace, strategy: Strategy, seed: int) -> str:
 
 
 class Explorer:
+    #: how often, while the inputs are made, the strategy is asked for its next points
+    INPUT_POLL_S = 0.02
+
     def __init__(self, space: TuningSpace, strategy: Strategy, evaluator, *,
                  budget: Budget = Budget(), seed: int = 0, store=None,
                  device: DeviceIdentity | None = None, name: str | None = None,
@@ -263,10 +267,33 @@ class Explorer:
         prepare = getattr(self.evaluator, "prepare_inputs", None)
         if prepare is None:
             return
-        try:
-            prepare()
-        except TuningError:   # (no make_inputs) said where the first point needs them
-            pass
+        failed: list[BaseException] = []
+
+        def make() -> None:
+            try:
+                prepare()
+            except TuningError:   # (no make_inputs) said where the first point needs them
+                pass
+            except BaseException as err:  # noqa: BLE001 - raised again in this thread
+                failed.append(err)
+
+        ahead = getattr(self.evaluator, "anticipate", None)
+        if ahead is None:
+            make()
+        else:
+            # an evaluator that builds ahead builds the strategy's first points while
+            # the inputs are made (a model's, once its ranking is done)
+            maker = threading.Thread(target=make, name="workbench-inputs", daemon=True)
+            maker.start()
+            depth, told = int(getattr(self.evaluator, "depth", 1)), None
+            while maker.is_alive():
+                guess = upcoming_points(self.strategy, depth)
+                if guess and [p.label for p in guess] != told:
+                    ahead(guess)
+                    told = [p.label for p in guess]
+                maker.join(self.INPUT_POLL_S)
+        if failed:
+            raise failed[0]
 
     def _anticipate(self, asked: Point) -> None:
         """An evaluator that builds ahead (:class:`~workbench.tuning.parallel.PrebuildPool`)
