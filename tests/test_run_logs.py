@@ -243,9 +243,10 @@ def test_pack_in_git_removes_the_tracked_files_and_stages_each_archive(tmp_path)
 # --- the shipped data: every cited log and table is a tracked file or a member of its archive ---
 
 CITING = [ROOT / "sample_data" / "h100" / "structure-ranking.md",
-          # the notebook's sections 1-52 and 53-75, archived (xz) beside it
+          # the notebook's sections 1-82, archived (xz) in three parts beside it
           ROOT / "sample_data" / "h100" / "structure-ranking-01-52.md.xz",
           ROOT / "sample_data" / "h100" / "structure-ranking-53-75.md.xz",
+          ROOT / "sample_data" / "h100" / "structure-ranking-76-82.md.xz",
           ROOT / "sample_data" / "h100" / "README.md",
           *sorted((ROOT / "docs").glob("*.md"))]
 CITATION = re.compile(r"structure-ranking/[A-Za-z0-9_./{},*+-]+")
