@@ -74,7 +74,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 10 min 5 s with -n 2 (3,370 tests, 2026-11-28, 13:13 UTC, dcdff1d; each notebook runs once;
+# 11 min 9 s with -n 2 (3,384 tests, 2026-11-28, 14:43 UTC, 1c527c5; each notebook runs once;
 # runs of the last two days took 8 to 12 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
