@@ -204,6 +204,9 @@ def test_a_live_model_search_measures_its_later_picks_built_ahead(tmp_path):
     # built in place if no worker had started it when it was asked for); the later
     # ones while the point before them ran
     assert all(ahead[s] for s in (1, 2, 3)), ahead
+    # the wall the inputs took before any point, on the first row only
+    inputs = {e["sequence"]: e.get("inputs_s") for e in extras}
+    assert inputs[0] > 0 and all(inputs[s] is None for s in (1, 2, 3)), inputs
 
 
 def test_while_a_streamed_ranking_runs_its_best_points_so_far_are_guessed():

@@ -193,7 +193,7 @@ class Explorer:
             cost = recorded.get(campaign, cost)
         result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing,
                                    ranking_cost=cost)
-        self._prepare_inputs()
+        inputs_s = self._prepare_inputs()
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = StopReason.STOPPED
@@ -227,6 +227,10 @@ class Explorer:
                         extra["before_ranking"] = True
                     if not result.evaluations:
                         extra["choosing_s"] = choosing
+                        if inputs_s is not None:
+                            # the wall the inputs took before any point: every strategy
+                            # pays it, and a ranking beside it is hidden by it
+                            extra["inputs_s"] = inputs_s
                     if overlapping and not early and not ranking_recorded:
                         # the first point after the ranking: what it cost, and how many
                         # points were measured beside it; its processor seconds include
@@ -259,14 +263,16 @@ class Explorer:
         result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
 
-    def _prepare_inputs(self) -> None:
+    def _prepare_inputs(self) -> float | None:
         """A live evaluator makes the space's inputs before the first point is chosen:
         every strategy's first point needs them, and a ranking running beside
         (:mod:`.early`) goes on meanwhile, so its first pick, not an early draw, is
-        often what the device measures first."""
+        often what the device measures first.  Returns the seconds it took (None
+        without a live evaluator), which the first stored evaluation records."""
         prepare = getattr(self.evaluator, "prepare_inputs", None)
         if prepare is None:
-            return
+            return None
+        began = time.perf_counter()
         failed: list[BaseException] = []
 
         def make() -> None:
@@ -294,6 +300,7 @@ class Explorer:
                 maker.join(self.INPUT_POLL_S)
         if failed:
             raise failed[0]
+        return time.perf_counter() - began
 
     def _anticipate(self, asked: Point) -> None:
         """An evaluator that builds ahead (:class:`~workbench.tuning.parallel.PrebuildPool`)
