@@ -74,7 +74,7 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 11 min 9 s with -n 2 (3,384 tests, 2026-11-28, 14:43 UTC, 1c527c5; each notebook runs once;
+# 12 min 12 s with -n 2 (3,384 tests, 2026-11-28, 14:58 UTC, 0e79e55; each notebook runs once;
 # runs of the last two days took 8 to 12 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
