@@ -142,7 +142,7 @@ def test_an_evaluator_without_anticipate_is_left_alone():
 def _pool_of(executor, depth: int):
     pool = parallel.PrebuildPool.__new__(parallel.PrebuildPool)
     pool.pool, pool.depth, pool.futures = executor, depth, {}
-    pool._guessed, pool._evaluated = set(), set()
+    pool._guessed, pool._evaluated, pool._in_place = set(), set(), set()
     pool.evaluator = type("E", (), {"evaluate": staticmethod(
         lambda point, costs=None, log="": Evaluation(point, Status.OK, 1.0, costs or {}))})()
     return pool
@@ -321,3 +321,102 @@ def test_while_the_inputs_are_made_the_strategy_s_first_points_are_built_ahead()
     # included: nothing was asked yet), then before the first point was measured
     assert evaluator.told[0] == ("", labels[:2])
     assert evaluator.told[1] == ("", labels[1:3]) and evaluator.asked == labels[:1]
+
+
+class _Beside(_Recorder):
+    """A live evaluator as the explorer sees it: its inputs take until the first point
+    was prepared here (or ``wait`` seconds), and it records when each call came."""
+
+    def __init__(self, wait: float = 5.0):
+        super().__init__()
+        self.wait = wait
+        self.calls: list[tuple[str, str]] = []
+        self.prepared = threading.Event()
+
+    def prepare_inputs(self):
+        self.prepared.wait(self.wait)
+        self.calls.append(("inputs made", ""))
+
+    def prepare_ahead(self, point):
+        self.calls.append(("prepared", point.label))
+        self.prepared.set()
+
+    def evaluate(self, point):
+        self.calls.append(("evaluated", point.label))
+        return super().evaluate(point)
+
+
+def test_the_strategy_s_known_first_point_is_prepared_here_while_the_inputs_are_made():
+    space = _space()
+    evaluator = _Beside()
+    Explorer(space, Exhaustive(), evaluator, budget=Budget(evaluations=2)).run()
+    labels = [p.label for p in space.points()]
+    assert evaluator.calls == [("prepared", labels[0]), ("inputs made", ""),
+                               ("evaluated", labels[0]), ("evaluated", labels[1])]
+    # the pool is told the points after it, never the one built here
+    assert all(labels[0] not in told for _, told in evaluator.told)
+    assert evaluator.told[0] == ("", labels[1:3])
+
+
+def test_tpe_and_a_ranking_still_going_get_nothing_prepared_beside_the_inputs():
+    space = _space()
+    evaluator = _Beside(wait=0.3)
+    Explorer(space, OptunaTPE(seed=0), evaluator, budget=Budget(evaluations=1)).run()
+    assert [c for c, _ in evaluator.calls] == ["inputs made", "evaluated"]
+    assert all(told == [] for _, told in evaluator.told)
+
+    class Unsettled(Exhaustive):
+        upcoming_settled = False     # a ranking beside: its guesses are partial
+
+    evaluator = _Beside(wait=0.3)
+    Explorer(space, Unsettled(), evaluator, budget=Budget(evaluations=1)).run()
+    assert [c for c, _ in evaluator.calls] == ["inputs made", "evaluated"]
+    # partial guesses still go to the pool, which may throw them away
+    assert evaluator.told and evaluator.told[0][0] == ""
+
+
+def test_the_pool_leaves_a_point_built_here_to_the_evaluator(monkeypatch):
+    gate = threading.Event()
+    monkeypatch.setattr(parallel, "_prebuild",
+                        lambda label: (gate.wait(5), ({"build": 0.5}, ""))[1])
+    points = list(_space().points())
+    prepared: list[str] = []
+    with cf.ThreadPoolExecutor(max_workers=1) as executor:
+        pool = _pool_of(executor, depth=2)
+        pool.evaluator.prepare_ahead = lambda point: prepared.append(point.label)
+        pool.anticipate(points[:2])               # points[1] waits behind points[0]
+        pool.prepare_ahead(points[1])             # not started: cancelled
+        assert prepared == [points[1].label] and points[1].label not in pool.futures
+        pool.anticipate(points[:3])               # never submitted again
+        assert set(pool.futures) == {points[0].label, points[2].label}
+        gate.set()
+        assert pool.evaluate(points[1]).extra == {}     # the evaluator's own
+        assert pool.evaluate(points[0]).extra == {"built_ahead": True}
+
+
+def test_a_point_prepared_beside_the_inputs_is_measured_as_one_built_in_place(queue):
+    import pyopencl as cl
+
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.evaluation import Cost
+    from workbench.tuning.live import LiveEvaluator
+
+    space = resolve_space(f"{ROOT}/examples/spaces/triad.py:space", n=2 ** 16)
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    evaluator = LiveEvaluator(space, timed)
+    first, second = space.points()[:2]
+    evaluator.prepare_ahead(first)
+    import numpy as np
+
+    # the check's device kernels were compiled for the output's dtype
+    assert evaluator._warmed == {(np.dtype(np.float32), np.dtype(np.float32))}
+    evaluator.prepare_inputs()
+    ahead, in_place = evaluator.evaluate(first), evaluator.evaluate(second)
+    assert ahead.status is Status.OK and in_place.status is Status.OK, ahead.log
+    assert ahead.extra.get("built_beside_inputs") is True
+    assert "built_beside_inputs" not in in_place.extra
+    for e in (ahead, in_place):
+        assert {Cost.TRANSFORM, Cost.CODEGEN, Cost.BUILD, Cost.RUN, Cost.VERIFY} <= set(e.costs)
+    # taken once: asked for again, it is built anew
+    assert "built_beside_inputs" not in evaluator.evaluate(first).extra

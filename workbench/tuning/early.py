@@ -315,14 +315,19 @@ class EarlyStart:
         self._early_cost += time.perf_counter() - began
         return point
 
-    def upcoming(self, n: int) -> list[Point]:
-        """The wrapped strategy's next points once the ranking is done (live: as soon as
-        its thread is, before the search asks); before, live, a streamed ranking's
-        best points so far (``upcoming_while_ranking``), else none (the early points
-        are chosen as they go)."""
-        ranked = self._ranking_s is not None or (
+    @property
+    def upcoming_settled(self) -> bool:
+        """Whether :meth:`upcoming` gives the wrapped strategy's own next points: the
+        ranking is done (live: its thread is, before the search asks)."""
+        return self._ranking_s is not None or (
             self.clock == "live" and self._done.is_set() and self._error is None)
-        if not ranked:
+
+    def upcoming(self, n: int) -> list[Point]:
+        """The wrapped strategy's next points once the ranking is done
+        (:attr:`upcoming_settled`); before, live, a streamed ranking's best points so
+        far (``upcoming_while_ranking``), else none (the early points are chosen as
+        they go)."""
+        if not self.upcoming_settled:
             guess = getattr(self.inner, "upcoming_while_ranking", None)
             if guess is None or self.clock != "live" or n <= 0:
                 return []

@@ -88,15 +88,28 @@ class PrebuildPool:
         self.futures = {p.label: self.pool.submit(_prebuild, p.label) for p in order}
         self._guessed: set[str] = set()     # labels submitted by anticipate
         self._evaluated: set[str] = set()
+        self._in_place: set[str] = set()    # labels prepare_ahead built here
 
     def prepare_inputs(self) -> None:
         self.evaluator.prepare_inputs()
+
+    def prepare_ahead(self, point: Point) -> None:
+        """Prepare ``point`` in this process now (:meth:`LiveEvaluator.prepare_ahead`),
+        beside the inputs: a worker's guess of it is cancelled if not started, and
+        :meth:`anticipate` leaves it out from now on."""
+        self._in_place.add(point.label)
+        future = self.futures.get(point.label)
+        if future is not None and future.cancel():
+            del self.futures[point.label]
+            self._guessed.discard(point.label)
+        self.evaluator.prepare_ahead(point)
 
     def anticipate(self, points: Sequence[Point]) -> None:
         """The points the search expects to ask for next, likeliest first: each one
         not built yet is submitted; earlier guesses left out are cancelled if no
         worker has started them."""
-        wanted = [p for p in points[: self.depth] if p.label not in self._evaluated]
+        wanted = [p for p in points if p.label not in self._evaluated
+                  and p.label not in self._in_place][: self.depth]
         keep = {p.label for p in wanted}
         for label in list(self._guessed - keep):
             if self.futures[label].cancel():
@@ -111,7 +124,8 @@ class PrebuildPool:
         self._evaluated.add(point.label)
         self._guessed.discard(point.label)
         future = self.futures.pop(point.label, None)
-        if future is None or future.cancel():   # not started: no faster to wait
+        if point.label in self._in_place or future is None or future.cancel():
+            # built here beside the inputs, or not started: no faster to wait
             return self.evaluator.evaluate(point)
         costs, build_log = future.result()
         evaluation = self.evaluator.evaluate(

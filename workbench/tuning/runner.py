@@ -267,8 +267,12 @@ class Explorer:
         """A live evaluator makes the space's inputs before the first point is chosen:
         every strategy's first point needs them, and a ranking running beside
         (:mod:`.early`) goes on meanwhile, so its first pick, not an early draw, is
-        often what the device measures first.  Returns the seconds it took (None
-        without a live evaluator), which the first stored evaluation records."""
+        often what the device measures first.  While another thread makes them, this
+        one prepares and builds the strategy's first point as soon as the strategy
+        knows it for sure (an order's first point; a model's first pick once its
+        ranking is done: ``prepare_ahead``), and a pool that builds ahead is told the
+        points after it.  Returns the seconds the inputs took (None without a live
+        evaluator), which the first stored evaluation records."""
         prepare = getattr(self.evaluator, "prepare_inputs", None)
         if prepare is None:
             return None
@@ -284,16 +288,23 @@ class Explorer:
                 failed.append(err)
 
         ahead = getattr(self.evaluator, "anticipate", None)
-        if ahead is None:
+        first = getattr(self.evaluator, "prepare_ahead", None)
+        if ahead is None and first is None:
             make()
         else:
-            # an evaluator that builds ahead builds the strategy's first points while
-            # the inputs are made (a model's, once its ranking is done)
             maker = threading.Thread(target=make, name="workbench-inputs", daemon=True)
             maker.start()
-            depth, told = int(getattr(self.evaluator, "depth", 1)), None
+            depth, told, built = int(getattr(self.evaluator, "depth", 1)), None, None
             while maker.is_alive():
-                guess = upcoming_points(self.strategy, depth)
+                if first is not None and built is None:
+                    known = upcoming_points(self.strategy, 1, settled=True)
+                    if known:
+                        built = known[0].label
+                        first(known[0])
+                        continue
+                guess = [] if ahead is None else \
+                    [p for p in upcoming_points(self.strategy, depth + 1)
+                     if p.label != built][:depth]
                 if guess and [p.label for p in guess] != told:
                     ahead(guess)
                     told = [p.label for p in guess]

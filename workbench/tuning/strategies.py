@@ -53,11 +53,16 @@ class Strategy(Protocol):
         """The result of the last point asked for."""
 
 
-def upcoming_points(strategy, n: int) -> list[Point]:
+def upcoming_points(strategy, n: int, *, settled: bool = False) -> list[Point]:
     """Up to ``n`` points ``strategy`` expects to ask for next (its ``upcoming``), or
-    none for a strategy that cannot know (TPE)."""
+    none for a strategy that cannot know (TPE).  ``settled``: only points it will ask
+    for whatever it learns first (none while a ranking beside it is still going, whose
+    guesses are partial: ``upcoming_settled`` false)."""
     guess = getattr(strategy, "upcoming", None)
-    return list(guess(n)) if guess is not None and n > 0 else []
+    if guess is None or n <= 0 or \
+            (settled and not getattr(strategy, "upcoming_settled", True)):
+        return []
+    return list(guess(n))
 
 
 class _Ordered:
