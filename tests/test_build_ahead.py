@@ -409,8 +409,10 @@ def test_a_point_prepared_beside_the_inputs_is_measured_as_one_built_in_place(qu
     evaluator.prepare_ahead(first)
     import numpy as np
 
-    # the check's device kernels were compiled for the output's dtype
-    assert evaluator._warmed == {(np.dtype(np.float32), np.dtype(np.float32))}
+    # the check's device kernels were compiled for the output's dtype against a
+    # reference in its own dtype or in float64 (not made yet)
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert evaluator._warmed == {(f32, f32), (f32, f64)}
     evaluator.prepare_inputs()
     ahead, in_place = evaluator.evaluate(first), evaluator.evaluate(second)
     assert ahead.status is Status.OK and in_place.status is Status.OK, ahead.log
@@ -420,3 +422,8 @@ def test_a_point_prepared_beside_the_inputs_is_measured_as_one_built_in_place(qu
         assert {Cost.TRANSFORM, Cost.CODEGEN, Cost.BUILD, Cost.RUN, Cost.VERIFY} <= set(e.costs)
     # taken once: asked for again, it is built anew
     assert "built_beside_inputs" not in evaluator.evaluate(first).extra
+    # with the reference made (triad's is float32), only its pair
+    later = LiveEvaluator(space, timed)
+    later.prepare_inputs()
+    later.prepare_ahead(second)
+    assert later._warmed == {(f32, f32)}
