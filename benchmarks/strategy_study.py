@@ -110,8 +110,9 @@ def blind_set(space_name: str) -> str:
     (``blind10_*``, the tenth), ``blind11`` (``blind11_*``, the eleventh), ``blind12``
     (``blind12_*``, the twelfth), ``blind13`` (``blind13_*``, the thirteenth),
     ``blind14`` (``blind14_*``, the fourteenth), ``blind15`` (``blind15_*``, the
-    fifteenth), ``blind16`` (``blind16_*``, the sixteenth) or ``blind17`` (``blind17_*``,
-    the seventeenth); "" for any other space."""
+    fifteenth), ``blind16`` (``blind16_*``, the sixteenth), ``blind17`` (``blind17_*``,
+    the seventeenth) or ``blind18`` (``blind18_*``, the eighteenth); "" for any other
+    space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -372,7 +373,8 @@ def main() -> None:
                               ("blind14", "blind spaces, fourteenth set"),
                               ("blind15", "blind spaces, fifteenth set"),
                               ("blind16", "blind spaces, sixteenth set"),
-                              ("blind17", "blind spaces, seventeenth set")):
+                              ("blind17", "blind spaces, seventeenth set"),
+                              ("blind18", "blind spaces, eighteenth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)
