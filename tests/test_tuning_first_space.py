@@ -147,6 +147,38 @@ def test_a_nan_result_is_a_wrong_result(queue):
     assert result.log.startswith("y: largest difference nan")
 
 
+
+def test_unsigned_outputs_are_checked_not_overflowed(queue):
+    """pyopencl's arithmetic on unsigned arrays raised OverflowError inside the check,
+    which ended a user's tune with a traceback (a space packing RGBA8 pixels into
+    uint32 words); the difference is now taken in int64."""
+    import loopy as lp
+    import pyopencl as cl
+
+    from workbench.tuning.live import LiveEvaluator
+
+    def bump(point):
+        knl = lp.make_kernel("{[i]: 0 <= i < n}", "y[i] = x[i] + 1",
+                             [lp.GlobalArg("x, y", np.uint32, shape="n"), ...],
+                             lang_version=(2018, 2), name="bump_u32")
+        knl = lp.fix_parameters(knl, n=N)
+        return lp.split_iname(knl, "i", point["g"], outer_tag="g.0", inner_tag="l.0")
+
+    def space(off):
+        return TuningSpace(
+            name="bump_u32", description="", tune_params={"g": (16,)},
+            group_size=lambda p: (p["g"],), kernel=bump,
+            make_inputs=lambda rng: {"x": np.arange(N, dtype=np.uint32)},
+            reference=lambda inputs: {"y": inputs["x"] + np.uint32(1 + off)})
+
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    right, wrong = space(0), space(1)
+    assert LiveEvaluator(right, timed).evaluate(right.points()[0]).status is Status.OK
+    result = LiveEvaluator(wrong, timed).evaluate(wrong.points()[0])
+    assert result.status is Status.WRONG_RESULT
+    assert result.log.startswith("y: largest difference 1")
+
 def _conv(point):
     """A 1-D convolution whose filter length m stays a run-time value (lp.ValueArg)."""
     import loopy as lp
