@@ -28,7 +28,7 @@ def _steps(device: str, elements: int, small_first: bool) -> list[tuple[str, flo
     import pyopencl.array as cla
 
     from workbench.measure.devices import find_device, open_device
-    from workbench.tuning.live import _excess
+    from workbench.tuning.live import check_excess
 
     context, _ = open_device(find_device(device))
     queue = cl.CommandQueue(context)
@@ -42,17 +42,17 @@ def _steps(device: str, elements: int, small_first: bool) -> list[tuple[str, flo
 
     if small_first:
         tiny = cla.zeros(queue, 4, np.float32)
-        timed("check on 4 elements", lambda: _excess(tiny, tiny, 1e-4).get())
+        timed("check on 4 elements", lambda: check_excess(tiny, tiny, 1e-4).get())
     rng = np.random.default_rng(0)
     host = rng.random(elements, dtype=np.float32)
     arrays = {}
     timed("two full-size arrays to the device",
           lambda: arrays.update(a=cla.to_device(queue, host), b=cla.to_device(queue, host)))
-    timed("full-size check, first", lambda: _excess(arrays["a"], arrays["b"], 1e-4).get())
-    timed("full-size check, second", lambda: _excess(arrays["a"], arrays["b"], 1e-4).get())
+    timed("full-size check, first", lambda: check_excess(arrays["a"], arrays["b"], 1e-4).get())
+    timed("full-size check, second", lambda: check_excess(arrays["a"], arrays["b"], 1e-4).get())
     timed("two new full-size arrays to the device",
           lambda: arrays.update(c=cla.to_device(queue, host), d=cla.to_device(queue, host)))
-    timed("full-size check on them", lambda: _excess(arrays["c"], arrays["d"], 1e-4).get())
+    timed("full-size check on them", lambda: check_excess(arrays["c"], arrays["d"], 1e-4).get())
     timed("one full-size subtraction", lambda: (arrays["a"] - arrays["d"]).finish())
     return out
 

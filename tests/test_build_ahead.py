@@ -337,6 +337,10 @@ class _Beside(_Recorder):
         self.prepared.wait(self.wait)
         self.calls.append(("inputs made", ""))
 
+    def anticipate(self, points):
+        self.calls.append(("told", ",".join(p.label for p in points)))
+        super().anticipate(points)
+
     def prepare_ahead(self, point):
         self.calls.append(("prepared", point.label))
         self.prepared.set()
@@ -349,20 +353,37 @@ class _Beside(_Recorder):
 def test_the_strategy_s_known_first_point_is_prepared_here_while_the_inputs_are_made():
     space = _space()
     evaluator = _Beside()
-    Explorer(space, Exhaustive(), evaluator, budget=Budget(evaluations=2)).run()
+    explorer = Explorer(space, Exhaustive(), evaluator, budget=Budget(evaluations=2))
+    result = explorer.run()
     labels = [p.label for p in space.points()]
-    assert evaluator.calls == [("prepared", labels[0]), ("inputs made", ""),
-                               ("evaluated", labels[0]), ("evaluated", labels[1])]
+    # the pool hears the points after it first (its workers start while this
+    # thread builds), then the first point is prepared, all before the inputs exist
+    assert [c for c in evaluator.calls if c[0] != "told"] == [
+        ("prepared", labels[0]), ("inputs made", ""),
+        ("evaluated", labels[0]), ("evaluated", labels[1])]
+    assert evaluator.calls[:2] == [("told", ",".join(labels[1:3])), ("prepared", labels[0])]
     # the pool is told the points after it, never the one built here
     assert all(labels[0] not in told for _, told in evaluator.told)
-    assert evaluator.told[0] == ("", labels[1:3])
+    assert len(result.evaluations) == 2
+
+
+def test_a_resumed_exploration_prepares_nothing_it_has_stored():
+    space = _space()
+    labels = [p.label for p in space.points()]
+    evaluator = _Beside(wait=0.3)
+    explorer = Explorer(space, Exhaustive(), evaluator, budget=Budget(evaluations=1))
+    explorer.strategy.start(space, space.points())
+    inputs_s = explorer._prepare_inputs({labels[0]})
+    assert [c for c in evaluator.calls if c[0] == "prepared"] == []
+    # the seconds the inputs themselves took (here their wait), not the loop's
+    assert 0.25 < inputs_s < 2.0
 
 
 def test_tpe_and_a_ranking_still_going_get_nothing_prepared_beside_the_inputs():
     space = _space()
     evaluator = _Beside(wait=0.3)
     Explorer(space, OptunaTPE(seed=0), evaluator, budget=Budget(evaluations=1)).run()
-    assert [c for c, _ in evaluator.calls] == ["inputs made", "evaluated"]
+    assert [c for c, _ in evaluator.calls if c != "told"] == ["inputs made", "evaluated"]
     assert all(told == [] for _, told in evaluator.told)
 
     class Unsettled(Exhaustive):
@@ -370,9 +391,34 @@ def test_tpe_and_a_ranking_still_going_get_nothing_prepared_beside_the_inputs():
 
     evaluator = _Beside(wait=0.3)
     Explorer(space, Unsettled(), evaluator, budget=Budget(evaluations=1)).run()
-    assert [c for c, _ in evaluator.calls] == ["inputs made", "evaluated"]
+    assert [c for c, _ in evaluator.calls if c != "told"] == ["inputs made", "evaluated"]
     # partial guesses still go to the pool, which may throw them away
     assert evaluator.told and evaluator.told[0][0] == ""
+
+
+def test_a_point_a_worker_has_started_is_left_to_the_worker(monkeypatch):
+    started, gate = threading.Event(), threading.Event()
+
+    def fake_prebuild(label):
+        started.set()
+        gate.wait(5)
+        return {"build": 0.5}, ""
+
+    monkeypatch.setattr(parallel, "_prebuild", fake_prebuild)
+    points = list(_space().points())
+    prepared: list[str] = []
+    with cf.ThreadPoolExecutor(max_workers=1) as executor:
+        pool = _pool_of(executor, depth=2)
+        pool.evaluator.prepare_ahead = lambda point: prepared.append(point.label)
+        pool.anticipate(points[:1])
+        assert started.wait(5)
+        pool.prepare_ahead(points[0])     # running: not built here again
+        assert prepared == [] and points[0].label not in pool._in_place
+        gate.set()
+        evaluation = pool.evaluate(points[0])
+    # the worker's costs, as a point built ahead
+    assert evaluation.extra == {"built_ahead": True}
+    assert evaluation.costs[parallel.Cost.BUILD] == 0.5
 
 
 def test_the_pool_leaves_a_point_built_here_to_the_evaluator(monkeypatch):
@@ -427,3 +473,8 @@ def test_a_point_prepared_beside_the_inputs_is_measured_as_one_built_in_place(qu
     later.prepare_inputs()
     later.prepare_ahead(second)
     assert later._warmed == {(f32, f32)}
+    # nothing to check, nothing warmed
+    unchecked = LiveEvaluator(space, timed, verify=False)
+    unchecked.prepare_ahead(second)
+    assert unchecked._warmed == set()
+    assert unchecked.evaluate(second).extra.get("built_beside_inputs") is True

@@ -147,7 +147,6 @@ def test_a_nan_result_is_a_wrong_result(queue):
     assert result.log.startswith("y: largest difference nan")
 
 
-
 def test_unsigned_outputs_are_checked_not_overflowed(queue):
     """pyopencl's arithmetic on unsigned arrays raised OverflowError inside the check,
     which ended a user's tune with a traceback (a space packing RGBA8 pixels into
@@ -174,10 +173,16 @@ def test_unsigned_outputs_are_checked_not_overflowed(queue):
     timed = cl.CommandQueue(queue.context,
                             properties=cl.command_queue_properties.PROFILING_ENABLE)
     right, wrong = space(0), space(1)
+    ahead = LiveEvaluator(right, timed)
+    ahead.prepare_ahead(right.points()[0])       # the check warmed before the inputs
+    u32, f64 = np.dtype(np.uint32), np.dtype(np.float64)
+    assert ahead._warmed == {(u32, f64), (u32, u32)}
+    assert ahead.evaluate(right.points()[0]).status is Status.OK
     assert LiveEvaluator(right, timed).evaluate(right.points()[0]).status is Status.OK
     result = LiveEvaluator(wrong, timed).evaluate(wrong.points()[0])
     assert result.status is Status.WRONG_RESULT
     assert result.log.startswith("y: largest difference 1")
+
 
 def _conv(point):
     """A 1-D convolution whose filter length m stays a run-time value (lp.ValueArg)."""

@@ -320,7 +320,8 @@ class EarlyStart:
         """Whether :meth:`upcoming` gives the wrapped strategy's own next points: the
         ranking is done (live: its thread is, before the search asks)."""
         return self._ranking_s is not None or (
-            self.clock == "live" and self._done.is_set() and self._error is None)
+            self.clock == "live" and self._done.is_set() and self._error is None
+            and len(self._early_done) >= self.least)
 
     def upcoming(self, n: int) -> list[Point]:
         """The wrapped strategy's next points once the ranking is done

@@ -191,13 +191,14 @@ class LiveEvaluator:
         """Prepare, compile and ready the verification of ``point`` now, before it is
         asked for: the explorer calls it on a strategy's known first point while
         another thread makes the inputs (:meth:`prepare_inputs`), so that once they
-        exist only the launch and the check are left.  The point's costs are still
-        its own, measured here; :meth:`evaluate` records that it was built beside
-        the inputs (``built_beside_inputs``)."""
+        exist only the launch and the check are left.  The point's costs are measured
+        here as usual, while the inputs thread (and a ranking's) run beside it;
+        :meth:`evaluate` records that it was built beside the inputs
+        (``built_beside_inputs``)."""
         if point.label in self._ahead:
             return
         built = self._build(point)
-        if built.program is not None:
+        if built.program is not None and self.verify:
             self._warm_check(built.prepared.kernel)
         self._ahead[point.label] = built
 
@@ -288,7 +289,7 @@ class LiveEvaluator:
                 have = have.reshape(want.shape)   # vectors of a grid: the same grid
             if have is None or have.shape != want.shape:
                 return Status.WRONG_RESULT, f"{name}: missing or of another shape"
-            excess = _excess(have, want, rtol).get()
+            excess = check_excess(have, want, rtol).get()
             # written so that a NaN (garbage, or a kernel's 0/0) fails: it compares
             # false with anything, and a plain ``>`` passed it
             if not float(excess) <= rtol * 1e-3:
@@ -314,7 +315,6 @@ class LiveEvaluator:
         float32 output against it is another set of kernels.  Each guess is dropped
         once the reference exists (another thread makes it) and has another dtype: in
         live run 32 the second warm-up outlasted short inputs."""
-        import pyopencl as cl
         import pyopencl.array as cla
 
         from workbench.kernels.base import entry_kernel
@@ -329,12 +329,12 @@ class LiveEvaluator:
                 want = guess if made is None else made.dtype
                 if (have, want) in self._warmed:
                     continue
-                self._warmed.add((have, want))
                 try:
-                    _excess(cla.zeros(self.queue, 4, have),
-                            cla.zeros(self.queue, 4, want), self.space.rtol).get()
-                except (cl.Error, RuntimeError, TypeError, ValueError):
-                    pass   # only a head start: the check itself says what fails
+                    check_excess(cla.zeros(self.queue, 4, have),
+                                 cla.zeros(self.queue, 4, want), self.space.rtol).get()
+                except Exception:  # noqa: BLE001 - only a head start: the check says what fails
+                    continue
+                self._warmed.add((have, want))
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ class _Built:
     program: object
 
 
-def _excess(have, want, rtol: float):
+def check_excess(have, want, rtol: float):
     """On the device: the largest amount by which ``have`` misses ``want`` beyond the
     relative tolerance (a one-element array)."""
     import pyopencl.array as cla

@@ -95,13 +95,18 @@ class PrebuildPool:
 
     def prepare_ahead(self, point: Point) -> None:
         """Prepare ``point`` in this process now (:meth:`LiveEvaluator.prepare_ahead`),
-        beside the inputs: a worker's guess of it is cancelled if not started, and
-        :meth:`anticipate` leaves it out from now on."""
-        self._in_place.add(point.label)
+        beside the inputs, unless a worker has started it (a guess made while the
+        ranking ran): that build is left to finish, as building it twice would cost
+        the host twice and record the second build's cache hits as its costs.  A guess
+        not started is cancelled, and :meth:`anticipate` leaves the point out from
+        now on."""
         future = self.futures.get(point.label)
-        if future is not None and future.cancel():
+        if future is not None:
+            if not future.cancel():
+                return
             del self.futures[point.label]
             self._guessed.discard(point.label)
+        self._in_place.add(point.label)
         self.evaluator.prepare_ahead(point)
 
     def anticipate(self, points: Sequence[Point]) -> None:

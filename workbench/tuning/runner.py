@@ -193,7 +193,7 @@ class Explorer:
             cost = recorded.get(campaign, cost)
         result = ExplorationResult(self.space.name, self.strategy.name, self.seed, choosing,
                                    ranking_cost=cost)
-        inputs_s = self._prepare_inputs()
+        inputs_s = self._prepare_inputs(set(stored))
         while True:
             if should_stop is not None and should_stop():
                 result.stopped_by = StopReason.STOPPED
@@ -263,29 +263,32 @@ class Explorer:
         result.counts = CountSources.of(getattr(self.strategy, "ranking", None))
         return result
 
-    def _prepare_inputs(self) -> float | None:
+    def _prepare_inputs(self, stored: set[str] = frozenset()) -> float | None:
         """A live evaluator makes the space's inputs before the first point is chosen:
         every strategy's first point needs them, and a ranking running beside
         (:mod:`.early`) goes on meanwhile, so its first pick, not an early draw, is
-        often what the device measures first.  While another thread makes them, this
-        one prepares and builds the strategy's first point as soon as the strategy
-        knows it for sure (an order's first point; a model's first pick once its
-        ranking is done: ``prepare_ahead``), and a pool that builds ahead is told the
-        points after it.  Returns the seconds the inputs took (None without a live
+        often what the device measures first.  While another thread makes them, a
+        pool that builds ahead is told the strategy's next points, and this thread
+        prepares and builds its first point as soon as the strategy knows it from its
+        own order (an order's first point; a model's first pick once its ranking is
+        done: ``prepare_ahead``), unless a resumed exploration has it ``stored``.
+        Returns the seconds the inputs themselves took (None without a live
         evaluator), which the first stored evaluation records."""
         prepare = getattr(self.evaluator, "prepare_inputs", None)
         if prepare is None:
             return None
-        began = time.perf_counter()
+        took: list[float] = []
         failed: list[BaseException] = []
 
         def make() -> None:
+            began = time.perf_counter()
             try:
                 prepare()
             except TuningError:   # (no make_inputs) said where the first point needs them
                 pass
             except BaseException as err:  # noqa: BLE001 - raised again in this thread
                 failed.append(err)
+            took.append(time.perf_counter() - began)
 
         ahead = getattr(self.evaluator, "anticipate", None)
         first = getattr(self.evaluator, "prepare_ahead", None)
@@ -296,22 +299,29 @@ class Explorer:
             maker.start()
             depth, told, built = int(getattr(self.evaluator, "depth", 1)), None, None
             while maker.is_alive():
-                if first is not None and built is None:
-                    known = upcoming_points(self.strategy, 1, settled=True)
-                    if known:
-                        built = known[0].label
-                        first(known[0])
-                        continue
+                known = [] if first is None or built is not None else \
+                    upcoming_points(self.strategy, 1, settled=True)
+                if known:
+                    built = known[0].label
+                # the pool first, so that its workers start on the points after it
+                # while this thread builds it
                 guess = [] if ahead is None else \
                     [p for p in upcoming_points(self.strategy, depth + 1)
                      if p.label != built][:depth]
                 if guess and [p.label for p in guess] != told:
                     ahead(guess)
                     told = [p.label for p in guess]
+                if known and built not in stored:
+                    try:
+                        first(known[0])
+                    except Exception:  # noqa: BLE001 - a head start only: evaluate() builds it again and says what fails
+                        pass
+                    continue
                 maker.join(self.INPUT_POLL_S)
+            maker.join()
         if failed:
             raise failed[0]
-        return time.perf_counter() - began
+        return took[0] if took else None
 
     def _anticipate(self, asked: Point) -> None:
         """An evaluator that builds ahead (:class:`~workbench.tuning.parallel.PrebuildPool`)

@@ -55,9 +55,10 @@ class Strategy(Protocol):
 
 def upcoming_points(strategy, n: int, *, settled: bool = False) -> list[Point]:
     """Up to ``n`` points ``strategy`` expects to ask for next (its ``upcoming``), or
-    none for a strategy that cannot know (TPE).  ``settled``: only points it will ask
-    for whatever it learns first (none while a ranking beside it is still going, whose
-    guesses are partial: ``upcoming_settled`` false)."""
+    none for a strategy that cannot know (TPE).  ``settled``: only once its guesses are
+    its own order, not a ranking's partial results (``upcoming_settled``: none while a
+    ranking beside it is still going); a strategy may still ask for another point
+    after what it learns from the first."""
     guess = getattr(strategy, "upcoming", None)
     if guess is None or n <= 0 or \
             (settled and not getattr(strategy, "upcoming_settled", True)):
