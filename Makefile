@@ -74,8 +74,8 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 12 min 12 s with -n 2 (3,384 tests, 2026-11-28, 14:58 UTC, 0e79e55; each notebook runs once;
-# runs of the last two days took 8 to 12 minutes)
+# 10 min 33 s with -n 2 (3,410 tests, 2026-11-28, 17:04 UTC, ca5ee50; each notebook runs once;
+# a fresh clone at 16:17 UTC took 15 min 27 s, runs of the last two days 8 to 12 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
