@@ -69,11 +69,32 @@ def test_an_ordered_strategy_tells_its_next_points_without_taking_them():
     assert upcoming_points(exhaustive, 100) == list(space.points())
 
 
-def test_tpe_says_nothing_ahead():
+def test_tpe_tells_its_first_draw_and_nothing_after_it():
+    space = _space()
+    plain = OptunaTPE(seed=0)
+    plain.start(space, space.points())
+    tpe = OptunaTPE(seed=0)
+    tpe.start(space, space.points())
+    ahead = upcoming_points(tpe, 4)
+    assert len(ahead) == 1 and upcoming_points(tpe, 1) == ahead   # drawn once
+    # drawn early, the same point the sampler draws when asked, and the same search after
+    asked, plain_asked = [], []
+    for strategy, out in ((tpe, asked), (plain, plain_asked)):
+        for i in range(6):
+            point = strategy.ask()
+            out.append(point.label)
+            strategy.tell(_ok(point, 1.0 + (i * 7919 % 13) / 13))
+            assert upcoming_points(strategy, 4) == []     # each draw hangs on the last
+    assert asked[0] == ahead[0].label and asked == plain_asked
+
+
+def test_tpe_s_first_draw_told_before_it_is_asked_is_not_measured_again():
     space = _space()
     tpe = OptunaTPE(seed=0)
     tpe.start(space, space.points())
-    assert upcoming_points(tpe, 4) == []
+    first = upcoming_points(tpe, 1)[0]
+    tpe.tell(_ok(first))           # measured elsewhere (a resumed or shared point)
+    assert tpe.ask().label != first.label
 
 
 def test_a_model_strategy_tells_its_order_less_what_it_measured():
@@ -102,6 +123,11 @@ def test_early_start_guesses_nothing_while_it_ranks_then_its_model_order():
     assert upcoming_points(wrapped, 3) == []
     wrapped._finish()
     assert upcoming_points(wrapped, 3) == points[::-1][:3]
+
+
+def _started(strategy, space):
+    strategy.start(space, space.points())
+    return strategy
 
 
 class _Recorder:
@@ -379,11 +405,14 @@ def test_a_resumed_exploration_prepares_nothing_it_has_stored():
     assert 0.25 < inputs_s < 2.0
 
 
-def test_tpe_and_a_ranking_still_going_get_nothing_prepared_beside_the_inputs():
+def test_tpe_s_first_draw_is_prepared_beside_the_inputs_and_a_ranking_going_gets_nothing():
     space = _space()
     evaluator = _Beside(wait=0.3)
+    first = upcoming_points(_started(OptunaTPE(seed=0), space), 1)[0].label
     Explorer(space, OptunaTPE(seed=0), evaluator, budget=Budget(evaluations=1)).run()
-    assert [c for c, _ in evaluator.calls if c != "told"] == ["inputs made", "evaluated"]
+    # the head start an order's first point gets: TPE's first draw is known up front
+    assert [c for c in evaluator.calls if c[0] != "told"] == [
+        ("prepared", first), ("inputs made", ""), ("evaluated", first)]
     assert all(told == [] for _, told in evaluator.told)
 
     class Unsettled(Exhaustive):

@@ -24,7 +24,8 @@ A strategy that knows what it will ask for next may say so (``upcoming(n)``: its
 likely next points, a guess it is not held to); a live run with ``--jobs`` then
 prepares and builds those points on other cores while the device measures
 (:class:`workbench.tuning.parallel.PrebuildPool`).  An ordered strategy knows its whole
-order, a model-guided one its model's order; TPE knows nothing ahead and says nothing.
+order, a model-guided one its model's order; TPE knows its first draw (nothing is told
+before it, so drawing it early draws the same point) and nothing after it.
 """
 
 from __future__ import annotations
@@ -157,6 +158,8 @@ class OptunaTPE:
                                                     n_startup_trials=self.startup))
         self.rng = np.random.default_rng(self.seed)
         self._trial = None
+        self._asked = False
+        self._drawn: tuple[Point | None, object] | None = None
         return 0.0
 
     def _tell(self, trial, value: float | None) -> None:
@@ -170,6 +173,29 @@ class OptunaTPE:
     def ask(self) -> Point | None:
         if len(self.known) >= len(self.valid):
             return None
+        drawn, self._drawn, self._asked = self._drawn, None, True
+        if drawn is not None and drawn[0].label in self.known:   # told since it was drawn
+            if drawn[1] is not None:
+                self._tell(drawn[1], self.known[drawn[0].label])
+            drawn = None
+        point, self._trial = drawn if drawn is not None else self._draw()
+        return point
+
+    def upcoming(self, n: int) -> list[Point]:
+        """Its first point before it is asked for, drawn now: nothing is told before the
+        first draw, so it is the point :meth:`ask` would draw, and a live explorer builds
+        it while the inputs are made, as it builds an order's first point (the head start
+        a model's first pick had alone until live run 34).  After that none: each draw
+        depends on what TPE is told."""
+        if n <= 0 or self._asked or len(self.known) >= len(self.valid):
+            return []
+        if self._drawn is None:
+            self._drawn = self._draw()
+        return [self._drawn[0]]
+
+    def _draw(self) -> tuple[Point, object]:
+        """The sampler's next unmeasured valid point and its trial (None: a random
+        unmeasured point after ``MAX_PROPOSALS`` proposals that were not)."""
         for _ in range(self.MAX_PROPOSALS):
             trial = self.study.ask(self.distributions)
             point = Point(tuple((k, trial.params[k]) for k in self.space.tune_params))
@@ -178,11 +204,9 @@ class OptunaTPE:
             elif point.label in self.known:
                 self._tell(trial, self.known[point.label])
             else:
-                self._trial = trial
-                return point
+                return point, trial
         unmeasured = [p for label, p in self.valid.items() if label not in self.known]
-        self._trial = None
-        return unmeasured[int(self.rng.integers(len(unmeasured)))]
+        return unmeasured[int(self.rng.integers(len(unmeasured)))], None
 
     def tell(self, evaluation: Evaluation) -> None:
         from optuna.trial import create_trial
