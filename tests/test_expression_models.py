@@ -482,3 +482,26 @@ def test_predictions_table_with_metadata_only_rows(h100_workitem):
                                   data["f_thread_groups"].iloc[:5])
 
 # }}}
+
+
+def test_a_model_file_shipped_as_json_xz_reads_under_either_name(tmp_path):
+    """Older candidates in models/ ship as X.json.xz (issue #25): the spec reads the .xz
+    name, and the cited X.json where only X.json.xz exists; a cut-short .xz is a clear
+    error, and a name with neither file still says it does not exist."""
+    import lzma
+
+    document = {"schema": "workbench.model", "schema_version": 1, "family": "expression",
+                "model": OVERLAP}
+    plain = tmp_path / "cand.json"
+    plain.write_text(json.dumps(document))
+    want = ExpressionModel().spec(plain)
+    packed = tmp_path / "cand.json.xz"
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    plain.unlink()
+    assert ExpressionModel().spec(str(packed)).to_document() == want.to_document()
+    assert ExpressionModel().spec(str(plain)).to_document() == want.to_document()
+    packed.write_bytes(packed.read_bytes()[:20])
+    with pytest.raises(ModelError, match="is not a model file"):
+        ExpressionModel().spec(str(plain))
+    with pytest.raises(ModelError, match="does not exist"):
+        ExpressionModel().spec(str(tmp_path / "other.json"))

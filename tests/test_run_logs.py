@@ -248,6 +248,8 @@ CITING = [ROOT / "sample_data" / "h100" / "structure-ranking.md",
           ROOT / "sample_data" / "h100" / "structure-ranking-53-75.md.xz",
           ROOT / "sample_data" / "h100" / "structure-ranking-76-82.md.xz",
           ROOT / "sample_data" / "h100" / "README.md",
+          # its structure-ranking runs' provenance, archived (xz) beside it
+          ROOT / "sample_data" / "h100" / "README-structure-runs.md.xz",
           *sorted((ROOT / "docs").glob("*.md"))]
 CITATION = re.compile(r"structure-ranking/[A-Za-z0-9_./{},*+-]+")
 #: citations of files that were never shipped, each with its reason, per kind. Empty: at

@@ -189,11 +189,21 @@ class BuildInfoFile:
         return path
 
 
+def build_info_file(path: str | Path) -> Path:
+    """``path``, or its ``xz`` copy (``X.json.xz``) where only that exists: sample_data
+    ships its build-info files compressed (issue #25), and commands name them
+    ``sample_data/h100/build-info.json`` as before."""
+    path = Path(path)
+    packed = path.with_name(path.name + ".xz")
+    return packed if not path.exists() and packed.exists() else path
+
+
 def load_build_info(path: str | Path) -> BuildInfoFile:
     """A file written by :meth:`BuildInfoFile.save`, or one compressed from it with
-    ``xz -9`` (a name ending in ``.xz``: sample_data ships older sets' files that way to
-    keep the tracked tree small, issue #25); a clear error for anything else."""
-    path = Path(path)
+    ``xz -9`` (a name ending in ``.xz``, or ``X.json`` where only ``X.json.xz`` exists:
+    sample_data ships its files that way to keep the tracked tree small, issue #25); a
+    clear error for anything else."""
+    path = build_info_file(path)
     try:
         if path.suffix == ".xz":
             with lzma.open(path, "rt", encoding="utf-8") as handle:

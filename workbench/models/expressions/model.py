@@ -297,8 +297,9 @@ def _covariance_intervals(jac: np.ndarray, cost: float, confidence: float
 
 
 def _looks_like_file(text: str, path: Path) -> bool:
-    """A model argument names a file if it ends in .json or is an existing file."""
-    if text.strip().endswith(".json"):
+    """A model argument names a file if it ends in .json (.json.xz) or is an existing
+    file."""
+    if text.strip().endswith((".json", ".json.xz")):
         return True
     if "\n" in text or len(text) > 1024:
         return False
@@ -306,6 +307,23 @@ def _looks_like_file(text: str, path: Path) -> bool:
         return path.is_file()
     except (OSError, ValueError):
         return False
+
+
+def _model_file_text(path: Path) -> str:
+    """A model file's text: ``X.json``, or ``X.json.xz`` read through xz (named so, or
+    named ``X.json`` where only ``X.json.xz`` exists: older candidates in ``models/`` ship
+    compressed to keep the tracked tree small, issue #25)."""
+    packed = path.with_name(path.name + ".xz")
+    if path.suffix != ".xz" and not path.exists() and packed.exists():
+        path = packed
+    if path.suffix == ".xz":
+        import lzma
+
+        try:
+            return lzma.decompress(path.read_bytes()).decode("utf-8")
+        except lzma.LZMAError as err:
+            raise ValueError(f"not xz-compressed: {err}") from None
+    return path.read_text()
 
 
 class ExpressionModel:
@@ -346,10 +364,10 @@ class ExpressionModel:
             path = Path(text)
             if _looks_like_file(text, path):
                 try:
-                    base = json.loads(path.read_text())
+                    base = json.loads(_model_file_text(path))
                 except FileNotFoundError:
                     raise ModelError(f"model file {text!r} does not exist") from None
-                except (OSError, json.JSONDecodeError, UnicodeDecodeError) as err:
+                except (OSError, EOFError, ValueError) as err:   # JSON, UTF-8 or xz errors
                     raise ModelError(f"{text!r} is not a model file: {err}") from None
                 if not isinstance(base, dict):
                     raise ModelError(f"{text!r} is not a model file (not a JSON object)")
