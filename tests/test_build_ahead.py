@@ -499,11 +499,35 @@ def test_a_point_prepared_beside_the_inputs_is_measured_as_one_built_in_place(qu
     assert "built_beside_inputs" not in evaluator.evaluate(first).extra
     # with the reference made (triad's is float32), only its pair
     later = LiveEvaluator(space, timed)
-    later.prepare_inputs()
+    later._inputs()                   # (without prepare_inputs' own warm-up thread)
     later.prepare_ahead(second)
     assert later._warmed == {(f32, f32)}
     # nothing to check, nothing warmed
     unchecked = LiveEvaluator(space, timed, verify=False)
+    unchecked.prepare_inputs()
+    assert unchecked._warming is None
     unchecked.prepare_ahead(second)
     assert unchecked._warmed == set()
     assert unchecked.evaluate(second).extra.get("built_beside_inputs") is True
+
+
+def test_while_the_inputs_are_made_a_thread_compiles_the_check_for_any_first_point(queue):
+    import numpy as np
+    import pyopencl as cl
+
+    from workbench.tuning.catalog import resolve_space
+    from workbench.tuning.live import LiveEvaluator
+
+    space = resolve_space(f"{ROOT}/examples/spaces/triad.py:space", n=2 ** 16)
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    evaluator = LiveEvaluator(space, timed)
+    evaluator.prepare_inputs()        # no point prepared: a model's pick comes later
+    evaluator._warming.join(30)
+    f32 = np.dtype(np.float32)
+    # the space's first point's output against the reference (float32 here), or a
+    # float64 guess made before the reference existed
+    assert (f32, f32) in evaluator._warmed
+    assert evaluator._warmed <= {(f32, f32), (f32, np.dtype(np.float64))}
+    last = space.points()[-1]
+    assert evaluator.evaluate(last).status is Status.OK
