@@ -57,9 +57,9 @@ def main() -> None:
     parser.add_argument("--model", default="chains38")
     parser.add_argument("--spaces", required=True)
     args = parser.parse_args()
-    if any(Path(ref.split(":")[0]).name.startswith("blind18_")
+    if any(Path(ref.split(":")[0]).name.startswith("blind19_")
            for ref in args.spaces.split(",")):
-        parser.error("the blind18 set is not reported yet")
+        parser.error("the blind19 set is not reported yet")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="family-costs-")
     warnings.filterwarnings("ignore")
     _install_clock()

@@ -106,7 +106,7 @@ def main() -> None:
         return
     from model_orders_all import model_named, store_space_pairs
 
-    jobs = store_space_pairs(parser, args.pairs, "blind18")
+    jobs = store_space_pairs(parser, args.pairs, "blind19")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="feature-dump-")
     warnings.filterwarnings("ignore")
     from workbench.kernels.candidate import Candidate

@@ -15,7 +15,7 @@ the store a space was measured into (``user-spaces.sqlite`` -> ``user``; a ``-re
   best in the cheap order and in the trees' order (the pure order: measuring in the
   predicted order), with the geometric means.
 
-The refused set (``--refuse``, default ``blind18``: not reported yet) cannot be named.
+The refused set (``--refuse``, default ``blind19``: not reported yet) cannot be named.
 
 Run: ``python benchmarks/fit_space_order.py --pairs "STORE=FILE.py:space,...;STORE=..."
 --frames rows.pkl [--out sample_data/h100/space-order.json.xz] [--leave-out-dir DIR]``
@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--frames", required=True, help="rows cache (pickle)")
     parser.add_argument("--out", help="the trees fitted on every space (.json or .json.xz)")
     parser.add_argument("--leave-out-dir", help="a fit without each group, and its check")
-    parser.add_argument("--refuse", default="blind18")
+    parser.add_argument("--refuse", default="blind19")
     parser.add_argument("--objective", choices=("regression", "ranking"),
                         default="regression",
                         help="the trees' objective (workbench.models.space_order.OBJECTIVES; "

@@ -16,7 +16,7 @@ workers) of both, and this process's own processor seconds (``main``: its serial
 predictions per point, and when the better order was ready.
 
 Run: ``python benchmarks/handover_record.py --spaces FILE.py:space,... --out REC.json
-[--jobs 16] [--refuse blind18]``.
+[--jobs 16] [--refuse blind19]``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--spaces", required=True, help="FILE.py:VAR,...")
     parser.add_argument("--out", required=True, help="the JSON record")
     parser.add_argument("--jobs", type=int, default=None, help="counting processes")
-    parser.add_argument("--refuse", default="blind18",
+    parser.add_argument("--refuse", default="blind19",
                         help="refuse a space file of this set (REFUSE_*: a blind set not "
                              "reported yet)")
     args = parser.parse_args()

@@ -111,7 +111,7 @@ def study_space(ref: str, store: str, model_name: str, variants, seeds: int) -> 
 
 def space_group(space_name: str) -> str:
     """The group a space is summarised in: ``design``, ``held-out``, or its blind set
-    (``blind``, ``blind2`` to ``blind18``), never mixed (``strategy_study.py``'s
+    (``blind``, ``blind2`` to ``blind19``), never mixed (``strategy_study.py``'s
     groups)."""
     from strategy_study import blind_set, held_out
 

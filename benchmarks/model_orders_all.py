@@ -11,7 +11,7 @@ the best, the runs to 95 % (and 90 %) measuring in the model's order, and how ma
 the space's structures were counted symbolically.  The last lines give, per model, the
 geometric means over the spaces.  ``model_orders.py`` does the same on the six design
 spaces and refuses the blind ones; this script refuses any space whose set has not been
-reported yet (``--refuse``, default ``blind18``: the set's own files, ``blind18_*``).
+reported yet (``--refuse``, default ``blind19``: the set's own files, ``blind19_*``).
 
 Models: the names of ``benchmarks/strategy_study.py``'s ``MODELS`` and ``PENALISED``,
 ``chains38`` (the shipped default's fit, ``weights-linear-fp64-sectors-chains38.json``),
@@ -62,7 +62,7 @@ def store_space_pairs(parser, text: str, refuse: str) -> list[tuple[str, str]]:
     set ``refuse`` (``refuse_*``, a blind set not reported yet) is refused: by the
     set's name and its underscore, so ``blind1`` never refuses ``blind10_*``,
     ``blind11_*``, ``blind12_*``, ``blind13_*``, ``blind14_*``, ``blind15_*``,
-    ``blind16_*``, ``blind17_*`` or ``blind18_*``."""
+    ``blind16_*``, ``blind17_*``, ``blind18_*`` or ``blind19_*``."""
     pairs = []
     for part in text.split(";"):
         store, files = part.split("=", 1)
@@ -79,7 +79,7 @@ def main() -> None:
                         help="STORE=FILE.py:VAR,FILE.py:VAR;STORE=... (';' between stores)")
     parser.add_argument("--models", default="linear-nn-residency,chains38")
     parser.add_argument("--csv")
-    parser.add_argument("--refuse", default="blind18")
+    parser.add_argument("--refuse", default="blind19")
     args = parser.parse_args()
     jobs = store_space_pairs(parser, args.pairs, args.refuse)
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="model-orders-all-")

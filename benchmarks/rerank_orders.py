@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--cheap", default="linear-nn-residency")
     parser.add_argument("--better", default="chains38+residency")
     parser.add_argument("--ks", default="6,3,10")
-    parser.add_argument("--refuse", default="blind18")
+    parser.add_argument("--refuse", default="blind19")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]      # the first is timed alone
     from model_orders_all import model_named, store_space_pairs

@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--leave-out", type=Path, metavar="DIR")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--evaluate", type=Path)
-    parser.add_argument("--refuse", default="blind18")
+    parser.add_argument("--refuse", default="blind19")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     pairs = store_space_pairs(parser, args.pairs, args.refuse)

@@ -111,8 +111,8 @@ def blind_set(space_name: str) -> str:
     (``blind12_*``, the twelfth), ``blind13`` (``blind13_*``, the thirteenth),
     ``blind14`` (``blind14_*``, the fourteenth), ``blind15`` (``blind15_*``, the
     fifteenth), ``blind16`` (``blind16_*``, the sixteenth), ``blind17`` (``blind17_*``,
-    the seventeenth) or ``blind18`` (``blind18_*``, the eighteenth); "" for any other
-    space."""
+    the seventeenth), ``blind18`` (``blind18_*``, the eighteenth) or ``blind19``
+    (``blind19_*``, the nineteenth); "" for any other space."""
     return space_name.split("_", 1)[0] if blind(space_name) else ""
 
 
@@ -374,7 +374,8 @@ def main() -> None:
                               ("blind15", "blind spaces, fifteenth set"),
                               ("blind16", "blind spaces, sixteenth set"),
                               ("blind17", "blind spaces, seventeenth set"),
-                              ("blind18", "blind spaces, eighteenth set")):
+                              ("blind18", "blind spaces, eighteenth set"),
+                              ("blind19", "blind spaces, nineteenth set")):
         group = table[table["space"].map(blind_set) == kept_apart]
         if len(group):
             print_group(title, group)

@@ -10,7 +10,7 @@ counted) twice, on fresh copies of the space with the disk cache off: per struct
 (symbolic or per point, and why), the seconds of both, and every feature value that
 differs (relative difference above 1e-9; NaN equals NaN).  Exits 1 on a mismatch.
 
-``--spaces`` takes ``benchmarks/ranking.py``'s group names too (``blind4`` to ``blind18``).
+``--spaces`` takes ``benchmarks/ranking.py``'s group names too (``blind4`` to ``blind19``).
 
 Run: ``python benchmarks/structure_counts.py [--spaces FILE.py:space,...|blind5]
 [--models linear,overlap,linear-nn,linear-sectors,chains38] [--jobs N]``.  About 0.1 s per point per model on a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Blind evaluation data on the H100, in one device command (carrying .whl):
-#     [BLIND_SET=blind2|...|blind18] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
+#     [BLIND_SET=blind2|...|blind19] bash scripts/h100_blind_spaces.sh OUTDIR [SECONDS]
 #         [SPACE...]
 #  1. the blind spaces of the set, examples/spaces/blind_*.py (BLIND_SET=blind, the
 #     default), examples/spaces/blind2_*.py (BLIND_SET=blind2, the second set),
@@ -18,8 +18,9 @@
 #     examples/spaces/blind14_*.py (BLIND_SET=blind14, the fourteenth set),
 #     examples/spaces/blind15_*.py (BLIND_SET=blind15, the fifteenth set),
 #     examples/spaces/blind16_*.py (BLIND_SET=blind16, the sixteenth set),
-#     examples/spaces/blind17_*.py (BLIND_SET=blind17, the seventeenth set) or
-#     examples/spaces/blind18_*.py (BLIND_SET=blind18, the eighteenth set), all issue #33, each
+#     examples/spaces/blind17_*.py (BLIND_SET=blind17, the seventeenth set),
+#     examples/spaces/blind18_*.py (BLIND_SET=blind18, the eighteenth set) or
+#     examples/spaces/blind19_*.py (BLIND_SET=blind19, the nineteenth set), all issue #33, each
 #     measured exhaustively with -cl-nv-verbose build logs;
 #  2. the same spaces a second time into another store, space by space as long as a
 #     whole space still fits the time (judged by what the space took in pass 1).
@@ -40,8 +41,8 @@ bash .whl/prelude.sh && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || e
 # loopy's and pyopencl's caches start empty: the first pass's build costs are first-time
 export XDG_CACHE_HOME=$(mktemp -d) PYTHONWARNINGS=ignore::UserWarning
 set_=${BLIND_SET:-blind}
-case $set_ in blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18) ;;
-  *) echo "BLIND_SET is blind or blind2 to blind18, not $set_" >&2; exit 2;; esac
+case $set_ in blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18|blind19) ;;
+  *) echo "BLIND_SET is blind or blind2 to blind19, not $set_" >&2; exit 2;; esac
 dir="$out/$set_"; mkdir -p "$dir"
 left() { echo $(( end - $(date +%s) )); }
 # the device copy has no git metadata of its own: the dev machine writes the commit
@@ -106,9 +107,12 @@ elif [ "$set_" = blind16 ]; then
 elif [ "$set_" = blind17 ]; then
   spaces=(80:blind17_softplus_rows 70:blind17_mag_phase 90:blind17_redblack_sor
           72:blind17_dequant_gemv 72:blind17_upwind2d 66:blind17_box_blur_2pass)
-else
+elif [ "$set_" = blind18 ]; then
   spaces=(90:blind18_permute3d 60:blind18_layernorm_rows 84:blind18_premul_pack
           80:blind18_movsum4 84:blind18_rgb_hsv 80:blind18_diag_scale)
+else
+  spaces=(80:blind19_pad_reflect 60:blind19_xent_rows 80:blind19_causal_mask
+          70:blind19_img_chw 80:blind19_particle_push 80:blind19_col_permute)
 fi
 tune() {  # store log file seconds
   local store=$1 log=$2 file=$3 seconds=$4 start=$(date +%s)

@@ -16,7 +16,7 @@
 # prebuild workers; with more, a worker builds the points a strategy says come next:
 # an order's, a model's next picks once it has ranked; TPE says none).  EVALS (default 10): evaluations a run.
 # SPACES (default the six design spaces): examples/spaces/ names to tune (blind_*,
-# blind2_* to blind18_* names too, once the method is fixed; step 1's ranking never takes them).
+# blind2_* to blind19_* names too, once the method is fixed; step 1's ranking never takes them).
 # RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).
 # Each run gets an empty NVIDIA compute cache too (CUDA_CACHE_PATH; before live run 9
 # a point built by an earlier run was built again from the driver's cache in 0.005 s).

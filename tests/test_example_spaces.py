@@ -140,6 +140,12 @@ SPACES = {
     "blind18_movsum4": (80, {"n": 65536}),
     "blind18_rgb_hsv": (84, {"n": 65536}),
     "blind18_diag_scale": (80, {"n": 1024}),
+    "blind19_pad_reflect": (80, {"n": 1024}),
+    "blind19_xent_rows": (60, {"m": 16, "n": 1024}),
+    "blind19_causal_mask": (80, {"h": 1, "t": 1024}),
+    "blind19_img_chw": (70, {"h": 4, "w": 1024}),
+    "blind19_particle_push": (80, {"n": 8192}),
+    "blind19_col_permute": (80, {"m": 8, "n": 1024}),
 }
 
 #: a point besides the first and last, where a space once built wrong code: with one
@@ -201,14 +207,26 @@ EXTRA = {"heldout_batched_gemv": "mpg=1,rpi=2,unroll=0,local=1",
          # the variance in two passes, the lanes' loops unrolled by four
          "blind18_layernorm_rows": "g0=64,rpg=2,unroll=4,form=twopass",
          # a pixel read as one float4, rounded by floor, two pixels a work item
-         "blind18_premul_pack": "gs=64,ppi=2,order=blocked,load=float4,round=floor"}
+         "blind18_premul_pack": "gs=64,ppi=2,order=blocked,load=float4,round=floor",
+         # the mirrored index by its period, blocked columns, four rows a group
+         "blind19_pad_reflect": "bx=64,by=4,cpi=2,order=blocked,form=mod",
+         # the plain log-sum-exp, two rows a group, the lanes' loop unrolled by four
+         "blind19_xent_rows": "g0=64,rpg=2,unroll=4,form=plain",
+         # the mask by a branch (two writes marked nosync), blocked keys
+         "blind19_causal_mask": "bx=64,by=4,kpi=2,order=blocked,mask=branch",
+         # the folded multiply-add, two pixels a work item
+         "blind19_img_chw": "gs=64,ppi=2,order=blocked,form=fma",
+         # a particle read and written as float4, the drag as written
+         "blind19_particle_push": "gs=64,ppi=2,order=blocked,access=float4,form=drag",
+         # perm through local memory with blocked columns (diag_scale's copy)
+         "blind19_col_permute": "bx=64,by=4,cpi=2,order=blocked,local=1"}
 
 
 def _ref(stem: str) -> str:
     return f"{FOLDER / stem}.py:space"
 
 
-def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_spaces():
+def test_six_design_six_held_out_and_five_then_eighteen_sets_of_six_blind_spaces():
     files = {p.stem for p in FOLDER.glob("*.py")}
     assert files == set(SPACES)
     held_out = {f for f in files if f.startswith("heldout_")}
@@ -239,20 +257,22 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
     blind17 = {f for f in files if f.startswith("blind17_")}
     # "blind18_", never "blind1": nor the eighteenth
     blind18 = {f for f in files if f.startswith("blind18_")}
+    # "blind19_", never "blind1": nor the nineteenth
+    blind19 = {f for f in files if f.startswith("blind19_")}
     assert len(held_out) == 6 and len(blind) == 5 and len(blind2) == 6 and len(blind3) == 6
     assert len(blind4) == 6 and len(blind5) == 6 and len(blind6) == 6 and len(blind7) == 6
     assert len(blind8) == 6 and len(blind9) == 6 and len(blind10) == 6 and len(blind11) == 6
     assert len(blind12) == 6 and len(blind13) == 6 and len(blind14) == 6
     assert len(blind15) == 6 and len(blind16) == 6 and len(blind17) == 6
-    assert len(blind18) == 6
+    assert len(blind18) == 6 and len(blind19) == 6
     assert len(files - held_out - blind - blind2 - blind3 - blind4 - blind5 - blind6
                - blind7 - blind8 - blind9 - blind10 - blind11 - blind12 - blind13
-               - blind14 - blind15 - blind16 - blind17 - blind18) == 6
+               - blind14 - blind15 - blind16 - blind17 - blind18 - blind19) == 6
     readme = (FOLDER / "README.md").read_text()
     assert all(f"`{f}.py`" in readme
                for f in held_out | blind | blind2 | blind3 | blind4 | blind5 | blind6
                | blind7 | blind8 | blind9 | blind10 | blind11 | blind12 | blind13
-               | blind14 | blind15 | blind16 | blind17 | blind18)
+               | blind14 | blind15 | blind16 | blind17 | blind18 | blind19)
     second = readme.index("## Blind, second set (issue #33, 2026-11-27)")
     third = readme.index("## Blind, third set (issue #33, 2026-11-27)")
     fourth = readme.index("## Blind, fourth set (issue #33, 2026-11-27, afternoon)")
@@ -270,6 +290,7 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
     sixteenth = readme.index("## Blind, sixteenth set (issue #33, 2026-11-28, late morning)")
     seventeenth = readme.index("## Blind, seventeenth set (issue #33, 2026-11-28, midday)")
     eighteenth = readme.index("## Blind, eighteenth set (issue #33, 2026-11-28, afternoon)")
+    nineteenth = readme.index("## Blind, nineteenth set (issue #33, 2026-11-28, evening)")
     first = readme[readme.index("## Blind (issue #33, 2026-11-27)"):second]
     assert all(f"`{f}.py`" in first for f in blind)
     assert all(f"`{f}.py`" in readme[second:third] for f in blind2)
@@ -288,7 +309,8 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
     assert all(f"`{f}.py`" in readme[fifteenth:sixteenth] for f in blind15)
     assert all(f"`{f}.py`" in readme[sixteenth:seventeenth] for f in blind16)
     assert all(f"`{f}.py`" in readme[seventeenth:eighteenth] for f in blind17)
-    assert all(f"`{f}.py`" in readme[eighteenth:] for f in blind18)
+    assert all(f"`{f}.py`" in readme[eighteenth:nineteenth] for f in blind18)
+    assert all(f"`{f}.py`" in readme[nineteenth:] for f in blind19)
     assert not any(f"`{f}.py`" in readme[third:] for f in blind | blind2)
     assert not any(f"`{f}.py`" in readme[fourth:] for f in blind3)
     assert not any(f"`{f}.py`" in readme[fifth:] for f in blind4)
@@ -305,6 +327,7 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
     assert not any(f"`{f}.py`" in readme[sixteenth:] for f in blind15)
     assert not any(f"`{f}.py`" in readme[seventeenth:] for f in blind16)
     assert not any(f"`{f}.py`" in readme[eighteenth:] for f in blind17)
+    assert not any(f"`{f}.py`" in readme[nineteenth:] for f in blind18)
     assert "never used to fit, choose or tune anything" in readme[seventh:eighth]
     assert "never used to fit, choose or tune anything" in readme[eighth:ninth]
     assert "never used to fit, choose or tune anything" in readme[ninth:tenth]
@@ -316,7 +339,8 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
     assert "never used to fit, choose or tune anything" in readme[fifteenth:sixteenth]
     assert "never used to fit, choose or tune anything" in readme[sixteenth:seventeenth]
     assert "never used to fit, choose or tune anything" in readme[seventeenth:eighteenth]
-    assert "never used to fit, choose or tune anything" in readme[eighteenth:]
+    assert "never used to fit, choose or tune anything" in readme[eighteenth:nineteenth]
+    assert "never used to fit, choose or tune anything" in readme[nineteenth:]
 
 
 @pytest.mark.parametrize("space", ["blind_colsum", "heldout_cmac", "blind2_gather",
@@ -327,7 +351,8 @@ def test_six_design_six_held_out_and_five_then_seventeen_sets_of_six_blind_space
                                    "blind11_rational", "blind12_los_max",
                                    "blind13_scan_hs", "blind14_cos_sim",
                                    "blind15_ema_cols", "blind16_haversine",
-                                   "blind17_mag_phase", "blind18_movsum4"])
+                                   "blind17_mag_phase", "blind18_movsum4",
+                                   "blind19_xent_rows"])
 def test_the_design_benchmark_refuses_the_kept_out_spaces(space, monkeypatch, capsys):
     import sys
 
@@ -385,6 +410,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
     assert len(stems("blind17")) == 6
     assert stems("blind18") == {s for s in SPACES if s.startswith("blind18_")}
     assert len(stems("blind18")) == 6
+    assert stems("blind19") == {s for s in SPACES if s.startswith("blind19_")}
+    assert len(stems("blind19")) == 6
     for named in ("examples/spaces/blind2_outer.py:space",
                   "examples/spaces/blind3_polyval.py:space",
                   "examples/spaces/blind4_maxpool.py:space",
@@ -401,7 +428,8 @@ def test_the_ranking_benchmark_takes_a_blind_set_only_by_name(monkeypatch):
                   "examples/spaces/blind15_swiglu.py:space",
                   "examples/spaces/blind16_row_flip.py:space",
                   "examples/spaces/blind17_upwind2d.py:space",
-                  "examples/spaces/blind18_rgb_hsv.py:space"):
+                  "examples/spaces/blind18_rgb_hsv.py:space",
+                  "examples/spaces/blind19_img_chw.py:space"):
         assert expand_spaces(f"examples,{named}").split(",")[-1] == named
 
 
@@ -412,13 +440,13 @@ def test_the_strategy_study_groups_each_blind_set_apart(monkeypatch):
     for stem in SPACES:
         name = resolve_space(_ref(stem), **SPACES[stem][1]).name
         assert held_out(name) == (not name.startswith("user_"))
-        # "blind10_" to "blind18_" first: their first six letters are "blind1", no
+        # "blind10_" to "blind19_" first: their first six letters are "blind1", no
         # set of their own
         two_digits = {"blind10_": "blind10", "blind11_": "blind11",
                       "blind12_": "blind12", "blind13_": "blind13",
                       "blind14_": "blind14", "blind15_": "blind15",
                       "blind16_": "blind16", "blind17_": "blind17",
-                      "blind18_": "blind18"}.get(name[:8])
+                      "blind18_": "blind18", "blind19_": "blind19"}.get(name[:8])
         assert blind_set(name) == (two_digits or
                                    {"blind_": "blind", "blind2": "blind2",
                                     "blind3": "blind3", "blind4": "blind4",
@@ -433,13 +461,13 @@ def test_the_model_order_tools_refuse_the_next_set_by_default(monkeypatch, capsy
     monkeypatch.syspath_prepend(str(FOLDER.parent.parent / "benchmarks"))
     from benchmarks import model_orders_all
 
-    refused = "s.sqlite=examples/spaces/blind18_x.py:space"
+    refused = "s.sqlite=examples/spaces/blind19_x.py:space"
     monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", refused])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind18 set is not reported yet" in capsys.readouterr().err
+    assert "the blind19 set is not reported yet" in capsys.readouterr().err
     parser = SimpleNamespace(error=lambda message: pytest.fail(message))
-    # the eleventh to seventeenth sets are taken once reported, and refusing "blind1"
+    # the eleventh to eighteenth sets are taken once reported, and refusing "blind1"
     # leaves them alone
     for taken in ("s.sqlite=examples/spaces/blind11_rational.py:space",
                   "s.sqlite=examples/spaces/blind12_inv4.py:space",
@@ -447,24 +475,25 @@ def test_the_model_order_tools_refuse_the_next_set_by_default(monkeypatch, capsy
                   "s.sqlite=examples/spaces/blind14_cos_sim.py:space",
                   "s.sqlite=examples/spaces/blind15_eig2x2.py:space",
                   "s.sqlite=examples/spaces/blind16_atb8.py:space",
-                  "s.sqlite=examples/spaces/blind17_dequant_gemv.py:space"):
-        assert model_orders_all.store_space_pairs(parser, taken, "blind18") == [
+                  "s.sqlite=examples/spaces/blind17_dequant_gemv.py:space",
+                  "s.sqlite=examples/spaces/blind18_diag_scale.py:space"):
+        assert model_orders_all.store_space_pairs(parser, taken, "blind19") == [
             tuple(taken.split("=", 1))]
         assert len(model_orders_all.store_space_pairs(parser, taken, "blind1")) == 1
-    # the eighteenth set's own files are refused by default, never by "blind1"
-    eighteenth = "s.sqlite=examples/spaces/blind18_diag_scale.py:space"
-    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", eighteenth])
+    # the nineteenth set's own files are refused by default, never by "blind1"
+    nineteenth = "s.sqlite=examples/spaces/blind19_col_permute.py:space"
+    monkeypatch.setattr(sys, "argv", ["model_orders_all.py", "--pairs", nineteenth])
     with pytest.raises(SystemExit):
         model_orders_all.main()
-    assert "the blind18 set is not reported yet" in capsys.readouterr().err
-    assert len(model_orders_all.store_space_pairs(parser, eighteenth, "blind1")) == 1
+    assert "the blind19 set is not reported yet" in capsys.readouterr().err
+    assert len(model_orders_all.store_space_pairs(parser, nineteenth, "blind1")) == 1
 
 
 @pytest.mark.parametrize("tool, argv", [
-    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind18_x.py:space"]),
-    ("handover_record", ["--spaces", "examples/spaces/blind18_x.py:space", "--out", "r.json"]),
-    ("family_costs", ["--spaces", "examples/spaces/blind18_x.py:space"]),
-    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind18_x.py:space",
+    ("rerank_orders", ["--pairs", "s.sqlite=examples/spaces/blind19_x.py:space"]),
+    ("handover_record", ["--spaces", "examples/spaces/blind19_x.py:space", "--out", "r.json"]),
+    ("family_costs", ["--spaces", "examples/spaces/blind19_x.py:space"]),
+    ("feature_dump", ["--pairs", "s.sqlite=examples/spaces/blind19_x.py:space",
                       "--out", "d.pkl"])])
 def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkeypatch,
                                                                capsys):
@@ -476,7 +505,7 @@ def test_the_other_model_tools_refuse_the_next_set_by_default(tool, argv, monkey
     monkeypatch.setattr(sys, "argv", [f"{tool}.py", *argv])
     with pytest.raises(SystemExit):
         module.main()
-    assert "the blind18 set is not reported yet" in capsys.readouterr().err
+    assert "the blind19 set is not reported yet" in capsys.readouterr().err
 
 
 def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
@@ -497,17 +526,18 @@ def test_the_hedge_study_summarises_each_group_of_spaces_apart(monkeypatch):
                              ("blind12_inv4", 97.0), ("blind13_lift53", 98.0),
                              ("blind14_zaxpby", 99.0), ("blind15_swiglu", 99.5),
                              ("blind16_atb8", 99.75), ("blind17_upwind2d", 99.9),
-                             ("blind18_movsum4", 99.95), ("heldout_cmac", 3.0))]
+                             ("blind18_movsum4", 99.95), ("blind19_img_chw", 99.97),
+                             ("heldout_cmac", 3.0))]
     lines = [line.strip() for line in across_spaces(pd.DataFrame(rows))]
     assert [line.split(" spaces")[0] for line in lines if "spaces (" in line] == [
         "design", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8",
         "blind9", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
-        "blind16", "blind17", "blind18", "held-out"]
+        "blind16", "blind17", "blind18", "blind19", "held-out"]
     tpe = [line.split()[1] for line in lines if line.startswith("tpe")]
     # a blind space never in the design mean
     assert tpe == ["4.00", "100.00", "50.00", "20.00", "30.00", "40.00", "60.00", "70.00",
                    "80.00", "90.00", "95.00", "97.00", "98.00", "99.00", "99.50", "99.75",
-                   "99.90", "99.95", "3.00"]
+                   "99.90", "99.95", "99.97", "3.00"]
 
 
 @pytest.mark.parametrize("stem", SPACES)
@@ -535,6 +565,7 @@ def test_points_at_both_sizes(stem):
     assert full.name.startswith("blind16_") == stem.startswith("blind16_")
     assert full.name.startswith("blind17_") == stem.startswith("blind17_")
     assert full.name.startswith("blind18_") == stem.startswith("blind18_")
+    assert full.name.startswith("blind19_") == stem.startswith("blind19_")
     reduced = resolve_space(_ref(stem), **small)
     assert [p.label for p in reduced.points()] == [p.label for p in full.points()]
 
