@@ -14,6 +14,14 @@ measured (:meth:`PrebuildPool.anticipate`, from ``upcoming``: a model-guided sea
 next picks).  A guess that turns out wrong costs only a worker's time; a guess no
 longer made is cancelled if it has not started.
 
+A point is built once, by whoever claims it first: the main process, when it asks for
+a point (or prepares a first pick beside the inputs) that no worker has begun, builds
+it in place rather than wait, and the worker that later takes the job skips it.
+``concurrent.futures`` cannot say this: a process pool marks a job running as soon as
+it is queued for a worker, and at the start of a run the workers are still importing
+and opening their contexts (on the H200, live run 35's model waited 1.6-2.1 s for a
+first pick no worker had begun).
+
 Each point's costs are still measured one point at a time, inside its worker, so the
 recorded costs are those of a sequential tuner (with the caveat that concurrent
 builds share the host's caches and memory bandwidth); only the campaign's wall time
@@ -24,7 +32,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import hashlib
 import multiprocessing
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 
 from workbench.tuning.evaluation import Cost, Evaluation
@@ -58,6 +70,25 @@ def _prebuild(label: str) -> tuple[dict[str, float], str]:
     return costs, build_log
 
 
+def _claim(claims: str, label: str) -> bool:
+    """Whether this process is the first to claim ``label``'s build: the file made
+    here exists once, whichever process makes it."""
+    name = os.path.join(claims, hashlib.sha1(label.encode()).hexdigest())
+    try:
+        os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _build_claimed(claims: str, label: str) -> tuple[dict[str, float], str] | None:
+    """A worker's job: :func:`_prebuild`, unless the main process claimed the point
+    first and built it in place (None)."""
+    if not _claim(claims, label):
+        return None
+    return _prebuild(label)
+
+
 def _ready() -> None:
     """Nothing: submitted once per worker, so that every worker starts (imports,
     opens its context) now rather than when the first guess is made."""
@@ -68,7 +99,7 @@ class PrebuildPool:
 
     ``order`` is the order in which points will be asked for, when known up front;
     :meth:`anticipate` adds guesses as the search goes.  A point asked for that no
-    worker has started is prepared in place.
+    worker has begun is prepared in place (module docstring: claims).
     """
 
     def __init__(self, evaluator: LiveEvaluator, space_ref: str, order: Sequence[Point],
@@ -78,6 +109,7 @@ class PrebuildPool:
         self.depth = workers
         space = evaluator.space
         ctx = multiprocessing.get_context("spawn")   # OpenCL contexts do not survive fork
+        self._claims = tempfile.mkdtemp(prefix="workbench-prebuild-claims-")
         self.pool = cf.ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker,
             initargs=(space_ref, dict(space.problem), device_index,
@@ -85,7 +117,7 @@ class PrebuildPool:
         if not order:
             for _ in range(workers):
                 self.pool.submit(_ready)
-        self.futures = {p.label: self.pool.submit(_prebuild, p.label) for p in order}
+        self.futures = {p.label: self._submit(p.label) for p in order}
         self._guessed: set[str] = set()     # labels submitted by anticipate
         self._evaluated: set[str] = set()
         self._in_place: set[str] = set()    # labels prepare_ahead built here
@@ -93,16 +125,24 @@ class PrebuildPool:
     def prepare_inputs(self) -> None:
         self.evaluator.prepare_inputs()
 
+    def _submit(self, label: str) -> cf.Future:
+        return self.pool.submit(_build_claimed, self._claims, label)
+
+    def _take_back(self, label: str, future: cf.Future) -> bool:
+        """Whether ``label``'s job is this process's now: cancelled, or claimed before
+        any worker began it (its worker will skip it)."""
+        return future.cancel() or _claim(self._claims, label)
+
     def prepare_ahead(self, point: Point) -> None:
         """Prepare ``point`` in this process now (:meth:`LiveEvaluator.prepare_ahead`),
-        beside the inputs, unless a worker has started it (a guess made while the
+        beside the inputs, unless a worker has begun it (a guess made while the
         ranking ran): that build is left to finish, as building it twice would cost
         the host twice and record the second build's cache hits as its costs.  A guess
-        not started is cancelled, and :meth:`anticipate` leaves the point out from
-        now on."""
+        no worker has begun is taken back, and :meth:`anticipate` leaves the point out
+        from now on."""
         future = self.futures.get(point.label)
         if future is not None:
-            if not future.cancel():
+            if not self._take_back(point.label, future):
                 return
             del self.futures[point.label]
             self._guessed.discard(point.label)
@@ -122,15 +162,16 @@ class PrebuildPool:
                 self._guessed.discard(label)
         for p in wanted:
             if p.label not in self.futures:
-                self.futures[p.label] = self.pool.submit(_prebuild, p.label)
+                self.futures[p.label] = self._submit(p.label)
                 self._guessed.add(p.label)
 
     def evaluate(self, point: Point) -> Evaluation:
         self._evaluated.add(point.label)
         self._guessed.discard(point.label)
         future = self.futures.pop(point.label, None)
-        if point.label in self._in_place or future is None or future.cancel():
-            # built here beside the inputs, or not started: no faster to wait
+        if point.label in self._in_place or future is None or \
+                self._take_back(point.label, future):
+            # built here beside the inputs, or no worker began it: no faster to wait
             return self.evaluator.evaluate(point)
         costs, build_log = future.result()
         evaluation = self.evaluator.evaluate(
@@ -144,6 +185,7 @@ class PrebuildPool:
         for f in self.futures.values():
             f.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self._claims, ignore_errors=True)
 
     def __enter__(self) -> PrebuildPool:
         return self
