@@ -14,7 +14,7 @@
 # (--early-start); MODEL_REPEATS="1 2" repeats the (seedless) model runs under those
 # seeds after all others, as time allows; SKIP="SPACE-STRATEGY-SEED ..." leaves out runs made before; JOBS (default 12) sets tune --jobs (1: no
 # prebuild workers; with more, a worker builds the points a strategy says come next:
-# an order's, a model's next picks once it has ranked; TPE says none).  EVALS (default 10): evaluations a run.
+# an order's, a model's next picks once it has ranked; TPE only its first draw).  EVALS (default 10): evaluations a run.
 # SPACES (default the six design spaces): examples/spaces/ names to tune (blind_*,
 # blind2_* to blind19_* names too, once the method is fixed; step 1's ranking never takes them).
 # RESIDENCY=1: the model strategies with --residency-penalty (structure-ranking.md s. 13).

@@ -58,7 +58,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="processes preparing and building ahead the points the "
                         "strategy says come next: an order's, a model's next picks "
-                        "(live only; TPE says none)")
+                        "(live only; TPE names only its first draw)")
     p.add_argument("--build-option", action="append", default=[], metavar="OPTION",
                    help="OpenCL build option, repeatable (e.g. -cl-nv-verbose: the "
                         "stored build log then names registers and spills)")
