@@ -173,6 +173,15 @@ def write_plots(pred: pd.DataFrame, folder: Path) -> None:
                 folder / f"{stem}-{level}-scatter.html", include_plotlyjs="cdn")
 
 
+def read_ncu_volumes(path: Path = H100 / "ncu-volumes.csv") -> pd.DataFrame:
+    """The Nsight Compute volumes: ``X.csv``, or ``X.csv.xz`` where only that exists
+    (sample_data ships ``ncu-volumes.csv`` compressed to keep the tracked tree small,
+    issue #25; pandas reads xz by the suffix)."""
+    path = Path(path)
+    packed = path.with_name(path.name + ".xz")
+    return pd.read_csv(packed if not path.exists() and packed.exists() else path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--write-device-model", action="store_true")
@@ -180,7 +189,7 @@ def main() -> None:
     parser.add_argument("--reuse-estimates", action="store_true",
                         help="reuse build/block-study-estimates.pkl from an earlier run")
     args = parser.parse_args()
-    ncu = pd.read_csv(H100 / "ncu-volumes.csv")
+    ncu = read_ncu_volumes()
     base = replace(load_device_model("h100"), miss_functions={})
     start = time.perf_counter()
     cache = ROOT / "build" / "block-study-estimates.pkl"

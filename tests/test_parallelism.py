@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 
 import pandas as pd
@@ -33,7 +34,10 @@ def default_model():
 
 
 def _measured_s(kernel: str, dtype: str, n: int) -> float:
-    rows = json.loads(MEASURED.read_text())["results"]
+    # shipped as latency-microbench.json.xz (issue #25); the plain name where one is written
+    text = (MEASURED.read_text() if MEASURED.exists()
+            else lzma.decompress(MEASURED.with_name(MEASURED.name + ".xz").read_bytes()).decode())
+    rows = json.loads(text)["results"]
     (row,) = [r for r in rows if r["kernel"] == kernel and r["dtype"] == dtype
               and r["params"]["n"] == n]
     return row["time_s"]
