@@ -165,19 +165,17 @@ def test_an_evaluator_without_anticipate_is_left_alone():
     assert len(result.evaluations) == 2
 
 
-def _pool_of(executor, depth: int):
-    import tempfile
-
+def _pool_of(executor, depth: int, claims):
     pool = parallel.PrebuildPool.__new__(parallel.PrebuildPool)
     pool.pool, pool.depth, pool.futures = executor, depth, {}
-    pool._claims = tempfile.mkdtemp(prefix="test-claims-")
+    pool._claims = str(claims)
     pool._guessed, pool._evaluated, pool._in_place = set(), set(), set()
     pool.evaluator = type("E", (), {"evaluate": staticmethod(
         lambda point, costs=None, log="": Evaluation(point, Status.OK, 1.0, costs or {}))})()
     return pool
 
 
-def test_the_pool_builds_guesses_cancels_stale_ones_and_builds_none_twice(monkeypatch):
+def test_the_pool_builds_guesses_cancels_stale_ones_and_builds_none_twice(monkeypatch, tmp_path):
     gate = threading.Event()
     built: list[str] = []
 
@@ -192,7 +190,7 @@ def test_the_pool_builds_guesses_cancels_stale_ones_and_builds_none_twice(monkey
     monkeypatch.setattr(parallel, "_prebuild", fake_prebuild)
     points = list(_space().points())
     with cf.ThreadPoolExecutor(max_workers=1) as executor:
-        pool = _pool_of(executor, depth=2)
+        pool = _pool_of(executor, depth=2, claims=tmp_path)
         pool.anticipate(points[:3])          # depth 2: the third is not submitted
         assert began.wait(5)                 # the worker began points[0]
         assert set(pool.futures) == {points[0].label, points[1].label}
@@ -211,7 +209,7 @@ def test_the_pool_builds_guesses_cancels_stale_ones_and_builds_none_twice(monkey
     assert pool.evaluate(points[5]).extra == {}
 
 
-def test_a_live_model_search_with_workers_measures_each_point_once(tmp_path):
+def test_a_live_model_search_with_workers_stores_every_point_with_its_costs(tmp_path):
     from workbench.measure import list_devices
 
     try:
@@ -232,9 +230,10 @@ def test_a_live_model_search_with_workers_measures_each_point_once(tmp_path):
     assert json.loads(done.stdout)["evaluations"] == 4
     with sqlite3.connect(store) as db:
         extras = [json.loads(e) for (e,) in db.execute("SELECT extra FROM measurements")]
-    # each point built once, by a worker or here (here: when a point is asked for
-    # before a worker began it, as the spawned workers still start up on 2 cores;
-    # the next test has a worker build one), with its costs
+    # every point stored with its costs, whoever built it (here, when a point is asked
+    # for before a worker began it, as the spawned workers still start up on 2 cores;
+    # that a point is built once is the claims' tests' (the queued pool's), and that a
+    # worker's build is measured here the spawned worker's)
     assert sorted(e["sequence"] for e in extras) == [0, 1, 2, 3]
     assert all({"codegen", "build", "run"} <= set(e["costs_s"]) for e in extras), extras
     # the wall the inputs took before any point, on the first row only
@@ -469,7 +468,7 @@ def test_tpe_s_first_draw_is_prepared_beside_the_inputs_and_a_ranking_going_gets
     assert evaluator.told and evaluator.told[0][0] == ""
 
 
-def test_a_point_a_worker_has_started_is_left_to_the_worker(monkeypatch):
+def test_a_point_a_worker_has_started_is_left_to_the_worker(monkeypatch, tmp_path):
     started, gate = threading.Event(), threading.Event()
 
     def fake_prebuild(label):
@@ -481,7 +480,7 @@ def test_a_point_a_worker_has_started_is_left_to_the_worker(monkeypatch):
     points = list(_space().points())
     prepared: list[str] = []
     with cf.ThreadPoolExecutor(max_workers=1) as executor:
-        pool = _pool_of(executor, depth=2)
+        pool = _pool_of(executor, depth=2, claims=tmp_path)
         pool.evaluator.prepare_ahead = lambda point: prepared.append(point.label)
         pool.anticipate(points[:1])
         assert started.wait(5)
@@ -494,14 +493,14 @@ def test_a_point_a_worker_has_started_is_left_to_the_worker(monkeypatch):
     assert evaluation.costs[parallel.Cost.BUILD] == 0.5
 
 
-def test_the_pool_leaves_a_point_built_here_to_the_evaluator(monkeypatch):
+def test_the_pool_leaves_a_point_built_here_to_the_evaluator(monkeypatch, tmp_path):
     gate, began = threading.Event(), threading.Event()
     monkeypatch.setattr(parallel, "_prebuild",
                         lambda label: (began.set(), gate.wait(5), ({"build": 0.5}, ""))[2])
     points = list(_space().points())
     prepared: list[str] = []
     with cf.ThreadPoolExecutor(max_workers=1) as executor:
-        pool = _pool_of(executor, depth=2)
+        pool = _pool_of(executor, depth=2, claims=tmp_path)
         pool.evaluator.prepare_ahead = lambda point: prepared.append(point.label)
         pool.anticipate(points[:2])               # points[1] waits behind points[0]
         assert began.wait(5)                      # the worker began points[0]
@@ -596,13 +595,13 @@ class _QueuedExecutor:
             future.set_result(fn(*args))
 
 
-def test_a_point_no_worker_has_begun_is_built_here_and_the_worker_skips_it(monkeypatch):
+def test_a_point_no_worker_has_begun_is_built_here_and_the_worker_skips_it(monkeypatch, tmp_path):
     built: list[str] = []
     monkeypatch.setattr(parallel, "_prebuild",
                         lambda label: (built.append(label), ({"build": 0.5}, ""))[1])
     points = list(_space().points())
     executor = _QueuedExecutor()
-    pool = _pool_of(executor, depth=3)
+    pool = _pool_of(executor, depth=3, claims=tmp_path)
     prepared: list[str] = []
     pool.evaluator.prepare_ahead = lambda point: prepared.append(point.label)
     pool.anticipate(points[:3])
@@ -615,3 +614,73 @@ def test_a_point_no_worker_has_begun_is_built_here_and_the_worker_skips_it(monke
     assert built == [points[2].label]
     assert pool.evaluate(points[2]).extra == {"built_ahead": True}
     assert pool.evaluate(points[0]).extra == {}
+
+
+def test_a_second_warm_up_waits_for_the_first_and_the_first_check_waits_for_it(queue,
+                                                                                 monkeypatch):
+    import pyopencl as cl
+
+    from workbench.tuning import live
+    from workbench.tuning.catalog import resolve_space
+
+    space = resolve_space(f"{ROOT}/examples/spaces/triad.py:space", n=2 ** 12)
+    timed = cl.CommandQueue(queue.context,
+                            properties=cl.command_queue_properties.PROFILING_ENABLE)
+    evaluator = live.LiveEvaluator(space, timed)
+    release, inside, events = threading.Event(), [], []
+    original_outputs, original_check = live.LiveEvaluator._warm_outputs, live.LiveEvaluator._check
+
+    def held(self, args, cla):
+        inside.append(threading.current_thread().name)
+        if len(inside) == 1:
+            release.wait(60)         # the space's warm-up, held
+        original_outputs(self, args, cla)
+
+    def check(self, kernel, outputs):
+        events.append("checked")
+        return original_check(self, kernel, outputs)
+
+    class Lock:                      # the warm-up lock, its waits seen
+        def __init__(self, lock):
+            self.lock = lock
+
+        def __enter__(self):
+            events.append("lock wanted")
+            return self.lock.__enter__()
+
+        def __exit__(self, *exc):
+            return self.lock.__exit__(*exc)
+
+    monkeypatch.setattr(live.LiveEvaluator, "_warm_outputs", held)
+    monkeypatch.setattr(live.LiveEvaluator, "_check", check)
+    evaluator._warm_lock = Lock(evaluator._warm_lock)
+    evaluator.prepare_inputs()
+    warming = evaluator._warming
+
+    class Thread:                    # the warm-up thread, its joins seen
+        def join(self, timeout=None):
+            events.append("joined")
+            warming.join(timeout)
+
+    evaluator._warming = Thread()
+
+    def until(what, times=1):
+        deadline = time.monotonic() + 120
+        while events.count(what) < times and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return events.count(what) >= times
+
+    ahead = threading.Thread(target=evaluator.prepare_ahead, args=(space.points()[1],))
+    ahead.start()
+    assert until("lock wanted", 2)         # the warm-up thread's, then the first pick's
+    measured: list = []
+    first = threading.Thread(target=lambda: measured.append(evaluator.evaluate(space.points()[2])))
+    first.start()
+    assert until("joined")
+    time.sleep(0.2)
+    # held: the first pick's warm-up has not entered, the first check has not run
+    assert inside == ["workbench-check-warm-up"] and "checked" not in events
+    release.set()
+    ahead.join(60)
+    first.join(60)
+    assert len(inside) == 2 and events[-1] == "checked" and measured[0].status is Status.OK

@@ -147,6 +147,9 @@ def kernel_inputs(kernel, inputs: Mapping) -> dict:
 class LiveEvaluator:
     """Measures points of one space on one OpenCL queue."""
 
+    #: the longest the first check waits for the check's warm-up thread
+    WARM_UP_WAIT_S = 120.0
+
     def __init__(self, space: TuningSpace, queue, *,
                  protocol: TimingProtocol = TUNING_PROTOCOL, verify: bool = True,
                  build_options: tuple[str, ...] = (), seed: int = 0):
@@ -176,8 +179,11 @@ class LiveEvaluator:
         after its own build (live run 32: permute3d's first evaluation waited 1.2 s
         for the model's preparation after its inputs were made)."""
         if self.verify and self._warming is None:
+            # not a daemon: a run that ends before its first check (a budget of 0, a
+            # stop, inputs that fail) waits for it at exit rather than leaving the
+            # interpreter while the thread is inside pyopencl
             self._warming = threading.Thread(target=self._warm_first_point,
-                                             name="workbench-check-warm-up", daemon=True)
+                                             name="workbench-check-warm-up")
             self._warming.start()
         self._inputs()
 
@@ -292,7 +298,8 @@ class LiveEvaluator:
             start = time.perf_counter()
             if self._warming is not None:
                 # its kernels are the check's: compiled once, the wait is the check's
-                self._warming.join()
+                # (bounded: a warm-up that hangs leaves the check to compile them)
+                self._warming.join(self.WARM_UP_WAIT_S)
             status, log = self._check(kernel, outputs)
             costs[Cost.VERIFY] = time.perf_counter() - start
         return Evaluation(point, status, kept if status is Status.OK else None, costs,

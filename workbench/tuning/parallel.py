@@ -109,11 +109,11 @@ class PrebuildPool:
         self.depth = workers
         space = evaluator.space
         ctx = multiprocessing.get_context("spawn")   # OpenCL contexts do not survive fork
-        self._claims = tempfile.mkdtemp(prefix="workbench-prebuild-claims-")
         self.pool = cf.ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker,
             initargs=(space_ref, dict(space.problem), device_index,
                       evaluator.build_options))
+        self._claims = tempfile.mkdtemp(prefix="workbench-prebuild-claims-")
         if not order:
             for _ in range(workers):
                 self.pool.submit(_ready)
@@ -173,7 +173,10 @@ class PrebuildPool:
                 self._take_back(point.label, future):
             # built here beside the inputs, or no worker began it: no faster to wait
             return self.evaluator.evaluate(point)
-        costs, build_log = future.result()
+        built = future.result()
+        if built is None:     # a second job of a label claimed first (never expected)
+            return self.evaluator.evaluate(point)
+        costs, build_log = built
         evaluation = self.evaluator.evaluate(
             point, {Cost(k): v for k, v in costs.items()}, build_log)
         # the store says which points a worker built: their costs are the worker's,

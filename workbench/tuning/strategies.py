@@ -186,11 +186,14 @@ class OptunaTPE:
         first draw, so it is the point :meth:`ask` would draw, and a live explorer builds
         it while the inputs are made, as it builds an order's first point (the head start
         a model's first pick had alone until live run 34).  After that none: each draw
-        depends on what TPE is told."""
+        depends on what TPE is told.  (The explorer tells nothing before the first ask;
+        a point told meanwhile is drawn around, not measured twice.)"""
         if n <= 0 or self._asked or len(self.known) >= len(self.valid):
             return []
         if self._drawn is None:
             self._drawn = self._draw()
+        if self._drawn[0].label in self.known:    # told since: ask() draws again
+            return []
         return [self._drawn[0]]
 
     def _draw(self) -> tuple[Point, object]:
