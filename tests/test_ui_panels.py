@@ -3,6 +3,7 @@ widget values are set as a user would, and the panels' state is checked."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import sys
 
@@ -265,3 +266,21 @@ def test_guessed_sizes_multiply_to_about_two_to_the_24():
     assert guessed_sizes(["n", "m", "k"]) == {"n": 256, "m": 256, "k": 256}
     assert guessed_sizes(["a", "b", "c", "d", "e"]) == {p: 2 ** 4 for p in "abcde"}
     assert guessed_sizes([]) == {}
+
+
+def test_a_device_list_names_pocl_s_cpu_by_its_processor():
+    from workbench.measure.devices import DeviceInfo
+    from workbench.ui.session import opencl_label
+
+    def info(name, platform):
+        fields = {f.name: "" for f in dataclasses.fields(DeviceInfo)}
+        return DeviceInfo(**{**fields, "index": 0, "name": name, "platform": platform})
+
+    pocl = "Portable Computing Language"
+    # pocl's build target first made the entry too wide for the list at a laptop's width
+    assert opencl_label(info("pthread-skylake-avx512-Intel(R) Xeon(R) Processor", pocl)) == \
+        "Intel(R) Xeon(R) Processor (pocl CPU, OpenCL device 0)"
+    assert opencl_label(info("cpu-x86-64-AMD EPYC 7B13 64-Core Processor", pocl)) == \
+        "AMD EPYC 7B13 64-Core Processor (pocl CPU, OpenCL device 0)"
+    assert opencl_label(info("NVIDIA H200", "NVIDIA CUDA")) == \
+        "NVIDIA H200 (NVIDIA CUDA, OpenCL device 0)"

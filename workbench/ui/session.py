@@ -12,6 +12,7 @@ show ``loading`` and are updated when :attr:`Session.data` arrives.
 from __future__ import annotations
 
 import enum
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import traitlets
 
 from workbench.errors import DeviceError, UnknownNameError
 from workbench.kernels import KernelSpec, format_group_size
-from workbench.measure.devices import DeviceInfo, list_devices
+from workbench.measure.devices import POCL_PLATFORM, DeviceInfo, list_devices
 from workbench.measure.provenance import DeviceIdentity
 from workbench.measure.samples import ShippedData, shipped_data
 from workbench.models import FittedModel, load_model, load_store_dataset
@@ -49,8 +50,7 @@ class DeviceChoice:
 
     @classmethod
     def of_opencl(cls, info: DeviceInfo) -> DeviceChoice:
-        return cls(DeviceKind.OPENCL, f"{info.name} ({info.platform}, OpenCL device "
-                                      f"{info.index})", opencl=info)
+        return cls(DeviceKind.OPENCL, opencl_label(info), opencl=info)
 
     @classmethod
     def of_shipped(cls, data: ShippedData) -> DeviceChoice:
@@ -64,6 +64,16 @@ class DeviceChoice:
     @property
     def device_name(self) -> str:
         return self.opencl.name if self.opencl is not None else self.shipped.device
+
+
+def opencl_label(info: DeviceInfo) -> str:
+    """A device list's entry: pocl's CPU device by its processor, without the build
+    target pocl puts first (``pthread-skylake-avx512-Intel(R) Xeon(R) Processor`` with
+    its platform's long name did not fit the dashboard's list at a laptop's width)."""
+    if POCL_PLATFORM in info.platform:
+        cpu = re.sub(r"^(pthread|cpu|basic|tbb)-[\w.-]*?-(?=[A-Z])", "", info.name)
+        return f"{cpu} (pocl CPU, OpenCL device {info.index})"
+    return f"{info.name} ({info.platform}, OpenCL device {info.index})"
 
 
 def available_devices(include_opencl: bool = True) -> tuple[DeviceChoice, ...]:
