@@ -19,8 +19,8 @@ a point (or prepares a first pick beside the inputs) that no worker has begun, b
 it in place rather than wait, and the worker that later takes the job skips it.
 ``concurrent.futures`` cannot say this: a process pool marks a job running as soon as
 it is queued for a worker, and at the start of a run the workers are still importing
-and opening their contexts (on the H200, live run 35's model waited 1.6-2.1 s for a
-first pick no worker had begun).
+and opening their contexts (on the H200, in live runs 34 and 35, a model's first
+evaluation came 1.4-2.3 s after its inputs, waiting for a first pick no worker had begun).
 
 Each point's costs are still measured one point at a time, inside its worker, so the
 recorded costs are those of a sequential tuner (with the caveat that concurrent
