@@ -177,9 +177,9 @@ def read_ncu_volumes(path: Path = H100 / "ncu-volumes.csv") -> pd.DataFrame:
     """The Nsight Compute volumes: ``X.csv``, or ``X.csv.xz`` where only that exists
     (sample_data ships ``ncu-volumes.csv`` compressed to keep the tracked tree small,
     issue #25; pandas reads xz by the suffix)."""
-    path = Path(path)
-    packed = path.with_name(path.name + ".xz")
-    return pd.read_csv(packed if not path.exists() and packed.exists() else path)
+    from workbench.shipped_files import shipped_path
+
+    return pd.read_csv(shipped_path(path))
 
 
 def main() -> None:

@@ -121,18 +121,9 @@ def read_report(path: str) -> dict:
     """A file this script wrote: ``X.json``, or ``X.json.xz`` read through xz (named so,
     or named ``X.json`` where only ``X.json.xz`` exists: sample_data ships
     ``latency-microbench.json`` compressed to keep the tracked tree small, issue #25)."""
-    import lzma
-    from pathlib import Path
+    from workbench.shipped_files import read_shipped_text
 
-    source = Path(path)
-    packed = source.with_name(source.name + ".xz")
-    if source.suffix != ".xz" and not source.exists() and packed.exists():
-        source = packed
-    if source.suffix == ".xz":
-        with lzma.open(source, "rt", encoding="utf-8") as f:
-            return json.load(f)
-    with open(source) as f:
-        return json.load(f)
+    return json.loads(read_shipped_text(path))
 
 
 def analyse(path: str) -> dict:

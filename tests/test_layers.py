@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
 #: import its own package and any package of a lower layer; packages that share a
 #: layer do not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors",),       # the exceptions every layer raises
+    ("errors", "shipped_files"),   # the exceptions every layer raises; files shipped as .xz
     ("kernels",),      # loopy kernels, their variants and search spaces
     ("properties",),   # what a kernel does, counted symbolically
     ("hardware",),     # device descriptions (peak figures, from vendors' documents)

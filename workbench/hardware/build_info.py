@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
+from workbench.shipped_files import read_shipped_text, shipped_path
 
 SCHEMA = "workbench.build_info"
 SCHEMA_VERSION = 1
@@ -189,27 +190,14 @@ class BuildInfoFile:
         return path
 
 
-def build_info_file(path: str | Path) -> Path:
-    """``path``, or its ``xz`` copy (``X.json.xz``) where only that exists: sample_data
-    ships its build-info files compressed (issue #25), and commands name them
-    ``sample_data/h100/build-info.json`` as before."""
-    path = Path(path)
-    packed = path.with_name(path.name + ".xz")
-    return packed if not path.exists() and packed.exists() else path
-
-
 def load_build_info(path: str | Path) -> BuildInfoFile:
     """A file written by :meth:`BuildInfoFile.save`, or one compressed from it with
     ``xz -9`` (a name ending in ``.xz``, or ``X.json`` where only ``X.json.xz`` exists:
     sample_data ships its files that way to keep the tracked tree small, issue #25); a
     clear error for anything else."""
-    path = build_info_file(path)
+    path = shipped_path(path)
     try:
-        if path.suffix == ".xz":
-            with lzma.open(path, "rt", encoding="utf-8") as handle:
-                data = json.loads(handle.read())
-        else:
-            data = json.loads(path.read_text())
+        data = json.loads(read_shipped_text(path))
     except (OSError, EOFError, lzma.LZMAError, json.JSONDecodeError) as err:
         raise WorkbenchError(f"cannot read build info {path}: {err}") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:

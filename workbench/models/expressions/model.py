@@ -40,6 +40,7 @@ import json
 import math
 import warnings
 from collections.abc import Mapping
+from lzma import LZMAError
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +77,7 @@ from workbench.models.expressions.spec import (  # noqa: F401 - re-exported
     _json_number,
 )
 from workbench.properties import Granularity
+from workbench.shipped_files import read_shipped_text
 
 PAPER = Paper("Stevens & Klöckner, 2019",
               "A mechanism for balancing accuracy and scope in cross-machine black-box "
@@ -309,23 +311,6 @@ def _looks_like_file(text: str, path: Path) -> bool:
         return False
 
 
-def _model_file_text(path: Path) -> str:
-    """A model file's text: ``X.json``, or ``X.json.xz`` read through xz (named so, or
-    named ``X.json`` where only ``X.json.xz`` exists: older candidates in ``models/`` ship
-    compressed to keep the tracked tree small, issue #25)."""
-    packed = path.with_name(path.name + ".xz")
-    if path.suffix != ".xz" and not path.exists() and packed.exists():
-        path = packed
-    if path.suffix == ".xz":
-        import lzma
-
-        try:
-            return lzma.decompress(path.read_bytes()).decode("utf-8")
-        except lzma.LZMAError as err:
-            raise ValueError(f"not xz-compressed: {err}") from None
-    return path.read_text()
-
-
 class ExpressionModel:
     """Model family 'expression' (user-written models, 2019 paper)."""
 
@@ -364,10 +349,12 @@ class ExpressionModel:
             path = Path(text)
             if _looks_like_file(text, path):
                 try:
-                    base = json.loads(_model_file_text(path))
+                    # X.json.xz where only that exists: older candidates in models/
+                    # ship compressed (issue #25)
+                    base = json.loads(read_shipped_text(path))
                 except FileNotFoundError:
                     raise ModelError(f"model file {text!r} does not exist") from None
-                except (OSError, EOFError, ValueError) as err:   # JSON, UTF-8 or xz errors
+                except (OSError, EOFError, ValueError, LZMAError) as err:   # JSON, UTF-8, xz
                     raise ModelError(f"{text!r} is not a model file: {err}") from None
                 if not isinstance(base, dict):
                     raise ModelError(f"{text!r} is not a model file (not a JSON object)")

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.errors import ModelError
+from workbench.shipped_files import read_shipped_text, shipped_path
 
 CALIBRATION_SCHEMA = "workbench.tiling_calibration"
 
@@ -251,20 +252,14 @@ def shipped_calibration(device: str) -> TilingCalibration:
 
 
 def calibration_file(path: str | Path) -> Path:
-    """``path``, or its ``xz`` copy (``X.json.xz``) where only that exists: older rounds'
-    calibrations ship compressed to keep the tracked tree small (issue #25)."""
-    path = Path(path)
-    packed = path.with_name(path.name + ".xz")
-    return packed if not path.exists() and packed.exists() else path
+    """``path``, or its ``xz`` copy (``X.json.xz``) where only that exists: calibrations
+    ship compressed to keep the tracked tree small (issue #25)."""
+    return shipped_path(path)
 
 
 def load_calibration(path: str | Path) -> TilingCalibration:
-    source = calibration_file(path)
     try:
-        if source.suffix == ".xz":
-            with lzma.open(source, "rt", encoding="utf-8") as handle:
-                return TilingCalibration.from_json(json.loads(handle.read()))
-        return TilingCalibration.from_json(json.loads(source.read_text()))
+        return TilingCalibration.from_json(json.loads(read_shipped_text(path)))
     except FileNotFoundError:
         raise ModelError(f"no tiling calibration at {str(path)!r}: measure one "
                          "(scripts/h100_timetiling.sh on the H100, or the timetiling "
