@@ -14,7 +14,7 @@ from workbench.kernels.study import lbm_spec, star_stencil_spec
 from workbench.models.roofline import (
     Access, Direction, LaunchConfig, ThreadGroup, accesses_from_loopy, footprint)
 from workbench.models.roofline.intervals import footprint_ranges, union_size, unit_ranges
-from workbench.models.roofline.metrics import l1_requested_sectors
+from workbench.models.roofline.l1_loads import l1_requested_sectors
 
 GRANULARITIES = (1, 32, 128)
 
@@ -281,9 +281,9 @@ def test_shifted_accesses_share_one_batch():
             ranges = footprint_ranges(acc, group, g, {})
             assert list(ranges) == ["u"] and len(ranges["u"]) == 1
             single = unit_ranges(acc[0], group, g, {})
-            assert ranges["u"][0].shape == (9 * len(single), 2)
-            # the first rows of the batch are the first access's ranges
-            assert np.array_equal(ranges["u"][0][:len(single)], single)
+            # one range per run and run of consecutive shifts: the row's five loads
+            # (dx of -2 to 2) are one, the four other rows' (dy of +-1, +-2) one each
+            assert ranges["u"][0].shape == (5 * len(single), 2)
             assert union_size(ranges["u"]) == \
                 footprint(acc, group, g, method="enumerate")["u"]
     # a different guard, element size or array starts a batch of its own
@@ -477,3 +477,22 @@ def test_l1_requested_sectors_element_wider_than_two_sectors():
         brute_requested_sectors(acc, launch, [(0, 0, 0)], sector=2) == 128
 
 # }}}
+
+
+def test_overlapping_runs_are_merged_before_they_are_shifted():
+    """Each lane reads a window of 16 elements from its own first (a Lift rewrite's
+    sliding window), on five rows: the runs of a grid of blocks overlap, and are
+    merged before the five row shifts are applied; the units are the same as the
+    enumeration's, in far fewer ranges than one per lane, window row and shift."""
+    from workbench.models.roofline.intervals import MERGED_FROM
+
+    launch = LaunchConfig((32, 4), (8, 16))
+    rows = [Access.make("u", 4, f"(ty + 4*by + {r})*300 + tx + 32*bx + w",
+                        loops={"w": (0, 16)}) for r in range(5)]
+    grid = ThreadGroup.grid(launch)
+    for g in GRANULARITIES:
+        ranges = footprint_ranges(rows, grid, g, {})
+        lanes = launch.threads_per_block * launch.blocks
+        assert lanes >= MERGED_FROM
+        assert sum(len(r) for r in ranges["u"]) < lanes // 16     # 5,120 unmerged
+        assert union_size(ranges["u"]) == footprint(rows, grid, g, method="enumerate")["u"]

@@ -301,6 +301,47 @@ def test_the_roofline_predicts_the_same_in_parallel(monkeypatch):
     # the prediction the workbench made before (commit 4340f14, 2026-11-26)
     assert float(serial.seconds[0]).hex() == "0x1.d6d9f66c79fb3p-19"
 
+
+def test_a_second_session_reads_the_roofline_from_disk(tmp_path, monkeypatch):
+    """A space's roofline predictions are stored per point: a second session reads
+    them back without working out any point, predicts the same, and works out only
+    the points it has not seen; another device description or option, or the cache
+    turned off, works every point out again."""
+    from dataclasses import replace
+
+    from workbench.kernels.candidate import Candidate
+    from workbench.models import get_family
+    from workbench.models.roofline.family import FittedRoofline
+    from workbench.tuning.catalog import get_space
+
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", str(tmp_path / "counts.sqlite"))
+    monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
+    space = get_space("transpose", n=1024)
+    points = space.points()[::40][:8]
+    candidates = [Candidate.of_point(space, p) for p in points]
+    model = get_family("roofline").ready(device_model="h100")
+    worked: list = []
+    one = FittedRoofline._one
+    monkeypatch.setattr(FittedRoofline, "_one",
+                        lambda self, c: worked.append(c.point) or one(self, c))
+    first = model.predict_candidates(candidates[:6])
+    assert len(worked) == 6
+    worked.clear()
+    again = model.predict_candidates(candidates)
+    assert worked == list(points[6:])                 # the two it had not seen
+    assert list(again.seconds[:6]) == list(first.seconds)
+    assert again.breakdowns[:6] == first.breakdowns
+    assert [v.dram_bytes for v in model.volumes(candidates)] == [
+        v.dram_bytes for v in model.volumes(candidates)]
+    worked.clear()
+    other = replace(model, options={"blocks_per_sm": 2})
+    other.predict_candidates(candidates)
+    assert len(worked) == len(points)
+    worked.clear()
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
+    assert list(model.predict_candidates(candidates).seconds) == list(again.seconds)
+    assert len(worked) == len(points)
+
 # }}}
 
 

@@ -19,6 +19,11 @@ them), the device and :func:`device_code_digest` (the workbench's analysis code 
 device descriptions), with what else a family reads (a measured bandwidth) folded in by
 the family (:func:`workbench.models.device_features.cache_context`).
 
+It also keeps whole per-point results of a model family that works each point out
+on its own (the roofline's limiter times and data volumes,
+:mod:`workbench.models.roofline.result_cache`), for factory and templated spaces alike,
+keyed by the space's fingerprint, the model's parameters and the same code digest.
+
 One SQLite file with a schema version; writers hold a short immediate transaction, so
 several processes may fill it at once (a write that meets a locked database waits,
 and one that still fails is skipped: the cache is an optimisation).
@@ -88,10 +93,12 @@ def _source_digest(path: str) -> str | None:
 
 
 def space_fingerprint(space) -> str | None:
-    """What a factory space's kernels depend on, hashed; None where its factory's
-    source cannot be read (such a space is not cached)."""
+    """What a space's kernels depend on, hashed; None where the source of its factory
+    (``kernel(point)``) or template (``template(structure)``) cannot be read (such a
+    space is not cached)."""
     try:
-        source = inspect.getsourcefile(space.kernel)
+        source = inspect.getsourcefile(space.kernel if space.kernel is not None
+                                       else space.template)
     except TypeError:
         return None
     digest = _source_digest(source) if source else None
@@ -121,6 +128,9 @@ def _connect(path: Path) -> sqlite3.Connection:
                 "PRIMARY KEY (fingerprint, family, device, code, point, name))")
     con.execute("CREATE TABLE IF NOT EXISTS errors (fingerprint TEXT, point TEXT, "
                 "error TEXT, PRIMARY KEY (fingerprint, point))")
+    con.execute("CREATE TABLE IF NOT EXISTS results (fingerprint TEXT, family TEXT, "
+                "model TEXT, code TEXT, point TEXT, value BLOB, "
+                "PRIMARY KEY (fingerprint, family, model, code, point))")
     return con
 
 
@@ -228,6 +238,26 @@ def save_device_values(fingerprint: str, family: str, device: str, code: str,
              None if math.isnan(v) else float(v))
             for point, named in values.items() for name, v in named.items()]
     _write(path, ("INSERT OR REPLACE INTO device_values VALUES (?, ?, ?, ?, ?, ?, ?)", rows))
+
+
+def load_results(fingerprint: str, family: str, model: str, code: str) -> dict[str, bytes]:
+    """A model family's stored per-point results of one space (point -> the bytes it
+    was stored as), for one model (``model``: a digest of its parameters) and the code
+    that made them (:func:`device_code_digest`)."""
+    found = _read(("SELECT point, value FROM results WHERE fingerprint = ? AND family = ? "
+                   "AND model = ? AND code = ?", (fingerprint, family, model, code)))
+    return {} if found is None else dict(found[0])
+
+
+def save_results(fingerprint: str, family: str, model: str, code: str,
+                 values: Mapping[str, bytes]) -> None:
+    """Store per-point results as bytes (:func:`load_results`)."""
+    path = cache_path()
+    if path is None or not values:
+        return
+    _write(path, ("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
+                  [(fingerprint, family, model, code, point, sqlite3.Binary(value))
+                   for point, value in values.items()]))
 
 
 def grain_name(key: tuple) -> str:

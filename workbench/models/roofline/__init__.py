@@ -12,7 +12,9 @@ the paper (section III-B).  Modules, in the order data flows:
 * :mod:`.footprint` and :mod:`.intervals`: exact unique footprints (bytes, sectors,
   lines) by enumeration, by ISL/barvinok, and by unions of contiguous runs (the fast
   exact method used by default);
-* :mod:`.metrics`, :mod:`.waves`, :mod:`.reuse`: L1 bank-conflict cycles, per-block
+* :mod:`.l1_loads`: L1 bank-conflict cycles and the sectors loads request, one
+  instance per class of a looped load's address shifts;
+* :mod:`.metrics`, :mod:`.waves`, :mod:`.reuse`: per-block
   L2 -> L1 volumes, DRAM volume per wave of concurrent blocks with L2 reuse
   distances, capacity-miss factors (:mod:`.distinct`: distinct integers by sorting,
   which numpy 2.4's hash-based ``np.unique`` is far slower at);
@@ -21,7 +23,9 @@ the paper (section III-B).  Modules, in the order data flows:
 * :mod:`.miss_fit`: fitting the capacity-miss functions to profiled volumes;
 * :mod:`.family`: the model family ``roofline`` behind the common contract
   (:mod:`workbench.models.contract`): ``ready(device_model="h100")`` predicts from a
-  kernel and a device description (:mod:`workbench.hardware`) alone.
+  kernel and a device description (:mod:`workbench.hardware`) alone;
+* :mod:`.result_cache`: a space's per-point predictions kept on disk, so that a second
+  session predicts nothing again.
 
 Not covered: control flow beyond affine guards, indirect addressing and non-affine
 (floor/mod) indices; sizes must be known when volumes are estimated (the paper's
@@ -36,9 +40,10 @@ from workbench.models.roofline.footprint import (
     METHODS, card_int, footprint, unique_bytes, unique_lines, unique_sectors,
     unique_units, unit_sets)
 from workbench.models.roofline.from_loopy import accesses_from_loopy, launch_from_loopy
+from workbench.models.roofline.l1_loads import l1_load_cycles
 from workbench.models.roofline.metrics import (
     DramVolume, L2L1Volume, WaveVolume, capacity_miss_factor, capacity_miss_volume,
-    dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
+    dram_volume, l2_l1_volume, oversubscription)
 from workbench.models.roofline.limiters import (
     Limiter, RooflineInputs, RooflinePrediction, estimate_inputs, predict_block, roofline)
 from workbench.models.roofline.blocks import block_sizes, candidate_blocks, rank_blocks

@@ -37,6 +37,7 @@ from workbench.models.roofline.limiters import (
     predict_block,
 )
 from workbench.models.roofline.miss_fit import VolumeObservation, fit_miss_functions
+from workbench.models.roofline.result_cache import Outcome, cached_outcomes, model_digest
 from workbench.models.terms import Account, Category, Overlap, OverlapSide, TermShare
 
 #: what each limiter's time pays for
@@ -132,14 +133,28 @@ class FittedRoofline(RanksByPrediction):
                                  self.device_model, **self.options)
         return self.prediction(candidate)
 
-    def _entry(self, candidate: Candidate) -> tuple[float, Breakdown | None, str | None]:
-        """(time, breakdown, error) of one candidate."""
+    def _outcome(self, candidate: Candidate) -> Outcome:
+        """One candidate's prediction, or the error that stopped it."""
         try:
-            pred = self._one(candidate)
+            return Outcome(self._one(candidate))
         except BarvinokMissingError:
             raise             # no candidate can be counted here: say so once
         except (WorkbenchError, ValueError) as err:
-            return math.nan, None, f"{type(err).__name__}: {err}"
+            return Outcome(None, f"{type(err).__name__}: {err}")
+
+    def _outcomes(self, candidates: Sequence[Candidate]) -> list[Outcome]:
+        """Every candidate's outcome: a space's points from the disk cache where a
+        session stored them (:mod:`~workbench.models.roofline.result_cache`), the rest
+        worked out, on every core where they are many."""
+        digest = model_digest(self.device_model.to_json(), dict(self.options))
+        return cached_outcomes(candidates, digest, lambda todo: _in_parallel(
+            self, todo, self._outcome))
+
+    def _entry(self, outcome: Outcome) -> tuple[float, Breakdown | None, str | None]:
+        """(time, breakdown, error) of one candidate's outcome."""
+        if outcome.prediction is None:
+            return math.nan, None, outcome.error
+        pred = outcome.prediction
         out = pred.to_dict()
         return pred.time, Breakdown(
             tuple(Term(lim.value, TermKind.LIMIT_S, t, limits=lim is pred.limiter)
@@ -158,19 +173,17 @@ class FittedRoofline(RanksByPrediction):
         (:func:`~workbench.models.candidate_features.rank_jobs`), in order of their
         structure so that a worker reads few templates; the results are those of one
         process, in the same order."""
-        entries = _in_parallel(self, list(candidates))
+        entries = [self._entry(o) for o in self._outcomes(candidates)]
         times = [e[0] for e in entries]
         breakdowns = [e[1] for e in entries]
         errors = [e[2] for e in entries]
         return make_predictions(candidates, times, breakdowns, errors)
 
-    def _volumes_entry(self, candidate: Candidate) -> LaunchVolumes | None:
-        try:
-            inputs = self._one(candidate).inputs
-        except BarvinokMissingError:
-            raise
-        except (WorkbenchError, ValueError):
+    @staticmethod
+    def _volumes_entry(outcome: Outcome) -> LaunchVolumes | None:
+        if outcome.prediction is None:
             return None
+        inputs = outcome.prediction.inputs
         return LaunchVolumes(float(inputs.dram.total_bytes),
                              float(inputs.l2_l1.sectors_bytes * inputs.blocks))
 
@@ -178,7 +191,7 @@ class FittedRoofline(RanksByPrediction):
         """The whole launch's data volumes of each candidate, as the limiters read them
         (capacity and reuse misses applied); None where the address model cannot read
         a candidate.  Many candidates are shared out as in :meth:`predict_candidates`."""
-        return _in_parallel(self, list(candidates), self._volumes_entry)
+        return [self._volumes_entry(o) for o in self._outcomes(candidates)]
 
     def explain_terms(self, breakdown: Breakdown) -> Account:
         """The limiter's time is the prediction: the maximum over the limiters, each
@@ -236,17 +249,15 @@ def _structure_key(candidate: Candidate) -> tuple:
     return (0, space.name, repr(space.structure_of(candidate.point)))
 
 
-def _in_parallel(model: FittedRoofline, candidates: list[Candidate], entry=None
-                 ) -> list:
-    """``model._entry`` (or ``entry``) of every candidate, on every core where there are
-    many (fork: a worker inherits the candidates, whose spaces hold functions that do
-    not pickle)."""
+def _in_parallel(model: FittedRoofline, candidates: list[Candidate], entry) -> list:
+    """``entry`` of every candidate, on every core where there are many (fork: a
+    worker inherits the candidates, whose spaces hold functions that do not
+    pickle)."""
     global _FORKED
     import multiprocessing
 
     from workbench.models.candidate_features import rank_jobs
 
-    entry = entry or model._entry
     jobs = min(rank_jobs(), len(candidates))
     if jobs < 2 or len(candidates) < _PARALLEL_FROM:
         return [entry(c) for c in candidates]

@@ -128,12 +128,52 @@ def unit_ranges(access: Access, group: ThreadGroup, granularity: int,
                      granularity)
 
 
+def _consecutive(consts) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct index constants as maximal runs of consecutive integers: (firsts,
+    lasts)."""
+    if len(consts) == 1:
+        value = np.asarray(consts, dtype=np.int64)
+        return value, value
+    values = sorted(set(int(c) for c in consts))
+    firsts, lasts = [values[0]], []
+    for before, value in zip(values, values[1:]):
+        if value != before + 1:
+            lasts.append(before)
+            firsts.append(value)
+    lasts.append(values[-1])
+    return np.array(firsts, dtype=np.int64), np.array(lasts, dtype=np.int64)
+
+
+#: runs fewer than this are left as they are: their later union merges them as cheaply
+MERGED_FROM = 256
+
+
+def _merged(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Element runs merged where they overlap or follow on (the same elements).  A
+    lane's run often overlaps its neighbours' (a window of 16 elements from each
+    lane's own first), so a wave of blocks made hundreds of thousands of runs that
+    were shifted by every index constant before anything merged them: millions of
+    ranges to sort, the most of a roofline ranking of such a space (issue #33)."""
+    if len(first) < MERGED_FROM or \
+            int((last - first).sum()) + len(first) <= int(last.max() - first.min()) + 1:
+        return first, last      # few, or too little in all to overlap much: merged later
+    from workbench.models.roofline.reuse import merge_ranges
+
+    merged = merge_ranges(np.stack([first, last], axis=1))
+    return merged[:, 0], merged[:, 1]
+
+
 def _to_units(runs, consts, size: int, base: int, granularity: int) -> np.ndarray:
-    """Unit ranges of element runs shifted by each index constant in ``consts``."""
-    first_elem, last_elem = runs
-    shift = np.asarray(consts, dtype=np.int64).reshape(-1, 1)
-    first_byte = base + size * (first_elem.reshape(1, -1) + shift)
-    last_byte = base + size * (last_elem.reshape(1, -1) + shift) + size - 1
+    """Unit ranges covering the element runs shifted by each index constant in
+    ``consts``: the same units as one range per run and constant, fewer ranges (every
+    caller takes their union).  The runs are merged first (:func:`_merged`), and a run
+    shifted by consecutive constants covers one contiguous span, so each run of
+    consecutive constants gives one range per merged run (a 5x5 stencil's 25 loads of
+    one array give 5)."""
+    first_elem, last_elem = _merged(*runs)
+    lows, highs = _consecutive(consts)
+    first_byte = base + size * (first_elem.reshape(1, -1) + lows.reshape(-1, 1))
+    last_byte = base + size * (last_elem.reshape(1, -1) + highs.reshape(-1, 1)) + size - 1
     g = int(granularity)
     return np.stack([first_byte.ravel() // g, last_byte.ravel() // g], axis=1)
 

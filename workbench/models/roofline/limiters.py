@@ -51,8 +51,9 @@ from dataclasses import dataclass, field
 
 from workbench.errors import ParameterError
 from workbench.models.roofline.address import LaunchConfig, block3
+from workbench.models.roofline.l1_loads import l1_load_cycles
 from workbench.models.roofline.metrics import (
-    DramVolume, L2L1Volume, dram_volume, l1_load_cycles, l2_l1_volume, oversubscription)
+    DramVolume, L2L1Volume, dram_volume, l2_l1_volume, oversubscription)
 
 MAX_THREADS_PER_SM = 2048
 MAX_BLOCKS_PER_SM = 32

@@ -2,7 +2,7 @@
 
 Implemented definitions
 -----------------------
-**L1 -> register cycles (III-B), :func:`l1_load_cycles`.** Volta/Ampere deliver
+**L1 -> register cycles (III-B), ``l1_loads.l1_load_cycles``.** Volta/Ampere deliver
 128 B per cycle to a 16-wide *half warp*: a 128 B line is spread over 16 banks of
 8 B. A half-warp load instruction needs one cycle per distinct 8 B address in the
 most loaded bank ("each additional address per cache bank requires an additional
@@ -58,129 +58,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.models.roofline.address import (
-    BLOCK_VARS, Access, Direction, LaunchConfig, ThreadGroup, bound_address)
-from workbench.models.roofline.distinct import distinct, distinct_count, distinct_with_counts
+    Access, Direction, LaunchConfig, ThreadGroup)
+from workbench.models.roofline.distinct import distinct
 from workbench.models.roofline.footprint import (
     _enumerate_units, _select, card_int, footprint, unit_sets)
+from workbench.models.roofline.l1_loads import SECTOR, blocks_list, l1_requested_sectors
 from workbench.models.roofline.waves import num_waves, wave_groups
 
-SECTOR = 32
 LINE = 128
 
 
-def _blocks_list(block) -> list[tuple[int, int, int]]:
-    """A single ``(bx, by, bz)`` or a sequence of them."""
-    if len(block) and isinstance(block[0], (tuple, list)):
-        return [tuple(b) + (0,) * (3 - len(b)) for b in block]
-    return [tuple(block) + (0,) * (3 - len(block))]
+# {{{ L1 -> registers: bank conflicts per half warp, and the sectors loads request
 
-
-# {{{ L1 -> registers: bank conflicts per half warp
-
-def _thread_bytes(access: Access, launch: LaunchConfig, block, params, group: int):
-    """Byte address of every (instruction instance, thread) of one block that
-    accesses memory, and the index of its ``group``-thread slice (half warp, warp)."""
-    addr = bound_address(access, params)
-    bdx, bdy, bdz = launch.block
-    t = np.arange(launch.threads_per_block, dtype=np.int64)
-    values = {"tx": t % bdx, "ty": (t // bdx) % bdy, "tz": t // (bdx * bdy)}
-    values = {k: v.reshape(1, -1) for k, v in values.items()}
-    values.update(dict(zip(BLOCK_VARS, (np.int64(b) for b in block))))
-    loops = addr.loop_ranges
-    if loops:
-        grids = np.meshgrid(*[np.arange(lo, hi, dtype=np.int64)
-                              for lo, hi in loops.values()], indexing="ij")
-        for name, g in zip(loops, grids):
-            values[name] = g.reshape(-1, 1)
-        n_inst = grids[0].size if grids else 1
-    else:
-        n_inst = 1
-    shape = (n_inst, t.size)
-    if n_inst == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64), 0
-    byte = access.base_alignment + access.element_size * np.broadcast_to(
-        np.asarray(addr.index.evaluate(values), dtype=np.int64), shape)
-    mask = np.ones(shape, dtype=bool)
-    for g in addr.guards:
-        mask &= np.broadcast_to(np.asarray(g.holds(values)), shape)
-    n_hw = -(-t.size // group)
-    inst = (np.arange(n_inst, dtype=np.int64).reshape(-1, 1) * n_hw
-            + (t // group).reshape(1, -1))
-    inst = np.broadcast_to(inst, shape)[mask]
-    return byte[mask], inst, n_inst * n_hw
-
-
-def _load_cycles_one(access: Access, launch: LaunchConfig, block, params,
-                     half_warp: int, banks: int, bank_width: int) -> int:
-    byte, inst, slices = _thread_bytes(access, launch, block, params, half_warp)
-    if byte.size == 0:
-        return 0
-    offsets = sorted(set(range(0, access.element_size, bank_width))
-                     | {access.element_size - 1})
-    words = np.concatenate([(byte + o) // bank_width for o in offsets])
-    insts = np.tile(inst, len(offsets))
-    # distinct (instruction, word) pairs as one int64 key each: 1-D unique is far
-    # faster than unique over columns
-    lo = int(words.min())
-    span = int(words.max()) - lo + 1
-    if span * slices < 2 ** 62:
-        keys = distinct(insts * span + (words - lo))
-        pair_inst, pair_word = keys // span, keys % span + lo
-    else:  # pragma: no cover - addresses spread over more than 2**62 / instructions
-        pairs = np.unique(np.stack([insts, words]), axis=1)
-        pair_inst, pair_word = pairs[0], pairs[1]
-    bank_keys, counts = distinct_with_counts(pair_inst * banks + pair_word % banks)
-    worst = np.zeros(slices, dtype=np.int64)
-    np.maximum.at(worst, bank_keys // banks, counts)
-    return int(worst.sum())
-
-
-def _sectors_one(access: Access, launch: LaunchConfig, block, params, warp: int,
-                 sector: int) -> int:
-    byte, inst, _ = _thread_bytes(access, launch, block, params, warp)
-    if byte.size == 0:
-        return 0
-    # an element overlaps the sectors of its first byte, of every sector start inside
-    # it, and of its last byte
-    offsets = sorted(set(range(0, access.element_size, sector)) | {access.element_size - 1})
-    sectors = [(byte + o) // sector for o in offsets]
-    lo = int(sectors[0].min())
-    span = int(sectors[-1].max()) - lo + 1
-    keys = np.concatenate([inst * span + (s - lo) for s in sectors])
-    return distinct_count(keys)
-
-
-def l1_requested_sectors(accesses: Iterable[Access], launch: LaunchConfig,
-                         block=(0, 0, 0), params: Mapping[str, int] | None = None, *,
-                         warp: int = 32, sector: int = SECTOR) -> float:
-    """Sectors the loads of one block request from L1 (the paper's ``Vup`` of the
-    L2 -> L1 transfer, in sectors): per load instruction and warp, the distinct
-    ``sector``-byte sectors its threads touch, summed.  This is what L1 would fetch
-    from L2 with no reuse between instructions; mean over the blocks asked for."""
-    loads = _select(accesses, Direction.LOAD)
-    params = dict(params or {})
-    blocks = _blocks_list(block)
-    total = sum(_sectors_one(acc, launch, b, params, warp, sector)
-                for b in blocks for acc in loads)
-    return total / len(blocks)
-
-
-def l1_load_cycles(accesses: Iterable[Access], launch: LaunchConfig,
-                   block=(0, 0, 0), params: Mapping[str, int] | None = None, *,
-                   half_warp: int = 16, banks: int = 16, bank_width: int = 8
-                   ) -> float:
-    """L1 -> register cycles of the load instructions of one thread block.
-
-    ``block`` is ``(bx, by, bz)`` or a list of representative blocks (averaged).
-    Per load instruction and half warp: the largest number of distinct
-    ``bank_width``-byte words that fall into one of ``banks`` banks; summed.
-    """
-    loads = _select(accesses, Direction.LOAD)
-    params = dict(params or {})
-    blocks = _blocks_list(block)
-    total = sum(_load_cycles_one(acc, launch, b, params, half_warp, banks, bank_width)
-                for b in blocks for acc in loads)
-    return total / len(blocks)
+# in workbench.models.roofline.l1_loads (every instance of a looped load, by classes)
 
 # }}}
 
@@ -225,7 +115,7 @@ def l2_l1_volume(accesses: Iterable[Access], launch: LaunchConfig, block=(0, 0, 
     """Compulsory L2 -> L1 volume of one thread block (or the mean over a list)."""
     accesses = list(accesses)
     stores = _select(accesses, Direction.STORE)
-    blocks = _blocks_list(block)
+    blocks = blocks_list(block)
     ls = ll = st = 0
     for b in blocks:
         group = ThreadGroup.block(launch, *b)
