@@ -292,6 +292,8 @@ def test_the_roofline_predicts_the_same_in_parallel(monkeypatch):
     points = space.points()[::30][:16]
     model = get_family("roofline").ready(device_model="h100")
     candidates = [Candidate.of_point(space, p) for p in points]
+    # nothing read back from the disk cache: both runs work every point out
+    monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
     monkeypatch.setenv("WORKBENCH_RANK_JOBS", "1")
     serial = model.predict_candidates(candidates)
     monkeypatch.setenv("WORKBENCH_RANK_JOBS", "2")
@@ -304,9 +306,9 @@ def test_the_roofline_predicts_the_same_in_parallel(monkeypatch):
 
 def test_a_second_session_reads_the_roofline_from_disk(tmp_path, monkeypatch):
     """A space's roofline predictions are stored per point: a second session reads
-    them back without working out any point, predicts the same, and works out only
-    the points it has not seen; another device description or option, or the cache
-    turned off, works every point out again."""
+    them back without working out any point, predicts the same (volumes too), and
+    works out only the points it has not seen; another option or L2 size, or the
+    cache turned off, works every point out again."""
     from dataclasses import replace
 
     from workbench.kernels.candidate import Candidate
@@ -331,16 +333,23 @@ def test_a_second_session_reads_the_roofline_from_disk(tmp_path, monkeypatch):
     assert worked == list(points[6:])                 # the two it had not seen
     assert list(again.seconds[:6]) == list(first.seconds)
     assert again.breakdowns[:6] == first.breakdowns
-    assert [v.dram_bytes for v in model.volumes(candidates)] == [
-        v.dram_bytes for v in model.volumes(candidates)]
     worked.clear()
-    other = replace(model, options={"blocks_per_sm": 2})
-    other.predict_candidates(candidates)
-    assert len(worked) == len(points)
+    stored_volumes = model.volumes(candidates)
+    assert worked == []                               # the volumes read back too
+    for changed in (replace(model, options={"blocks_per_sm": 2}),
+                    replace(model, device_model=replace(      # another L2's size
+                        model.device_model, l2_bytes=replace(
+                            model.device_model.l2_bytes,
+                            value=model.device_model.l2_bytes.value / 2)))):
+        worked.clear()
+        changed.predict_candidates(candidates)
+        assert len(worked) == len(points)
     worked.clear()
     monkeypatch.setenv("WORKBENCH_COUNT_CACHE", "off")
     assert list(model.predict_candidates(candidates).seconds) == list(again.seconds)
     assert len(worked) == len(points)
+    assert [v.dram_bytes for v in model.volumes(candidates)] == [
+        v.dram_bytes for v in stored_volumes]
 
 # }}}
 

@@ -81,13 +81,14 @@ def test_bank_conflicts_3d_block_random_against_reference():
         assert l1_load_cycles(acc, launch) == reference_cycles(halves)
 
 
-
 def _random_looped_access(rng, guard_on_loop: bool):
     loops = {"i": (rng.randint(-3, 2), rng.randint(3, 40)),
-             "j": (0, rng.randint(1, 9))}
+             "j": (0, rng.randint(1, 9)),
+             # a third loop, empty now and then: no instance at all
+             "k": (0, rng.choice((0, 1, 3)))}
     coeffs = [rng.choice((0, 1, 2, 3, 5, 8, 16, 33, 64, -7)) for _ in range(5)]
     index = (f"{coeffs[0]}*tx + {coeffs[1]}*ty + {coeffs[2]}*i + {coeffs[3]}*j "
-             f"+ {coeffs[4]}*bx + {rng.randint(0, 50)}")
+             f"+ {coeffs[4]}*bx + {rng.choice((0, 5, 12))}*k + {rng.randint(0, 50)}")
     guards = [f"tx < {rng.randint(1, 24)}"] if rng.random() < 0.5 else []
     if guard_on_loop:
         guards.append(f"i + tx < {rng.randint(5, 40)}")
@@ -95,6 +96,8 @@ def _random_looped_access(rng, guard_on_loop: bool):
     guards += [f"i >= {loops['i'][0]}", f"j <= {loops['j'][1] - 1}"]
     if rng.random() < 0.3:
         guards.append(f"i + j < {rng.randint(2, 30)}")    # a triangle: walked
+    if rng.random() < 0.2:
+        guards.append(f"j - 2*k == {rng.randint(0, 2)}")  # an equality: walked
     return Access.make("a", rng.choice((1, 2, 4, 8, 12, 16)), index, loops=loops,
                        guards=guards, base_alignment=rng.choice((0, 4, 12)))
 
@@ -103,8 +106,9 @@ def _random_looped_access(rng, guard_on_loop: bool):
 def test_loop_classes_equal_every_instance_walked(seed):
     """The instances of a looped access counted once per class of their address's
     shift (l1_loads.loop_shifts) give what walking every instance gives: bank-conflict
-    cycles and requested sectors alike, on random affine accesses, with guards that
-    read a loop (walked either way) and guards that do not."""
+    cycles and requested sectors alike, on random affine accesses of three loops (one
+    of them empty now and then), with guards that read a loop (walked either way) and
+    guards that do not."""
     from workbench.models.roofline.l1_loads import (
         _load_cycles_one, _sectors_one, loop_shifts)
 
@@ -120,7 +124,7 @@ def test_loop_classes_equal_every_instance_walked(seed):
                   _sectors_one(acc, launch, block, {}, 32, 32, walk=True))
         assert fast == walked, (acc, launch, block)
         checked += loop_shifts(acc, {}, 32) is not None
-    assert 3 <= checked < 12     # both ways taken: classes, and the walk
+    assert 1 <= checked < 12     # both ways taken: classes, and the walk
 
 # }}}
 

@@ -9,6 +9,7 @@ classes that cost the same (:func:`loop_shifts`), and each class is walked once.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -69,8 +70,6 @@ def _holds_on_loops(guard, loops: dict) -> bool:
     """Whether a guard reads loop variables alone and holds at every one of their
     values (a loop's own bounds, as loopy's domain repeats them): affine, it holds on
     the whole box of the loops' ranges where it holds at every corner."""
-    import itertools
-
     names = sorted(guard.expr.variables)
     if not set(names) <= set(loops) or any(loops[n][1] <= loops[n][0] for n in names):
         return False
@@ -169,9 +168,11 @@ def _per_instance_class(access: Access, launch: LaunchConfig, block, params,
         byte, inst, slices = _thread_bytes(access, launch, block, params, group)
         return metric(byte, inst, slices) if byte.size else 0
     shifts, counts = classes
+    if not len(shifts):
+        return 0          # a loop of no iteration: no instance at all
     byte, inst, slices = _thread_bytes(access, launch, block, params, group,
                                        loops_at_start=True)
-    if byte.size == 0 or not len(shifts):
+    if byte.size == 0:
         return 0
     return sum(int(n) * metric(byte + int(s), inst, slices)
                for s, n in zip(shifts, counts))

@@ -5,7 +5,7 @@ largest (the limiting level is named):
 
 * **L1** (L1 -> registers): ``T = c_block * blocks / (SMs * clock)`` with
   ``c_block`` the L1 load cycles of one thread block (bank conflicts per half warp,
-  :func:`~workbench.models.roofline.metrics.l1_load_cycles`), i.e. one half-warp
+  :func:`~workbench.models.roofline.l1_loads.l1_load_cycles`), i.e. one half-warp
   load-cycle per SM per clock;
 * **L2** (L2 -> L1): ``T = V_block * blocks / B_L2`` with ``V_block`` the
   compulsory per-block L2 <-> L1 traffic at sector granularity (load sectors plus

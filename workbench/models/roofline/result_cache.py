@@ -4,18 +4,27 @@ space predicts nothing again.
 Each point of a space is its own work for the roofline (its waves' footprints and
 reuse distances at its numbers: seconds a point on a Lift rewrite space), and the
 result depends only on the point's kernel, the device description and the options.
-So each outcome (the prediction, or the error that stopped it) is stored in the
-workbench's count cache (:mod:`workbench.models.count_cache`, ``results`` table) under
+So each prediction is stored in the workbench's count cache
+(:mod:`workbench.models.count_cache`, ``results`` table) under
 
-* the space's fingerprint (the source of its factory or template, its name, knobs,
-  problem sizes and dtype, and the library versions), and the point's label and group;
+* the space's fingerprint (the source file of its factory or template, its name,
+  knobs, problem sizes and dtype, and the library versions), and the point's label
+  and group;
 * a digest of the model's parameters: its device description and options;
 * :func:`~workbench.models.count_cache.device_code_digest`: the workbench's models,
   properties, kernels and device descriptions, so that results made by other code
   are not read back.
 
-``WORKBENCH_COUNT_CACHE=off`` turns it off with the count cache.  Points of a kernel
-that is not a space's (a catalog kernel at a size) are not cached.
+Only predictions are stored; a point whose prediction failed is tried again by the
+next session.  ``WORKBENCH_COUNT_CACHE=off`` turns it off with the count cache.  Points
+of a kernel that is not a space's (a catalog kernel at a size) are not cached.
+
+What the key does not see, as for the count cache's factory spaces: a template or
+factory that reads another file of the user's (a helper module) or a value that is
+neither a knob nor a problem size.  The catalog's templates live in the workbench's
+own modules, which the code digest covers.  Entries are pickles: a cache file is
+trusted as the user's own (``WORKBENCH_COUNT_CACHE`` should not name a file others
+write).
 """
 
 from __future__ import annotations
@@ -63,7 +72,8 @@ def _space_of(candidates: Sequence[Candidate]):
 def cached_outcomes(candidates: Sequence[Candidate], model: str,
                     compute: Callable[[list[Candidate]], list[Outcome]]) -> list[Outcome]:
     """Each candidate's outcome: read from the cache where stored for this model and
-    code, the rest from ``compute`` (called once, on those alone) and stored."""
+    code, the rest from ``compute`` (called once, on those alone), their predictions
+    stored."""
     candidates = list(candidates)
     found = _space_of(candidates) if candidates and count_cache.cache_path() else None
     if found is None:
@@ -84,8 +94,11 @@ def cached_outcomes(candidates: Sequence[Candidate], model: str,
         computed = compute([candidates[i] for i in missing])
         for i, outcome in zip(missing, computed):
             out[i] = outcome
+        # an error is worked out again by the next session (it may come from the
+        # environment, a build say, and errors are few and cheap): predictions alone
         count_cache.save_results(fingerprint, FAMILY, model, code, {
-            keys[i]: zlib.compress(pickle.dumps(out[i])) for i in missing})
+            keys[i]: zlib.compress(pickle.dumps(out[i])) for i in missing
+            if out[i].prediction is not None})
     return out
 
 
