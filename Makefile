@@ -74,8 +74,8 @@ demo: setup
 	 echo "was made for."
 
 # two workers (pytest-xdist): on a fresh clone on the 2-core dev machine the suite took
-# 11 min 3 s with -n 2 (3,443 tests, 2026-11-28, 19:12 UTC, 05d8ffe; each notebook runs once;
-# fresh clones earlier that day took 11 min 19 s, 13 min 50 s, 10 min 33 s and 15 min 27 s, runs of the last two days 8 to 12 minutes)
+# 11 min 31 s with -n 2 (3,451 tests, 2026-11-28, 21:12 UTC, 2cce4e5; each notebook runs once;
+# fresh clones earlier that day took 11 min 51 s, 11 min 3 s, 11 min 19 s and 13 min 50 s, runs of the last two days 8 to 15 minutes)
 TEST_WORKERS ?= 2
 test: setup browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
